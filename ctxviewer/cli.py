@@ -1,0 +1,311 @@
+"""The ``ctxviewer`` command line: assemble, batch, check, split (and the GUI).
+
+Exit codes: 0 success; 1 ``check`` found tasks over budget, or the reproduced
+pipeline itself raised (``fallback_to_full: false``); 2 bad input -- a missing
+folder, an unknown feature or task, a malformed task graph or config, a project file
+that is unreadable, binary, not UTF-8, or outside the project.  Bad input is one
+line on stderr naming the file (and line), never a traceback.  Where a run could
+still be completed (an unreadable spec file is something the pipeline tolerates),
+its output is written before exiting 2, so no result is lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from ctxviewer import __version__
+from ctxviewer.engine.atomic import atomic_write
+from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.tokens import TOKENIZERS
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_BAD_INPUT = 2
+
+
+def _write_out(text: str, output: str | None) -> None:
+    if output:
+        atomic_write(output, text)
+    else:
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.flush()
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(f"ctxviewer: {message}\n")
+    sys.stderr.flush()
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if getattr(args, "budget", None) is not None:
+        out["budget"] = args.budget
+    if getattr(args, "tokenizer", None) is not None:
+        out["tokenizer"] = args.tokenizer
+    return out
+
+
+def _report_trace_errors(trace: Any) -> int:
+    """Print the trace's errors to stderr; the exit code they call for."""
+    code = EXIT_OK
+    for error in trace.errors:
+        if error.kind == "input":
+            _err(error.one_line())
+            code = EXIT_BAD_INPUT
+        else:
+            _err(f"note: {error.one_line()}")
+            if "raises" in error.consequence and code == EXIT_OK:
+                code = EXIT_FINDINGS
+    return code
+
+
+# -- commands ------------------------------------------------------------------------
+
+
+def cmd_assemble(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.pipeline import assemble
+    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.trace import trace_to_json
+
+    project = load_project(args.project, _overrides(args))
+    trace = assemble(project, args.feature, args.task, exact=args.format == "json")
+    if args.format == "json":
+        text = json.dumps(trace_to_json(trace), ensure_ascii=False, indent=2) + "\n"
+    else:
+        text = trace.context
+    _write_out(text, args.output)
+    return _report_trace_errors(trace)
+
+
+CSV_COLUMNS = (
+    "feature",
+    "task",
+    "title",
+    "budget",
+    "context_chars",
+    "heuristic_tokens",
+    "cl100k_base_tokens",
+    "o200k_base_tokens",
+    "security_rules_tokens",
+    "spec_excerpts_tokens",
+    "paragraphs_included",
+    "paragraphs_truncated",
+    "paragraphs_dropped",
+    "rules_included",
+    "trim_steps",
+    "over_budget",
+    "checkpoint_usage_percent",
+    "errors",
+)
+
+
+def _csv_row(trace: Any) -> list[Any]:
+    from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH
+
+    paras = trace.items_of(SPEC_PARAGRAPH)
+    rules = trace.items_of(RULE_FILE)
+    sec = {s.name: s.tokens.heuristic for s in trace.sections}
+    return [
+        trace.feature,
+        trace.task_id,
+        trace.task_title,
+        trace.budget,
+        trace.context_tokens.chars,
+        trace.context_tokens.heuristic,
+        trace.context_tokens.cl100k_base,
+        trace.context_tokens.o200k_base,
+        sec.get("security_rules", 0),
+        sec.get("spec_excerpts", 0),
+        sum(1 for p in paras if p.status == "included"),
+        sum(1 for p in paras if p.status == "truncated"),
+        sum(1 for p in paras if p.status == "dropped"),
+        sum(1 for r in rules if r.status == "included"),
+        len(trace.trim_steps),
+        trace.over_budget,
+        f"{trace.tracker.usage_percent:.2f}",
+        "; ".join(e.one_line() for e in trace.errors),
+    ]
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.batch import batch_targets, run_batch
+    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.trace import trace_to_json
+
+    project = load_project(args.project, _overrides(args))
+    batch_targets(project, args.feature)  # fail on bad input before any output
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n") if args.format == "csv" else None
+    if writer is not None:
+        writer.writerow(CSV_COLUMNS)
+    code = EXIT_OK
+    for row in run_batch(project, args.feature, exact=not args.no_exact):
+        if writer is not None:
+            writer.writerow(_csv_row(row.trace))
+        else:
+            buffer.write(json.dumps(trace_to_json(row.trace), ensure_ascii=False) + "\n")
+        if any(e.kind == "input" for e in row.trace.errors):
+            code = EXIT_BAD_INPUT
+            for error in row.trace.errors:
+                if error.kind == "input":
+                    _err(f"{row.feature.name}/{row.task.id}: {error.one_line()}")
+    _write_out(buffer.getvalue(), args.output)
+    return code
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.batch import batch_targets, run_batch
+    from ctxviewer.engine.project import load_project
+
+    overrides = {"tokenizer": args.tokenizer} if args.tokenizer else {}
+    project = load_project(args.project, overrides)
+    batch_targets(project, args.feature)
+    tokenizer = project.settings.tokenizer
+    exact = tokenizer != "heuristic"
+    limit = args.max_tokens if args.max_tokens is not None else project.settings.budget
+    over: list[tuple[str, str, int]] = []
+    total = 0
+    out: TextIO = sys.stdout
+    for row in run_batch(project, args.feature, exact=exact):
+        total += 1
+        used = row.trace.context_tokens.get(tokenizer) or 0
+        if used > limit:
+            over.append((row.feature.name, row.task.id, used))
+    for feature, task, used in over:
+        out.write(f"OVER  {feature}/{task}: {used:,} {tokenizer} tokens > {limit:,}\n")
+    out.write(f"{len(over)} of {total} tasks over {limit:,} {tokenizer} tokens\n")
+    return EXIT_FINDINGS if over else EXIT_OK
+
+
+def cmd_split(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.splitter import analyze_project, apply_split
+
+    project = load_project(args.project)
+    analyses = analyze_project(project, exact=not args.no_exact)
+    out = sys.stdout
+    code = EXIT_OK
+    if not analyses:
+        out.write(f"no command files under {project.settings.paths.commands}\n")
+    for a in analyses:
+        if a.problem:
+            _err(a.problem)
+            code = EXIT_BAD_INPUT
+            continue
+        exact = ""
+        if a.tokens.cl100k_base is not None:
+            exact = f", cl100k_base {a.tokens.cl100k_base:,} -> {a.core_tokens.cl100k_base:,}"
+        if a.eligible:
+            out.write(
+                f"SPLIT {a.path}: {a.lines} lines, {len(a.sections)} sections; split after line "
+                f"{a.split_line} (target {a.target_line}); core {a.core_tokens.heuristic:,} + details "
+                f"{a.details_tokens.heuristic:,} est. tokens, saves {a.tokens_saved:,} of "
+                f"{a.tokens.heuristic:,}{exact}\n"
+            )
+        else:
+            out.write(f"keep  {a.path}: {a.lines} lines (< 300), {a.tokens.heuristic:,} est. tokens\n")
+    if args.apply:
+        for a in analyses:
+            if a.eligible and not a.problem:
+                written = apply_split(project, a)
+                out.write(f"wrote {', '.join(written)}\n")
+    elif any(a.eligible for a in analyses):
+        out.write("preview only: run with --apply to write the split files\n")
+    return code
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    try:
+        from ctxviewer.gui.app import run_gui
+    except ImportError as exc:
+        _err(f"the GUI is not available ({exc})")
+        return EXIT_BAD_INPUT
+    return run_gui(args)
+
+
+# -- parser --------------------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ctxviewer",
+        description="Inspect the context an LLM context-assembly pipeline gives each task.",
+    )
+    parser.add_argument("--version", action="version", version=f"ctxviewer {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("assemble", help="assemble one task's context (markdown) or its trace (json)")
+    p.add_argument("project")
+    p.add_argument("--feature", required=True)
+    p.add_argument("--task", required=True)
+    p.add_argument("--budget", type=_positive_int, help="task_context_budget_tokens (default: the project's)")
+    p.add_argument("--tokenizer", choices=TOKENIZERS, help="tokenizer used for decisions")
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.set_defaults(func=cmd_assemble)
+
+    p = sub.add_parser("batch", help="every task of every feature, as JSON lines or CSV")
+    p.add_argument("project")
+    p.add_argument("--feature")
+    p.add_argument("--budget", type=_positive_int)
+    p.add_argument("--tokenizer", choices=TOKENIZERS)
+    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts (faster)")
+    p.add_argument("-o", "--output")
+    p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("check", help="for CI: exit 1 if any task's context exceeds the budget")
+    p.add_argument("project")
+    p.add_argument("--feature")
+    p.add_argument("--max-tokens", type=_positive_int, help="limit (default: the project's budget)")
+    p.add_argument("--tokenizer", choices=TOKENIZERS, help="how to count (default: the project's)")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("split", help="preview (or --apply) command-file splitting")
+    p.add_argument("project")
+    p.add_argument("--apply", action="store_true", help="write .core.md/.details.md for eligible files")
+    p.add_argument("--no-exact", action="store_true")
+    p.set_defaults(func=cmd_split)
+
+    p = sub.add_parser("gui", help="open the inspector window")
+    p.add_argument("project", nargs="?")
+    p.add_argument("--feature")
+    p.add_argument("--task")
+    p.add_argument("--tab", choices=("sections", "paragraphs", "rules", "trimming", "context"))
+    p.add_argument("--screenshot", metavar="OUT.png")
+    p.set_defaults(func=cmd_gui)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["gui", *(argv or [])])
+    try:
+        code: int = args.func(args)
+        return code
+    except CtxViewerError as exc:
+        _err(str(exc))
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK

@@ -1,0 +1,50 @@
+"""Errors the engine raises for input a user must fix.
+
+Every error renders as one line that names the file (and the line, where known), so
+the CLI can print it as is and the GUI can show it in a panel.  Failures that the
+reproduced pipeline itself tolerates are *not* raised: they are recorded in the
+trace (see :class:`ctxviewer.engine.trace.TraceError`).
+"""
+
+from __future__ import annotations
+
+
+class CtxViewerError(Exception):
+    """Input ctxviewer cannot work with; the message is meant for the user."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path:
+            where = self.path if self.line is None else f"{self.path}:{self.line}"
+            where += ": "
+        return f"{where}{self.message}"
+
+
+class ProjectError(CtxViewerError):
+    """The project folder, its task graph or its configuration is unusable."""
+
+
+class UnknownFeatureError(CtxViewerError):
+    """A feature name that the project does not have."""
+
+
+class UnknownTaskError(CtxViewerError):
+    """A task id that the feature's task graph does not have."""
+
+
+class SettingsError(CtxViewerError):
+    """A setting (from a file, the command line or the GUI) with an invalid value."""
+
+
+class EncodingUnavailableError(CtxViewerError):
+    """A tokenizer's encoding file is missing or does not match its official hash."""
+
+
+class WriteError(CtxViewerError):
+    """A file could not be written; the previous file (if any) is intact."""

@@ -1,0 +1,300 @@
+"""Contained, bounded file access for everything the engine reads from a project.
+
+The inspected project may come from anyone (a colleague's branch, a cloned
+repository), so every read goes through :class:`ProjectFS`:
+
+* paths are resolved component by component, following symlinks by hand, and a path
+  that leaves the project root (``..``, an absolute path, a symlink pointing outside)
+  is refused *before* anything outside is opened or stat'ed;
+* symlink loops end with a clear problem instead of a hang;
+* files larger than ``max_file_bytes`` are not read;
+* text is decoded as strict UTF-8 with universal newlines -- exactly what the
+  reproduced pipeline's ``Path.read_text()`` does -- and decoding failures name the
+  line where they happen.
+
+Reads return :class:`ReadResult` rather than raising, because the pipeline being
+reproduced reacts differently to a missing file, an OS error and a decoding error.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import stat
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+#: Largest file the engine reads (spec, rule, command, task graph, config files).
+DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+#: Symlinks followed while resolving one path before it is called a loop.
+MAX_SYMLINK_HOPS = 40
+
+
+class Problem(enum.Enum):
+    """Why a read gave no text."""
+
+    MISSING = "missing"
+    OUTSIDE = "outside"
+    LOOP = "loop"
+    NOT_A_FILE = "not_a_file"
+    TOO_LARGE = "too_large"
+    OS_ERROR = "os_error"
+    NOT_UTF8 = "not_utf8"
+
+
+#: Problems that the reproduced pipeline would have seen as an OSError (or as a file
+#: that does not exist), as opposed to a decoding error.
+OS_LEVEL_PROBLEMS = frozenset(
+    {Problem.MISSING, Problem.OUTSIDE, Problem.LOOP, Problem.NOT_A_FILE, Problem.OS_ERROR}
+)
+
+
+class OutsideRootError(Exception):
+    """A path that resolves outside the project root (or loops)."""
+
+    def __init__(self, rel: str, why: str, loop: bool = False) -> None:
+        super().__init__(f"{rel}: {why}")
+        self.rel = rel
+        self.why = why
+        self.loop = loop
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """The outcome of reading one project file as text."""
+
+    rel: str
+    text: str | None
+    problem: Problem | None = None
+    detail: str = ""
+    line: int | None = None
+    has_nul: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.text is not None
+
+    def describe(self) -> str:
+        """One line for the user: what is wrong with the file."""
+        where = self.rel if self.line is None else f"{self.rel}:{self.line}"
+        return f"{where}: {self.detail}"
+
+
+def decode_text(data: bytes) -> str:
+    """Decode like ``Path.read_text(encoding="utf-8")``: strict UTF-8, universal newlines."""
+    text = data.decode("utf-8")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def utf8_error_line(data: bytes, exc: UnicodeDecodeError) -> tuple[int, str]:
+    """The 1-based line of a decoding error and a short description of it."""
+    line = data.count(b"\n", 0, exc.start) + 1
+    bad = data[exc.start : exc.start + 1]
+    return line, f"not UTF-8 (byte 0x{bad.hex()} at line {line})"
+
+
+class ProjectFS:
+    """Reads files of one project, never leaving its root."""
+
+    def __init__(self, root: str | os.PathLike[str], max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
+        self.root = Path(os.path.realpath(os.fspath(root)))
+        self.max_file_bytes = max_file_bytes
+
+    # -- resolution -----------------------------------------------------------------
+
+    def resolve(self, rel: str | PurePosixPath) -> Path:
+        """The real path of *rel* inside the root; raises :class:`OutsideRootError`.
+
+        Components are walked one by one with ``lstat`` on paths inside the root only;
+        a symlink's target is read with ``readlink`` and checked lexically before it is
+        followed, so nothing outside the root is ever touched.
+        """
+        rel_s = str(rel)
+        if not rel_s:
+            return self.root
+        if rel_s.startswith("/") or os.path.isabs(rel_s) or _has_drive(rel_s):
+            raise OutsideRootError(rel_s, "absolute path outside the project")
+        pending: deque[str] = deque(PurePosixPath(rel_s.replace("\\", "/")).parts)
+        current: list[str] = []
+        hops = 0
+        missing = False
+        while pending:
+            part = pending.popleft()
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not current:
+                    raise OutsideRootError(rel_s, "goes above the project root ('..')")
+                current.pop()
+                continue
+            if missing:
+                current.append(part)
+                continue
+            candidate = self.root.joinpath(*current, part)
+            try:
+                st = os.lstat(candidate)
+            except (FileNotFoundError, NotADirectoryError):
+                missing = True
+                current.append(part)
+                continue
+            except OSError:
+                current.append(part)
+                missing = True
+                continue
+            if not stat.S_ISLNK(st.st_mode):
+                current.append(part)
+                continue
+            hops += 1
+            if hops > MAX_SYMLINK_HOPS:
+                raise OutsideRootError(rel_s, "symlink loop", loop=True)
+            target = os.readlink(candidate)
+            if os.path.isabs(target):
+                real_target = os.path.normpath(target)
+                root_s = str(self.root)
+                if real_target != root_s and not real_target.startswith(root_s + os.sep):
+                    raise OutsideRootError(rel_s, f"symlink to {target} outside the project")
+                current = list(PurePosixPath(os.path.relpath(real_target, root_s)).parts)
+                if current == ["."]:
+                    current = []
+            else:
+                pending.extendleft(reversed(PurePosixPath(target).parts))
+        return self.root.joinpath(*current)
+
+    def relative(self, path: Path) -> str:
+        """*path* (inside the root) as a POSIX path relative to the root."""
+        try:
+            return PurePosixPath(path.relative_to(self.root)).as_posix()
+        except ValueError:
+            return str(path)
+
+    # -- queries ----------------------------------------------------------------------
+
+    def lstat(self, rel: str) -> os.stat_result | None:
+        """``stat`` of *rel* inside the root (after resolution), or None."""
+        try:
+            path = self.resolve(rel)
+            return os.stat(path)
+        except (OutsideRootError, OSError):
+            return None
+
+    def is_file(self, rel: str) -> bool:
+        st = self.lstat(rel)
+        return st is not None and stat.S_ISREG(st.st_mode)
+
+    def is_dir(self, rel: str) -> bool:
+        st = self.lstat(rel)
+        return st is not None and stat.S_ISDIR(st.st_mode)
+
+    def exists(self, rel: str) -> bool:
+        return self.lstat(rel) is not None
+
+    def file_size(self, rel: str) -> int | None:
+        st = self.lstat(rel)
+        if st is None or not stat.S_ISREG(st.st_mode):
+            return None
+        return st.st_size
+
+    def list_dir(self, rel: str) -> list[str]:
+        """Sorted entry names of a folder inside the root ([] when it is not one)."""
+        try:
+            path = self.resolve(rel)
+            return sorted(os.listdir(path))
+        except (OutsideRootError, OSError):
+            return []
+
+    def walk_files(self, rel: str, suffix: str, limit: int = 20_000) -> list[str]:
+        """Relative POSIX paths of files ending in *suffix* below *rel*, sorted.
+
+        Symlinked folders are followed only when they stay inside the root, and each
+        real folder is visited once, so link cycles cannot make this loop.
+        """
+        out: list[str] = []
+        seen: set[tuple[int, int]] = set()
+        stack = [rel.rstrip("/")]
+        while stack and len(out) < limit:
+            folder = stack.pop()
+            try:
+                real = self.resolve(folder)
+                st = os.stat(real)
+            except (OutsideRootError, OSError):
+                continue
+            key = (st.st_dev, st.st_ino)
+            if key in seen or not stat.S_ISDIR(st.st_mode):
+                continue
+            seen.add(key)
+            for name in self.list_dir(folder):
+                child = f"{folder}/{name}" if folder else name
+                child_st = self.lstat(child)
+                if child_st is None:
+                    continue
+                if stat.S_ISDIR(child_st.st_mode):
+                    stack.append(child)
+                elif stat.S_ISREG(child_st.st_mode) and name.endswith(suffix):
+                    out.append(child)
+        return sorted(out)
+
+    # -- reading ----------------------------------------------------------------------
+
+    def read_bytes(self, rel: str) -> tuple[bytes | None, ReadResult | None]:
+        """The bytes of *rel*, or a failed :class:`ReadResult` saying why not."""
+        try:
+            path = self.resolve(rel)
+        except OutsideRootError as exc:
+            problem = Problem.LOOP if exc.loop else Problem.OUTSIDE
+            return None, ReadResult(rel, None, problem, f"not read: {exc.why}")
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        except FileNotFoundError:
+            return None, ReadResult(rel, None, Problem.MISSING, "does not exist")
+        except IsADirectoryError:
+            return None, ReadResult(rel, None, Problem.NOT_A_FILE, "is a folder, not a file")
+        except OSError as exc:
+            return None, ReadResult(rel, None, Problem.OS_ERROR, f"cannot be read ({exc.strerror})")
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return None, ReadResult(rel, None, Problem.NOT_A_FILE, "is not a regular file")
+            if st.st_size > self.max_file_bytes:
+                return None, ReadResult(
+                    rel,
+                    None,
+                    Problem.TOO_LARGE,
+                    f"not read: {st.st_size:,} bytes is over the {self.max_file_bytes:,}-byte limit",
+                )
+            chunks: list[bytes] = []
+            total = 0
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > self.max_file_bytes:
+                    return None, ReadResult(
+                        rel, None, Problem.TOO_LARGE, "not read: grew over the size limit while reading"
+                    )
+                chunks.append(chunk)
+            return b"".join(chunks), None
+        except OSError as exc:
+            return None, ReadResult(rel, None, Problem.OS_ERROR, f"cannot be read ({exc.strerror})")
+        finally:
+            os.close(fd)
+
+    def read_text(self, rel: str) -> ReadResult:
+        """Read *rel* as the reproduced pipeline would: strict UTF-8, universal newlines."""
+        data, failed = self.read_bytes(rel)
+        if failed is not None:
+            return failed
+        assert data is not None
+        try:
+            text = decode_text(data)
+        except UnicodeDecodeError as exc:
+            line, detail = utf8_error_line(data, exc)
+            return ReadResult(rel, None, Problem.NOT_UTF8, detail, line=line)
+        return ReadResult(rel, text, has_nul="\x00" in text)
+
+
+def _has_drive(path: str) -> bool:
+    return len(path) > 1 and path[1] == ":" and path[0].isalpha()

@@ -1,0 +1,600 @@
+"""Profile ``mahabharatha``: the reference context pipeline, decision for decision.
+
+The assembled context is the non-empty sections joined by ``"\\n\\n"``:
+
+1. security rules, budget ``int(budget * 0.30)``:
+   ``"## Security Rules (task-scoped)\\n\\n" + summary`` -- only when the task has
+   create/modify files, filtering is on, and the summary is not empty;
+2. spec excerpts, budget ``int(budget * 0.50)``: ``"## Relevant Requirements"`` +
+   truncate(top paragraphs, budget // 2), then ``"## Relevant Design"`` +
+   truncate(top paragraphs, max(remaining, budget // 4)), where *remaining* is the
+   budget minus the estimate of the parts so far joined by ``"\\n"`` (the design
+   header included); parts joined by ``"\\n\\n"``.
+
+Failures behave as in the real system: a failing rule filter leaves the security
+section out; a failing spec load (a non-text title, a ``files`` entry that is not a
+path, a spec file that is not UTF-8) leaves the spec section out; any other failure
+(``files`` not a mapping, a rule file that cannot be read) empties the whole context
+when ``fallback_to_full`` is true and is an error otherwise.  Every such failure is in
+the trace with its cause.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ctxviewer.engine import rules as R
+from ctxviewer.engine.fsio import Problem, ProjectFS
+from ctxviewer.engine.keywords import KeywordError, describe_value, extract_keywords
+from ctxviewer.engine.project import Feature, Project, Task
+from ctxviewer.engine.settings import Settings
+from ctxviewer.engine.spec import Scored, rank, score_paragraphs, spec_index, strip_with_offset, truncate
+from ctxviewer.engine.tokens import Census, TokenCounter
+from ctxviewer.engine.trace import (
+    DROPPED,
+    INCLUDED,
+    RULE_FILE,
+    SECURITY,
+    SPEC,
+    SPEC_PARAGRAPH,
+    TRUNCATED,
+    Item,
+    Keyword,
+    Section,
+    TraceError,
+    TrimStep,
+)
+
+SECURITY_HEADER = "## Security Rules (task-scoped)\n\n"
+REQUIREMENTS_HEADER = "## Relevant Requirements"
+DESIGN_HEADER = "## Relevant Design"
+REQUIREMENTS_NAMES = ("requirements.md", "REQUIREMENTS.md")
+DESIGN_NAMES = ("design.md", "DESIGN.md", "architecture.md", "ARCHITECTURE.md")
+SECTION_TITLES = {SECURITY: "Security rules", SPEC: "Spec excerpts"}
+
+Progress = Callable[[str, float], None]
+
+
+class Cancelled(Exception):
+    """The run was cancelled through its cancel token."""
+
+
+class _SpecFailure(Exception):
+    def __init__(self, message: str, path: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.line = line
+
+
+@dataclass
+class _ItemDraft:
+    """An item before token counts and context spans are known."""
+
+    id: str
+    kind: str
+    section: str
+    part: str
+    source: str
+    line_start: int | None
+    line_end: int | None
+    score: int | None
+    matched: tuple[str, ...]
+    rank: int | None
+    status: str
+    reason: str
+    text: str
+    kept_chars: int
+    offset: int | None = None  # offset of the kept text within its section
+    details: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    """What a profile hands back to :mod:`ctxviewer.engine.pipeline` to build the trace."""
+
+    context: str
+    sections: tuple[Section, ...]
+    items: tuple[Item, ...]
+    trim_steps: tuple[TrimStep, ...]
+    keywords: tuple[Keyword, ...]
+    errors: tuple[TraceError, ...]
+    task_files: tuple[str, ...]
+
+
+def _fmt(n: int) -> str:
+    return f"{n:,}"
+
+
+class MahabharathaRun:
+    """One run of the reference pipeline over one task."""
+
+    def __init__(
+        self,
+        project: Project,
+        feature: Feature,
+        task: Task,
+        settings: Settings,
+        counter: TokenCounter,
+        census: Census,
+        cancel: threading.Event | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.project = project
+        self.fs: ProjectFS = project.fs
+        self.feature = feature
+        self.task = task
+        self.raw: Mapping[str, Any] = task.raw
+        self.settings = settings
+        self.counter = counter
+        self.census = census
+        self.cancel = cancel
+        self.progress = progress
+        self.items: list[_ItemDraft] = []
+        self.steps: list[TrimStep] = []
+        self.errors: list[TraceError] = []
+        self.keywords: tuple[Keyword, ...] = ()
+        self.left_out: dict[str, str] = {}  # section -> why it was left out by a failure
+        self.spec_sub_budgets: dict[str, int] = {}
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _check(self, stage: str, fraction: float) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled(stage)
+        if self.progress is not None:
+            self.progress(stage, fraction)
+
+    def _step(self, section: str, action: str, target: str, description: str, before: str, after: str) -> None:
+        self.steps.append(
+            TrimStep(
+                order=len(self.steps) + 1,
+                section=section,
+                action=action,
+                target=target,
+                description=description,
+                tokens_before=self.counter.count(before),
+                tokens_after=self.counter.count(after),
+                chars_before=len(before),
+                chars_after=len(after),
+            )
+        )
+
+    def _error(self, stage: str, kind: str, message: str, consequence: str, path: str | None = None, line: int | None = None) -> None:
+        self.errors.append(TraceError(stage, kind, message, consequence, path, line))
+
+    # -- the run ----------------------------------------------------------------------
+
+    def run(self) -> ProfileResult:
+        self._check("start", 0.0)
+        budgets = self.settings.section_budgets
+        fatal: str | None = None
+        files = self.raw.get("files", {})
+        task_files: list[Any] = []
+        if isinstance(files, Mapping):
+            for key in ("create", "modify"):
+                entries = files.get(key)
+                if isinstance(entries, list):
+                    task_files.extend(entries)
+        else:
+            fatal = f"task 'files' is {describe_value(files)}, not a mapping"
+            self._error("task", "pipeline", fatal, self._fatal_consequence(), self.feature.graph_path)
+
+        security_text = ""
+        if fatal is None:
+            security_text, fatal = self._security(task_files, budgets[SECURITY])
+        else:
+            self._security_not_run(fatal)
+        self._check("security rules", 0.4)
+        spec_text = self._spec(budgets[SPEC])
+        self._check("spec excerpts", 0.8)
+
+        texts = {SECURITY: security_text, SPEC: spec_text}
+        if fatal is not None:
+            texts = {SECURITY: "", SPEC: ""}
+            for draft in self.items:
+                if draft.status in (INCLUDED, TRUNCATED):
+                    draft.reason = (
+                        f"would be {draft.status} ({draft.reason}), but the whole context "
+                        f"{'fell back to empty' if self.settings.fallback_to_full else 'failed'}: {fatal}"
+                    )
+                    draft.status = DROPPED
+                    draft.kept_chars = 0
+                    draft.offset = None
+        context, sections = self._sections(texts, budgets, fatal)
+        items = self._finish_items(sections)
+        return ProfileResult(
+            context=context,
+            sections=sections,
+            items=items,
+            trim_steps=tuple(self.steps),
+            keywords=self.keywords,
+            errors=tuple(self.errors),
+            task_files=tuple(str(f) if isinstance(f, str) else describe_value(f) for f in task_files),
+        )
+
+    def _fatal_consequence(self) -> str:
+        if self.settings.fallback_to_full:
+            return "the whole context falls back to empty (fallback_to_full is true)"
+        return "the real system raises this error to the caller (fallback_to_full is false)"
+
+    # -- security rules -----------------------------------------------------------------
+
+    def _rule_rel(self, rule: str) -> str:
+        return f"{self.settings.paths.rules}/{rule}"
+
+    def _other_rule_files(self) -> list[str]:
+        base = self.settings.paths.rules
+        found = self.fs.walk_files(base, ".md")
+        rels = [f[len(base) + 1 :] for f in found if f.startswith(base + "/")]
+        return [r for r in rels if r not in R.CANDIDATES]
+
+    def _rule_item(self, rule: str, status: str, reason: str, text: str = "", rank_: int | None = None,
+                   offset: int | None = None, details: Mapping[str, Any] | None = None,
+                   lines: int | None = None) -> None:
+        self.items.append(
+            _ItemDraft(
+                id=f"rule:{rule}",
+                kind=RULE_FILE,
+                section=SECURITY,
+                part="rules",
+                source=self._rule_rel(rule),
+                line_start=1 if lines else None,
+                line_end=lines,
+                score=None,
+                matched=(),
+                rank=rank_,
+                status=status,
+                reason=reason,
+                text=text,
+                kept_chars=len(text) if status == INCLUDED else 0,
+                offset=offset,
+                details=details or {},
+            )
+        )
+
+    def _all_rules_dropped(self, reason: str) -> None:
+        for rule in R.CANDIDATES:
+            self._rule_item(rule, DROPPED, reason, details={"trigger": R.TRIGGER_TEXT[rule]})
+        self._list_unconsidered()
+
+    def _list_unconsidered(self) -> None:
+        for rule in self._other_rule_files():
+            self._rule_item(
+                rule,
+                DROPPED,
+                "never considered: the pipeline reads only _core/owasp-2025.md and the python, "
+                "javascript and docker rule files",
+            )
+
+    def _security_not_run(self, fatal: str) -> None:
+        self._all_rules_dropped(f"not reached: the run failed first ({fatal})")
+
+    def _security(self, task_files: Sequence[Any], budget: int) -> tuple[str, str | None]:
+        if not self.settings.security_rule_filtering:
+            self._all_rules_dropped("security_rule_filtering is off in the configuration")
+            return "", None
+        if not task_files:
+            self._all_rules_dropped("the task has no create/modify files, so no security section is built")
+            return "", None
+        try:
+            matches = R.match_rules(task_files)
+        except R.RuleFilterError as exc:
+            message = f"rule filtering failed: {exc}"
+            self.left_out[SECURITY] = message
+            self._error(SECURITY, "pipeline", message, "the security section is left out", self.feature.graph_path)
+            self._all_rules_dropped(f"the security section is left out: {message}")
+            return "", None
+
+        heuristic = self.counter.name == "heuristic"
+        limit = budget * 4 if heuristic else budget
+        unit = "characters" if heuristic else f"{self.counter.name} tokens"
+        used = 0
+        parts: list[str] = []
+        offset = len(SECURITY_HEADER)
+        considered: list[str] = []
+        for rule in R.CANDIDATES:
+            match = matches[rule]
+            rel = self._rule_rel(rule)
+            details: dict[str, Any] = {
+                "trigger": R.TRIGGER_TEXT[rule],
+                "matched_by": [{"file": f, "by": why} for f, why in match.matched_by],
+            }
+            if not match.matched:
+                self._rule_item(rule, DROPPED, f"not matched: no task file is {R.TRIGGER_TEXT[rule][2:]}", details=details)
+                continue
+            why = "core rules, always considered" if rule == R.CORE else "matched by " + ", ".join(
+                f"{f} ({by})" for f, by in match.matched_by[:3]
+            ) + (f" and {len(match.matched_by) - 3} more" if len(match.matched_by) > 3 else "")
+            read = self.fs.read_text(rel)
+            if read.problem in (Problem.MISSING, Problem.OUTSIDE, Problem.LOOP):
+                if read.problem is not Problem.MISSING:
+                    self._error(SECURITY, "input", read.detail, "treated as absent: not read", rel)
+                self._rule_item(rule, DROPPED, f"{why}, but the file does not exist", details=details)
+                continue
+            considered.append(rule)
+            if not read.ok:
+                message = f"reading rule file failed: {read.detail}"
+                self._error(SECURITY, "input", message, self._fatal_consequence(), rel, read.line)
+                self._rule_item(rule, DROPPED, f"{why}, but {message}", details=details)
+                return "", message
+            if read.has_nul:
+                self._error(SECURITY, "input", "binary content (NUL bytes) in a rule file", "read as text all the same, as the real system does", rel)
+            assert read.text is not None
+            block = R.summarize_file(rule, read.text)
+            lines = block.total_lines
+            details["kept_lines"] = list(block.kept_lines)
+            if not block.block:
+                self._rule_item(rule, DROPPED, f"{why}; no '## Rule:', '### Rule:', '**Level**' or '**When**' lines outside code fences", lines=lines, details=details)
+                continue
+            size = len(block.block) if heuristic else self.counter.count(block.block)
+            left = limit - used
+            details.update({"needed": size, "left": left, "limit": limit, "unit": unit})
+            if used + size <= limit:
+                sep = 2 if parts else 0
+                parts.append(block.block)
+                used += size
+                self._rule_item(rule, INCLUDED, f"{why}; block of {_fmt(size)} {unit} fit the {_fmt(left)} left of {_fmt(limit)}",
+                                text=block.block, rank_=len(parts), offset=offset + sep, details=details, lines=lines)
+                offset += sep + len(block.block)
+            else:
+                before = "\n\n".join([*parts, block.block])
+                self._step(SECURITY, "skip_block", f"rule:{rule}",
+                           f"skipped {rule}: block of {_fmt(size)} {unit} did not fit the {_fmt(left)} left of {_fmt(limit)}",
+                           SECURITY_HEADER + before, SECURITY_HEADER + "\n\n".join(parts))
+                self._rule_item(rule, DROPPED, f"{why}; block of {_fmt(size)} {unit} did not fit the {_fmt(left)} left of {_fmt(limit)}",
+                                text=block.block, details=details, lines=lines)
+        self._list_unconsidered()
+        summary = "\n\n".join(parts)
+        if not summary:
+            return "", None
+        return SECURITY_HEADER + summary, None
+
+    # -- spec excerpts --------------------------------------------------------------------
+
+    def _load_spec(self, names: Sequence[str]) -> tuple[str, str | None, int]:
+        """(stripped text, file used, first line), following the reference's fallbacks."""
+        for name in names:
+            rel = f"{self.feature.spec_dir}/{name}"
+            read = self.fs.read_text(rel)
+            if read.problem is Problem.MISSING:
+                continue
+            if read.problem is Problem.NOT_UTF8:
+                self._error(SPEC, "input", read.detail, "the spec section is left out (the real system's read raises)", rel, read.line)
+                raise _SpecFailure(f"{rel}: {read.detail}", rel, read.line)
+            if not read.ok:
+                self._error(SPEC, "input", read.detail, "treated as an empty spec file", rel, read.line)
+                continue
+            assert read.text is not None
+            if read.has_nul:
+                self._error(SPEC, "input", "binary content (NUL bytes) in a spec file", "read as text all the same, as the real system does", rel)
+            stripped, first_line = strip_with_offset(read.text)
+            if stripped:
+                return stripped, rel, first_line
+        return "", None, 1
+
+    def _paragraph_items(self, part: str, text: str, rel: str | None, first_line: int,
+                         scored: list[Scored] | None, reason: str | None) -> list[_ItemDraft]:
+        if not text or rel is None:
+            return []
+        index = spec_index(text, first_line)
+        drafts = []
+        by_index = {s.paragraph.index: s for s in scored} if scored is not None else {}
+        for para in index.paragraphs:
+            s = by_index.get(para.index)
+            drafts.append(
+                _ItemDraft(
+                    id=f"{part}:{para.index + 1}",
+                    kind=SPEC_PARAGRAPH,
+                    section=SPEC,
+                    part=part,
+                    source=rel,
+                    line_start=para.line_start,
+                    line_end=para.line_end,
+                    score=None if s is None else s.score,
+                    matched=() if s is None else s.matched,
+                    rank=None,
+                    status=DROPPED,
+                    reason=reason or ("blank paragraph: skipped before scoring" if para.blank
+                                      else "score 0: no task keyword occurs in it"),
+                    text=para.text,
+                    kept_chars=0,
+                )
+            )
+        self.items.extend(drafts)
+        return drafts
+
+    def _spec(self, max_tokens: int) -> str:
+        loaded: dict[str, tuple[str, str | None, int]] = {}
+        failure: str | None = None
+        for part, names in (("requirements", REQUIREMENTS_NAMES), ("design", DESIGN_NAMES)):
+            try:
+                loaded[part] = self._load_spec(names)
+            except _SpecFailure as exc:
+                failure = f"spec loading failed: {exc}"
+                break
+        if failure is None:
+            try:
+                self.keywords = extract_keywords(self.raw)
+            except KeywordError as exc:
+                failure = f"spec loading failed: {exc}"
+                self._error(SPEC, "pipeline", failure, "the spec section is left out", self.feature.graph_path)
+        else:
+            try:
+                self.keywords = extract_keywords(self.raw)
+            except KeywordError:
+                self.keywords = ()
+        req_text, req_rel, req_line = loaded.get("requirements", ("", None, 1))
+        des_text, des_rel, des_line = loaded.get("design", ("", None, 1))
+        if failure is not None:
+            self.left_out[SPEC] = failure
+            reason = f"the spec section is left out: {failure}"
+            self._paragraph_items("requirements", req_text, req_rel, req_line, None, reason)
+            self._paragraph_items("design", des_text, des_rel, des_line, None, reason)
+            return ""
+        if not req_text and not des_text:
+            return ""
+        words = [k.word for k in self.keywords]
+        if not words:
+            reason = "the task has no keywords (no title/description word over 3 characters, no file stem part over 2), so no spec section is built"
+            self._paragraph_items("requirements", req_text, req_rel, req_line, None, reason)
+            self._paragraph_items("design", des_text, des_rel, des_line, None, reason)
+            return ""
+
+        parts: list[str] = []
+        sub_budgets: dict[str, int] = {}
+        for part, text, rel, line in (("requirements", req_text, req_rel, req_line), ("design", des_text, des_rel, des_line)):
+            if not text:
+                continue
+            index = spec_index(text, line)
+            scored = score_paragraphs(index, words)
+            drafts = self._paragraph_items(part, text, rel, line, scored, None)
+            ranked = rank(scored)
+            top = ranked[: self.settings.top_k]
+            relevant = "\n\n".join(s.paragraph.text for s in top)
+            for position, s in enumerate(ranked, start=1):
+                d = drafts[s.paragraph.index]
+                d.rank = position
+                if position > self.settings.top_k:
+                    d.reason = f"rank {position}, only the top {self.settings.top_k} are kept (score {s.score})"
+            if not relevant:
+                continue
+            if len(ranked) > len(top):
+                self._step(SPEC, "select_top_k", part,
+                           f"{part}: kept the top {len(top)} of {len(ranked)} scoring paragraphs",
+                           "\n\n".join(s.paragraph.text for s in ranked), relevant)
+            if part == "requirements":
+                parts.append(REQUIREMENTS_HEADER)
+                t = max_tokens // 2
+            else:
+                parts.append(DESIGN_HEADER)
+                remaining = max_tokens - self.counter.count("\n".join(parts))
+                t = max(remaining, max_tokens // 4)
+            sub_budgets[part] = t
+            cut = truncate(relevant, t, self.counter)
+            if cut.cut:
+                self._step(SPEC, "truncate", part,
+                           f"{part}: cut at a {cut.boundary} boundary to fit {_fmt(t)} tokens "
+                           f"({_fmt(cut.kept_chars)} of {_fmt(cut.original_chars)} characters kept)",
+                           relevant, cut.text)
+            parts.append(cut.text)
+            part_offset = sum(len(p) for p in parts[:-1]) + 2 * (len(parts) - 1)
+            self._place_paragraphs(drafts, top, cut.kept_chars, cut.boundary, t, part, part_offset)
+        self.spec_sub_budgets = sub_budgets
+        return "\n\n".join(parts)
+
+    def _place_paragraphs(self, drafts: list[_ItemDraft], top: Sequence[Scored], kept: int,
+                          boundary: str, budget: int, part: str, part_offset: int) -> None:
+        start = 0
+        for position, s in enumerate(top, start=1):
+            d = drafts[s.paragraph.index]
+            length = len(s.paragraph.text)
+            keep = max(0, min(length, kept - start))
+            what = f"rank {position} of {len(top)} kept (score {s.score})"
+            if keep == length:
+                d.status, d.reason = INCLUDED, what
+            elif keep > 0:
+                d.status = TRUNCATED
+                d.reason = (f"{what}; cut at a {boundary} boundary: {_fmt(keep)} of {_fmt(length)} characters kept "
+                            f"(the {part} budget is {_fmt(budget)} tokens)")
+            else:
+                d.status = DROPPED
+                d.reason = (f"{what}, but truncation to the {part} budget of {_fmt(budget)} tokens "
+                            f"cut the text before it ({boundary} boundary)")
+            d.kept_chars = keep
+            d.offset = part_offset + start if keep else None
+            start += length + 2
+
+    # -- assembly ---------------------------------------------------------------------------
+
+    def _sections(self, texts: Mapping[str, str], budgets: Mapping[str, int],
+                  fatal: str | None) -> tuple[str, tuple[Section, ...]]:
+        chunks: list[str] = []
+        spans: dict[str, tuple[int, int]] = {}
+        pos = 0
+        for name in (SECURITY, SPEC):
+            text = texts[name]
+            if not text:
+                continue
+            if chunks:
+                pos += 2
+            spans[name] = (pos, pos + len(text))
+            chunks.append(text)
+            pos += len(text)
+        context = "\n\n".join(chunks)
+        sections = []
+        for name in (SECURITY, SPEC):
+            text = texts[name]
+            if fatal is not None:
+                status, reason = "failed", f"the whole context {'fell back to empty' if self.settings.fallback_to_full else 'failed'}: {fatal}"
+            elif text:
+                status, reason = "included", "built and within the pipeline's rules"
+            elif name in self.left_out:
+                status, reason = "failed", self.left_out[name]
+            else:
+                status, reason = "empty", self._empty_reason(name)
+            sub = dict(self.spec_sub_budgets) if name == SPEC else {"summary_limit": budgets[name] * 4 if self.counter.name == "heuristic" else budgets[name]}
+            sections.append(
+                Section(
+                    name=name,
+                    title=SECTION_TITLES[name],
+                    text=text,
+                    budget=budgets[name],
+                    tokens=self.census.measure(text),
+                    status=status,
+                    reason=reason,
+                    span=spans.get(name),
+                    sub_budgets=sub,
+                )
+            )
+        return context, tuple(sections)
+
+    def _empty_reason(self, name: str) -> str:
+        drafts = [d for d in self.items if d.section == name]
+        if name == SECURITY:
+            if not self.settings.security_rule_filtering:
+                return "security_rule_filtering is off"
+            if drafts and all("no create/modify files" in d.reason for d in drafts[:4]):
+                return "the task has no create/modify files"
+            return "no matched rule file exists or has kept lines within the budget"
+        if not drafts:
+            return "no spec text: requirements and design files are missing or empty"
+        if not self.keywords:
+            return "the task has no keywords"
+        return "no paragraph scored above 0"
+
+    def _finish_items(self, sections: Sequence[Section]) -> tuple[Item, ...]:
+        spans = {s.name: s.span for s in sections}
+        counts = self.census.measure_many([d.text for d in self.items])
+        out: list[Item] = []
+        for draft, tokens in zip(self.items, counts, strict=True):
+            span = None
+            section_span = spans.get(draft.section)
+            if draft.offset is not None and section_span is not None and draft.kept_chars:
+                start = section_span[0] + draft.offset
+                span = (start, start + draft.kept_chars)
+            out.append(
+                Item(
+                    id=draft.id,
+                    kind=draft.kind,
+                    section=draft.section,
+                    part=draft.part,
+                    source=draft.source,
+                    line_start=draft.line_start,
+                    line_end=draft.line_end,
+                    score=draft.score,
+                    matched_keywords=draft.matched,
+                    rank=draft.rank,
+                    status=draft.status,
+                    reason=draft.reason,
+                    text=draft.text,
+                    kept_chars=draft.kept_chars,
+                    tokens=tokens,
+                    span=span,
+                    details=dict(draft.details or {}),
+                )
+            )
+        return tuple(out)
+

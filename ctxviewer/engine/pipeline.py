@@ -1,0 +1,157 @@
+"""Running a profile over one task and packaging the result as a :class:`Trace`.
+
+This is the engine's front door for the CLI, the tests and the GUI worker::
+
+    project = load_project("sample_projects/ledger-service")
+    trace = assemble(project, "auth-sessions", "AUTH-L1-001")
+
+Progress is reported through a plain callback and cancellation through a
+``threading.Event`` checked between stages, so the same call serves a script, a test
+and a GUI worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from ctxviewer.engine.errors import SettingsError
+from ctxviewer.engine.fsio import ProjectFS
+from ctxviewer.engine.mahabharatha import Cancelled, MahabharathaRun, Progress
+from ctxviewer.engine.project import Feature, Project, Task
+from ctxviewer.engine.settings import SYSTEM_BUDGET_RANGE, Settings
+from ctxviewer.engine.tokens import Census, get_counter
+from ctxviewer.engine.trace import SCHEMA_VERSION, Setting, TrackedFile, Trace, TrackerState
+from ctxviewer.engine.tracker import ContextTracker, budget_for_task, file_read_tokens
+
+__all__ = ["Cancelled", "assemble", "assemble_task", "tracker_state"]
+
+
+def tracker_state(fs: ProjectFS, task: Task, settings: Settings, task_files: tuple[str, ...]) -> TrackerState:
+    """The tracker after executing this one task: the task plus its read/modify files.
+
+    Only files that exist inside the project count; others are listed with the reason
+    they were not.  No time passes and no tool calls are made in a single-task view.
+    """
+    tracker = ContextTracker(settings.threshold_percent, settings.max_context_tokens, clock=lambda: 0.0)
+    tracker.track_task_execution(task.id)
+    tracked: list[TrackedFile] = []
+    files = task.raw.get("files")
+    seen: set[str] = set()
+    if isinstance(files, Mapping):
+        for key in ("read", "modify"):
+            entries = files.get(key)
+            if not isinstance(entries, list):
+                continue
+            for entry in entries:
+                if not isinstance(entry, str):
+                    tracked.append(TrackedFile(repr(entry)[:80], None, 0, f"files.{key}: not a path, not counted"))
+                    continue
+                if entry in seen:
+                    continue
+                seen.add(entry)
+                try:
+                    fs.resolve(entry)
+                except Exception as exc:  # OutsideRootError
+                    tracked.append(TrackedFile(entry, None, 0, f"files.{key}: {getattr(exc, 'why', exc)}: not read"))
+                    continue
+                size = fs.file_size(entry)
+                if size is None:
+                    tracked.append(TrackedFile(entry, None, 0, f"files.{key}: does not exist yet, not counted"))
+                    continue
+                tracker.track_file_read(entry, size)
+                tracked.append(TrackedFile(entry, size, file_read_tokens(size), f"files.{key}"))
+    usage = tracker.get_usage()
+    return TrackerState(
+        estimated_tokens=usage.estimated_tokens,
+        max_tokens=usage.max_tokens,
+        threshold_percent=usage.threshold_percent,
+        usage_percent=usage.usage_percent,
+        is_over_threshold=usage.is_over_threshold,
+        files_read=usage.files_read,
+        tasks_executed=usage.tasks_executed,
+        tool_calls=usage.tool_calls,
+        elapsed_minutes=usage.elapsed_minutes,
+        budget_for_task=budget_for_task(settings.budget, task_files),
+        files=tuple(tracked),
+        zones={"checkpoint": settings.threshold_percent},
+    )
+
+
+def assemble_task(
+    project: Project,
+    feature: Feature,
+    task: Task,
+    settings: Settings | None = None,
+    *,
+    exact: bool = True,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> Trace:
+    """Run the configured profile over *task* and return its trace."""
+    settings = settings or project.settings
+    if settings.profile != "mahabharatha":
+        raise SettingsError(f"profile: unknown profile {settings.profile!r}")
+    counter = get_counter(settings.tokenizer)
+    census = Census(exact)
+    result = MahabharathaRun(project, feature, task, settings, counter, census, cancel, progress).run()
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("finish")
+    warnings = list(feature.warnings)
+    lo, hi = SYSTEM_BUDGET_RANGE
+    if not lo <= settings.budget <= hi:
+        warnings.append(
+            f"budget {settings.budget:,} is outside {lo:,}-{hi:,}, the range the real system's "
+            "config accepts; shown as a what-if"
+        )
+    if not settings.enabled:
+        warnings.append(
+            "plugins.context_engineering.enabled is false: the real system builds no task "
+            "context; this is what it would build"
+        )
+    trace = Trace(
+        schema_version=SCHEMA_VERSION,
+        project=str(project.root),
+        feature=feature.name,
+        task_id=task.id,
+        task_title=task.title,
+        profile=settings.profile,
+        tokenizer=settings.tokenizer,
+        budget=settings.budget,
+        section_budgets=settings.section_budgets,
+        buffer=settings.buffer,
+        context=result.context,
+        context_tokens=census.measure(result.context),
+        sections=result.sections,
+        items=result.items,
+        trim_steps=result.trim_steps,
+        keywords=result.keywords,
+        tracker=tracker_state(project.fs, task, settings, result.task_files),
+        errors=result.errors,
+        settings={k: Setting(v, o) for k, (v, o) in settings.as_table().items()},
+        task_files=result.task_files,
+        warnings=tuple(warnings),
+    )
+    if progress is not None:
+        progress("done", 1.0)
+    return trace
+
+
+def assemble(
+    project: Project,
+    feature: str,
+    task_id: str,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    exact: bool = True,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> Trace:
+    """Assemble the context of *task_id* in *feature*, with optional setting overrides."""
+    feat = project.feature(feature)
+    task = feat.task(task_id)
+    settings = project.settings
+    if overrides:
+        settings = settings.with_overrides(overrides, "override")
+    return assemble_task(project, feat, task, settings, exact=exact, cancel=cancel, progress=progress)

@@ -1,0 +1,275 @@
+"""Effective settings of a run and where each value came from.
+
+Values are layered, later layers winning:
+
+1. ctxviewer's defaults (the reproduced system's own defaults);
+2. the system's config, ``.mahabharatha/config.yaml`` or ``.zerg/config.yaml``
+   (``workers.context_threshold_percent`` and ``plugins.context_engineering.*``);
+3. ``ctxviewer.yaml`` at the project root (every key documented in
+   ``docs/ctxviewer-yaml.md``);
+4. overrides from the command line or the GUI.
+
+Each value is validated where it enters; a bad value raises :class:`SettingsError`
+naming the file and key, never clamped silently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ctxviewer.engine.errors import SettingsError
+from ctxviewer.engine.tokens import TOKENIZERS
+
+DEFAULT = "default"
+
+#: The budget range the reproduced system's config model accepts.
+SYSTEM_BUDGET_RANGE = (500, 20_000)
+#: The budget range ctxviewer accepts (wider, for what-if tuning).
+BUDGET_RANGE = (1, 10_000_000)
+
+PROFILES: tuple[str, ...] = ("mahabharatha",)
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where the project keeps its inputs, relative to the project root."""
+
+    specs: str = ".gsd/specs"
+    rules: str = ".claude/rules/security"
+    commands: str = ".claude/commands"
+    config: str | None = None  # None: first of .mahabharatha/config.yaml, .zerg/config.yaml
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a run depends on besides the project's files."""
+
+    profile: str = "mahabharatha"
+    tokenizer: str = "heuristic"
+    budget: int = 4000
+    security_share: float = 0.30
+    spec_share: float = 0.50
+    top_k: int = 5
+    threshold_percent: float = 70.0
+    max_context_tokens: int = 200_000
+    fallback_to_full: bool = True
+    security_rule_filtering: bool = True
+    command_splitting: bool = True
+    enabled: bool = True
+    paths: Paths = field(default_factory=Paths)
+    origins: Mapping[str, str] = field(default_factory=dict)
+
+    def origin(self, key: str) -> str:
+        return self.origins.get(key, DEFAULT)
+
+    @property
+    def section_budgets(self) -> dict[str, int]:
+        """Per-section budgets, computed as the reproduced system does: ``int(budget * share)``."""
+        return {
+            "security_rules": int(self.budget * self.security_share),
+            "spec_excerpts": int(self.budget * self.spec_share),
+        }
+
+    @property
+    def buffer(self) -> int:
+        return self.budget - sum(self.section_budgets.values())
+
+    def as_table(self) -> dict[str, tuple[Any, str]]:
+        """Every setting with its origin, for the trace and the GUI."""
+        keys = (
+            "profile",
+            "tokenizer",
+            "budget",
+            "security_share",
+            "spec_share",
+            "top_k",
+            "threshold_percent",
+            "max_context_tokens",
+            "fallback_to_full",
+            "security_rule_filtering",
+            "command_splitting",
+            "enabled",
+        )
+        table = {k: (getattr(self, k), self.origin(k)) for k in keys}
+        for k in ("specs", "rules", "commands", "config"):
+            table[f"paths.{k}"] = (getattr(self.paths, k), self.origin(f"paths.{k}"))
+        return table
+
+    def with_overrides(self, overrides: Mapping[str, Any], origin: str) -> Settings:
+        """A copy with *overrides* (keys as in :meth:`as_table`) applied and validated."""
+        return apply_flat(self, overrides, origin)
+
+
+# -- validation --------------------------------------------------------------------
+
+
+def _fail(origin: str, key: str, message: str) -> SettingsError:
+    return SettingsError(f"{key}: {message}", origin)
+
+
+def _as_int(origin: str, key: str, value: Any, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise _fail(origin, key, f"must be a whole number, not {value!r}")
+    if not lo <= value <= hi:
+        raise _fail(origin, key, f"must be between {lo:,} and {hi:,}, not {value:,}")
+    return int(value)
+
+
+def _as_float(origin: str, key: str, value: Any, lo: float, hi: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _fail(origin, key, f"must be a number, not {value!r}")
+    if not lo <= value <= hi:
+        raise _fail(origin, key, f"must be between {lo:g} and {hi:g}, not {value:g}")
+    return float(value)
+
+
+def _as_bool(origin: str, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(origin, key, f"must be true or false, not {value!r}")
+    return value
+
+
+def _as_choice(origin: str, key: str, value: Any, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise _fail(origin, key, f"must be one of {', '.join(choices)}, not {value!r}")
+    return str(value)
+
+
+def _as_relpath(origin: str, key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(origin, key, f"must be a path inside the project, not {value!r}")
+    return value.strip().rstrip("/") or "."
+
+
+def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Settings:
+    """Apply flat ``key: value`` settings (keys as in :meth:`Settings.as_table`)."""
+    changes: dict[str, Any] = {}
+    paths_changes: dict[str, Any] = {}
+    origins = dict(settings.origins)
+    for key, value in values.items():
+        if key == "profile":
+            changes[key] = _as_choice(origin, key, value, PROFILES)
+        elif key == "tokenizer":
+            changes[key] = _as_choice(origin, key, value, TOKENIZERS)
+        elif key == "budget":
+            changes[key] = _as_int(origin, key, value, *BUDGET_RANGE)
+        elif key in ("security_share", "spec_share"):
+            changes[key] = _as_float(origin, key, value, 0.0, 1.0)
+        elif key == "top_k":
+            changes[key] = _as_int(origin, key, value, 1, 10_000)
+        elif key == "threshold_percent":
+            changes[key] = _as_float(origin, key, value, 0.0, 100.0)
+            if changes[key] <= 0:
+                raise _fail(origin, key, "must be above 0")
+        elif key == "max_context_tokens":
+            changes[key] = _as_int(origin, key, value, 1_000, 100_000_000)
+        elif key in ("fallback_to_full", "security_rule_filtering", "command_splitting", "enabled"):
+            changes[key] = _as_bool(origin, key, value)
+        elif key in ("paths.specs", "paths.rules", "paths.commands", "paths.config"):
+            paths_changes[key.split(".", 1)[1]] = _as_relpath(origin, key, value)
+        else:
+            raise _fail(origin, key, "unknown setting")
+        origins[key] = origin
+    new = replace(settings, **changes, origins=origins)
+    if paths_changes:
+        new = replace(new, paths=replace(new.paths, **paths_changes))
+    if new.security_share + new.spec_share > 1.0 + 1e-9:
+        raise SettingsError(
+            f"section shares add up to {100 * (new.security_share + new.spec_share):.0f}%, "
+            "more than the whole budget",
+            origin,
+        )
+    return new
+
+
+# -- file formats ------------------------------------------------------------------
+
+
+def _dig(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+def flatten_system_config(data: Any, origin: str) -> dict[str, Any]:
+    """The settings a ``.mahabharatha/config.yaml`` / ``.zerg/config.yaml`` provides.
+
+    Only the keys the context pipeline reads are taken; the rest of the file is the
+    system's business.  The budget is checked against the system's own accepted range.
+    """
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise SettingsError("the top level must be a mapping", origin)
+    out: dict[str, Any] = {}
+    threshold = _dig(data, "workers", "context_threshold_percent")
+    if threshold is not None:
+        out["threshold_percent"] = threshold
+    ce = _dig(data, "plugins", "context_engineering")
+    if ce is not None and not isinstance(ce, Mapping):
+        raise SettingsError("plugins.context_engineering must be a mapping", origin)
+    if isinstance(ce, Mapping):
+        if "task_context_budget_tokens" in ce:
+            budget = _as_int(
+                origin,
+                "plugins.context_engineering.task_context_budget_tokens",
+                ce["task_context_budget_tokens"],
+                *SYSTEM_BUDGET_RANGE,
+            )
+            out["budget"] = budget
+        for key in ("fallback_to_full", "security_rule_filtering", "command_splitting", "enabled"):
+            if key in ce:
+                out[key] = _as_bool(origin, f"plugins.context_engineering.{key}", ce[key])
+    return out
+
+
+#: ctxviewer.yaml keys (nested form) and the flat setting each maps to.
+CTXVIEWER_YAML_KEYS: dict[tuple[str, ...], str] = {
+    ("profile",): "profile",
+    ("tokenizer",): "tokenizer",
+    ("budget", "total"): "budget",
+    ("budget", "shares", "security_rules"): "security_share",
+    ("budget", "shares", "spec_excerpts"): "spec_share",
+    ("top_k",): "top_k",
+    ("threshold_percent",): "threshold_percent",
+    ("max_context_tokens",): "max_context_tokens",
+    ("fallback_to_full",): "fallback_to_full",
+    ("security_rule_filtering",): "security_rule_filtering",
+    ("command_splitting",): "command_splitting",
+    ("paths", "specs"): "paths.specs",
+    ("paths", "rules"): "paths.rules",
+    ("paths", "commands"): "paths.commands",
+    ("paths", "config"): "paths.config",
+}
+
+
+def flatten_ctxviewer_yaml(data: Any, origin: str) -> dict[str, Any]:
+    """Flat settings from a parsed ``ctxviewer.yaml``; unknown keys are errors."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise SettingsError("the top level must be a mapping of settings", origin)
+    out: dict[str, Any] = {}
+
+    def walk(node: Mapping[Any, Any], prefix: tuple[str, ...]) -> None:
+        for key, value in node.items():
+            path = (*prefix, str(key))
+            if path in CTXVIEWER_YAML_KEYS:
+                out[CTXVIEWER_YAML_KEYS[path]] = value
+            elif isinstance(value, Mapping) and any(
+                k[: len(path)] == path for k in CTXVIEWER_YAML_KEYS
+            ):
+                walk(value, path)
+            else:
+                raise SettingsError(f"{'.'.join(path)}: unknown setting", origin)
+
+    walk(data, ())
+    return out

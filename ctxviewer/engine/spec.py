@@ -1,0 +1,164 @@
+"""Spec paragraphs, their scores, and truncation, as the reproduced pipeline does them.
+
+* A spec file's text is its content ``.strip()``-ed, split on ``"\\n\\n"``.
+* Blank paragraphs are skipped; a paragraph's score is how many task keywords occur
+  in its lowercased text as substrings; only scores above 0 are kept; a stable sort
+  by score, highest first, and the top *k* (5) joined by ``"\\n\\n"``.
+* Truncation to *t* tokens: ``max_chars = t * 4``; unchanged when it fits; else cut
+  at the last ``"\\n\\n"`` if past ``max_chars // 2``, else just after the last
+  ``". "``/``".\\n"`` if past half, else hard; then the truncation marker.
+
+Splitting a large spec is done once per distinct text (:func:`spec_index`, cached),
+so a batch over many tasks of one feature does not re-split or re-lowercase it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ctxviewer.engine.tokens import HEURISTIC, TokenCounter
+
+TRUNCATION_MARKER = "\n\n[... truncated for context limits ...]"
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """One ``"\\n\\n"``-separated paragraph of a spec file."""
+
+    index: int
+    text: str
+    lower: str
+    line_start: int
+    line_end: int
+
+    @property
+    def blank(self) -> bool:
+        return not self.text.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class SpecIndex:
+    """A spec text split into paragraphs, with their line numbers in the file."""
+
+    text: str
+    paragraphs: tuple[Paragraph, ...]
+
+
+def build_index(stripped: str, first_line: int) -> SpecIndex:
+    """Split *stripped* (the file text after ``.strip()``); *first_line* is where it starts."""
+    paragraphs: list[Paragraph] = []
+    line = first_line
+    for index, text in enumerate(stripped.split("\n\n")):
+        lead = len(text) - len(text.lstrip("\n"))
+        start = line + lead
+        end = max(start, line + text.count("\n"))
+        paragraphs.append(Paragraph(index, text, text.lower(), start, end))
+        line += text.count("\n") + 2
+    return SpecIndex(stripped, tuple(paragraphs))
+
+
+_index_cache: OrderedDict[tuple[str, int], SpecIndex] = OrderedDict()
+_index_lock = threading.Lock()
+_INDEX_CACHE_SIZE = 256
+
+
+def spec_index(stripped: str, first_line: int) -> SpecIndex:
+    """:func:`build_index`, cached by content (a small LRU shared by all runs)."""
+    key = (stripped, first_line)
+    with _index_lock:
+        found = _index_cache.get(key)
+        if found is not None:
+            _index_cache.move_to_end(key)
+            return found
+    built = build_index(stripped, first_line)
+    with _index_lock:
+        _index_cache[key] = built
+        while len(_index_cache) > _INDEX_CACHE_SIZE:
+            _index_cache.popitem(last=False)
+    return built
+
+
+def strip_with_offset(text: str) -> tuple[str, int]:
+    """``text.strip()`` and the 1-based line on which the stripped text starts."""
+    stripped = text.strip()
+    if not stripped:
+        return "", 1
+    lead = len(text) - len(text.lstrip())
+    return stripped, text.count("\n", 0, lead) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A paragraph's score against one task's keywords."""
+
+    paragraph: Paragraph
+    score: int
+    matched: tuple[str, ...]
+
+
+def score_paragraphs(index: SpecIndex, keywords: Iterable[str]) -> list[Scored]:
+    """Score every non-blank paragraph (blank ones get score 0 and no matches)."""
+    words = sorted(set(keywords))
+    out: list[Scored] = []
+    for para in index.paragraphs:
+        if para.blank:
+            out.append(Scored(para, 0, ()))
+            continue
+        low = para.lower
+        matched = tuple(w for w in words if w in low)
+        out.append(Scored(para, len(matched), matched))
+    return out
+
+
+def rank(scored: list[Scored]) -> list[Scored]:
+    """Paragraphs with a score above 0, stable-sorted by score, highest first."""
+    kept = [s for s in scored if s.score > 0 and not s.paragraph.blank]
+    kept.sort(key=lambda s: s.score, reverse=True)
+    return kept
+
+
+@dataclass(frozen=True, slots=True)
+class Truncation:
+    """The result of truncating one text to a token budget."""
+
+    text: str
+    kept_chars: int
+    original_chars: int
+    max_chars: int
+    boundary: str  # "none" (fits), "paragraph", "sentence" or "hard"
+
+    @property
+    def cut(self) -> bool:
+        return self.boundary != "none"
+
+
+def truncate(text: str, max_tokens: int, counter: TokenCounter) -> Truncation:
+    """Truncate *text* to *max_tokens* exactly as the pipeline does.
+
+    With the ``heuristic`` counter this is the reference to the character; with an
+    exact tokenizer the character limit is the longest prefix within *max_tokens*
+    tokens, and the same boundary rules apply.
+    """
+    if counter.name == HEURISTIC:
+        max_chars = max_tokens * 4
+        if len(text) <= max_chars:
+            return Truncation(text, len(text), len(text), max_chars, "none")
+    else:
+        if counter.count(text) <= max_tokens:
+            return Truncation(text, len(text), len(text), len(text), "none")
+        max_chars = counter.fits_prefix(text, max_tokens)
+    cut = text[:max_chars]
+    boundary = "hard"
+    last_para = cut.rfind("\n\n")
+    if last_para > max_chars // 2:
+        cut = cut[:last_para]
+        boundary = "paragraph"
+    else:
+        last_sentence = max(cut.rfind(". "), cut.rfind(".\n"))
+        if last_sentence > max_chars // 2:
+            cut = cut[: last_sentence + 1]
+            boundary = "sentence"
+    return Truncation(cut + TRUNCATION_MARKER, len(cut), len(text), max_chars, boundary)

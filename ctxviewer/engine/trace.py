@@ -1,0 +1,296 @@
+"""The immutable record of one assembly run: what the task got, and why.
+
+A :class:`Trace` is produced once per run and never changed; the CLI prints it, the
+GUI reads it, exports serialise it.  Its JSON form is versioned
+(:data:`SCHEMA_VERSION`) and documented in ``docs/trace-schema.md``;
+:func:`trace_to_json` and :func:`trace_from_json` round-trip it exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ctxviewer.engine.tokens import TokenCounts
+
+SCHEMA_VERSION = "1.0"
+
+INCLUDED = "included"
+TRUNCATED = "truncated"
+DROPPED = "dropped"
+STATUSES = (INCLUDED, TRUNCATED, DROPPED)
+
+SECURITY = "security_rules"
+SPEC = "spec_excerpts"
+
+SPEC_PARAGRAPH = "spec_paragraph"
+RULE_FILE = "rule_file"
+
+
+@dataclass(frozen=True, slots=True)
+class Keyword:
+    """One task keyword and every place it came from (``title``, ``files.read: src/a.py``)."""
+
+    word: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One candidate for the context: a spec paragraph or a security rule file.
+
+    Every candidate is listed, selected or not, with the reason for its fate.
+    ``text`` is the candidate's full text (the paragraph; for a rule file, the block
+    of kept lines it would contribute).  ``span`` is where its kept text sits in the
+    assembled context (character offsets), when it is there.
+    """
+
+    id: str
+    kind: str
+    section: str
+    part: str
+    source: str
+    line_start: int | None
+    line_end: int | None
+    score: int | None
+    matched_keywords: tuple[str, ...]
+    rank: int | None
+    status: str
+    reason: str
+    text: str
+    kept_chars: int
+    tokens: TokenCounts
+    span: tuple[int, int] | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One section of the assembled context and its budget."""
+
+    name: str
+    title: str
+    text: str
+    budget: int
+    tokens: TokenCounts
+    status: str
+    reason: str
+    span: tuple[int, int] | None = None
+    sub_budgets: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TrimStep:
+    """One cut, in the order it happened, measured with the decision tokenizer."""
+
+    order: int
+    section: str
+    action: str
+    target: str
+    description: str
+    tokens_before: int
+    tokens_after: int
+    chars_before: int
+    chars_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class TraceError:
+    """A failure during the run.
+
+    ``kind`` is ``pipeline`` for failures the reproduced system itself handles (a
+    section left out, the whole context emptied by ``fallback_to_full``) and
+    ``input`` for project files ctxviewer found unusable (not UTF-8, unreadable,
+    outside the project root).  ``consequence`` says what it did to the context.
+    """
+
+    stage: str
+    kind: str
+    message: str
+    consequence: str
+    path: str | None = None
+    line: int | None = None
+
+    def one_line(self) -> str:
+        where = ""
+        if self.path:
+            where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
+        return f"{where}{self.message} ({self.consequence})"
+
+
+@dataclass(frozen=True, slots=True)
+class TrackedFile:
+    """A task file the tracker counted as read (or why it did not)."""
+
+    path: str
+    size: int | None
+    tokens: int
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerState:
+    """The ContextTracker after this task: usage against the checkpoint threshold."""
+
+    estimated_tokens: int
+    max_tokens: int
+    threshold_percent: float
+    usage_percent: float
+    is_over_threshold: bool
+    files_read: int
+    tasks_executed: int
+    tool_calls: int
+    elapsed_minutes: float
+    budget_for_task: int
+    files: tuple[TrackedFile, ...] = ()
+    zones: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One effective setting and where its value came from."""
+
+    value: Any
+    origin: str
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Everything one run decided, for one task of one feature."""
+
+    schema_version: str
+    project: str
+    feature: str
+    task_id: str
+    task_title: str
+    profile: str
+    tokenizer: str
+    budget: int
+    section_budgets: Mapping[str, int]
+    buffer: int
+    context: str
+    context_tokens: TokenCounts
+    sections: tuple[Section, ...]
+    items: tuple[Item, ...]
+    trim_steps: tuple[TrimStep, ...]
+    keywords: tuple[Keyword, ...]
+    tracker: TrackerState
+    errors: tuple[TraceError, ...]
+    settings: Mapping[str, Setting]
+    task_files: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    # -- convenience lookups (read-only) ---------------------------------------------
+
+    def section(self, name: str) -> Section | None:
+        return next((s for s in self.sections if s.name == name), None)
+
+    def item(self, item_id: str) -> Item | None:
+        return next((i for i in self.items if i.id == item_id), None)
+
+    def items_of(self, kind: str) -> tuple[Item, ...]:
+        return tuple(i for i in self.items if i.kind == kind)
+
+    @property
+    def over_budget(self) -> bool:
+        used = self.context_tokens.get(self.tokenizer)
+        return used is not None and used > self.budget
+
+
+# -- JSON ------------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, TokenCounts):
+        return value.to_json()
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def trace_to_json(trace: Trace) -> dict[str, Any]:
+    """The trace as plain JSON-able data (see docs/trace-schema.md)."""
+    data: dict[str, Any] = _plain(trace)
+    return data
+
+
+def _counts(d: Mapping[str, Any]) -> TokenCounts:
+    return TokenCounts(d["chars"], d["heuristic"], d.get("cl100k_base"), d.get("o200k_base"))
+
+
+def _span(v: Any) -> tuple[int, int] | None:
+    return None if v is None else (int(v[0]), int(v[1]))
+
+
+def trace_from_json(data: Mapping[str, Any]) -> Trace:
+    """Rebuild a :class:`Trace` from :func:`trace_to_json` output."""
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ValueError(f"trace schema {version!r} is not the supported {SCHEMA_VERSION!r}")
+    t = data["tracker"]
+    return Trace(
+        schema_version=data["schema_version"],
+        project=data["project"],
+        feature=data["feature"],
+        task_id=data["task_id"],
+        task_title=data["task_title"],
+        profile=data["profile"],
+        tokenizer=data["tokenizer"],
+        budget=data["budget"],
+        section_budgets=dict(data["section_budgets"]),
+        buffer=data["buffer"],
+        context=data["context"],
+        context_tokens=_counts(data["context_tokens"]),
+        sections=tuple(
+            Section(
+                name=s["name"],
+                title=s["title"],
+                text=s["text"],
+                budget=s["budget"],
+                tokens=_counts(s["tokens"]),
+                status=s["status"],
+                reason=s["reason"],
+                span=_span(s["span"]),
+                sub_budgets=dict(s["sub_budgets"]),
+            )
+            for s in data["sections"]
+        ),
+        items=tuple(
+            Item(
+                id=i["id"],
+                kind=i["kind"],
+                section=i["section"],
+                part=i["part"],
+                source=i["source"],
+                line_start=i["line_start"],
+                line_end=i["line_end"],
+                score=i["score"],
+                matched_keywords=tuple(i["matched_keywords"]),
+                rank=i["rank"],
+                status=i["status"],
+                reason=i["reason"],
+                text=i["text"],
+                kept_chars=i["kept_chars"],
+                tokens=_counts(i["tokens"]),
+                span=_span(i["span"]),
+                details=dict(i["details"]),
+            )
+            for i in data["items"]
+        ),
+        trim_steps=tuple(TrimStep(**s) for s in data["trim_steps"]),
+        keywords=tuple(Keyword(k["word"], tuple(k["sources"])) for k in data["keywords"]),
+        tracker=TrackerState(
+            **{k: v for k, v in t.items() if k not in ("files", "zones")},
+            files=tuple(TrackedFile(**f) for f in t["files"]),
+            zones=dict(t["zones"]),
+        ),
+        errors=tuple(TraceError(**e) for e in data["errors"]),
+        settings={k: Setting(v["value"], v["origin"]) for k, v in data["settings"].items()},
+        task_files=tuple(data.get("task_files", ())),
+        warnings=tuple(data.get("warnings", ())),
+    )

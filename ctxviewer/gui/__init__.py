@@ -1,0 +1,1 @@
+"""The PySide6 inspector window (a thin reader of engine traces)."""
