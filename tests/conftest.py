@@ -1,0 +1,25 @@
+"""Shared test configuration: offscreen Qt, and where the sample projects are."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "sample_projects"
+
+
+def sample_projects() -> list[Path]:
+    """Every bundled sample project (folders with a .gsd/specs folder)."""
+    if not SAMPLES.is_dir():
+        return []
+    return sorted(p for p in SAMPLES.iterdir() if (p / ".gsd" / "specs").is_dir())
+
+
+@pytest.fixture
+def samples_dir() -> Path:
+    return SAMPLES
