@@ -193,3 +193,22 @@ def test_module_entry_point_runs(project: Path) -> None:
     )
     # T2 has no files and title words 'other', 'work' match nothing: the context is empty.
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+SAMPLE_ROOTS = __import__("tests.conftest", fromlist=["sample_projects"]).sample_projects()
+
+
+@pytest.mark.parametrize("root", SAMPLE_ROOTS, ids=[p.name for p in SAMPLE_ROOTS])
+def test_every_command_works_on_samples(root: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from ctxviewer.engine.project import load_project
+
+    project = load_project(root)
+    feature, task = project.tasks()[0]
+    code, out, _ = run(capsys, "assemble", str(root), "--feature", feature.name, "--task", task.id)
+    assert code in (0, 2) and out
+    code, out, _ = run(capsys, "batch", str(root), "--no-exact", "--format", "csv")
+    assert code in (0, 2) and len(out.splitlines()) == len(project.tasks()) + 1
+    code, out, _ = run(capsys, "check", str(root))
+    assert code in (0, 1) and "tasks over" in out
+    code, out, _ = run(capsys, "split", str(root), "--no-exact")
+    assert code in (0, 2)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import enum
 import os
 import stat
+import threading
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -102,6 +103,11 @@ class ProjectFS:
     def __init__(self, root: str | os.PathLike[str], max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
         self.root = Path(os.path.realpath(os.fspath(root)))
         self.max_file_bytes = max_file_bytes
+        # Texts read, keyed by path and validated by (inode, size, mtime) on every
+        # read, so a file changed on disk is read again and an unchanged one is not.
+        self._texts: dict[str, tuple[tuple[int, int, int], ReadResult]] = {}
+        self._walks: dict[tuple[str, str], tuple[tuple[tuple[str, int], ...], list[str]]] = {}
+        self._lock = threading.Lock()
 
     # -- resolution -----------------------------------------------------------------
 
@@ -117,7 +123,7 @@ class ProjectFS:
             return self.root
         if rel_s.startswith("/") or os.path.isabs(rel_s) or _has_drive(rel_s):
             raise OutsideRootError(rel_s, "absolute path outside the project")
-        pending: deque[str] = deque(PurePosixPath(rel_s.replace("\\", "/")).parts)
+        pending: deque[str] = deque(rel_s.replace("\\", "/").split("/"))
         current: list[str] = []
         hops = 0
         missing = False
@@ -160,7 +166,7 @@ class ProjectFS:
                 if current == ["."]:
                     current = []
             else:
-                pending.extendleft(reversed(PurePosixPath(target).parts))
+                pending.extendleft(reversed(target.split("/")))
         return self.root.joinpath(*current)
 
     def relative(self, path: Path) -> str:
@@ -209,8 +215,24 @@ class ProjectFS:
         """Relative POSIX paths of files ending in *suffix* below *rel*, sorted.
 
         Symlinked folders are followed only when they stay inside the root, and each
-        real folder is visited once, so link cycles cannot make this loop.
+        real folder is visited once, so link cycles cannot make this loop.  The result
+        is cached until one of the visited folders changes (its mtime).
         """
+        key = (rel, suffix)
+        cached = self._walks.get(key)
+        if cached is not None and all(self._mtime(f) == m for f, m in cached[0]):
+            return list(cached[1])
+        visited: list[tuple[str, int]] = []
+        out = self._walk(rel, suffix, limit, visited)
+        with self._lock:
+            self._walks[key] = (tuple(visited), out)
+        return list(out)
+
+    def _mtime(self, rel: str) -> int:
+        st = self.lstat(rel)
+        return -1 if st is None else st.st_mtime_ns
+
+    def _walk(self, rel: str, suffix: str, limit: int, visited: list[tuple[str, int]]) -> list[str]:
         out: list[str] = []
         seen: set[tuple[int, int]] = set()
         stack = [rel.rstrip("/")]
@@ -220,7 +242,9 @@ class ProjectFS:
                 real = self.resolve(folder)
                 st = os.stat(real)
             except (OutsideRootError, OSError):
+                visited.append((folder, -1))
                 continue
+            visited.append((folder, st.st_mtime_ns))
             key = (st.st_dev, st.st_ino)
             if key in seen or not stat.S_ISDIR(st.st_mode):
                 continue
@@ -283,7 +307,23 @@ class ProjectFS:
             os.close(fd)
 
     def read_text(self, rel: str) -> ReadResult:
-        """Read *rel* as the reproduced pipeline would: strict UTF-8, universal newlines."""
+        """Read *rel* as the reproduced pipeline would: strict UTF-8, universal newlines.
+
+        Successful reads are cached and reused while the file's inode, size and mtime
+        are unchanged.
+        """
+        st = self.lstat(rel)
+        sig = None if st is None else (st.st_ino, st.st_size, st.st_mtime_ns)
+        cached = self._texts.get(rel)
+        if sig is not None and cached is not None and cached[0] == sig:
+            return cached[1]
+        result = self._read_text(rel)
+        if sig is not None and result.ok:
+            with self._lock:
+                self._texts[rel] = (sig, result)
+        return result
+
+    def _read_text(self, rel: str) -> ReadResult:
         data, failed = self.read_bytes(rel)
         if failed is not None:
             return failed

@@ -15,6 +15,7 @@ so a batch over many tasks of one feature does not re-split or re-lowercase it.
 from __future__ import annotations
 
 import threading
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -41,10 +42,17 @@ class Paragraph:
 
 @dataclass(frozen=True, slots=True)
 class SpecIndex:
-    """A spec text split into paragraphs, with their line numbers in the file."""
+    """A spec text split into paragraphs, with their line numbers in the file.
+
+    ``lower`` is the paragraphs' lowercased texts joined by ``"\n\n"`` and ``starts``
+    their offsets in it, so a keyword is found in every paragraph with one C-level
+    scan of the whole text instead of one test per paragraph.
+    """
 
     text: str
     paragraphs: tuple[Paragraph, ...]
+    lower: str = ""
+    starts: tuple[int, ...] = ()
 
 
 def build_index(stripped: str, first_line: int) -> SpecIndex:
@@ -57,7 +65,12 @@ def build_index(stripped: str, first_line: int) -> SpecIndex:
         end = max(start, line + text.count("\n"))
         paragraphs.append(Paragraph(index, text, text.lower(), start, end))
         line += text.count("\n") + 2
-    return SpecIndex(stripped, tuple(paragraphs))
+    starts: list[int] = []
+    offset = 0
+    for para in paragraphs:
+        starts.append(offset)
+        offset += len(para.lower) + 2
+    return SpecIndex(stripped, tuple(paragraphs), "\n\n".join(p.lower for p in paragraphs), tuple(starts))
 
 
 _index_cache: OrderedDict[tuple[str, int], SpecIndex] = OrderedDict()
@@ -99,16 +112,38 @@ class Scored:
     matched: tuple[str, ...]
 
 
+def _paragraphs_containing(index: SpecIndex, word: str) -> list[int]:
+    """Indices of the paragraphs whose lowercased text contains *word*."""
+    if "\n" in word or not word:
+        # A match could straddle the "\n\n" joining two paragraphs: test one by one.
+        return [p.index for p in index.paragraphs if word in p.lower]
+    text, starts = index.lower, index.starts
+    if text.count(word) * 4 > len(starts):
+        # A common word: testing each paragraph beats walking every occurrence.
+        return [i for i, p in enumerate(index.paragraphs) if word in p.lower]
+    found: list[int] = []
+    pos = text.find(word)
+    while pos != -1:
+        para = bisect_right(starts, pos) - 1
+        found.append(para)
+        if para + 1 >= len(starts):
+            break
+        pos = text.find(word, starts[para + 1])
+    return found
+
+
 def score_paragraphs(index: SpecIndex, keywords: Iterable[str]) -> list[Scored]:
-    """Score every non-blank paragraph (blank ones get score 0 and no matches)."""
-    words = sorted(set(keywords))
+    """Score every non-blank paragraph (blank ones get score 0 and no matches).
+
+    The score is the number of keywords that occur in the lowercased paragraph.
+    """
+    hits: dict[int, list[str]] = {}
+    for word in sorted(set(keywords)):
+        for para in _paragraphs_containing(index, word):
+            hits.setdefault(para, []).append(word)
     out: list[Scored] = []
     for para in index.paragraphs:
-        if para.blank:
-            out.append(Scored(para, 0, ()))
-            continue
-        low = para.lower
-        matched = tuple(w for w in words if w in low)
+        matched = () if para.blank else tuple(hits.get(para.index, ()))
         out.append(Scored(para, len(matched), matched))
     return out
 
