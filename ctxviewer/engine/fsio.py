@@ -135,6 +135,8 @@ class ProjectFS:
                 if not current:
                     raise OutsideRootError(rel_s, "goes above the project root ('..')")
                 current.pop()
+                # What follows may exist again (and may be a symlink): check it.
+                missing = False
                 continue
             if missing:
                 current.append(part)
@@ -162,9 +164,12 @@ class ProjectFS:
                 root_s = str(self.root)
                 if real_target != root_s and not real_target.startswith(root_s + os.sep):
                     raise OutsideRootError(rel_s, f"symlink to {target} outside the project")
-                current = list(PurePosixPath(os.path.relpath(real_target, root_s)).parts)
-                if current == ["."]:
-                    current = []
+                # Walk the target's components again from the root: any of them may
+                # itself be a symlink.
+                current = []
+                inside = os.path.relpath(real_target, root_s)
+                if inside != ".":
+                    pending.extendleft(reversed(inside.split(os.sep)))
             else:
                 pending.extendleft(reversed(target.split("/")))
         return self.root.joinpath(*current)
