@@ -1,0 +1,7 @@
+// PostCSS pipeline: nesting and autoprefixer only.
+module.exports = {
+  plugins: {
+    "postcss-nesting": {},
+    autoprefixer: {},
+  },
+};
