@@ -103,9 +103,9 @@ class ProjectFS:
     def __init__(self, root: str | os.PathLike[str], max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
         self.root = Path(os.path.realpath(os.fspath(root)))
         self.max_file_bytes = max_file_bytes
-        # Texts read, keyed by path and validated by (inode, size, mtime) on every
+        # Texts read, keyed by path and validated by (inode, size, mtime, ctime) on every
         # read, so a file changed on disk is read again and an unchanged one is not.
-        self._texts: dict[str, tuple[tuple[int, int, int], ReadResult]] = {}
+        self._texts: dict[str, tuple[tuple[int, int, int, int], ReadResult]] = {}
         self._walks: dict[tuple[str, str], tuple[tuple[tuple[str, int], ...], list[str]]] = {}
         self._lock = threading.Lock()
 
@@ -318,7 +318,7 @@ class ProjectFS:
         are unchanged.
         """
         st = self.lstat(rel)
-        sig = None if st is None else (st.st_ino, st.st_size, st.st_mtime_ns)
+        sig = None if st is None else (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         cached = self._texts.get(rel)
         if sig is not None and cached is not None and cached[0] == sig:
             return cached[1]
