@@ -46,8 +46,9 @@ def test_assemble_markdown_is_exactly_the_context(project: Path, capsys: pytest.
 
 def test_assemble_json_and_output_file(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out_file = tmp_path / "trace.json"
-    code, out, _ = run(capsys, "assemble", str(project), "--feature", "feat", "--task", "T1",
-                       "--format", "json", "-o", str(out_file))
+    code, out, _ = run(
+        capsys, "assemble", str(project), "--feature", "feat", "--task", "T1", "--format", "json", "-o", str(out_file)
+    )
     assert code == 0 and out == ""
     data = json.loads(out_file.read_text(encoding="utf-8"))
     assert (data["feature"], data["task_id"], data["schema_version"]) == ("feat", "T1", "1.0")
@@ -55,8 +56,21 @@ def test_assemble_json_and_output_file(project: Path, tmp_path: Path, capsys: py
 
 
 def test_budget_and_tokenizer_flags(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "assemble", str(project), "--feature", "feat", "--task", "T1",
-                       "--format", "json", "--budget", "1000", "--tokenizer", "o200k_base")
+    code, out, _ = run(
+        capsys,
+        "assemble",
+        str(project),
+        "--feature",
+        "feat",
+        "--task",
+        "T1",
+        "--format",
+        "json",
+        "--budget",
+        "1000",
+        "--tokenizer",
+        "o200k_base",
+    )
     data = json.loads(out)
     assert code == 0
     assert (data["budget"], data["tokenizer"]) == (1000, "o200k_base")
@@ -189,7 +203,9 @@ def test_split_preview_and_apply(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_module_entry_point_runs(project: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "ctxviewer", "assemble", str(project), "--feature", "feat", "--task", "T2"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     # T2 has no files and title words 'other', 'work' match nothing: the context is empty.
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")

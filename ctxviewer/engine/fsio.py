@@ -46,9 +46,7 @@ class Problem(enum.Enum):
 
 #: Problems that the reproduced pipeline would have seen as an OSError (or as a file
 #: that does not exist), as opposed to a decoding error.
-OS_LEVEL_PROBLEMS = frozenset(
-    {Problem.MISSING, Problem.OUTSIDE, Problem.LOOP, Problem.NOT_A_FILE, Problem.OS_ERROR}
-)
+OS_LEVEL_PROBLEMS = frozenset({Problem.MISSING, Problem.OUTSIDE, Problem.LOOP, Problem.NOT_A_FILE, Problem.OS_ERROR})
 
 
 class OutsideRootError(Exception):

@@ -64,9 +64,7 @@ def extract_keywords(task: Mapping[str, Any]) -> tuple[Keyword, ...]:
             continue
         for entry in entries:
             if not isinstance(entry, str):
-                raise KeywordError(
-                    f"files.{key} has an entry that is {describe_value(entry)}, not a path"
-                )
+                raise KeywordError(f"files.{key} has an entry that is {describe_value(entry)}, not a path")
             for part in path_stem(entry).replace("-", "_").split("_"):
                 if len(part) > 2:
                     add(part.lower(), f"files.{key}: {entry}")

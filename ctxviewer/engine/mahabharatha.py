@@ -162,7 +162,9 @@ class MahabharathaRun:
             )
         )
 
-    def _error(self, stage: str, kind: str, message: str, consequence: str, path: str | None = None, line: int | None = None) -> None:
+    def _error(
+        self, stage: str, kind: str, message: str, consequence: str, path: str | None = None, line: int | None = None
+    ) -> None:
         self.errors.append(TraceError(stage, kind, message, consequence, path, line))
 
     # -- the run ----------------------------------------------------------------------
@@ -231,9 +233,17 @@ class MahabharathaRun:
         rels = [f[len(base) + 1 :] for f in found if f.startswith(base + "/")]
         return [r for r in rels if r not in R.CANDIDATES]
 
-    def _rule_item(self, rule: str, status: str, reason: str, text: str = "", rank_: int | None = None,
-                   offset: int | None = None, details: Mapping[str, Any] | None = None,
-                   lines: int | None = None) -> None:
+    def _rule_item(
+        self,
+        rule: str,
+        status: str,
+        reason: str,
+        text: str = "",
+        rank_: int | None = None,
+        offset: int | None = None,
+        details: Mapping[str, Any] | None = None,
+        lines: int | None = None,
+    ) -> None:
         self.items.append(
             _ItemDraft(
                 id=f"rule:{rule}",
@@ -303,11 +313,17 @@ class MahabharathaRun:
                 "matched_by": [{"file": f, "by": why} for f, why in match.matched_by],
             }
             if not match.matched:
-                self._rule_item(rule, DROPPED, f"not matched: no task file is {R.TRIGGER_TEXT[rule][2:]}", details=details)
+                self._rule_item(
+                    rule, DROPPED, f"not matched: no task file is {R.TRIGGER_TEXT[rule][2:]}", details=details
+                )
                 continue
-            why = "core rules, always considered" if rule == R.CORE else "matched by " + ", ".join(
-                f"{f} ({by})" for f, by in match.matched_by[:3]
-            ) + (f" and {len(match.matched_by) - 3} more" if len(match.matched_by) > 3 else "")
+            why = (
+                "core rules, always considered"
+                if rule == R.CORE
+                else "matched by "
+                + ", ".join(f"{f} ({by})" for f, by in match.matched_by[:3])
+                + (f" and {len(match.matched_by) - 3} more" if len(match.matched_by) > 3 else "")
+            )
             read = self.fs.read_text(rel)
             if read.problem in (Problem.MISSING, Problem.OUTSIDE, Problem.LOOP):
                 if read.problem is not Problem.MISSING:
@@ -321,13 +337,25 @@ class MahabharathaRun:
                 self._rule_item(rule, DROPPED, f"{why}, but {message}", details=details)
                 return "", message
             if read.has_nul:
-                self._error(SECURITY, "input", "binary content (NUL bytes) in a rule file", "read as text all the same, as the real system does", rel)
+                self._error(
+                    SECURITY,
+                    "input",
+                    "binary content (NUL bytes) in a rule file",
+                    "read as text all the same, as the real system does",
+                    rel,
+                )
             assert read.text is not None
             block = R.summarize_file(rule, read.text)
             lines = block.total_lines
             details["kept_lines"] = list(block.kept_lines)
             if not block.block:
-                self._rule_item(rule, DROPPED, f"{why}; no '## Rule:', '### Rule:', '**Level**' or '**When**' lines outside code fences", lines=lines, details=details)
+                self._rule_item(
+                    rule,
+                    DROPPED,
+                    f"{why}; no '## Rule:', '### Rule:', '**Level**' or '**When**' lines outside code fences",
+                    lines=lines,
+                    details=details,
+                )
                 continue
             size = len(block.block) if heuristic else self.counter.count(block.block)
             left = limit - used
@@ -336,16 +364,35 @@ class MahabharathaRun:
                 sep = 2 if parts else 0
                 parts.append(block.block)
                 used += size
-                self._rule_item(rule, INCLUDED, f"{why}; block of {_fmt(size)} {unit} fit the {_fmt(left)} left of {_fmt(limit)}",
-                                text=block.block, rank_=len(parts), offset=offset + sep, details=details, lines=lines)
+                self._rule_item(
+                    rule,
+                    INCLUDED,
+                    f"{why}; block of {_fmt(size)} {unit} fit the {_fmt(left)} left of {_fmt(limit)}",
+                    text=block.block,
+                    rank_=len(parts),
+                    offset=offset + sep,
+                    details=details,
+                    lines=lines,
+                )
                 offset += sep + len(block.block)
             else:
                 before = "\n\n".join([*parts, block.block])
-                self._step(SECURITY, "skip_block", f"rule:{rule}",
-                           f"skipped {rule}: block of {_fmt(size)} {unit} did not fit the {_fmt(left)} left of {_fmt(limit)}",
-                           SECURITY_HEADER + before, SECURITY_HEADER + "\n\n".join(parts))
-                self._rule_item(rule, DROPPED, f"{why}; block of {_fmt(size)} {unit} did not fit the {_fmt(left)} left of {_fmt(limit)}",
-                                text=block.block, details=details, lines=lines)
+                self._step(
+                    SECURITY,
+                    "skip_block",
+                    f"rule:{rule}",
+                    f"skipped {rule}: block of {_fmt(size)} {unit} did not fit the {_fmt(left)} left of {_fmt(limit)}",
+                    SECURITY_HEADER + before,
+                    SECURITY_HEADER + "\n\n".join(parts),
+                )
+                self._rule_item(
+                    rule,
+                    DROPPED,
+                    f"{why}; block of {_fmt(size)} {unit} did not fit the {_fmt(left)} left of {_fmt(limit)}",
+                    text=block.block,
+                    details=details,
+                    lines=lines,
+                )
         self._list_unconsidered()
         summary = "\n\n".join(parts)
         if not summary:
@@ -362,21 +409,35 @@ class MahabharathaRun:
             if read.problem is Problem.MISSING:
                 continue
             if read.problem is Problem.NOT_UTF8:
-                self._error(SPEC, "input", read.detail, "the spec section is left out (the real system's read raises)", rel, read.line)
+                self._error(
+                    SPEC,
+                    "input",
+                    read.detail,
+                    "the spec section is left out (the real system's read raises)",
+                    rel,
+                    read.line,
+                )
                 raise _SpecFailure(f"{rel}: {read.detail}", rel, read.line)
             if not read.ok:
                 self._error(SPEC, "input", read.detail, "treated as an empty spec file", rel, read.line)
                 continue
             assert read.text is not None
             if read.has_nul:
-                self._error(SPEC, "input", "binary content (NUL bytes) in a spec file", "read as text all the same, as the real system does", rel)
+                self._error(
+                    SPEC,
+                    "input",
+                    "binary content (NUL bytes) in a spec file",
+                    "read as text all the same, as the real system does",
+                    rel,
+                )
             stripped, first_line = strip_with_offset(read.text)
             if stripped:
                 return stripped, rel, first_line
         return "", None, 1
 
-    def _paragraph_items(self, part: str, text: str, rel: str | None, first_line: int,
-                         scored: list[Scored] | None, reason: str | None) -> list[_ItemDraft]:
+    def _paragraph_items(
+        self, part: str, text: str, rel: str | None, first_line: int, scored: list[Scored] | None, reason: str | None
+    ) -> list[_ItemDraft]:
         if not text or rel is None:
             return []
         index = spec_index(text, first_line)
@@ -397,8 +458,12 @@ class MahabharathaRun:
                     matched=() if s is None else s.matched,
                     rank=None,
                     status=DROPPED,
-                    reason=reason or ("blank paragraph: skipped before scoring" if para.blank
-                                      else "score 0: no task keyword occurs in it"),
+                    reason=reason
+                    or (
+                        "blank paragraph: skipped before scoring"
+                        if para.blank
+                        else "score 0: no task keyword occurs in it"
+                    ),
                     text=para.text,
                     kept_chars=0,
                 )
@@ -438,14 +503,20 @@ class MahabharathaRun:
             return ""
         words = [k.word for k in self.keywords]
         if not words:
-            reason = "the task has no keywords (no title/description word over 3 characters, no file stem part over 2), so no spec section is built"
+            reason = (
+                "the task has no keywords (no title/description word over 3 characters, "
+                "no file stem part over 2), so no spec section is built"
+            )
             self._paragraph_items("requirements", req_text, req_rel, req_line, None, reason)
             self._paragraph_items("design", des_text, des_rel, des_line, None, reason)
             return ""
 
         parts: list[str] = []
         sub_budgets: dict[str, int] = {}
-        for part, text, rel, line in (("requirements", req_text, req_rel, req_line), ("design", des_text, des_rel, des_line)):
+        for part, text, rel, line in (
+            ("requirements", req_text, req_rel, req_line),
+            ("design", des_text, des_rel, des_line),
+        ):
             if not text:
                 continue
             index = spec_index(text, line)
@@ -462,9 +533,14 @@ class MahabharathaRun:
             if not relevant:
                 continue
             if len(ranked) > len(top):
-                self._step(SPEC, "select_top_k", part,
-                           f"{part}: kept the top {len(top)} of {len(ranked)} scoring paragraphs",
-                           "\n\n".join(s.paragraph.text for s in ranked), relevant)
+                self._step(
+                    SPEC,
+                    "select_top_k",
+                    part,
+                    f"{part}: kept the top {len(top)} of {len(ranked)} scoring paragraphs",
+                    "\n\n".join(s.paragraph.text for s in ranked),
+                    relevant,
+                )
             if part == "requirements":
                 parts.append(REQUIREMENTS_HEADER)
                 t = max_tokens // 2
@@ -475,18 +551,31 @@ class MahabharathaRun:
             sub_budgets[part] = t
             cut = truncate(relevant, t, self.counter)
             if cut.cut:
-                self._step(SPEC, "truncate", part,
-                           f"{part}: cut at a {cut.boundary} boundary to fit {_fmt(t)} tokens "
-                           f"({_fmt(cut.kept_chars)} of {_fmt(cut.original_chars)} characters kept)",
-                           relevant, cut.text)
+                self._step(
+                    SPEC,
+                    "truncate",
+                    part,
+                    f"{part}: cut at a {cut.boundary} boundary to fit {_fmt(t)} tokens "
+                    f"({_fmt(cut.kept_chars)} of {_fmt(cut.original_chars)} characters kept)",
+                    relevant,
+                    cut.text,
+                )
             parts.append(cut.text)
             part_offset = sum(len(p) for p in parts[:-1]) + 2 * (len(parts) - 1)
             self._place_paragraphs(drafts, top, cut.kept_chars, cut.boundary, t, part, part_offset)
         self.spec_sub_budgets = sub_budgets
         return "\n\n".join(parts)
 
-    def _place_paragraphs(self, drafts: list[_ItemDraft], top: Sequence[Scored], kept: int,
-                          boundary: str, budget: int, part: str, part_offset: int) -> None:
+    def _place_paragraphs(
+        self,
+        drafts: list[_ItemDraft],
+        top: Sequence[Scored],
+        kept: int,
+        boundary: str,
+        budget: int,
+        part: str,
+        part_offset: int,
+    ) -> None:
         start = 0
         for position, s in enumerate(top, start=1):
             d = drafts[s.paragraph.index]
@@ -497,20 +586,25 @@ class MahabharathaRun:
                 d.status, d.reason = INCLUDED, what
             elif keep > 0:
                 d.status = TRUNCATED
-                d.reason = (f"{what}; cut at a {boundary} boundary: {_fmt(keep)} of {_fmt(length)} characters kept "
-                            f"(the {part} budget is {_fmt(budget)} tokens)")
+                d.reason = (
+                    f"{what}; cut at a {boundary} boundary: {_fmt(keep)} of {_fmt(length)} characters kept "
+                    f"(the {part} budget is {_fmt(budget)} tokens)"
+                )
             else:
                 d.status = DROPPED
-                d.reason = (f"{what}, but truncation to the {part} budget of {_fmt(budget)} tokens "
-                            f"cut the text before it ({boundary} boundary)")
+                d.reason = (
+                    f"{what}, but truncation to the {part} budget of {_fmt(budget)} tokens "
+                    f"cut the text before it ({boundary} boundary)"
+                )
             d.kept_chars = keep
             d.offset = part_offset + start if keep else None
             start += length + 2
 
     # -- assembly ---------------------------------------------------------------------------
 
-    def _sections(self, texts: Mapping[str, str], budgets: Mapping[str, int],
-                  fatal: str | None) -> tuple[str, tuple[Section, ...]]:
+    def _sections(
+        self, texts: Mapping[str, str], budgets: Mapping[str, int], fatal: str | None
+    ) -> tuple[str, tuple[Section, ...]]:
         chunks: list[str] = []
         spans: dict[str, tuple[int, int]] = {}
         pos = 0
@@ -528,14 +622,19 @@ class MahabharathaRun:
         for name in (SECURITY, SPEC):
             text = texts[name]
             if fatal is not None:
-                status, reason = "failed", f"the whole context {'fell back to empty' if self.settings.fallback_to_full else 'failed'}: {fatal}"
+                outcome = "fell back to empty" if self.settings.fallback_to_full else "failed"
+                status, reason = "failed", f"the whole context {outcome}: {fatal}"
             elif text:
                 status, reason = "included", "built and within the pipeline's rules"
             elif name in self.left_out:
                 status, reason = "failed", self.left_out[name]
             else:
                 status, reason = "empty", self._empty_reason(name)
-            sub = dict(self.spec_sub_budgets) if name == SPEC else {"summary_limit": budgets[name] * 4 if self.counter.name == "heuristic" else budgets[name]}
+            sub = (
+                dict(self.spec_sub_budgets)
+                if name == SPEC
+                else {"summary_limit": budgets[name] * 4 if self.counter.name == "heuristic" else budgets[name]}
+            )
             sections.append(
                 Section(
                     name=name,
@@ -597,4 +696,3 @@ class MahabharathaRun:
                 )
             )
         return tuple(out)
-

@@ -22,7 +22,7 @@ from ctxviewer.engine.mahabharatha import Cancelled, MahabharathaRun, Progress
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.engine.settings import SYSTEM_BUDGET_RANGE, Settings
 from ctxviewer.engine.tokens import Census, get_counter
-from ctxviewer.engine.trace import SCHEMA_VERSION, Setting, TrackedFile, Trace, TrackerState
+from ctxviewer.engine.trace import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
 from ctxviewer.engine.tracker import ContextTracker, budget_for_task, file_read_tokens
 
 __all__ = ["Cancelled", "assemble", "assemble_task", "tracker_state"]

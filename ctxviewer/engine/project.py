@@ -147,9 +147,7 @@ class _LimitedLoader(yaml.SafeLoader):
         try:
             if self._depth > MAX_DOCUMENT_DEPTH:
                 mark = self.peek_event().start_mark
-                raise yaml.YAMLError(
-                    f"nested deeper than {MAX_DOCUMENT_DEPTH} levels (line {mark.line + 1})"
-                )
+                raise yaml.YAMLError(f"nested deeper than {MAX_DOCUMENT_DEPTH} levels (line {mark.line + 1})")
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -362,9 +360,7 @@ def load_project(
     if not fs.is_dir(specs_rel):
         warnings.append(f"{specs_rel}: no specs folder; the project has no features")
     features = tuple(
-        _load_feature(fs, specs_rel, name)
-        for name in fs.list_dir(specs_rel)
-        if fs.is_dir(f"{specs_rel}/{name}")
+        _load_feature(fs, specs_rel, name) for name in fs.list_dir(specs_rel) if fs.is_dir(f"{specs_rel}/{name}")
     )
     for feature in features:
         warnings.extend(feature.warnings)

@@ -181,8 +181,7 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Se
         new = replace(new, paths=replace(new.paths, **paths_changes))
     if new.security_share + new.spec_share > 1.0 + 1e-9:
         raise SettingsError(
-            f"section shares add up to {100 * (new.security_share + new.spec_share):.0f}%, "
-            "more than the whole budget",
+            f"section shares add up to {100 * (new.security_share + new.spec_share):.0f}%, more than the whole budget",
             origin,
         )
     return new
@@ -264,9 +263,7 @@ def flatten_ctxviewer_yaml(data: Any, origin: str) -> dict[str, Any]:
             path = (*prefix, str(key))
             if path in CTXVIEWER_YAML_KEYS:
                 out[CTXVIEWER_YAML_KEYS[path]] = value
-            elif isinstance(value, Mapping) and any(
-                k[: len(path)] == path for k in CTXVIEWER_YAML_KEYS
-            ):
+            elif isinstance(value, Mapping) and any(k[: len(path)] == path for k in CTXVIEWER_YAML_KEYS):
                 walk(value, path)
             else:
                 raise SettingsError(f"{'.'.join(path)}: unknown setting", origin)

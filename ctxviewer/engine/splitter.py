@@ -157,8 +157,25 @@ def analyze_project(project: Project, exact: bool = True) -> list[CommandAnalysi
         if read.text is None:
             empty = census.measure("")
             out.append(
-                CommandAnalysis(rel, 0, empty, False, (), 0, 0, 0, "", "", "", "", "", empty, empty,
-                                already, problem=read.describe())
+                CommandAnalysis(
+                    rel,
+                    0,
+                    empty,
+                    False,
+                    (),
+                    0,
+                    0,
+                    0,
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    empty,
+                    empty,
+                    already,
+                    problem=read.describe(),
+                )
             )
             continue
         out.append(analyze_text(rel, read.text, census, already))

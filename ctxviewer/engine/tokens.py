@@ -55,7 +55,8 @@ ENCODING_SPECS: dict[str, EncodingSpec] = {
         name=CL100K,
         sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
         pat_str=(
-            r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+            r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+            r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
         ),
         special_tokens={
             _ENDOFTEXT: 100257,
@@ -110,9 +111,7 @@ def load_encoding(name: str) -> tiktoken.Encoding:
             return _encodings[name]
         spec = ENCODING_SPECS.get(name)
         if spec is None:
-            raise EncodingUnavailableError(
-                f"unknown encoding {name!r}; choose one of {', '.join(EXACT_ENCODINGS)}"
-            )
+            raise EncodingUnavailableError(f"unknown encoding {name!r}; choose one of {', '.join(EXACT_ENCODINGS)}")
         import tiktoken
         from tiktoken.load import check_hash
 
@@ -236,9 +235,7 @@ def get_counter(name: str) -> TokenCounter:
             elif name in ENCODING_SPECS:
                 counter = TiktokenCounter(name)
             else:
-                raise EncodingUnavailableError(
-                    f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}"
-                )
+                raise EncodingUnavailableError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
             _counters[name] = counter
         return counter
 

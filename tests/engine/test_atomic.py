@@ -106,9 +106,7 @@ def test_a_failing_write_keeps_the_old_file_and_leaves_no_temp_file(
     assert names(tmp_path) == ["f.md"]
 
 
-def test_a_failure_on_a_new_file_creates_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failure_on_a_new_file_creates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "replace", _raise_enospc)
     with pytest.raises(WriteError):
         atomic_write(tmp_path / "new.md", "x")

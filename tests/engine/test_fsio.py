@@ -78,9 +78,7 @@ def test_an_absolute_path_to_a_file_inside_the_root_is_refused_too(layout: Path)
         fs.resolve(str(fs.root / "a.txt"))
 
 
-@pytest.mark.parametrize(
-    "rel", ["rel_out", "rel_out/secret.txt", "sub/rel_out_file", "abs_out/secret.txt"]
-)
+@pytest.mark.parametrize("rel", ["rel_out", "rel_out/secret.txt", "sub/rel_out_file", "abs_out/secret.txt"])
 def test_symlinks_to_outside_are_refused(layout: Path, rel: str) -> None:
     with pytest.raises(OutsideRootError):
         ProjectFS(layout).resolve(rel)
@@ -149,9 +147,7 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str, bool]] = []  # (function, path, follows final link)
 
-    def wrap(
-        self, name: str, real: Callable[..., Any], follows: Callable[..., bool]
-    ) -> Callable[..., Any]:
+    def wrap(self, name: str, real: Callable[..., Any], follows: Callable[..., bool]) -> Callable[..., Any]:
         def wrapper(path: Any, *args: Any, **kwargs: Any) -> Any:
             if isinstance(path, (str, bytes, os.PathLike)):
                 self.calls.append((name, os.fsdecode(path), follows(*args, **kwargs)))
@@ -215,9 +211,7 @@ SCENARIOS: dict[str, Callable[[ProjectFS], object]] = {
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-def test_nothing_outside_the_root_is_touched(
-    layout: Path, monkeypatch: pytest.MonkeyPatch, scenario: str
-) -> None:
+def test_nothing_outside_the_root_is_touched(layout: Path, monkeypatch: pytest.MonkeyPatch, scenario: str) -> None:
     if scenario == "abs-link-chain":
         # proj/via -> <proj>/rel_out (absolute, lexically inside); rel_out -> ../outside
         os.symlink(str(layout / "rel_out"), layout / "via")
@@ -230,9 +224,7 @@ def test_nothing_outside_the_root_is_touched(
     assert touched_outside(rec.calls, fs.root) == []
 
 
-def test_the_recorder_sees_reads_inside_and_outside(
-    layout: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_recorder_sees_reads_inside_and_outside(layout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # controls for the test above: ProjectFS's own calls are recorded, and a plain
     # open() through a symlink to outside is flagged by the check
     fs = ProjectFS(layout)
@@ -242,9 +234,7 @@ def test_the_recorder_sees_reads_inside_and_outside(
     os.close(os.open(fs.root / "rel_out" / "secret.txt", os.O_RDONLY))
     monkeypatch.undo()
     assert ("open", str(fs.root / "a.txt"), False) in rec.calls
-    assert touched_outside(rec.calls, fs.root) == [
-        ("open", str(fs.root / "rel_out" / "secret.txt"))
-    ]
+    assert touched_outside(rec.calls, fs.root) == [("open", str(fs.root / "rel_out" / "secret.txt"))]
 
 
 # -- read_text ---------------------------------------------------------------------------

@@ -153,9 +153,7 @@ def test_files_that_is_not_a_mapping_raises(files: Any) -> None:
         extract_keywords({"title": "Good title", "files": files})
 
 
-@pytest.mark.parametrize(
-    "entry", [7, None, {"path": "a.py"}, ["a.py"]], ids=["int", "none", "dict", "list"]
-)
+@pytest.mark.parametrize("entry", [7, None, {"path": "a.py"}, ["a.py"]], ids=["int", "none", "dict", "list"])
 def test_a_path_entry_that_is_not_a_string_raises(entry: Any) -> None:
     with pytest.raises(KeywordError, match=r"files\.read"):
         extract_keywords({"files": {"read": ["fine_name.py", entry]}})

@@ -207,7 +207,10 @@ def test_system_config_threshold_and_budget(tmp_path: Path) -> None:
         tmp_path,
         [task],
         requirements="Login.",
-        config="workers:\n  context_threshold_percent: 55\nplugins:\n  context_engineering:\n    task_context_budget_tokens: 3000\n",
+        config=(
+            "workers:\n  context_threshold_percent: 55\n"
+            "plugins:\n  context_engineering:\n    task_context_budget_tokens: 3000\n"
+        ),
     )
     trace = assemble(load_project(root), "feat", "T", exact=False)
     assert trace.budget == 3000

@@ -51,9 +51,7 @@ def test_python_suffixes(name: str) -> None:
     assert selected([name]) == {PYTHON}
 
 
-@pytest.mark.parametrize(
-    "name", ["a.js", "a.mjs", "a.cjs", "a.ts", "a.tsx", "a.jsx", "types.d.ts", "APP.TSX"]
-)
+@pytest.mark.parametrize("name", ["a.js", "a.mjs", "a.cjs", "a.ts", "a.tsx", "a.jsx", "types.d.ts", "APP.TSX"])
 def test_javascript_suffixes(name: str) -> None:
     assert selected([name]) == {JAVASCRIPT}
 

@@ -127,9 +127,7 @@ def test_system_budget_outside_the_systems_range_is_an_error(tmp_path: Path, bud
     assert "plugins.context_engineering.task_context_budget_tokens" in info.value.message
 
 
-@pytest.mark.parametrize(
-    "key", ["fallback_to_full", "security_rule_filtering", "command_splitting", "enabled"]
-)
+@pytest.mark.parametrize("key", ["fallback_to_full", "security_rule_filtering", "command_splitting", "enabled"])
 def test_system_flags_must_be_booleans(tmp_path: Path, key: str) -> None:
     text = f"plugins:\n  context_engineering:\n    {key}: sometimes\n"
     with pytest.raises(SettingsError) as info:
@@ -251,9 +249,7 @@ def test_unknown_ctxviewer_yaml_keys_are_errors(tmp_path: Path, text: str, key: 
         ("paths:\n  specs: ''\n", "paths.specs"),
     ],
 )
-def test_invalid_ctxviewer_yaml_values_name_file_and_key(
-    tmp_path: Path, text: str, key: str
-) -> None:
+def test_invalid_ctxviewer_yaml_values_name_file_and_key(tmp_path: Path, text: str, key: str) -> None:
     with pytest.raises(SettingsError) as info:
         load_project(project(tmp_path, {CTX: text}))
     assert info.value.path == CTX
@@ -370,10 +366,7 @@ def test_shares_over_100_percent_by_override_are_an_error(tmp_path: Path) -> Non
 def test_section_budgets_are_int_of_budget_times_share(
     tmp_path: Path, budget: int, security: float, spec: float, expected: tuple[int, int, int]
 ) -> None:
-    text = (
-        f"budget:\n  total: {budget}\n  shares:\n"
-        f"    security_rules: {security}\n    spec_excerpts: {spec}\n"
-    )
+    text = f"budget:\n  total: {budget}\n  shares:\n    security_rules: {security}\n    spec_excerpts: {spec}\n"
     s: Settings = load_project(project(tmp_path, {CTX: text})).settings
     assert s.section_budgets == {"security_rules": expected[0], "spec_excerpts": expected[1]}
     assert s.buffer == expected[2]

@@ -194,12 +194,10 @@ def test_apply_split_writes_the_three_files_exactly(tmp_path: Path) -> None:
     core_lines = body[:120]
     rest = [*body[120:], ""]  # the item after the final newline
     assert (folder / "z:init.core.md").read_bytes() == ("\n".join(core_lines) + "\n").encode()
-    assert (folder / "z:init.details.md").read_bytes() == (
-        details_header("z:init") + "\n".join(rest) + "\n"
-    ).encode("utf-8")
-    assert (folder / "z:init.md").read_bytes() == (
-        "\n".join(core_lines) + split_reference("z:init")
-    ).encode()
+    assert (folder / "z:init.details.md").read_bytes() == (details_header("z:init") + "\n".join(rest) + "\n").encode(
+        "utf-8"
+    )
+    assert (folder / "z:init.md").read_bytes() == ("\n".join(core_lines) + split_reference("z:init")).encode()
     # nothing else (no temporary files) is left in the folder
     assert sorted(p.name for p in folder.iterdir()) == [
         "z:init.core.md",
