@@ -287,8 +287,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project", nargs="?")
     p.add_argument("--feature")
     p.add_argument("--task")
-    p.add_argument("--tab", choices=("sections", "paragraphs", "rules", "trimming", "context"))
-    p.add_argument("--screenshot", metavar="OUT.png")
+    p.add_argument(
+        "--tab",
+        choices=("sections", "paragraphs", "rules", "trimming", "context", "task"),
+        help="the tab to show first",
+    )
+    p.add_argument(
+        "--theme",
+        choices=("system", "light", "dark"),
+        default="system",
+        help="colour scheme (default: follow the system)",
+    )
+    p.add_argument(
+        "--screenshot",
+        metavar="OUT.png",
+        help="render the window at 1280x800 once the pipeline is done, save it, and exit",
+    )
     p.set_defaults(func=cmd_gui)
     return parser
 

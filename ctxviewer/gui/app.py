@@ -1,0 +1,120 @@
+"""Starting the GUI: the application object, the window, and screenshot mode."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QEventLoop, QIODevice, QSettings, Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
+from ctxviewer import __version__
+from ctxviewer.engine.atomic import atomic_write
+from ctxviewer.engine.errors import WriteError
+from ctxviewer.gui.resources import app_icon, style_sheet
+from ctxviewer.gui.window import MainWindow
+
+SCREENSHOT_SIZE = (1280, 800)
+#: How long screenshot mode waits for the pipeline (and the batch pass) at most.
+SCREENSHOT_TIMEOUT_MS = 120_000
+
+_SCHEMES = {
+    "light": Qt.ColorScheme.Light,
+    "dark": Qt.ColorScheme.Dark,
+    "system": Qt.ColorScheme.Unknown,
+}
+
+
+def make_app(theme: str = "system") -> QApplication:
+    """The QApplication (created once), styled to follow the system's light/dark scheme."""
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(sys.argv[:1])
+    app.setApplicationName("ctxviewer")
+    app.setOrganizationName("ctxviewer")
+    app.setApplicationVersion(__version__)
+    app.setWindowIcon(app_icon())
+    # Fusion draws the same on every platform and follows the colour scheme hint.
+    app.setStyle("Fusion")
+    app.styleHints().setColorScheme(_SCHEMES.get(theme, Qt.ColorScheme.Unknown))
+    app.setStyleSheet(style_sheet())
+    return app
+
+
+def _wait(window: MainWindow, timeout_ms: int) -> str:
+    """Spin the event loop until the pipeline finished (or failed); returns an error or ''."""
+    loop = QEventLoop()
+    outcome = {"error": ""}
+
+    def fail(message: str) -> None:
+        outcome["error"] = message
+        loop.quit()
+
+    def check() -> None:
+        if window.trace is not None and not window.batch_lane.is_busy() and not window.run_lane.is_busy():
+            loop.quit()
+
+    window.traceShown.connect(lambda _t: check())
+    window.batchFinished.connect(check)
+    window.load_lane.errored.connect(lambda m: fail(f"could not open the project: {m}"))
+    window.run_lane.errored.connect(fail)
+    window.batch_lane.errored.connect(lambda _m: check())
+    window.projectLoaded.connect(lambda p: None if p.tasks() else fail("the project has no task to show"))
+    QTimer.singleShot(timeout_ms, lambda: fail(f"timed out after {timeout_ms // 1000} s"))
+    loop.exec()
+    return outcome["error"]
+
+
+def take_screenshot(window: MainWindow, out: str, timeout_ms: int = SCREENSHOT_TIMEOUT_MS) -> str:
+    """Wait for the run, render the window at 1280x800 and save it; returns an error or ''."""
+    window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    error = _wait(window, timeout_ms)
+    if error and window.trace is None and not window.problems.messages:
+        return error
+    QApplication.processEvents()
+    image = window.grab().toImage()
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        return "could not encode the screenshot as PNG"
+    try:
+        atomic_write(out, bytes(buffer.data().data()))
+    except WriteError as exc:
+        return str(exc)
+    return error
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    """``ctxviewer gui``: open the window (or take a screenshot and exit)."""
+    app = make_app(getattr(args, "theme", None) or "system")
+    if args.screenshot:
+        # Screenshots must not depend on (or change) the user's saved window state.
+        with tempfile.TemporaryDirectory(prefix="ctxviewer-shot-") as tmp:
+            settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
+            window = MainWindow(settings)
+            if args.tab:
+                window.show_tab(args.tab)
+            if not args.project:
+                sys.stderr.write("ctxviewer: --screenshot needs a PROJECT folder\n")
+                return 2
+            window.open_project(args.project, args.feature, args.task)
+            error = take_screenshot(window, args.screenshot)
+            window.close()
+            settings.sync()
+        if error:
+            sys.stderr.write(f"ctxviewer: {error}\n")
+            return 1 if Path(args.screenshot).exists() else 2
+        return 0
+    window = MainWindow()
+    window.show()
+    project = args.project or window.settings.value("last-project")
+    if args.tab:
+        window.show_tab(args.tab)
+    if project and Path(str(project)).is_dir():
+        window.open_project(str(project), args.feature, args.task)
+    elif args.project:
+        window.problems.show_messages([f"{args.project}: not a folder"], [])
+    return int(app.exec())

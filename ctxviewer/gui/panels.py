@@ -1,0 +1,270 @@
+"""The window's panels: problems banner, sections, trimming, task facts, tracker, search.
+
+Each panel takes a whole :class:`Trace` (or ``None``) through ``set_trace`` and only
+reads it.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ctxviewer.engine.explain import Match, find_candidates, keyword_sources
+from ctxviewer.engine.trace import Trace
+from ctxviewer.gui.charts import Gauge, GaugeValue, ShareChart, ShareValue, TrimChart, TrimValue
+from ctxviewer.gui.models import (
+    keyword_columns,
+    search_columns,
+    section_columns,
+    section_rows,
+    setting_columns,
+    setting_rows,
+    tracked_file_columns,
+    trim_columns,
+)
+from ctxviewer.gui.tables import RecordTable
+
+
+class ProblemPanel(QFrame):
+    """A non-modal banner for engine errors, input problems and warnings."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("problemPanel")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.close_button = QToolButton(self)
+        self.close_button.setText("\u2715")
+        self.close_button.setToolTip("Hide this panel (it comes back with the next problem)")
+        self.close_button.clicked.connect(self.hide)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.messages: list[str] = []
+        self.hide()
+
+    def show_messages(self, errors: list[str], warnings: list[str]) -> None:
+        self.messages = [*errors, *warnings]
+        if not self.messages:
+            self.label.clear()
+            self.hide()
+            return
+        lines = [f"<b>Error:</b> {html.escape(e)}" for e in errors]
+        lines += [f"<b>Note:</b> {html.escape(w)}" for w in warnings]
+        self.label.setText("<br>".join(lines))
+        self.setProperty("severity", "error" if errors else "warning")
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self.show()
+
+
+class SectionsTab(QWidget):
+    """Token shares: the chart and the per-section numbers (estimate vs exact)."""
+
+    sectionClicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.chart = ShareChart(self)
+        self.chart.sectionClicked.connect(self.sectionClicked)
+        self.table = RecordTable(section_columns("heuristic"), None, statuses=False, noun="sections", parent=self)
+        self.table.filter.hide()
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.chart)
+        splitter.addWidget(self.table)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+
+    def set_trace(self, trace: Trace | None) -> None:
+        self.chart.setValue(ShareValue.from_trace(trace) if trace else None)
+        if trace is None:
+            self.table.set_rows([])
+            return
+        self.table.model._columns = tuple(section_columns(trace.tokenizer))
+        self.table.set_rows(section_rows(trace), widths=[115, 60, 65, 85, 65, 85, 65, 60, 85])
+
+
+class TrimmingTab(QWidget):
+    """The cuts in order: a step chart and the list."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.chart = TrimChart(self)
+        self.table = RecordTable(trim_columns("tokens"), None, statuses=False, noun="steps", parent=self)
+        self.chart.stepClicked.connect(lambda n: self.table.select(lambda s: s.order == n + 1))
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.chart)
+        splitter.addWidget(self.table)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+
+    def set_trace(self, trace: Trace | None) -> None:
+        self.chart.setValue(TrimValue.from_trace(trace) if trace else None)
+        if trace is None:
+            self.table.set_rows([])
+            return
+        self.table.model._columns = tuple(trim_columns(f"{trace.tokenizer} tokens"))
+        self.table.set_rows(trace.trim_steps, widths=[36, 110, 100, 100, 70, 70, 70])
+
+
+class TaskTab(QWidget):
+    """What the pipeline took from the task: keywords, and the effective settings."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.keywords = RecordTable(keyword_columns(), None, statuses=False, noun="keywords", parent=self)
+        self.settings = RecordTable(setting_columns(), None, statuses=False, noun="settings", parent=self)
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.keywords)
+        splitter.addWidget(self.settings)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+
+    def set_trace(self, trace: Trace | None) -> None:
+        self.keywords.set_rows(trace.keywords if trace else [], widths=[160])
+        self.settings.set_rows(setting_rows(trace) if trace else [], widths=[190, 160])
+
+
+class TrackerPanel(QWidget):
+    """The checkpoint gauge and the tracker's figures."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.gauge = Gauge(self)
+        self.gauge.setToolTip(
+            "The ContextTracker's estimated usage of the maximum context; the worker checkpoints "
+            "when it reaches the threshold"
+        )
+        form = QFormLayout()
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
+        self.fields: dict[str, QLabel] = {}
+        for key, label, tip in (
+            (
+                "estimated",
+                "Estimated",
+                "Tokens the tracker estimates the worker has used: task files read and tasks run",
+            ),
+            ("maximum", "Max context", "The model context size the tracker measures against"),
+            ("threshold", "Checkpoint at", "Usage percentage at which the worker must checkpoint"),
+            ("usage", "Usage", "Estimated / max context"),
+            ("headroom", "Until checkpoint", "Tokens left before the threshold is reached"),
+            ("task_budget", "Budget for task", "Per-task budget: total budget // task files, clamped to [500, total]"),
+            ("files", "Files read", "Task files (read and modify) that exist and were counted"),
+            ("tasks", "Tasks executed", "Tasks the tracker counted in this single-task view"),
+        ):
+            value = QLabel("\u2014", self)
+            value.setToolTip(tip)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            name = QLabel(label, self)
+            name.setToolTip(tip)
+            form.addRow(name, value)
+            self.fields[key] = value
+        self.files = RecordTable(tracked_file_columns(), None, statuses=False, noun="files", parent=self)
+        self.files.filter.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.gauge, 2)
+        layout.addLayout(form)
+        layout.addWidget(self.files, 1)
+
+    def set_trace(self, trace: Trace | None, animate: bool = False) -> None:
+        if trace is None:
+            self.gauge.setValue(None)
+            for value in self.fields.values():
+                value.setText("\u2014")
+            self.files.set_rows([])
+            return
+        t = trace.tracker
+        self.gauge.setValue(GaugeValue.from_tracker(t), animate=animate)
+        limit = int(t.max_tokens * t.threshold_percent / 100)
+        self.fields["estimated"].setText(f"{t.estimated_tokens:,} tokens")
+        self.fields["maximum"].setText(f"{t.max_tokens:,} tokens")
+        self.fields["threshold"].setText(f"{t.threshold_percent:g}% ({limit:,} tokens)")
+        self.fields["usage"].setText(
+            f"{t.usage_percent:.1f}%" + (" \u2014 over, checkpoint" if t.is_over_threshold else "")
+        )
+        self.fields["headroom"].setText(f"{max(0, limit - t.estimated_tokens):,} tokens")
+        self.fields["task_budget"].setText(f"{t.budget_for_task:,} tokens")
+        self.fields["files"].setText(str(t.files_read))
+        self.fields["tasks"].setText(str(t.tasks_executed))
+        self.files.set_rows(t.files)
+        self.files.view.resizeColumnsToContents()
+
+
+class SearchPanel(QWidget):
+    """ "Why was it dropped?": every candidate containing a word, rule name or file.
+
+    ``field`` is not laid out here: the window puts it in its toolbar, so it is
+    always at hand while the results panel only takes room once there is a query.
+    """
+
+    matchChosen = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.field = QLineEdit()
+        self.field.setPlaceholderText("Why was it dropped? A word, rule name or file (Ctrl+F)")
+        self.field.setClearButtonEnabled(True)
+        self.field.setToolTip("Lists every spec paragraph and rule file containing the text, with its fate")
+        self.field.textChanged.connect(self._search)
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.results = RecordTable(search_columns(), None, statuses=True, noun="candidates", parent=self)
+        self.results.filter.hide()
+        self.results.rowActivated.connect(self.matchChosen)
+        self.results.view.clicked.connect(lambda _i: self._chosen())
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.results, 1)
+        self._trace: Trace | None = None
+
+    def set_trace(self, trace: Trace | None) -> None:
+        self._trace = trace
+        self._search(self.field.text())
+
+    def matches(self) -> tuple[Match, ...]:
+        return self.results.model.rows()
+
+    def _chosen(self) -> None:
+        row = self.results.current_row()
+        if row is not None:
+            self.matchChosen.emit(row)
+
+    def _search(self, text: str) -> None:
+        if self._trace is None or not text.strip():
+            self.results.set_rows([])
+            self.summary.setText("")
+            return
+        found = find_candidates(self._trace, text)
+        self.results.set_rows(found, widths=[260, 80, 80, 100, 380])
+        fates = {s: sum(1 for m in found if m.status == s) for s in ("included", "truncated", "dropped")}
+        text_parts = [f"{len(found)} candidates contain \u201c{html.escape(text.strip())}\u201d"]
+        text_parts.append(", ".join(f"{n} {s}" for s, n in fates.items() if n))
+        sources = keyword_sources(self._trace, text)
+        if sources:
+            text_parts.append(f"it is a task keyword (from {html.escape('; '.join(sources))})")
+        elif re.fullmatch(r"[A-Za-z][\w-]{3,}", text.strip()):
+            text_parts.append("it is not a task keyword, so it adds nothing to any paragraph's score")
+        self.summary.setText(" \u00b7 ".join(p for p in text_parts if p))

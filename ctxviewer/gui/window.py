@@ -1,0 +1,606 @@
+"""The inspector window: outline, result tabs, tracker, search, and the worker lanes.
+
+Everything slow runs on a :class:`~ctxviewer.gui.worker.Lane`: loading a project,
+assembling the selected task, the background batch pass over every task, and exports.
+The window only reads the immutable results.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QProgressBar,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ctxviewer.engine import report
+from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.explain import Match
+from ctxviewer.engine.pipeline import assemble_task
+from ctxviewer.engine.project import Project, load_project
+from ctxviewer.engine.tokens import HEURISTIC
+from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
+from ctxviewer.gui.context_view import ContextView
+from ctxviewer.gui.details import paragraph_html, rule_html
+from ctxviewer.gui.highlighter import LexedText, display_text, lex_blocks
+from ctxviewer.gui.models import paragraph_columns, rule_columns
+from ctxviewer.gui.outline import ProjectOutline, TaskTotal
+from ctxviewer.gui.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
+from ctxviewer.gui.resources import app_icon
+from ctxviewer.gui.tables import RecordTable
+from ctxviewer.gui.worker import Lane, RunState, make_pool
+
+TABS = ("sections", "paragraphs", "rules", "trimming", "context", "task")
+MAX_RECENT = 10
+
+
+@dataclass(frozen=True)
+class Assembled:
+    """What the assembly lane returns: the trace and its context lexed for display."""
+
+    trace: Trace
+    lexed: LexedText
+
+
+class _BatchRelay(QObject):
+    """Carries batch rows from the pool thread to the GUI thread (queued)."""
+
+    row = Signal(int, object)  # batch id, TaskTotal
+
+
+class MainWindow(QMainWindow):
+    """The ctxviewer inspector."""
+
+    projectLoaded = Signal(object)
+    traceShown = Signal(object)
+    batchFinished = Signal()
+    exportFinished = Signal(str, str)  # path, error ('' when it worked)
+
+    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings or QSettings()
+        self.setWindowTitle("ctxviewer")
+        self.setWindowIcon(app_icon())
+        self.setAcceptDrops(True)
+        self.project: Project | None = None
+        self.trace: Trace | None = None
+        self.current: tuple[str, str] | None = None
+        self._wanted: tuple[str | None, str | None] = (None, None)
+        self._batch_id = 0
+        self.batch_totals: dict[tuple[str, str], TaskTotal] = {}
+
+        self.pool = make_pool(4)
+        self.load_lane = Lane(self.pool, "load", self)
+        self.run_lane = Lane(self.pool, "assemble", self)
+        self.batch_lane = Lane(self.pool, "batch", self)
+        self.export_lane = Lane(self.pool, "export", self)
+        self._relay = _BatchRelay(self)
+        self._relay.row.connect(self._on_batch_row)
+        self._build_widgets()
+        self._build_actions()
+        self._connect_lanes()
+        self._restore_geometry()
+
+    # -- construction ------------------------------------------------------------------
+
+    def _build_widgets(self) -> None:
+        self.problems = ProblemPanel(self)
+        self.header = QLabel(self)
+        self.header.setObjectName("taskHeader")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setText("Open a project folder (Ctrl+O) or drop one here.")
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.sections_tab = SectionsTab(self)
+        self.paragraphs = RecordTable(paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs")
+        self.rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files")
+        self.trimming = TrimmingTab(self)
+        self.context_view = ContextView(self)
+        self.task_tab = TaskTab(self)
+        for widget, title, tip in (
+            (self.sections_tab, "Sections", "Token share of each section against its budget"),
+            (self.paragraphs, "Spec paragraphs", "Every candidate spec paragraph, its score and fate"),
+            (self.rules, "Security rules", "Every rule file and why it matched or was skipped"),
+            (self.trimming, "Trimming", "The cuts, in order, with tokens before and after"),
+            (self.context_view, "Context", "The assembled context, exactly as the worker sees it"),
+            (self.task_tab, "Task", "The task's keywords and the effective settings"),
+        ):
+            index = self.tabs.addTab(widget, title)
+            self.tabs.setTabToolTip(index, tip)
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(6, 6, 6, 0)
+        layout.addWidget(self.problems)
+        layout.addWidget(self.header)
+        layout.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+
+        self.outline = ProjectOutline(self)
+        self.outline.taskChosen.connect(self.select_task)
+        self.tracker = TrackerPanel(self)
+        self.search = SearchPanel(self)
+        self.search.matchChosen.connect(self._go_to_match)
+        self.outline_dock = self._dock("Project", self.outline, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tracker_dock = self._dock("Tracker", self.tracker, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.search_dock = self._dock("Why was it dropped?", self.search, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.search_dock.hide()
+        self.search.field.textChanged.connect(self._on_search_text)
+        toolbar = self.addToolBar("Search")
+        toolbar.setObjectName("searchToolbar")
+        toolbar.setMovable(False)
+        self.search.field.setMinimumWidth(420)
+        toolbar.addWidget(self.search.field)
+        self.resizeDocks([self.outline_dock, self.tracker_dock], [250, 250], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.search_dock], [150], Qt.Orientation.Vertical)
+
+        self.sections_tab.sectionClicked.connect(self.jump_to_section)
+        self.paragraphs.rowActivated.connect(self.jump_to_item)
+        self.rules.rowActivated.connect(self.jump_to_item)
+
+        self.state_label = QLabel("idle", self)
+        self.state_label.setToolTip("State of the latest assembly run")
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 100)
+        self.progress.setMaximumWidth(160)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.batch_label = QLabel("", self)
+        self.batch_label.setToolTip("Background pass over every task (totals in the outline)")
+        bar = self.statusBar()
+        bar.addPermanentWidget(self.batch_label)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.state_label)
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, menu: QMenu, text: str, slot: Callable[[], Any], shortcut: Any = None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(tip)
+        action.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(action)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self._action(
+            file, "&Open Folder\u2026", self.open_dialog, QKeySequence.StandardKey.Open, "Open a project folder"
+        )
+        self.recent_menu = file.addMenu("Open &Recent")
+        self._fill_recent()
+        file.addSeparator()
+        self.export_actions = [
+            self._action(
+                file,
+                "&Export Context (.md)\u2026",
+                lambda: self.export_dialog("markdown"),
+                "Ctrl+E",
+                "Save exactly the assembled context",
+            ),
+            self._action(
+                file,
+                "Export &Trace (.json)\u2026",
+                lambda: self.export_dialog("json"),
+                "Ctrl+Shift+E",
+                "Save the full decision trace as JSON",
+            ),
+            self._action(
+                file,
+                "Export &HTML Report\u2026",
+                lambda: self.export_dialog("html"),
+                "Ctrl+Alt+E",
+                "Save a self-contained report that opens in any browser",
+            ),
+            self._action(
+                file, "&Copy Context", self.copy_context, "Ctrl+Shift+C", "Copy the assembled context to the clipboard"
+            ),
+        ]
+        file.addSeparator()
+        self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        run = bar.addMenu("&Run")
+        self._action(run, "&Re-run", self.rerun, "F5", "Assemble the selected task again")
+        self._action(run, "&Cancel", self.cancel_run, "Esc", "Stop the running assembly")
+        self._action(run, "Re-run &Batch Pass", self.start_batch, "Shift+F5", "Recompute every task's total")
+
+        view = bar.addMenu("&View")
+        self._action(
+            view,
+            "&Find Candidate\u2026",
+            self.focus_search,
+            QKeySequence.StandardKey.Find,
+            "Why was it dropped? Search every candidate",
+        )
+        self._action(view, "Filter &Tasks", self.focus_outline, "Ctrl+L", "Filter the project outline")
+        view.addSeparator()
+        for n, name in enumerate(TABS, start=1):
+            self._action(view, f"Show {self.tabs.tabText(n - 1)}", lambda name=name: self.show_tab(name), f"Ctrl+{n}")
+        view.addSeparator()
+        for dock in (self.outline_dock, self.tracker_dock, self.search_dock):
+            view.addAction(dock.toggleViewAction())
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&Keyboard Shortcuts", self.show_shortcuts, QKeySequence.StandardKey.HelpContents)
+        self._set_exports_enabled(False)
+
+    def _connect_lanes(self) -> None:
+        self.load_lane.finished.connect(self._on_project_loaded)
+        self.load_lane.errored.connect(self._on_load_error)
+        self.load_lane.stateChanged.connect(lambda s: self._show_state("loading", s))
+        self.run_lane.finished.connect(self._on_assembled)
+        self.run_lane.errored.connect(self._on_run_error)
+        self.run_lane.progress.connect(self._on_progress)
+        self.run_lane.stateChanged.connect(lambda s: self._show_state("assembly", s))
+        self.batch_lane.finished.connect(self._on_batch_done)
+        self.batch_lane.errored.connect(lambda m: self.batch_label.setText(f"batch pass failed: {m}"))
+        self.batch_lane.progress.connect(self._on_batch_progress)
+        self.export_lane.finished.connect(self._on_exported)
+        self.export_lane.errored.connect(self._on_export_error)
+
+    # -- opening -------------------------------------------------------------------------
+
+    def open_project(self, path: str | Path, feature: str | None = None, task: str | None = None) -> None:
+        """Load *path* off the GUI thread; then select *feature*/*task* (or the last or first)."""
+        folder = str(Path(path).expanduser())
+        self._wanted = (feature, task)
+        self.run_lane.cancel()
+        self.batch_lane.cancel()
+        self.statusBar().showMessage(f"Opening {folder}\u2026")
+        self.load_lane.submit(lambda cancel, progress: load_project(folder))
+
+    def open_dialog(self) -> None:
+        start = str(self.project.root.parent) if self.project else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Open project folder", start)
+        if folder:
+            self.open_project(folder)
+
+    def _on_project_loaded(self, project: Project) -> None:
+        self.project = project
+        self.trace = None
+        self.batch_totals.clear()
+        self.setWindowTitle(f"{project.name} \u2014 ctxviewer")
+        self.outline.set_project(project)
+        self._remember_project(str(project.root))
+        self.projectLoaded.emit(project)
+        warnings = list(project.warnings) + [
+            f"{f.name}: {f.graph_error}" for f in project.features if f.graph_error is not None
+        ]
+        self.problems.show_messages([], warnings)
+        feature, task = self._wanted
+        target: tuple[str, str] | None = None
+        if feature or task:
+            target = resolve_target(project, feature, task)
+            if target is None:
+                self.problems.show_messages(
+                    [f"no task {task or '(any)'} in feature {feature or '(any)'}; showing the first task"], warnings
+                )
+        else:
+            last = self.settings.value(f"last-task/{project.root}")
+            if isinstance(last, str) and "\n" in last:
+                target = resolve_target(project, *last.split("\n", 1))
+        target = target or resolve_target(project, None, None)
+        if target is None:
+            self.header.setText(f"<b>{project.name}</b>: no task to show \u2014 no feature has a readable task graph.")
+        else:
+            self.select_task(*target)
+        self.start_batch()
+
+    def _on_load_error(self, message: str) -> None:
+        self.problems.show_messages([f"could not open the project: {message}"], [])
+        self.statusBar().showMessage("Open failed", 5000)
+
+    # -- assembling ------------------------------------------------------------------------
+
+    def select_task(self, feature: str, task_id: str) -> None:
+        """Assemble *task_id* of *feature* in the background (cancelling any older run)."""
+        project = self.project
+        if project is None:
+            return
+        try:
+            feat = project.feature(feature)
+            task = feat.task(task_id)
+        except CtxViewerError as exc:
+            self.problems.show_messages([str(exc)], [])
+            return
+        self.current = (feature, task_id)
+        self.outline.select_task(feature, task_id)
+        self.settings.setValue(f"last-task/{project.root}", f"{feature}\n{task_id}")
+
+        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
+            trace = assemble_task(project, feat, task, exact=True, cancel=cancel, progress=progress)
+            return Assembled(trace, lex_blocks(display_text(trace.context)))
+
+        self.run_lane.submit(job)
+
+    def rerun(self) -> None:
+        if self.current is not None:
+            self.select_task(*self.current)
+
+    def cancel_run(self) -> None:
+        self.run_lane.cancel()
+
+    def _on_progress(self, stage: str, fraction: float) -> None:
+        self.progress.show()
+        self.progress.setValue(int(fraction * 100))
+        self.progress.setToolTip(f"Stage: {stage}")
+
+    def _on_assembled(self, result: Assembled) -> None:
+        self.progress.hide()
+        self.show_trace(result.trace, result.lexed)
+
+    def _on_run_error(self, message: str) -> None:
+        self.progress.hide()
+        self.problems.show_messages([message], [])
+
+    def _show_state(self, what: str, state: RunState) -> None:
+        self.state_label.setText(f"{what}: {state.value}")
+        if state in (RunState.CANCELLED, RunState.ERROR):
+            self.progress.hide()
+
+    def show_trace(self, trace: Trace, lexed: LexedText | None = None) -> None:
+        """Show a finished trace in every view."""
+        self.trace = trace
+        self.header.setText(self._header_html(trace))
+        self.sections_tab.set_trace(trace)
+        self.paragraphs.model._columns = tuple(paragraph_columns(trace.tokenizer))
+        self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), widths=[44, 120, 58, 48, 150, 56, 72])
+        self.rules.model._columns = tuple(rule_columns(trace.tokenizer))
+        self.rules.set_rows(trace.items_of(RULE_FILE), widths=[190, 170, 170, 68, 58, 58, 52])
+        self.trimming.set_trace(trace)
+        self.context_view.set_trace(trace, lexed)
+        self.task_tab.set_trace(trace)
+        self.tracker.set_trace(trace)
+        self.search.set_trace(trace)
+        errors = [e.one_line() for e in trace.errors]
+        self.problems.show_messages(errors, list(trace.warnings))
+        self._set_exports_enabled(True)
+        self.statusBar().showMessage(f"Assembled {trace.task_id}", 4000)
+        self.traceShown.emit(trace)
+
+    def _header_html(self, trace: Trace) -> str:
+        used = trace.context_tokens.get(trace.tokenizer)
+        used_text = "n/a" if used is None else f"{used:,}"
+        exact = [
+            f"{name} {value:,}"
+            for name in ("cl100k_base", "o200k_base")
+            if (value := trace.context_tokens.get(name)) is not None
+        ]
+        over = ' <span style="color:#d32f2f"><b>over budget</b></span>' if trace.over_budget else ""
+        title = trace.task_title.replace("&", "&amp;").replace("<", "&lt;")
+        return (
+            f"<span style='font-size:13pt'><b>{trace.task_id}</b> {title}</span><br>"
+            f"feature <b>{trace.feature}</b> \u00b7 profile {trace.profile} \u00b7 context "
+            f"<b>{used_text}</b> of {trace.budget:,} {trace.tokenizer} tokens{over}"
+            f" \u00b7 exact: {', '.join(exact) or 'n/a'}"
+        )
+
+    # -- navigation ---------------------------------------------------------------------------
+
+    def show_tab(self, name: str) -> None:
+        self.tabs.setCurrentIndex(TABS.index(name))
+
+    def current_tab(self) -> str:
+        return TABS[self.tabs.currentIndex()]
+
+    def jump_to_section(self, name: str) -> None:
+        section = self.trace.section(name) if self.trace else None
+        if section is None or section.span is None:
+            self.statusBar().showMessage(f"{name} is not in the context", 4000)
+            return
+        self.show_tab("context")
+        self.context_view.show_span(*section.span)
+
+    def jump_to_item(self, item: Item) -> None:
+        if item.span is None:
+            self.statusBar().showMessage(f"{item.source} is not in the context: {item.reason}", 6000)
+            return
+        self.show_tab("context")
+        self.context_view.show_span(*item.span)
+
+    def _go_to_match(self, match: Match) -> None:
+        table = self.paragraphs if match.kind == SPEC_PARAGRAPH else self.rules
+        self.show_tab("paragraphs" if match.kind == SPEC_PARAGRAPH else "rules")
+        table.select(lambda i: i.id == match.item_id)
+
+    def _on_search_text(self, text: str) -> None:
+        # The results panel appears with the first query; closing it is the user's call.
+        if text.strip() and not self.search_dock.isVisible():
+            self.search_dock.show()
+
+    def focus_search(self) -> None:
+        self.search.field.setFocus()
+        self.search.field.selectAll()
+
+    def focus_outline(self) -> None:
+        self.outline_dock.show()
+        self.outline.filter.setFocus()
+
+    def _paragraph_detail(self, item: Item) -> str:
+        return paragraph_html(self.trace, item) if self.trace else ""
+
+    # -- batch pass ----------------------------------------------------------------------------
+
+    def start_batch(self) -> None:
+        """Assemble every task in the background to fill the outline's totals."""
+        project = self.project
+        if project is None:
+            return
+        self._batch_id += 1
+        batch_id = self._batch_id
+        relay = self._relay
+        targets = project.tasks()
+
+        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> int:
+            exact = project.settings.tokenizer != HEURISTIC
+            for n, (feat, task) in enumerate(targets, start=1):
+                try:
+                    trace = assemble_task(project, feat, task, exact=exact, cancel=cancel)
+                    used = trace.context_tokens.get(trace.tokenizer) or 0
+                    total = TaskTotal(feat.name, task.id, used, trace.budget, trace.tokenizer)
+                except CtxViewerError as exc:
+                    total = TaskTotal(feat.name, task.id, 0, 0, "", str(exc))
+                relay.row.emit(batch_id, total)
+                progress("batch", n / max(1, len(targets)))
+            return len(targets)
+
+        self.batch_label.setText(f"batch pass: 0 of {len(targets)}")
+        self.batch_lane.submit(job)
+
+    def _on_batch_row(self, batch_id: int, total: TaskTotal) -> None:
+        if batch_id != self._batch_id:
+            return
+        self.batch_totals[(total.feature, total.task_id)] = total
+        self.outline.set_total(total)
+
+    def _on_batch_progress(self, _stage: str, fraction: float) -> None:
+        total = len(self.project.tasks()) if self.project else 0
+        self.batch_label.setText(f"batch pass: {round(fraction * total)} of {total}")
+
+    def _on_batch_done(self, count: int) -> None:
+        over = sum(1 for t in self.batch_totals.values() if t.over)
+        self.batch_label.setText(f"{count} tasks, {over} over budget")
+        self.batchFinished.emit()
+
+    # -- export ----------------------------------------------------------------------------------
+
+    def _set_exports_enabled(self, enabled: bool) -> None:
+        for action in self.export_actions:
+            action.setEnabled(enabled)
+
+    def export_dialog(self, fmt: str) -> None:
+        if self.trace is None:
+            return
+        suffix = report.SUFFIXES[fmt]
+        default = str(Path(self.settings.value("export-dir", str(Path.home()))) / f"{self.trace.task_id}{suffix}")
+        filters = {"markdown": "Markdown (*.md)", "json": "JSON (*.json)", "html": "HTML (*.html)"}
+        path, _ = QFileDialog.getSaveFileName(self, "Export", default, filters[fmt])
+        if path:
+            if not Path(path).suffix:
+                path += suffix
+            self.settings.setValue("export-dir", str(Path(path).parent))
+            self.export_to(path, fmt)
+
+    def export_to(self, path: str, fmt: str) -> None:
+        """Write the current trace as *fmt* to *path* atomically, off the GUI thread."""
+        trace = self.trace
+        if trace is None:
+            self.exportFinished.emit(path, "nothing to export yet")
+            return
+        self._export_path = path
+
+        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> str:
+            report.export(trace, path, fmt)
+            return path
+
+        self.export_lane.submit(job)
+
+    def _on_exported(self, path: str) -> None:
+        self.statusBar().showMessage(f"Wrote {path}", 6000)
+        self.exportFinished.emit(path, "")
+
+    def _on_export_error(self, message: str) -> None:
+        self.problems.show_messages([f"export failed: {message}"], [])
+        self.exportFinished.emit(getattr(self, "_export_path", ""), message)
+
+    def copy_context(self) -> None:
+        if self.trace is not None:
+            QGuiApplication.clipboard().setText(self.trace.context)
+            self.statusBar().showMessage(f"Copied {len(self.trace.context):,} characters", 4000)
+
+    # -- recent projects, geometry, drops ---------------------------------------------------------
+
+    def _remember_project(self, path: str) -> None:
+        recent = [p for p in self.recent_projects() if p != path]
+        recent.insert(0, path)
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self.settings.setValue("last-project", path)
+        self._fill_recent()
+
+    def recent_projects(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value or []]
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_projects()
+        for path in recent:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _c=False, p=path: self.open_project(p))
+        if not recent:
+            none = self.recent_menu.addAction("(none yet)")
+            none.setEnabled(False)
+
+    def _restore_geometry(self) -> None:
+        geometry = self.settings.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window-state")
+        if state is not None:
+            self.restoreState(state)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile() and Path(urls[0].toLocalFile()).is_dir():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile():
+            self.open_project(urls[0].toLocalFile())
+            event.acceptProposedAction()
+
+    def show_shortcuts(self) -> None:
+        lines = [
+            f"{a.text().replace('&', '')}: {a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)}"
+            for a in self.actions()
+            if not a.shortcut().isEmpty()
+        ]
+        self.problems.show_messages([], ["Shortcuts \u2014 " + "; ".join(lines)])
+
+    def busy(self) -> bool:
+        return any(lane.running_jobs() for lane in (self.load_lane, self.run_lane, self.batch_lane, self.export_lane))
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("window-state", self.saveState())
+        for lane in (self.load_lane, self.run_lane, self.batch_lane, self.export_lane):
+            lane.cancel()
+        self.pool.waitForDone(10_000)
+        super().closeEvent(event)
+
+
+def resolve_target(project: Project, feature: str | None, task: str | None) -> tuple[str, str] | None:
+    """The first (feature, task) matching the given parts; with neither, the first task."""
+    for feat, t in project.tasks():
+        if (feature is None or feat.name == feature) and (task is None or t.id == task):
+            return feat.name, t.id
+    return None
