@@ -26,12 +26,7 @@ from ctxviewer.engine import tokens
 from ctxviewer.engine.batch import run_batch
 from ctxviewer.engine.project import load_project
 
-WORDS = (
-    "ledger account session token queue schema ingest payment refund audit export report "
-    "cache retry webhook tenant invoice balance transfer currency limit policy secret "
-    "login logout rotate encrypt validate sanitize migrate index shard replica backup "
-    "restore throttle metric alert trace span worker scheduler cursor page filter sort"
-).split()
+WORDS = ["ledger", "account", "session", "token", "queue", "schema", "ingest", "payment", "refund", "audit", "export", "report", "cache", "retry", "webhook", "tenant", "invoice", "balance", "transfer", "currency", "limit", "policy", "secret", "login", "logout", "rotate", "encrypt", "validate", "sanitize", "migrate", "index", "shard", "replica", "backup", "restore", "throttle", "metric", "alert", "trace", "span", "worker", "scheduler", "cursor", "page", "filter", "sort"]
 
 
 def _sentence(rng: random.Random) -> str:
@@ -49,8 +44,12 @@ def generate(root: Path, tasks: int, spec_mb: float, seed: int = 7) -> Path:
     features = max(1, min(20, tasks // 30))
     per_feature_bytes = int(spec_mb * 1_000_000 / features / 2)
     rules = root / ".claude/rules/security"
-    for rel, n in (("_core/owasp-2025.md", 20), ("languages/python/CLAUDE.md", 12),
-                   ("languages/javascript/CLAUDE.md", 12), ("containers/docker/CLAUDE.md", 8)):
+    for rel, n in (
+        ("_core/owasp-2025.md", 20),
+        ("languages/python/CLAUDE.md", 12),
+        ("languages/javascript/CLAUDE.md", 12),
+        ("containers/docker/CLAUDE.md", 8),
+    ):
         path = rules / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         body = "".join(
@@ -80,14 +79,16 @@ def generate(root: Path, tasks: int, spec_mb: float, seed: int = 7) -> Path:
                 s = rng.choice(suffixes)
                 stem = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}"
                 files.append(f"src/{stem}{s}" if s != "Dockerfile" else f"deploy/{stem}/Dockerfile")
-            task_list.append({
-                "id": f"F{f:02d}-{t:03d}",
-                "title": _sentence(rng)[:60],
-                "description": _paragraph(rng)[:300],
-                "files": {"create": files[:2], "modify": files[2:], "read": []},
-                "dependencies": [],
-                "level": 1 + t % 3,
-            })
+            task_list.append(
+                {
+                    "id": f"F{f:02d}-{t:03d}",
+                    "title": _sentence(rng)[:60],
+                    "description": _paragraph(rng)[:300],
+                    "files": {"create": files[:2], "modify": files[2:], "read": []},
+                    "dependencies": [],
+                    "level": 1 + t % 3,
+                }
+            )
         (spec_dir / "task-graph.json").write_text(json.dumps({"tasks": task_list}), encoding="utf-8")
     return root
 
@@ -137,12 +138,18 @@ def main() -> int:
             pass_times.append(time.perf_counter() - start)
 
     b, p = statistics.median(batch_times), statistics.median(pass_times)
-    print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
-          f"{__import__('os').cpu_count()} cores")
-    print(f"project: {n_tasks} tasks, {spec_bytes / 1e6:.2f} MB of specs; "
-          f"{len(texts):,} distinct texts, {chars / 1e6:.2f} M characters counted")
-    print(f"batch with exact counts (cl100k_base + o200k_base), median of {args.repeat}: {b:.2f} s "
-          f"({n_tasks / b:.0f} tasks/s)")
+    print(
+        f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
+        f"{__import__('os').cpu_count()} cores"
+    )
+    print(
+        f"project: {n_tasks} tasks, {spec_bytes / 1e6:.2f} MB of specs; "
+        f"{len(texts):,} distinct texts, {chars / 1e6:.2f} M characters counted"
+    )
+    print(
+        f"batch with exact counts (cl100k_base + o200k_base), median of {args.repeat}: {b:.2f} s "
+        f"({n_tasks / b:.0f} tasks/s)"
+    )
     print(f"one tiktoken pass over the same distinct text (both encodings), median: {p:.2f} s")
     print(f"ratio batch / tiktoken pass: {b / p:.2f}")
     return 0

@@ -20,13 +20,24 @@ def mark_keywords(text: str, keywords: Sequence[str], colour: str = "#ffe58a") -
     words = sorted({k for k in keywords if k}, key=len, reverse=True)
     if not words:
         return html.escape(text)
-    pattern = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+    # The pipeline matches keywords in str.lower() text, so match there too.  Lowering
+    # can lengthen a character ("İ" -> "i̇"), so keep where each lowered one came from.
+    lowered: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        low = ch.lower()
+        lowered.append(low)
+        origin.extend([i] * len(low))
+    pattern = re.compile("|".join(re.escape(w) for w in words))
     out: list[str] = []
     pos = 0
-    for m in pattern.finditer(text):
-        out.append(html.escape(text[pos : m.start()]))
-        out.append(f'<span style="background:{colour}; color:#000">{html.escape(m.group(0))}</span>')
-        pos = m.end()
+    for m in pattern.finditer("".join(lowered)):
+        start, end = origin[m.start()], origin[m.end() - 1] + 1
+        if start < pos:
+            continue
+        out.append(html.escape(text[pos:start]))
+        out.append(f'<span style="background:{colour}; color:#000">{html.escape(text[start:end])}</span>')
+        pos = end
     out.append(html.escape(text[pos:]))
     return "".join(out)
 

@@ -25,7 +25,7 @@ from typing import Any
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
 #: Characters Qt would treat as block breaks, shown as visible symbols instead.
-_VISIBLE = str.maketrans({"\r": "\u240d", "\u2029": "\u00b6"})
+_VISIBLE = str.maketrans({"\r": "\u240d", "\u2029": "\u00b6", "\ufdd0": "\ufffd", "\ufdd1": "\ufffd"})
 
 #: (start, length, token type) in UTF-16 units within one block.
 Ranges = tuple[tuple[int, int, Any], ...]
@@ -113,8 +113,12 @@ def _to_utf16(line: str, r: tuple[int, int, Any]) -> tuple[int, int, Any]:
 
 
 def lex_line(line: str) -> Ranges:
-    """Ranges for one line lexed on its own (the fallback for an uncached block)."""
-    return lex_blocks(line).blocks[0][1]
+    """Ranges for one line lexed on its own (the fallback for an uncached block).
+
+    The line is lexed with its newline, which Markdown's block rules (headings, list
+    items) need to match; ranges past the line are dropped.
+    """
+    return lex_blocks(line + "\n").blocks[0][1]
 
 
 @lru_cache(maxsize=4)
@@ -182,9 +186,11 @@ class MarkdownHighlighter(QSyntaxHighlighter):
         if 0 <= n < len(self._blocks) and self._blocks[n][0] == text:
             ranges = self._blocks[n][1]
             self.cache_hits += 1
-        else:
-            ranges = lex_line(text) if text else ()
+        elif text:
+            ranges = lex_line(text)
             self.cache_misses += 1
+        else:
+            ranges = ()  # an empty block has nothing to colour; not a miss
         for start, length, ttype in ranges:
             fmt = self._format(ttype)
             if fmt is not None:

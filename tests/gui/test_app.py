@@ -1,0 +1,62 @@
+"""Starting the GUI from the command line: screenshot mode, resources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+from ctxviewer.cli import main
+from ctxviewer.gui.resources import app_icon, icon_pixmaps, style_sheet
+from tests.gui.conftest import EDGE, LEDGER
+
+
+@pytest.mark.parametrize("tab", ["sections", "context"])
+def test_screenshot_mode_saves_a_1280x800_png_and_exits_0(qtbot, tmp_path: Path, tab: str) -> None:
+    out = tmp_path / f"{tab}.png"
+    code = main(
+        [
+            "gui",
+            str(LEDGER),
+            "--feature",
+            "auth-sessions",
+            "--task",
+            "AUTH-L1-002",
+            "--tab",
+            tab,
+            "--screenshot",
+            str(out),
+        ]
+    )
+    assert code == 0
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1280, 800)
+    # Not a blank canvas: the window drew text and charts (many distinct colours).
+    colours = {image.pixel(x, y) for x in range(0, 1280, 16) for y in range(0, 800, 16)}
+    assert len(colours) > 20
+
+
+def test_screenshot_without_feature_or_task_uses_the_first_task(qtbot, tmp_path: Path) -> None:
+    out = tmp_path / "first.png"
+    assert main(["gui", str(EDGE), "--screenshot", str(out)]) == 0
+    assert QImage(str(out)).width() == 1280
+
+
+def test_screenshot_of_a_missing_project_fails_with_a_message(qtbot, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "none.png"
+    code = main(["gui", str(tmp_path / "nowhere"), "--screenshot", str(out)])
+    assert code != 0
+    assert "could not open the project" in capsys.readouterr().err
+
+
+def test_screenshot_into_a_missing_folder_says_why(qtbot, tmp_path: Path, capsys) -> None:
+    code = main(["gui", str(LEDGER), "--screenshot", str(tmp_path / "no" / "dir" / "x.png")])
+    assert code == 2
+    assert "could not be written" in capsys.readouterr().err
+
+
+def test_icon_and_style_sheet_load_from_the_package(qapp) -> None:
+    assert len(icon_pixmaps()) == 6
+    assert not app_icon().isNull()
+    assert "problemPanel" in style_sheet()
