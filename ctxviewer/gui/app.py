@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QEventLoop, QIODevice, QSettings, Qt, QTimer
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from ctxviewer import __version__
@@ -38,9 +39,47 @@ def make_app(theme: str = "system") -> QApplication:
     app.setWindowIcon(app_icon())
     # Fusion draws the same on every platform and follows the colour scheme hint.
     app.setStyle("Fusion")
-    app.styleHints().setColorScheme(_SCHEMES.get(theme, Qt.ColorScheme.Unknown))
+    scheme = _SCHEMES.get(theme, Qt.ColorScheme.Unknown)
+    app.styleHints().setColorScheme(scheme)
+    # Platforms without a colour-scheme service (offscreen, some X11 desktops) ignore the
+    # hint, so an explicit choice also sets the matching palette.
+    if scheme == Qt.ColorScheme.Dark:
+        app.setPalette(dark_palette())
+    elif scheme == Qt.ColorScheme.Light:
+        app.setPalette(app.style().standardPalette())
     app.setStyleSheet(style_sheet())
     return app
+
+
+def dark_palette() -> QPalette:
+    """A dark palette for Fusion (used when dark is asked for explicitly)."""
+    pal = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: "#202124",
+        QPalette.ColorRole.WindowText: "#e8eaed",
+        QPalette.ColorRole.Base: "#17181a",
+        QPalette.ColorRole.AlternateBase: "#25272a",
+        QPalette.ColorRole.ToolTipBase: "#2d2f33",
+        QPalette.ColorRole.ToolTipText: "#e8eaed",
+        QPalette.ColorRole.PlaceholderText: "#9aa0a6",
+        QPalette.ColorRole.Text: "#e8eaed",
+        QPalette.ColorRole.Button: "#2b2d30",
+        QPalette.ColorRole.ButtonText: "#e8eaed",
+        QPalette.ColorRole.BrightText: "#ff8a80",
+        QPalette.ColorRole.Light: "#3c4043",
+        QPalette.ColorRole.Midlight: "#323438",
+        QPalette.ColorRole.Mid: "#5f6368",
+        QPalette.ColorRole.Dark: "#111214",
+        QPalette.ColorRole.Shadow: "#000000",
+        QPalette.ColorRole.Highlight: "#3d6fb6",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.Link: "#8ab4f8",
+    }
+    for role, colour in roles.items():
+        pal.setColor(role, QColor(colour))
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.WindowText, QPalette.ColorRole.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#80868b"))
+    return pal
 
 
 def _wait(window: MainWindow, timeout_ms: int) -> str:

@@ -7,7 +7,7 @@ tinted so boundaries show; the side list jumps to a section or an included candi
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
@@ -89,6 +89,15 @@ class ContextView(QWidget):
         self._focus: QTextEdit.ExtraSelection | None = None
         self._focus_span: tuple[int, int] | None = None
 
+    def changeEvent(self, event: QEvent) -> None:
+        # Follow a light/dark switch while running: new token colours and section tints.
+        if event.type() == QEvent.Type.PaletteChange:
+            self.highlighter.set_dark(is_dark(self.palette()))
+            if self._trace is not None:
+                self._section_selections = self._section_tints(self._trace)
+                self._apply_selections()
+        super().changeEvent(event)
+
     # -- content -----------------------------------------------------------------------
 
     def set_trace(self, trace: Trace | None, lexed: LexedText | None = None) -> None:
@@ -122,7 +131,7 @@ class ContextView(QWidget):
     def _fill_outline(self, trace: Trace) -> None:
         root = self.outline_model.invisibleRootItem()
         for section in trace.sections:
-            label = f"{section.title} \u2014 {section.status}"
+            label = section.title if section.status == "included" else f"{section.title} ({section.status})"
             node = QStandardItem(label)
             node.setData(section.span, SpanRole)
             node.setToolTip(section.reason)
@@ -134,10 +143,11 @@ class ContextView(QWidget):
             )
             for item in items:
                 lines = f":{item.line_start}" if item.line_start is not None and item.kind != "rule_file" else ""
-                child = QStandardItem(f"{item.source.rsplit('/', 1)[-1]}{lines} ({item.status})")
+                cut = " \u2702" if item.status == "truncated" else ""
+                child = QStandardItem(f"{item.source.rsplit('/', 1)[-1]}{lines}{cut}")
                 child.setData(item.span, SpanRole)
                 child.setData(item.id, SpanRole + 1)
-                child.setToolTip(f"{item.source}\n{item.reason}")
+                child.setToolTip(f"{item.source}\n{item.status}: {item.reason}")
                 node.appendRow(child)
             root.appendRow(node)
         self.outline.expandAll()

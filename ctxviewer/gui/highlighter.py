@@ -142,7 +142,7 @@ def _style_formats(style_name: str) -> dict[Any, QTextCharFormat]:
 
 
 LIGHT_STYLE = "default"
-DARK_STYLE = "monokai"
+DARK_STYLE = "github-dark"
 
 
 class MarkdownHighlighter(QSyntaxHighlighter):

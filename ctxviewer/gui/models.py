@@ -100,14 +100,12 @@ class RecordModel(QAbstractTableModel):
         super().__init__(parent)
         self._columns = tuple(columns)
         self._rows: tuple[Any, ...] = ()
-        self._dark = is_dark()
 
     # -- content -------------------------------------------------------------------
 
     def set_rows(self, rows: Sequence[Any]) -> None:
         self.beginResetModel()
         self._rows = tuple(rows)
-        self._dark = is_dark()
         self.endResetModel()
 
     def rows(self) -> tuple[Any, ...]:
@@ -157,7 +155,7 @@ class RecordModel(QAbstractTableModel):
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and col.status:
-            return QBrush(status_colour(col.text(row), self._dark))
+            return QBrush(status_colour(col.text(row)))  # palette read now: follows a theme switch
         if role == SortRole:
             value = col.key(row) if col.key else col.text(row)
             return _sortable(value)

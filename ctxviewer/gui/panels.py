@@ -85,14 +85,18 @@ class SectionsTab(QWidget):
         self.chart.sectionClicked.connect(self.sectionClicked)
         self.table = RecordTable(section_columns("heuristic"), None, statuses=False, noun="sections", parent=self)
         self.table.filter.hide()
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
-        splitter.addWidget(self.chart)
-        splitter.addWidget(self.table)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
+        self.arithmetic = QLabel(self)
+        self.arithmetic.setWordWrap(True)
+        self.arithmetic.setTextFormat(Qt.TextFormat.RichText)
+        self.arithmetic.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.arithmetic.setToolTip("How the pipeline split the budget for this run")
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(self.chart)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.arithmetic)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.addWidget(self.splitter)
 
     def set_trace(self, trace: Trace | None) -> None:
         self.chart.setValue(ShareValue.from_trace(trace) if trace else None)
@@ -100,7 +104,34 @@ class SectionsTab(QWidget):
             self.table.set_rows([])
             return
         self.table.model._columns = tuple(section_columns(trace.tokenizer))
-        self.table.set_rows(section_rows(trace), widths=[115, 60, 65, 85, 65, 85, 65, 60, 85])
+        self.table.set_rows(section_rows(trace), widths=[105, 55, 62, 80, 62, 80, 62, 55, 80])
+        self.arithmetic.setText(budget_arithmetic(trace))
+        rows = self.table.view.verticalHeader().defaultSectionSize() * (len(trace.sections) + 2) + 80
+        rest = max(100, self.splitter.height() - self.chart.sizeHint().height() - rows)
+        self.splitter.setSizes([self.chart.sizeHint().height(), rows, rest])
+
+
+def budget_arithmetic(trace: Trace) -> str:
+    """The budget split in words: total, shares, buffer, sub-budgets, and any section's trouble."""
+    settings = {k: s.value for k, s in trace.settings.items()}
+    parts = [f"<b>Budget {trace.budget:,}</b> {html.escape(trace.tokenizer)} tokens"]
+    for section in trace.sections:
+        share = settings.get("security_share" if section.name == "security_rules" else "spec_share")
+        share_text = f" ({float(share):.0%})" if isinstance(share, int | float) else ""
+        parts.append(f"{html.escape(section.title)}{share_text} = {section.budget:,}")
+    parts.append(f"buffer = {trace.buffer:,}")
+    lines = [" \u2192 ".join(parts[:1]) + ": " + ", ".join(parts[1:]) + "."]
+    for section in trace.sections:
+        if section.sub_budgets:
+            subs = ", ".join(f"{html.escape(k)} {v:,}" for k, v in section.sub_budgets.items())
+            lines.append(f"{html.escape(section.title)} sub-budgets: {subs}.")
+    for section in trace.sections:
+        if section.status != "included":
+            lines.append(
+                f"<b>{html.escape(section.title)}: {html.escape(section.status)}</b> \u2014 "
+                f"{html.escape(section.reason)}"
+            )
+    return "<br>".join(lines)
 
 
 class TrimmingTab(QWidget):
@@ -111,15 +142,17 @@ class TrimmingTab(QWidget):
         self.chart = TrimChart(self)
         self.table = RecordTable(trim_columns("tokens"), None, statuses=False, noun="steps", parent=self)
         self.chart.stepClicked.connect(lambda n: self.table.select(lambda s: s.order == n + 1))
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
-        splitter.addWidget(self.chart)
-        splitter.addWidget(self.table)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(self.chart)
+        self.splitter.addWidget(self.table)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.addWidget(self.splitter)
 
     def set_trace(self, trace: Trace | None) -> None:
         self.chart.setValue(TrimValue.from_trace(trace) if trace else None)
+        chart_height = min(self.chart.sizeHint().height(), max(120, self.splitter.height() * 2 // 3))
+        self.splitter.setSizes([chart_height, max(120, self.splitter.height() - chart_height)])
         if trace is None:
             self.table.set_rows([])
             return
@@ -143,7 +176,7 @@ class TaskTab(QWidget):
 
     def set_trace(self, trace: Trace | None) -> None:
         self.keywords.set_rows(trace.keywords if trace else [], widths=[160])
-        self.settings.set_rows(setting_rows(trace) if trace else [], widths=[190, 160])
+        self.settings.set_rows(setting_rows(trace) if trace else [], widths=[150, 150])
 
 
 class TrackerPanel(QWidget):
@@ -184,7 +217,8 @@ class TrackerPanel(QWidget):
         self.files.filter.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.gauge, 2)
+        self.gauge.setMinimumHeight(190)
+        layout.addWidget(self.gauge)
         layout.addLayout(form)
         layout.addWidget(self.files, 1)
 
