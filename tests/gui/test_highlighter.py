@@ -247,7 +247,7 @@ def test_dark_mode_switches_the_heading_colour(lexed_editor: Lexed) -> None:
     hl.set_dark(True)
     dark = heading_colour(editor)
     assert light != dark
-    # Pygments' "default" heading is navy (#000080), "monokai"'s is near white (#f8f8f2).
+    # Pygments' "default" heading is navy (#000080); the dark style has its own colour.
     assert (light, dark) == ("#000080", dark_heading())
     hl.set_dark(False)
     assert heading_colour(editor) == light
