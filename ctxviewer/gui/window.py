@@ -372,7 +372,12 @@ class MainWindow(QMainWindow):
         self.paragraphs.model._columns = tuple(paragraph_columns(trace.tokenizer))
         self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), widths=[44, 120, 58, 48, 150, 56, 72])
         self.rules.model._columns = tuple(rule_columns(trace.tokenizer))
-        self.rules.set_rows(trace.items_of(RULE_FILE), widths=[190, 170, 170, 68, 58, 58, 52])
+        self.rules.set_rows(trace.items_of(RULE_FILE), widths=[170, 140, 140, 66, 56, 50, 50])
+        # Start with the most telling candidate explained: a truncated paragraph (the cut
+        # shows), else the best-ranked one; the first rule file.
+        if not self.paragraphs.select(lambda i: i.status == "truncated"):
+            self.paragraphs.select(lambda i: i.rank == 1)
+        self.rules.select(lambda i: True)
         self.trimming.set_trace(trace)
         self.context_view.set_trace(trace, lexed)
         self.task_tab.set_trace(trace)
