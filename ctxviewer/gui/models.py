@@ -22,7 +22,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
 
 from ctxviewer.engine.explain import Match, item_label
-from ctxviewer.engine.tokens import CL100K, HEURISTIC, O200K, TokenCounts
+from ctxviewer.engine.tokens import CL100K, EXACT_ENCODINGS, HEURISTIC, O200K, TokenCounts
 from ctxviewer.engine.trace import (
     DROPPED,
     INCLUDED,
@@ -362,9 +362,6 @@ def section_rows(trace: Trace) -> list[SectionRow]:
 
 
 def section_columns(tokenizer: str) -> list[Column]:
-    def delta(name: str) -> Callable[[SectionRow], str]:
-        return lambda r: fmt_delta(r.tokens.get(name), r.tokens.heuristic)
-
     return [
         Column("Section", lambda r: r.title, None, "A section of the assembled context"),
         Column(
@@ -381,38 +378,34 @@ def section_columns(tokenizer: str) -> list[Column]:
             "The pipeline's own estimate: characters // 4",
             numeric=True,
         ),
-        Column(
-            "cl100k_base",
-            lambda r: fmt_int(r.tokens.get(CL100K)),
-            lambda r: r.tokens.get(CL100K),
-            "Exact count with tiktoken cl100k_base (GPT-4 / GPT-3.5)",
-            numeric=True,
-        ),
-        Column(
-            "\u0394 cl100k",
-            delta(CL100K),
-            lambda r: _diff(r.tokens, CL100K),
-            "cl100k_base count minus the estimate",
-            numeric=True,
-        ),
-        Column(
-            "o200k_base",
-            lambda r: fmt_int(r.tokens.get(O200K)),
-            lambda r: r.tokens.get(O200K),
-            "Exact count with tiktoken o200k_base (GPT-4o family)",
-            numeric=True,
-        ),
-        Column(
-            "\u0394 o200k",
-            delta(O200K),
-            lambda r: _diff(r.tokens, O200K),
-            "o200k_base count minus the estimate",
-            numeric=True,
-        ),
+        *[col for name in EXACT_ENCODINGS for col in _exact_columns(name)],
         Column("Chars", lambda r: fmt_int(r.tokens.chars), lambda r: r.tokens.chars, "Characters", numeric=True),
         Column("Status", lambda r: r.status, None, "Whether the section made it into the context", status=True),
         Column("Reason", lambda r: r.reason, None, "Why"),
     ]
+
+
+_EXACT_TIPS = {CL100K: "GPT-4 / GPT-3.5", O200K: "GPT-4o family"}
+
+
+def _exact_columns(name: str) -> tuple[Column, Column]:
+    """An exact encoding's count and its difference from the pipeline's estimate."""
+    return (
+        Column(
+            name,
+            lambda r: fmt_int(r.tokens.get(name)),
+            lambda r: r.tokens.get(name),
+            f"Exact count with tiktoken {name} ({_EXACT_TIPS.get(name, name)})",
+            numeric=True,
+        ),
+        Column(
+            "\u0394 " + name.split("_")[0],
+            lambda r: fmt_delta(r.tokens.get(name), r.tokens.heuristic),
+            lambda r: _diff(r.tokens, name),
+            f"{name} count minus the estimate",
+            numeric=True,
+        ),
+    )
 
 
 def _diff(counts: TokenCounts, name: str) -> int | None:

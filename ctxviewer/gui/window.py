@@ -368,6 +368,11 @@ class MainWindow(QMainWindow):
         """Show a finished trace in every view."""
         self.trace = trace
         self.header.setText(self._header_html(trace))
+        self.header.setToolTip(
+            f"context: size of the assembled context in {trace.tokenizer} tokens (the tokenizer the "
+            f"pipeline decides with) against the task budget of {trace.budget:,}; exact: the same text "
+            "counted with tiktoken's cl100k_base and o200k_base encodings"
+        )
         self.sections_tab.set_trace(trace)
         self.paragraphs.model._columns = tuple(paragraph_columns(trace.tokenizer))
         self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), widths=[44, 120, 58, 48, 150, 56, 72])
