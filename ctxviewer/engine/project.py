@@ -138,7 +138,7 @@ class _LimitedLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_YAML_ALIASES:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]  # untyped in types-PyYAML
                 raise yaml.YAMLError(
                     f"more than {MAX_YAML_ALIASES} alias references (line {mark.line + 1}); "
                     "refusing a possible alias bomb"
@@ -146,7 +146,7 @@ class _LimitedLoader(yaml.SafeLoader):
         self._depth += 1
         try:
             if self._depth > MAX_DOCUMENT_DEPTH:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]  # untyped in types-PyYAML
                 raise yaml.YAMLError(f"nested deeper than {MAX_DOCUMENT_DEPTH} levels (line {mark.line + 1})")
             return super().compose_node(parent, index)
         finally:

@@ -139,8 +139,8 @@ def score_paragraphs(index: SpecIndex, keywords: Iterable[str]) -> list[Scored]:
     """
     hits: dict[int, list[str]] = {}
     for word in sorted(set(keywords)):
-        for para in _paragraphs_containing(index, word):
-            hits.setdefault(para, []).append(word)
+        for number in _paragraphs_containing(index, word):
+            hits.setdefault(number, []).append(word)
     out: list[Scored] = []
     for para in index.paragraphs:
         matched = () if para.blank else tuple(hits.get(para.index, ()))

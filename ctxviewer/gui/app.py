@@ -117,7 +117,8 @@ def take_screenshot(window: MainWindow, out: str, timeout_ms: int = SCREENSHOT_T
     image = window.grab().toImage()
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
+    # The stub says bytes for the format; PySide6 6.11 wants str at run time.
+    if not image.save(buffer, "PNG"):  # type: ignore[call-overload]
         return "could not encode the screenshot as PNG"
     try:
         atomic_write(out, bytes(buffer.data().data()))

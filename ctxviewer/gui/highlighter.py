@@ -67,7 +67,7 @@ class LexedText:
 def _lexer() -> Any:
     from pygments.lexers.markup import MarkdownLexer
 
-    return MarkdownLexer(stripnl=False, stripall=False, ensurenl=False)
+    return MarkdownLexer(stripnl=False, stripall=False, ensurenl=False)  # type: ignore[no-untyped-call]
 
 
 def lex_blocks(text: str) -> LexedText:

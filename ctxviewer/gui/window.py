@@ -7,6 +7,7 @@ The window only reads the immutable results.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -242,7 +243,7 @@ class MainWindow(QMainWindow):
         self._action(view, "Filter &Tasks", self.focus_outline, "Ctrl+L", "Filter the project outline")
         view.addSeparator()
         for n, name in enumerate(TABS, start=1):
-            self._action(view, f"Show {self.tabs.tabText(n - 1)}", lambda name=name: self.show_tab(name), f"Ctrl+{n}")
+            self._action(view, f"Show {self.tabs.tabText(n - 1)}", functools.partial(self.show_tab, name), f"Ctrl+{n}")
         view.addSeparator()
         for dock in (self.outline_dock, self.tracker_dock, self.search_dock):
             view.addAction(dock.toggleViewAction())
@@ -508,7 +509,7 @@ class MainWindow(QMainWindow):
         if self.trace is None:
             return
         suffix = report.SUFFIXES[fmt]
-        default = str(Path(self.settings.value("export-dir", str(Path.home()))) / f"{self.trace.task_id}{suffix}")
+        default = str(Path(str(self.settings.value("export-dir", str(Path.home())))) / f"{self.trace.task_id}{suffix}")
         filters = {"markdown": "Markdown (*.md)", "json": "JSON (*.json)", "html": "HTML (*.html)"}
         path, _ = QFileDialog.getSaveFileName(self, "Export", default, filters[fmt])
         if path:
@@ -557,7 +558,7 @@ class MainWindow(QMainWindow):
         value = self.settings.value("recent", [])
         if isinstance(value, str):
             return [value]
-        return [str(v) for v in value or []]
+        return [str(v) for v in value] if isinstance(value, list | tuple) else []
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
