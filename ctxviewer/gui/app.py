@@ -7,7 +7,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QEventLoop, QIODevice, QSettings, Qt, QTimer
+from PySide6.QtCore import (
+    QBuffer,
+    QEventLoop,
+    QIODevice,
+    QMessageLogContext,
+    QSettings,
+    Qt,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -26,6 +36,14 @@ _SCHEMES = {
     "dark": Qt.ColorScheme.Dark,
     "system": Qt.ColorScheme.Unknown,
 }
+
+
+def _quiet_offscreen_noise(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    # The offscreen platform warns that it cannot propagate size hints; that is expected
+    # in screenshot mode and says nothing to the user.  Everything else goes to stderr.
+    if "propagateSizeHints" in message:
+        return
+    sys.stderr.write(message + "\n")
 
 
 def make_app(theme: str = "system") -> QApplication:
@@ -131,23 +149,11 @@ def run_gui(args: argparse.Namespace) -> int:
     """``ctxviewer gui``: open the window (or take a screenshot and exit)."""
     app = make_app(getattr(args, "theme", None) or "system")
     if args.screenshot:
-        # Screenshots must not depend on (or change) the user's saved window state.
-        with tempfile.TemporaryDirectory(prefix="ctxviewer-shot-") as tmp:
-            settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
-            window = MainWindow(settings)
-            if args.tab:
-                window.show_tab(args.tab)
-            if not args.project:
-                sys.stderr.write("ctxviewer: --screenshot needs a PROJECT folder\n")
-                return 2
-            window.open_project(args.project, args.feature, args.task)
-            error = take_screenshot(window, args.screenshot)
-            window.close()
-            settings.sync()
-        if error:
-            sys.stderr.write(f"ctxviewer: {error}\n")
-            return 1 if Path(args.screenshot).exists() else 2
-        return 0
+        previous = qInstallMessageHandler(_quiet_offscreen_noise)
+        try:
+            return _screenshot(args)
+        finally:
+            qInstallMessageHandler(previous)
     window = MainWindow()
     window.show()
     project = args.project or window.settings.value("last-project")
@@ -158,3 +164,23 @@ def run_gui(args: argparse.Namespace) -> int:
     elif args.project:
         window.problems.show_messages([f"{args.project}: not a folder"], [])
     return int(app.exec())
+
+
+def _screenshot(args: argparse.Namespace) -> int:
+    if not args.project:
+        sys.stderr.write("ctxviewer: --screenshot needs a PROJECT folder\n")
+        return 2
+    # Screenshots must not depend on (or change) the user's saved window state.
+    with tempfile.TemporaryDirectory(prefix="ctxviewer-shot-") as tmp:
+        settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(settings)
+        if args.tab:
+            window.show_tab(args.tab)
+        window.open_project(args.project, args.feature, args.task)
+        error = take_screenshot(window, args.screenshot)
+        window.close()
+        settings.sync()
+    if error:
+        sys.stderr.write(f"ctxviewer: {error}\n")
+        return 1 if Path(args.screenshot).exists() else 2
+    return 0
