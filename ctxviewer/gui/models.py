@@ -21,18 +21,14 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
 
-from ctxviewer.engine.explain import Match, item_label
 from ctxviewer.engine.tokens import CL100K, EXACT_ENCODINGS, HEURISTIC, O200K, TokenCounts
 from ctxviewer.engine.trace import (
     DROPPED,
     INCLUDED,
     TRUNCATED,
     Item,
-    Keyword,
     Section,
     Trace,
-    TrackedFile,
-    TrimStep,
 )
 
 #: The row object behind an index (for views that want the whole row).
@@ -103,8 +99,11 @@ class RecordModel(QAbstractTableModel):
 
     # -- content -------------------------------------------------------------------
 
-    def set_rows(self, rows: Sequence[Any]) -> None:
+    def set_rows(self, rows: Sequence[Any], columns: Sequence[Column] | None = None) -> None:
+        """Show *rows*, with new *columns* when the run's tokenizer changes their headers/tips."""
         self.beginResetModel()
+        if columns is not None:
+            self._columns = tuple(columns)
         self._rows = tuple(rows)
         self.endResetModel()
 
@@ -113,9 +112,6 @@ class RecordModel(QAbstractTableModel):
 
     def row_of(self, predicate: Callable[[Any], bool]) -> int | None:
         return next((n for n, r in enumerate(self._rows) if predicate(r)), None)
-
-    def columns(self) -> tuple[Column, ...]:
-        return self._columns
 
     # -- Qt model API ---------------------------------------------------------------
 
@@ -492,31 +488,3 @@ def setting_columns() -> list[Column]:
         Column("Value", lambda r: r[1], None, "Its value in this run"),
         Column("From", lambda r: r[2], None, "Where the value came from (default, a config file, an override)"),
     ]
-
-
-__all__ = [
-    "Column",
-    "Item",
-    "Keyword",
-    "Match",
-    "RecordFilterProxy",
-    "RecordModel",
-    "RowRole",
-    "SectionRow",
-    "SortRole",
-    "StatusRole",
-    "TrackedFile",
-    "TrimStep",
-    "item_label",
-    "keyword_columns",
-    "paragraph_columns",
-    "rule_columns",
-    "search_columns",
-    "section_columns",
-    "section_rows",
-    "setting_columns",
-    "setting_rows",
-    "status_colour",
-    "tracked_file_columns",
-    "trim_columns",
-]

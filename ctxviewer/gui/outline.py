@@ -149,9 +149,6 @@ class ProjectOutline(QWidget):
             self._quiet = False
         return True
 
-    def first_task(self) -> tuple[str, str] | None:
-        return next(iter(self._tasks), None)
-
     def _on_filter(self, text: str) -> None:
         self.proxy.setFilterFixedString(text)
         self.tree.expandAll()

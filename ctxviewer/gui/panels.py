@@ -103,8 +103,9 @@ class SectionsTab(QWidget):
         if trace is None:
             self.table.set_rows([])
             return
-        self.table.model._columns = tuple(section_columns(trace.tokenizer))
-        self.table.set_rows(section_rows(trace), widths=[105, 55, 62, 80, 62, 80, 62, 55, 80])
+        self.table.set_rows(
+            section_rows(trace), widths=[105, 55, 62, 80, 62, 80, 62, 55, 80], columns=section_columns(trace.tokenizer)
+        )
         self.arithmetic.setText(budget_arithmetic(trace))
         rows = self.table.view.verticalHeader().defaultSectionSize() * (len(trace.sections) + 2) + 80
         rest = max(100, self.splitter.height() - self.chart.sizeHint().height() - rows)
@@ -156,8 +157,9 @@ class TrimmingTab(QWidget):
         if trace is None:
             self.table.set_rows([])
             return
-        self.table.model._columns = tuple(trim_columns(f"{trace.tokenizer} tokens"))
-        self.table.set_rows(trace.trim_steps, widths=[36, 110, 100, 100, 70, 70, 70])
+        self.table.set_rows(
+            trace.trim_steps, widths=[36, 110, 100, 100, 70, 70, 70], columns=trim_columns(f"{trace.tokenizer} tokens")
+        )
 
 
 class TaskTab(QWidget):

@@ -121,8 +121,10 @@ class RecordTable(QWidget):
 
     # -- content ---------------------------------------------------------------------
 
-    def set_rows(self, rows: Sequence[Any], widths: Sequence[int] | None = None) -> None:
-        self.model.set_rows(rows)
+    def set_rows(
+        self, rows: Sequence[Any], widths: Sequence[int] | None = None, columns: Sequence[Column] | None = None
+    ) -> None:
+        self.model.set_rows(rows, columns)
         self.detail.clear()
         if widths:
             for col, width in enumerate(widths):

@@ -82,6 +82,8 @@ class MainWindow(QMainWindow):
         self.current: tuple[str, str] | None = None
         self._wanted: tuple[str | None, str | None] = (None, None)
         self._batch_id = 0
+        self._batch_size = 0
+        self._export_path = ""
         self.batch_totals: dict[tuple[str, str], TaskTotal] = {}
 
         self.pool = make_pool(4)
@@ -375,10 +377,14 @@ class MainWindow(QMainWindow):
             "counted with tiktoken's cl100k_base and o200k_base encodings"
         )
         self.sections_tab.set_trace(trace)
-        self.paragraphs.model._columns = tuple(paragraph_columns(trace.tokenizer))
-        self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), widths=[44, 120, 58, 48, 150, 56, 72])
-        self.rules.model._columns = tuple(rule_columns(trace.tokenizer))
-        self.rules.set_rows(trace.items_of(RULE_FILE), widths=[170, 140, 140, 66, 56, 50, 50])
+        self.paragraphs.set_rows(
+            trace.items_of(SPEC_PARAGRAPH),
+            widths=[44, 120, 58, 48, 150, 56, 72],
+            columns=paragraph_columns(trace.tokenizer),
+        )
+        self.rules.set_rows(
+            trace.items_of(RULE_FILE), widths=[170, 140, 140, 66, 56, 50, 50], columns=rule_columns(trace.tokenizer)
+        )
         # Start with the most telling candidate explained: a truncated paragraph (the cut
         # shows), else the best-ranked one; the first rule file.
         if not self.paragraphs.select(lambda i: i.status == "truncated"):
@@ -481,6 +487,7 @@ class MainWindow(QMainWindow):
                 progress("batch", n / max(1, len(targets)))
             return len(targets)
 
+        self._batch_size = len(targets)
         self.batch_label.setText(f"batch pass: 0 of {len(targets)}")
         self.batch_lane.submit(job)
 
@@ -491,8 +498,7 @@ class MainWindow(QMainWindow):
         self.outline.set_total(total)
 
     def _on_batch_progress(self, _stage: str, fraction: float) -> None:
-        total = len(self.project.tasks()) if self.project else 0
-        self.batch_label.setText(f"batch pass: {round(fraction * total)} of {total}")
+        self.batch_label.setText(f"batch pass: {round(fraction * self._batch_size)} of {self._batch_size}")
 
     def _on_batch_done(self, count: int) -> None:
         over = sum(1 for t in self.batch_totals.values() if t.over)
@@ -538,7 +544,7 @@ class MainWindow(QMainWindow):
 
     def _on_export_error(self, message: str) -> None:
         self.problems.show_messages([f"export failed: {message}"], [])
-        self.exportFinished.emit(getattr(self, "_export_path", ""), message)
+        self.exportFinished.emit(self._export_path, message)
 
     def copy_context(self) -> None:
         if self.trace is not None:
@@ -596,9 +602,6 @@ class MainWindow(QMainWindow):
             if not a.shortcut().isEmpty()
         ]
         self.problems.show_messages([], ["Shortcuts \u2014 " + "; ".join(lines)])
-
-    def busy(self) -> bool:
-        return any(lane.running_jobs() for lane in (self.load_lane, self.run_lane, self.batch_lane, self.export_lane))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.setValue("geometry", self.saveGeometry())
