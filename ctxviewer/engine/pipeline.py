@@ -25,7 +25,43 @@ from ctxviewer.engine.tokens import Census, get_counter
 from ctxviewer.engine.trace import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
 from ctxviewer.engine.tracker import ContextTracker, budget_for_task, file_read_tokens
 
-__all__ = ["Cancelled", "assemble", "assemble_task", "tracker_state"]
+__all__ = ["Cancelled", "assemble", "assemble_task", "task_reads", "tracker_state"]
+
+
+def task_reads(fs: ProjectFS, task: Task) -> tuple[TrackedFile, ...]:
+    """The task's read/modify files as the tracker would count them, in graph order.
+
+    Each distinct path is listed once.  Files that exist inside the project carry their
+    size and the tokens a read costs; others are listed with the reason they are not
+    counted (``size`` is None).
+    """
+    tracked: list[TrackedFile] = []
+    files = task.raw.get("files")
+    seen: set[str] = set()
+    if not isinstance(files, Mapping):
+        return ()
+    for key in ("read", "modify"):
+        entries = files.get(key)
+        if not isinstance(entries, list):
+            continue
+        for entry in entries:
+            if not isinstance(entry, str):
+                tracked.append(TrackedFile(repr(entry)[:80], None, 0, f"files.{key}: not a path, not counted"))
+                continue
+            if entry in seen:
+                continue
+            seen.add(entry)
+            try:
+                fs.resolve(entry)
+            except Exception as exc:  # OutsideRootError
+                tracked.append(TrackedFile(entry, None, 0, f"files.{key}: {getattr(exc, 'why', exc)}: not read"))
+                continue
+            size = fs.file_size(entry)
+            if size is None:
+                tracked.append(TrackedFile(entry, None, 0, f"files.{key}: does not exist yet, not counted"))
+                continue
+            tracked.append(TrackedFile(entry, size, file_read_tokens(size), f"files.{key}"))
+    return tuple(tracked)
 
 
 def tracker_state(fs: ProjectFS, task: Task, settings: Settings, task_files: tuple[str, ...]) -> TrackerState:
@@ -36,32 +72,10 @@ def tracker_state(fs: ProjectFS, task: Task, settings: Settings, task_files: tup
     """
     tracker = ContextTracker(settings.threshold_percent, settings.max_context_tokens, clock=lambda: 0.0)
     tracker.track_task_execution(task.id)
-    tracked: list[TrackedFile] = []
-    files = task.raw.get("files")
-    seen: set[str] = set()
-    if isinstance(files, Mapping):
-        for key in ("read", "modify"):
-            entries = files.get(key)
-            if not isinstance(entries, list):
-                continue
-            for entry in entries:
-                if not isinstance(entry, str):
-                    tracked.append(TrackedFile(repr(entry)[:80], None, 0, f"files.{key}: not a path, not counted"))
-                    continue
-                if entry in seen:
-                    continue
-                seen.add(entry)
-                try:
-                    fs.resolve(entry)
-                except Exception as exc:  # OutsideRootError
-                    tracked.append(TrackedFile(entry, None, 0, f"files.{key}: {getattr(exc, 'why', exc)}: not read"))
-                    continue
-                size = fs.file_size(entry)
-                if size is None:
-                    tracked.append(TrackedFile(entry, None, 0, f"files.{key}: does not exist yet, not counted"))
-                    continue
-                tracker.track_file_read(entry, size)
-                tracked.append(TrackedFile(entry, size, file_read_tokens(size), f"files.{key}"))
+    tracked = task_reads(fs, task)
+    for f in tracked:
+        if f.size is not None:
+            tracker.track_file_read(f.path, f.size)
     usage = tracker.get_usage()
     return TrackerState(
         estimated_tokens=usage.estimated_tokens,
@@ -74,8 +88,8 @@ def tracker_state(fs: ProjectFS, task: Task, settings: Settings, task_files: tup
         tool_calls=usage.tool_calls,
         elapsed_minutes=usage.elapsed_minutes,
         budget_for_task=budget_for_task(settings.budget, task_files),
-        files=tuple(tracked),
-        zones={"checkpoint": settings.threshold_percent},
+        files=tracked,
+        zones=dict(settings.all_zones),
     )
 
 

@@ -59,6 +59,12 @@ class Settings:
     security_rule_filtering: bool = True
     command_splitting: bool = True
     enabled: bool = True
+    #: Further tracker zones beyond the checkpoint, as (name, percent), e.g. a
+    #: compaction threshold at 75% as the Zeph seed uses.  Sorted by percent.
+    zones: tuple[tuple[str, float], ...] = ()
+    #: Session replay: tool calls and minutes each task adds to the tracker.
+    replay_tool_calls: int = 10
+    replay_minutes: float = 5.0
     paths: Paths = field(default_factory=Paths)
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -92,11 +98,20 @@ class Settings:
             "security_rule_filtering",
             "command_splitting",
             "enabled",
+            "zones",
+            "replay_tool_calls",
+            "replay_minutes",
         )
         table = {k: (getattr(self, k), self.origin(k)) for k in keys}
+        table["zones"] = (dict(self.zones), self.origin("zones"))
         for k in ("specs", "rules", "commands", "config"):
             table[f"paths.{k}"] = (getattr(self.paths, k), self.origin(f"paths.{k}"))
         return table
+
+    @property
+    def all_zones(self) -> tuple[tuple[str, float], ...]:
+        """The checkpoint threshold and the further zones, sorted by percent."""
+        return tuple(sorted((("checkpoint", self.threshold_percent), *self.zones), key=lambda z: z[1]))
 
     def with_overrides(self, overrides: Mapping[str, Any], origin: str) -> Settings:
         """A copy with *overrides* (keys as in :meth:`as_table`) applied and validated."""
@@ -147,6 +162,26 @@ def _as_relpath(origin: str, key: str, value: Any) -> str:
     return value.strip().rstrip("/") or "."
 
 
+def _as_zones(origin: str, key: str, value: Any) -> tuple[tuple[str, float], ...]:
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif isinstance(value, (list, tuple)) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
+        pairs = [(p[0], p[1]) for p in value]
+    else:
+        raise _fail(origin, key, f"must be a mapping of zone name to percent, not {value!r}")
+    out: dict[str, float] = {}
+    for name, percent in pairs:
+        if not isinstance(name, str) or not name.strip() or len(name) > 40:
+            raise _fail(origin, key, f"zone names must be short text, not {name!r}")
+        if name.strip() == "checkpoint":
+            raise _fail(origin, key, "'checkpoint' is threshold_percent; name further zones differently")
+        value_ok = _as_float(origin, f"{key}.{name}", percent, 0.0, 100.0)
+        if value_ok <= 0:
+            raise _fail(origin, f"{key}.{name}", "must be above 0")
+        out[name.strip()] = value_ok
+    return tuple(sorted(out.items(), key=lambda z: (z[1], z[0])))
+
+
 def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Settings:
     """Apply flat ``key: value`` settings (keys as in :meth:`Settings.as_table`)."""
     changes: dict[str, Any] = {}
@@ -171,6 +206,12 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Se
             changes[key] = _as_int(origin, key, value, 1_000, 100_000_000)
         elif key in ("fallback_to_full", "security_rule_filtering", "command_splitting", "enabled"):
             changes[key] = _as_bool(origin, key, value)
+        elif key == "zones":
+            changes[key] = _as_zones(origin, key, value)
+        elif key == "replay_tool_calls":
+            changes[key] = _as_int(origin, key, value, 0, 10_000)
+        elif key == "replay_minutes":
+            changes[key] = _as_float(origin, key, value, 0.0, 10_000.0)
         elif key in ("paths.specs", "paths.rules", "paths.commands", "paths.config"):
             paths_changes[key.split(".", 1)[1]] = _as_relpath(origin, key, value)
         else:
@@ -243,6 +284,9 @@ CTXVIEWER_YAML_KEYS: dict[tuple[str, ...], str] = {
     ("fallback_to_full",): "fallback_to_full",
     ("security_rule_filtering",): "security_rule_filtering",
     ("command_splitting",): "command_splitting",
+    ("zones",): "zones",
+    ("replay", "tool_calls_per_task"): "replay_tool_calls",
+    ("replay", "minutes_per_task"): "replay_minutes",
     ("paths", "specs"): "paths.specs",
     ("paths", "rules"): "paths.rules",
     ("paths", "commands"): "paths.commands",
