@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ctxviewer.engine import mahabharatha, tokens
 from ctxviewer.engine import spec as spec_mod
-from ctxviewer.engine import tokens
 from ctxviewer.engine.batch import run_batch
 from ctxviewer.engine.project import load_project
 
@@ -144,7 +144,8 @@ def _reset_caches() -> None:
     for counter in tokens._counters.values():
         if isinstance(counter, tokens.TiktokenCounter):
             counter._cache.clear()
-    spec_mod._index_cache.clear()
+    spec_mod.clear_caches()
+    mahabharatha._base_items.clear()
 
 
 def main() -> int:

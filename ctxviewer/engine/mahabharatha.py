@@ -31,7 +31,7 @@ from ctxviewer.engine.fsio import Problem, ProjectFS
 from ctxviewer.engine.keywords import KeywordError, describe_value, extract_keywords
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.engine.settings import Settings
-from ctxviewer.engine.spec import Scored, rank, score_paragraphs, spec_index, strip_with_offset, truncate
+from ctxviewer.engine.spec import LRU, Ranking, Scored, SpecIndex, ranking, spec_index, strip_with_offset, truncate
 from ctxviewer.engine.tokens import Census, TokenCounter
 from ctxviewer.engine.trace import (
     DROPPED,
@@ -56,6 +56,10 @@ DESIGN_NAMES = ("design.md", "DESIGN.md", "architecture.md", "ARCHITECTURE.md")
 SECTION_TITLES = {SECURITY: "Security rules", SPEC: "Spec excerpts"}
 
 Progress = Callable[[str, float], None]
+
+#: Finished paragraph items per (spec content, keywords, top_k, reason): see
+#: :meth:`MahabharathaRun._paragraph_items`.
+_base_items = LRU(32)
 
 
 class Cancelled(Exception):
@@ -89,6 +93,28 @@ class _ItemDraft:
     kept_chars: int
     offset: int | None = None  # offset of the kept text within its section
     details: Mapping[str, Any] | None = None
+
+
+def _draft_of(item: Item | _ItemDraft) -> _ItemDraft:
+    """A mutable draft of a finished item, for the run to decide its fate."""
+    if isinstance(item, _ItemDraft):
+        return item
+    return _ItemDraft(
+        id=item.id,
+        kind=item.kind,
+        section=item.section,
+        part=item.part,
+        source=item.source,
+        line_start=item.line_start,
+        line_end=item.line_end,
+        score=item.score,
+        matched=item.matched_keywords,
+        rank=item.rank,
+        status=item.status,
+        reason=item.reason,
+        text=item.text,
+        kept_chars=item.kept_chars,
+    )
 
 
 @dataclass(frozen=True)
@@ -132,7 +158,7 @@ class MahabharathaRun:
         self.census = census
         self.cancel = cancel
         self.progress = progress
-        self.items: list[_ItemDraft] = []
+        self.items: list[_ItemDraft | Item] = []
         self.steps: list[TrimStep] = []
         self.errors: list[TraceError] = []
         self.keywords: tuple[Keyword, ...] = ()
@@ -197,7 +223,7 @@ class MahabharathaRun:
         if fatal is not None:
             texts = {SECURITY: "", SPEC: ""}
             for draft in self.items:
-                if draft.status in (INCLUDED, TRUNCATED):
+                if isinstance(draft, _ItemDraft) and draft.status in (INCLUDED, TRUNCATED):
                     draft.reason = (
                         f"would be {draft.status} ({draft.reason}), but the whole context "
                         f"{'fell back to empty' if self.settings.fallback_to_full else 'failed'}: {fatal}"
@@ -436,17 +462,58 @@ class MahabharathaRun:
         return "", None, 1
 
     def _paragraph_items(
-        self, part: str, text: str, rel: str | None, first_line: int, scored: list[Scored] | None, reason: str | None
-    ) -> list[_ItemDraft]:
+        self, part: str, text: str, rel: str | None, first_line: int, ranked: Ranking | None, reason: str | None
+    ) -> tuple[Item, ...]:
+        """Every paragraph of one spec file as a finished, dropped item, appended to the run.
+
+        The paragraphs a run keeps are few; the rest are dropped for reasons that do not
+        depend on budgets.  So the full list is built once per (file content, keywords,
+        top_k, reason) and shared by later runs; :meth:`_spec` then replaces just the
+        top-k entries with drafts.  This is what makes a re-budget of a task whose spec
+        has tens of thousands of paragraphs cost a list copy instead of an item apiece.
+        """
         if not text or rel is None:
-            return []
+            return ()
         index = spec_index(text, first_line)
-        drafts = []
-        by_index = {s.paragraph.index: s for s in scored} if scored is not None else {}
-        for para in index.paragraphs:
-            s = by_index.get(para.index)
-            drafts.append(
-                _ItemDraft(
+        top_k = self.settings.top_k
+        key = (
+            id(index),
+            part,
+            rel,
+            None if ranked is None else id(ranked),
+            top_k,
+            reason,
+            self.census.exact,
+        )
+        cached = _base_items.get(key)
+        if cached is not None and cached[0] is index and cached[1] is ranked:
+            items: tuple[Item, ...] = cached[2]
+        else:
+            items = self._build_paragraph_items(part, rel, index, ranked, reason, top_k)
+            _base_items.put(key, (index, ranked, items))
+        self.items.extend(items)
+        return items
+
+    def _build_paragraph_items(
+        self, part: str, rel: str, index: SpecIndex, ranked: Ranking | None, reason: str | None, top_k: int
+    ) -> tuple[Item, ...]:
+        counts = self.census.measure_many([p.text for p in index.paragraphs])
+        out: list[Item] = []
+        for para, tokens in zip(index.paragraphs, counts, strict=True):
+            s = ranked.scored[para.index] if ranked is not None else None
+            position = ranked.positions.get(para.index) if ranked is not None else None
+            if reason is not None:
+                why = reason
+            elif para.blank:
+                why = "blank paragraph: skipped before scoring"
+            elif position is None:
+                why = "score 0: no task keyword occurs in it"
+            elif position > top_k:
+                why = f"rank {position}, only the top {top_k} are kept (score {s.score if s else 0})"
+            else:
+                why = f"rank {position} of the top {top_k} (placed by the run)"
+            out.append(
+                Item(
                     id=f"{part}:{para.index + 1}",
                     kind=SPEC_PARAGRAPH,
                     section=SPEC,
@@ -455,21 +522,16 @@ class MahabharathaRun:
                     line_start=para.line_start,
                     line_end=para.line_end,
                     score=None if s is None else s.score,
-                    matched=() if s is None else s.matched,
-                    rank=None,
+                    matched_keywords=() if s is None else s.matched,
+                    rank=position,
                     status=DROPPED,
-                    reason=reason
-                    or (
-                        "blank paragraph: skipped before scoring"
-                        if para.blank
-                        else "score 0: no task keyword occurs in it"
-                    ),
+                    reason=why,
                     text=para.text,
                     kept_chars=0,
+                    tokens=tokens,
                 )
             )
-        self.items.extend(drafts)
-        return drafts
+        return tuple(out)
 
     def _spec(self, max_tokens: int) -> str:
         loaded: dict[str, tuple[str, str | None, int]] = {}
@@ -520,16 +582,17 @@ class MahabharathaRun:
             if not text:
                 continue
             index = spec_index(text, line)
-            scored = score_paragraphs(index, words)
-            drafts = self._paragraph_items(part, text, rel, line, scored, None)
-            ranked = rank(scored)
+            ranked_all = ranking(index, words)
+            base = len(self.items)
+            self._paragraph_items(part, text, rel, line, ranked_all, None)
+            ranked = ranked_all.ranked
             top = ranked[: self.settings.top_k]
             relevant = "\n\n".join(s.paragraph.text for s in top)
-            for position, s in enumerate(ranked, start=1):
-                d = drafts[s.paragraph.index]
-                d.rank = position
-                if position > self.settings.top_k:
-                    d.reason = f"rank {position}, only the top {self.settings.top_k} are kept (score {s.score})"
+            drafts: dict[int, _ItemDraft] = {}
+            for s in top:
+                slot = base + s.paragraph.index
+                drafts[s.paragraph.index] = draft = _draft_of(self.items[slot])
+                self.items[slot] = draft
             if not relevant:
                 continue
             if len(ranked) > len(top):
@@ -538,7 +601,7 @@ class MahabharathaRun:
                     "select_top_k",
                     part,
                     f"{part}: kept the top {len(top)} of {len(ranked)} scoring paragraphs",
-                    "\n\n".join(s.paragraph.text for s in ranked),
+                    ranked_all.ranked_text,
                     relevant,
                 )
             if part == "requirements":
@@ -568,7 +631,7 @@ class MahabharathaRun:
 
     def _place_paragraphs(
         self,
-        drafts: list[_ItemDraft],
+        drafts: Mapping[int, _ItemDraft],
         top: Sequence[Scored],
         kept: int,
         boundary: str,
@@ -666,33 +729,32 @@ class MahabharathaRun:
 
     def _finish_items(self, sections: Sequence[Section]) -> tuple[Item, ...]:
         spans = {s.name: s.span for s in sections}
-        counts = self.census.measure_many([d.text for d in self.items])
-        out: list[Item] = []
-        for draft, tokens in zip(self.items, counts, strict=True):
+        drafts = [(n, d) for n, d in enumerate(self.items) if isinstance(d, _ItemDraft)]
+        counts = self.census.measure_many([d.text for _, d in drafts])
+        out: list[Any] = list(self.items)
+        for (n, draft), tokens in zip(drafts, counts, strict=True):
             span = None
             section_span = spans.get(draft.section)
             if draft.offset is not None and section_span is not None and draft.kept_chars:
                 start = section_span[0] + draft.offset
                 span = (start, start + draft.kept_chars)
-            out.append(
-                Item(
-                    id=draft.id,
-                    kind=draft.kind,
-                    section=draft.section,
-                    part=draft.part,
-                    source=draft.source,
-                    line_start=draft.line_start,
-                    line_end=draft.line_end,
-                    score=draft.score,
-                    matched_keywords=draft.matched,
-                    rank=draft.rank,
-                    status=draft.status,
-                    reason=draft.reason,
-                    text=draft.text,
-                    kept_chars=draft.kept_chars,
-                    tokens=tokens,
-                    span=span,
-                    details=dict(draft.details or {}),
-                )
+            out[n] = Item(
+                id=draft.id,
+                kind=draft.kind,
+                section=draft.section,
+                part=draft.part,
+                source=draft.source,
+                line_start=draft.line_start,
+                line_end=draft.line_end,
+                score=draft.score,
+                matched_keywords=draft.matched,
+                rank=draft.rank,
+                status=draft.status,
+                reason=draft.reason,
+                text=draft.text,
+                kept_chars=draft.kept_chars,
+                tokens=tokens,
+                span=span,
+                details=dict(draft.details or {}),
             )
         return tuple(out)

@@ -8,8 +8,11 @@
   at the last ``"\\n\\n"`` if past ``max_chars // 2``, else just after the last
   ``". "``/``".\\n"`` if past half, else hard; then the truncation marker.
 
-Splitting a large spec is done once per distinct text (:func:`spec_index`, cached),
-so a batch over many tasks of one feature does not re-split or re-lowercase it.
+Everything here that depends only on content is cached by content, so a re-run with
+other budgets or shares redoes none of it: stripping a file's text
+(:func:`strip_with_offset`), splitting it (:func:`spec_index`), and scoring and ranking
+its paragraphs against one set of keywords (:func:`ranking`).  A file edited on disk
+has new content and so misses every cache; nothing has to be invalidated by hand.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ctxviewer.engine.tokens import HEURISTIC, TokenCounter
 
@@ -94,8 +98,50 @@ def spec_index(stripped: str, first_line: int) -> SpecIndex:
     return built
 
 
+class LRU:
+    """A small thread-safe least-recently-used map."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            found = self._data.get(key)
+            if found is not None:
+                self._data.move_to_end(key)
+            return found
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._data[key] = value
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+_strip_cache = LRU(256)
+
+
 def strip_with_offset(text: str) -> tuple[str, int]:
-    """``text.strip()`` and the 1-based line on which the stripped text starts."""
+    """``text.strip()`` and the 1-based line on which the stripped text starts.
+
+    Cached by content: the same (cached) file text yields the very same stripped
+    string object, whose hash Python keeps, so later cache lookups keyed by it are
+    cheap even for a spec of megabytes.
+    """
+    found: tuple[str, int] | None = _strip_cache.get(text)
+    if found is None:
+        found = _strip_with_offset(text)
+        _strip_cache.put(text, found)
+    return found
+
+
+def _strip_with_offset(text: str) -> tuple[str, int]:
     stripped = text.strip()
     if not stripped:
         return "", 1
@@ -153,6 +199,50 @@ def rank(scored: list[Scored]) -> list[Scored]:
     kept = [s for s in scored if s.score > 0 and not s.paragraph.blank]
     kept.sort(key=lambda s: s.score, reverse=True)
     return kept
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """One spec index scored against one keyword set: what every run of a task needs."""
+
+    index: SpecIndex
+    scored: tuple[Scored, ...]
+    ranked: tuple[Scored, ...]
+    #: Position (1-based) of each ranked paragraph, by paragraph index.
+    positions: dict[int, int]
+    #: The ranked paragraphs joined by ``"\n\n"`` (the text top-k selection starts from).
+    ranked_text: str
+
+
+_ranking_cache = LRU(64)
+
+
+def ranking(index: SpecIndex, keywords: Iterable[str]) -> Ranking:
+    """:func:`score_paragraphs` and :func:`rank` for *index*, cached per (index, keywords)."""
+    words = tuple(keywords)
+    key = (id(index), words)
+    found: Ranking | None = _ranking_cache.get(key)
+    if found is not None and found.index is index:
+        return found
+    scored = score_paragraphs(index, words)
+    ranked = rank(scored)
+    built = Ranking(
+        index=index,
+        scored=tuple(scored),
+        ranked=tuple(ranked),
+        positions={s.paragraph.index: n for n, s in enumerate(ranked, start=1)},
+        ranked_text="\n\n".join(s.paragraph.text for s in ranked),
+    )
+    _ranking_cache.put(key, built)
+    return built
+
+
+def clear_caches() -> None:
+    """Forget every cached strip, index and ranking (benchmarks start cold with this)."""
+    _strip_cache.clear()
+    _ranking_cache.clear()
+    with _index_lock:
+        _index_cache.clear()
 
 
 @dataclass(frozen=True, slots=True)

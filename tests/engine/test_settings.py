@@ -370,3 +370,41 @@ def test_section_budgets_are_int_of_budget_times_share(
     s: Settings = load_project(project(tmp_path, {CTX: text})).settings
     assert s.section_budgets == {"security_rules": expected[0], "spec_excerpts": expected[1]}
     assert s.buffer == expected[2]
+
+
+def test_zones_and_replay_settings_from_ctxviewer_yaml(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / ".gsd/specs").mkdir(parents=True)
+    (root / "ctxviewer.yaml").write_text(
+        "threshold_percent: 70\nzones:\n  compaction: 75\n  warn: 50\nreplay:\n  tool_calls_per_task: 3\n"
+        "  minutes_per_task: 1.5\n",
+        encoding="utf-8",
+    )
+    settings = load_project(root).settings
+    assert settings.zones == (("warn", 50.0), ("compaction", 75.0))
+    assert settings.all_zones == (("warn", 50.0), ("checkpoint", 70.0), ("compaction", 75.0))
+    assert (settings.replay_tool_calls, settings.replay_minutes) == (3, 1.5)
+    assert settings.as_table()["zones"] == ({"warn": 50.0, "compaction": 75.0}, "ctxviewer.yaml")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"checkpoint": 80}, "'checkpoint' is threshold_percent"),
+        ({"compaction": 0}, "zones.compaction: must be above 0"),
+        ({"compaction": 120}, "zones.compaction: must be between 0 and 100"),
+        ({"compaction": "high"}, "zones.compaction: must be a number"),
+        ([1, 2, 3], "must be a mapping of zone name to percent"),
+    ],
+)
+def test_invalid_zones_are_refused(value: object, message: str) -> None:
+    with pytest.raises(SettingsError) as err:
+        Settings().with_overrides({"zones": value}, "gui")
+    assert message in str(err.value)
+
+
+def test_replay_settings_are_range_checked() -> None:
+    with pytest.raises(SettingsError, match="replay_tool_calls: must be a whole number"):
+        Settings().with_overrides({"replay_tool_calls": 2.5}, "gui")
+    with pytest.raises(SettingsError, match="replay_minutes: must be between 0 and 10000"):
+        Settings().with_overrides({"replay_minutes": -1}, "gui")
