@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
+    QMessageBox,
     QProgressBar,
     QTabWidget,
     QVBoxLayout,
@@ -33,8 +34,11 @@ from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.explain import Match
 from ctxviewer.engine.pipeline import assemble_task
 from ctxviewer.engine.project import Project, load_project
+from ctxviewer.engine.settings import Settings
 from ctxviewer.engine.tokens import HEURISTIC
 from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
+from ctxviewer.engine.tuning import plan_save, save_ctxviewer_yaml
+from ctxviewer.gui.budget import BudgetPanel
 from ctxviewer.gui.context_view import ContextView
 from ctxviewer.gui.details import paragraph_html, rule_html
 from ctxviewer.gui.highlighter import LexedText, display_text, lex_blocks
@@ -47,6 +51,8 @@ from ctxviewer.gui.worker import Lane, RunState, make_pool
 
 TABS = ("sections", "paragraphs", "rules", "trimming", "context", "task")
 MAX_RECENT = 10
+#: Quiet time after a budget change before the batch pass re-runs every task.
+BATCH_DELAY_MS = 800
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,7 @@ class MainWindow(QMainWindow):
     traceShown = Signal(object)
     batchFinished = Signal()
     exportFinished = Signal(str, str)  # path, error ('' when it worked)
+    settingsSaved = Signal(object)  # SaveResult
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -85,6 +92,9 @@ class MainWindow(QMainWindow):
         self._batch_size = 0
         self._export_path = ""
         self.batch_totals: dict[tuple[str, str], TaskTotal] = {}
+        #: Settings tuned in the budget panel; None while they are the project's own.
+        self.tuned: Settings | None = None
+        self._saved_note = ""
 
         self.pool = make_pool(4)
         self.load_lane = Lane(self.pool, "load", self)
@@ -138,8 +148,18 @@ class MainWindow(QMainWindow):
         self.tracker = TrackerPanel(self)
         self.search = SearchPanel(self)
         self.search.matchChosen.connect(self._go_to_match)
+        self.budget = BudgetPanel(self)
+        self.budget.settingsChanged.connect(self._on_tuned)
+        self.budget.saveRequested.connect(self.save_settings)
         self.outline_dock = self._dock("Project", self.outline, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.budget_dock = self._dock("Budget", self.budget, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tracker_dock = self._dock("Tracker", self.tracker, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.budget_dock, self.tracker_dock)
+        self.budget_dock.raise_()
+        self._batch_timer = QTimer(self)
+        self._batch_timer.setSingleShot(True)
+        self._batch_timer.setInterval(BATCH_DELAY_MS)
+        self._batch_timer.timeout.connect(self.start_batch)
         self.search_dock = self._dock("Why was it dropped?", self.search, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.search_dock.hide()
         self.search.field.textChanged.connect(self._on_search_text)
@@ -148,7 +168,7 @@ class MainWindow(QMainWindow):
         toolbar.setMovable(False)
         self.search.field.setMinimumWidth(420)
         toolbar.addWidget(self.search.field)
-        self.resizeDocks([self.outline_dock, self.tracker_dock], [250, 250], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.outline_dock, self.budget_dock], [250, 300], Qt.Orientation.Horizontal)
         self.resizeDocks([self.search_dock], [150], Qt.Orientation.Vertical)
 
         self.sections_tab.sectionClicked.connect(self.jump_to_section)
@@ -233,6 +253,18 @@ class MainWindow(QMainWindow):
         self._action(run, "&Re-run", self.rerun, "F5", "Assemble the selected task again")
         self._action(run, "&Cancel", self.cancel_run, "Esc", "Stop the running assembly")
         self._action(run, "Re-run &Batch Pass", self.start_batch, "Shift+F5", "Recompute every task's total")
+        run.addSeparator()
+        self.undo_action = self.budget.undo_stack.createUndoAction(self, "&Undo Budget Change")
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.redo_action = self.budget.undo_stack.createRedoAction(self, "&Redo Budget Change")
+        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
+        for action in (self.undo_action, self.redo_action):
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            run.addAction(action)
+        self._action(run, "Reset &Budgets", self.budget.reset, "Ctrl+0", "Back to the project's own settings")
+        self._action(
+            run, "&Save Settings to ctxviewer.yaml\u2026", self.save_settings, "Ctrl+S", "Write the tuned settings"
+        )
 
         view = bar.addMenu("&View")
         self._action(
@@ -247,7 +279,7 @@ class MainWindow(QMainWindow):
         for n, name in enumerate(TABS, start=1):
             self._action(view, f"Show {self.tabs.tabText(n - 1)}", functools.partial(self.show_tab, name), f"Ctrl+{n}")
         view.addSeparator()
-        for dock in (self.outline_dock, self.tracker_dock, self.search_dock):
+        for dock in (self.outline_dock, self.budget_dock, self.tracker_dock, self.search_dock):
             view.addAction(dock.toggleViewAction())
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&Keyboard Shortcuts", self.show_shortcuts, QKeySequence.StandardKey.HelpContents)
@@ -287,6 +319,9 @@ class MainWindow(QMainWindow):
     def _on_project_loaded(self, project: Project) -> None:
         self.project = project
         self.trace = None
+        self.tuned = None
+        self.budget.set_base(project.settings, self._saved_note)
+        self._saved_note = ""
         self.batch_totals.clear()
         self.setWindowTitle(f"{project.name} \u2014 ctxviewer")
         self.outline.set_project(project)
@@ -336,11 +371,62 @@ class MainWindow(QMainWindow):
         self.outline.select_task(feature, task_id)
         self.settings.setValue(f"last-task/{project.root}", f"{feature}\n{task_id}")
 
+        settings = self.run_settings()
+
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
-            trace = assemble_task(project, feat, task, exact=True, cancel=cancel, progress=progress)
+            trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
             return Assembled(trace, lex_blocks(display_text(trace.context)))
 
         self.run_lane.submit(job)
+
+    def run_settings(self) -> Settings:
+        """The settings runs use: the tuned ones, else the project's."""
+        assert self.project is not None
+        return self.tuned or self.project.settings
+
+    def _on_tuned(self, settings: Settings) -> None:
+        self.tuned = settings if self.budget.is_tuned() else None
+        self.rerun()
+        self._batch_timer.start()
+
+    def save_settings(self, confirm: bool = True) -> None:
+        """Write the tuned settings to the project's ctxviewer.yaml (after asking), then reload."""
+        project = self.project
+        if project is None:
+            return
+        self.budget.flush()
+        tuned = self.budget.settings()
+        try:
+            plan = plan_save(project, tuned)
+        except CtxViewerError as exc:
+            self.problems.show_messages([f"settings not saved: {exc}"], [])
+            return
+        if not plan.changes:
+            self.statusBar().showMessage("Nothing to save: these are the project's values", 5000)
+            return
+        if confirm:
+            box = QMessageBox(self)
+            box.setIcon(QMessageBox.Icon.Question)
+            box.setWindowTitle("Save settings")
+            box.setText(f"Write {len(plan.changes)} change(s) to {plan.path}?")
+            box.setInformativeText(
+                "\n".join(c.describe() for c in plan.changes)
+                + ("\n\nSome comments in the file cannot be kept." if plan.comments_lost else "")
+            )
+            box.setDetailedText(plan.text)
+            box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel)
+            if box.exec() != QMessageBox.StandardButton.Save:
+                return
+        try:
+            result = save_ctxviewer_yaml(project, tuned)
+        except CtxViewerError as exc:
+            self.problems.show_messages([f"settings not saved: {exc}"], [])
+            return
+        self._saved_note = result.summary()
+        self.statusBar().showMessage(f"Saved {len(result.changes)} setting(s) to {result.path}", 6000)
+        self.settingsSaved.emit(result)
+        feature, task = self.current or (None, None)
+        self.open_project(project.root, feature, task)
 
     def rerun(self) -> None:
         if self.current is not None:
@@ -473,12 +559,13 @@ class MainWindow(QMainWindow):
         batch_id = self._batch_id
         relay = self._relay
         targets = project.tasks()
+        settings = self.run_settings()
 
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> int:
-            exact = project.settings.tokenizer != HEURISTIC
+            exact = settings.tokenizer != HEURISTIC
             for n, (feat, task) in enumerate(targets, start=1):
                 try:
-                    trace = assemble_task(project, feat, task, exact=exact, cancel=cancel)
+                    trace = assemble_task(project, feat, task, settings, exact=exact, cancel=cancel)
                     used = trace.context_tokens.get(trace.tokenizer) or 0
                     total = TaskTotal(feat.name, task.id, used, trace.budget, trace.tokenizer)
                 except CtxViewerError as exc:

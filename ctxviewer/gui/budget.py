@@ -1,0 +1,573 @@
+"""The budget controls: tune a run's settings and watch the task re-assemble.
+
+Every control edits one flat setting (keys as in
+:meth:`~ctxviewer.engine.settings.Settings.as_table`).  A value is checked by the engine's
+own validation (:meth:`Settings.with_overrides`) as it is typed; a value the engine
+refuses shows the engine's message under the field and changes nothing, never clamped.
+Accepted changes go on an undo stack (consecutive edits of one field merge into one
+step, so a slider drag undoes in one go) and, after a short quiet period, the panel
+emits :attr:`BudgetPanel.settingsChanged` with the new :class:`Settings`.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ctxviewer.engine.errors import SettingsError
+from ctxviewer.engine.settings import Settings
+from ctxviewer.engine.tokens import TOKENIZERS
+from ctxviewer.engine.tuning import TUNABLE
+from ctxviewer.gui.charts import segment_color
+from ctxviewer.gui.models import is_dark
+
+ORIGIN = "gui"
+#: Quiet time after an accepted change before the new settings are emitted.
+DEBOUNCE_MS = 120
+#: A typed value is taken once typing pauses this long (or on Enter / leaving the field);
+#: a value that turns invalid before then is never applied.
+TYPING_MS = 300
+Snapshot = dict[str, Any]
+
+
+def snapshot(settings: Settings) -> Snapshot:
+    """The tunable values of *settings*."""
+    return {k: getattr(settings, k) for k in TUNABLE}
+
+
+def settings_from(base: Settings, values: Mapping[str, Any]) -> Settings:
+    """*base* with the values that differ from it applied (origin ``gui``)."""
+    changed = {k: v for k, v in values.items() if getattr(base, k) != v}
+    if "zones" in changed:
+        changed["zones"] = dict(changed["zones"])
+    return base.with_overrides(changed, ORIGIN) if changed else base
+
+
+# -- parsing typed text --------------------------------------------------------------------
+
+_NUMBER = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]*)?|\.[0-9]+)\s*([kKmM]?)\s*$")
+
+
+def parse_number(text: str) -> float:
+    """A number as people type it: ``4000``, ``4,000``, ``4_000``, ``4k``, ``1.5M``, ``27.5``."""
+    match = _NUMBER.match(text)
+    if match is None:
+        raise ValueError(f"not a number: {text.strip()!r}" if text.strip() else "empty: type a number")
+    value = float(match.group(1).replace(",", "").replace("_", ""))
+    return value * {"": 1, "k": 1_000, "m": 1_000_000}[match.group(2).lower()]
+
+
+def parse_int(text: str) -> int | float:
+    value = parse_number(text)
+    return int(value) if value.is_integer() else value  # a fraction is left for the engine to refuse
+
+
+def parse_percent(text: str) -> float:
+    return parse_number(text.replace("%", ""))
+
+
+def parse_zones(text: str) -> dict[str, float]:
+    """``compaction=75, warn=50`` (or ``compaction 75%``); empty text is no zones."""
+    out: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in re.split(r"[,;]", text))):
+        match = re.match(r"^([A-Za-z][\w -]*?)\s*(?:=|:|\s)\s*([0-9.]+)\s*%?$", part)
+        if match is None:
+            raise ValueError(f"write zones as name=percent, e.g. compaction=75 (not {part!r})")
+        out[match.group(1).strip()] = float(match.group(2))
+    return out
+
+
+def format_zones(zones: tuple[tuple[str, float], ...]) -> str:
+    return ", ".join(f"{name}={percent:g}" for name, percent in zones)
+
+
+# -- undo ----------------------------------------------------------------------------------
+
+
+class _Change(QUndoCommand):
+    """One accepted change: the whole tunable snapshot before and after."""
+
+    def __init__(self, panel: BudgetPanel, before: Snapshot, after: Snapshot, key: str, text: str) -> None:
+        super().__init__(text)
+        self.panel, self.before, self.after, self.key = panel, before, after, key
+        self._first = True
+
+    def id(self) -> int:
+        return 1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not isinstance(other, _Change) or other.key != self.key or self.key == "*":
+            return False
+        self.after = other.after
+        self.setText(other.text())
+        return True
+
+    def redo(self) -> None:
+        if self._first:  # the panel already shows the new value
+            self._first = False
+            return
+        self.panel._restore(self.after)
+
+    def undo(self) -> None:
+        self.panel._restore(self.before)
+
+
+# -- the buffer bar ------------------------------------------------------------------------
+
+
+class ShareBar(QWidget):
+    """Security share, spec share and the buffer as one proportional bar."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.shares: tuple[float, float] = (0.3, 0.5)
+        self.setMinimumHeight(14)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def set_shares(self, security: float, spec: float) -> None:
+        self.shares = (security, spec)
+        self.setToolTip(
+            f"security {security * 100:g}% \u00b7 spec {spec * 100:g}% \u00b7 buffer "
+            f"{max(0.0, 1 - security - spec) * 100:g}% of the total budget"
+        )
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(200, 14)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        p.setPen(Qt.PenStyle.NoPen)
+        buffer_colour = QColor("#5a5a5a" if is_dark(self.palette()) else "#d9d9d9")
+        p.setBrush(QBrush(buffer_colour))
+        p.drawRoundedRect(rect, 3, 3)
+        x = rect.left()
+        for index, share in enumerate(self.shares):
+            width = rect.width() * max(0.0, min(1.0, share))
+            p.setBrush(QBrush(segment_color(index)))
+            p.drawRect(QRectF(x, rect.top(), width, rect.height()))
+            x += width
+        p.end()
+
+
+# -- fields --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """How one setting is edited: its parser, display format and slider mapping."""
+
+    key: str
+    label: str
+    tip: str
+    parse: Callable[[str], Any]
+    show: Callable[[Any], str]
+    to_slider: Callable[[Any], int] | None = None
+    from_slider: Callable[[int], Any] | None = None
+    slider_max: int = 100
+
+
+def _log_slider(lo: float, hi: float) -> tuple[Callable[[Any], int], Callable[[int], Any]]:
+    """A 0..1000 slider over [lo, hi] on a log scale, snapping to friendly steps."""
+
+    def to_slider(value: Any) -> int:
+        v = min(max(float(value), lo), hi)
+        return round(1000 * math.log(v / lo) / math.log(hi / lo))
+
+    def from_slider(position: int) -> int:
+        raw = lo * (hi / lo) ** (position / 1000)
+        step = 10 ** max(0, int(math.log10(raw)) - 1)  # two significant figures
+        return int(round(raw / step) * step)
+
+    return to_slider, from_slider
+
+
+_BUDGET_SLIDER = _log_slider(200, 50_000)
+_CONTEXT_SLIDER = _log_slider(8_000, 2_000_000)
+
+SPECS: tuple[_Spec, ...] = (
+    _Spec(
+        "budget",
+        "Total budget",
+        "task_context_budget_tokens: the whole task context, in decision tokens",
+        parse_int,
+        lambda v: f"{v:,}",
+        *_BUDGET_SLIDER,
+        slider_max=1000,
+    ),
+    _Spec(
+        "security_share",
+        "Security share",
+        "Share of the budget for the security rules section (%)",
+        lambda t: parse_percent(t) / 100,
+        lambda v: f"{v * 100:g}%",
+        lambda v: round(float(v) * 100),
+        lambda p: p / 100,
+    ),
+    _Spec(
+        "spec_share",
+        "Spec share",
+        "Share of the budget for the spec excerpts section (%)",
+        lambda t: parse_percent(t) / 100,
+        lambda v: f"{v * 100:g}%",
+        lambda v: round(float(v) * 100),
+        lambda p: p / 100,
+    ),
+    _Spec(
+        "top_k",
+        "Top-k paragraphs",
+        "Spec paragraphs kept per spec file after ranking",
+        parse_int,
+        lambda v: f"{v:,}",
+        lambda v: min(int(v), 30),
+        lambda p: max(1, p),
+        slider_max=30,
+    ),
+    _Spec(
+        "threshold_percent",
+        "Checkpoint at",
+        "The ContextTracker's checkpoint threshold (% of the max context)",
+        parse_percent,
+        lambda v: f"{v:g}%",
+        lambda v: round(float(v)),
+        lambda p: float(max(1, p)),
+    ),
+    _Spec(
+        "max_context_tokens",
+        "Max context",
+        "The tracker's maximum context (the model's window), in tokens",
+        parse_int,
+        lambda v: f"{v:,}",
+        *_CONTEXT_SLIDER,
+        slider_max=1000,
+    ),
+    _Spec(
+        "zones",
+        "Further zones",
+        "More tracker zones besides the checkpoint, as name=percent, e.g. compaction=75",
+        parse_zones,
+        lambda v: format_zones(v),
+    ),
+)
+
+
+class _Row:
+    """One setting's widgets: label, optional slider, text field and its message line."""
+
+    def __init__(self, panel: BudgetPanel, spec: _Spec, grid: QGridLayout, row: int) -> None:
+        self.spec = spec
+        self.label = QLabel(spec.label, panel)
+        self.label.setToolTip(spec.tip)
+        self.field = QLineEdit(panel)
+        self.field.setObjectName(f"field-{spec.key}")
+        self.field.setToolTip(spec.tip)
+        self.slider: QSlider | None = None
+        self.message = QLabel("", panel)
+        self.message.setObjectName("fieldMessage")
+        self.message.setWordWrap(True)
+        self.message.hide()
+        grid.addWidget(self.label, row, 0)
+        if spec.to_slider is not None:
+            self.slider = QSlider(Qt.Orientation.Horizontal, panel)
+            self.slider.setRange(0, spec.slider_max)
+            self.slider.setToolTip(spec.tip)
+            grid.addWidget(self.slider, row, 1)
+            self.field.setMaximumWidth(92)
+            grid.addWidget(self.field, row, 2)
+        else:
+            grid.addWidget(self.field, row, 1, 1, 2)
+        grid.addWidget(self.message, row + 1, 0, 1, 3)
+
+    def show_value(self, value: Any) -> None:
+        text = self.spec.show(value)
+        if self.field.text() != text and not self.field.hasFocus():
+            self.field.setText(text)
+        if self.slider is not None and self.spec.to_slider is not None:
+            self.slider.blockSignals(True)
+            self.slider.setValue(self.spec.to_slider(value))
+            self.slider.blockSignals(False)
+
+    def show_error(self, message: str) -> None:
+        self.message.setText(message)
+        self.message.setVisible(bool(message))
+        self.field.setProperty("invalid", bool(message))
+        self.field.style().unpolish(self.field)
+        self.field.style().polish(self.field)
+
+
+class BudgetPanel(QWidget):
+    """Budget, shares, buffer, top-k, decision tokenizer and tracker limits, live."""
+
+    #: The tuned settings, after a short quiet period following the last change.
+    settingsChanged = Signal(object)
+    saveRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.base = Settings()
+        self.note = ""
+        self.values: Snapshot = snapshot(self.base)
+        self.undo_stack = QUndoStack(self)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self._emit)
+        self._pending: tuple[str, Any, str] | None = None
+        self._typing = QTimer(self)
+        self._typing.setSingleShot(True)
+        self._typing.setInterval(TYPING_MS)
+        self._typing.timeout.connect(self._take_typed)
+
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(6)
+        grid.setVerticalSpacing(2)
+        grid.setColumnStretch(1, 1)
+        self.rows: dict[str, _Row] = {}
+        line = 0
+        for spec in SPECS:
+            if spec.key == "top_k":
+                line = self._add_buffer(grid, line)
+            row = _Row(self, spec, grid, line)
+            self.rows[spec.key] = row
+            row.field.textEdited.connect(lambda text, key=spec.key: self._typed(key, text))
+            row.field.editingFinished.connect(lambda key=spec.key: self._finished(key))
+            if row.slider is not None:
+                row.slider.valueChanged.connect(lambda pos, key=spec.key: self._slid(key, pos))
+            line += 2
+        self.tokenizer = QComboBox(self)
+        self.tokenizer.addItems(list(TOKENIZERS))
+        self.tokenizer.setToolTip(
+            "Counter the pipeline decides with: heuristic is the real system's len(text) // 4; "
+            "an exact encoding budgets in real tokens (a what-if)"
+        )
+        self.tokenizer.currentTextChanged.connect(lambda name: self._set("tokenizer", name, f"tokenizer {name}"))
+        grid.addWidget(QLabel("Decide with", self), line, 0)
+        grid.addWidget(self.tokenizer, line, 1, 1, 2)
+
+        self.state = QLabel("", self)
+        self.state.setObjectName("budgetState")
+        self.state.setWordWrap(True)
+        self.undo_button = QPushButton("Undo", self)
+        self.redo_button = QPushButton("Redo", self)
+        self.reset_button = QPushButton("Reset", self)
+        self.reset_button.setToolTip("Back to the project's values (undoable)")
+        self.save_button = QPushButton("Save\u2026", self)
+        self.save_button.setToolTip("Write the tuned values to the project's ctxviewer.yaml")
+        self.undo_button.clicked.connect(self.undo_stack.undo)
+        self.redo_button.clicked.connect(self.undo_stack.redo)
+        self.reset_button.clicked.connect(self.reset)
+        self.save_button.clicked.connect(self.saveRequested)
+        self.undo_stack.canUndoChanged.connect(self.undo_button.setEnabled)
+        self.undo_stack.canRedoChanged.connect(self.redo_button.setEnabled)
+        self.undo_stack.undoTextChanged.connect(lambda t: self.undo_button.setToolTip(f"Undo {t}" if t else ""))
+        self.undo_stack.redoTextChanged.connect(lambda t: self.redo_button.setToolTip(f"Redo {t}" if t else ""))
+        buttons = QHBoxLayout()
+        for button in (self.undo_button, self.redo_button, self.reset_button, self.save_button):
+            buttons.addWidget(button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(grid)
+        layout.addLayout(buttons)
+        layout.addWidget(self.state)
+        layout.addStretch(1)
+        self._show_all()
+
+    def _add_buffer(self, grid: QGridLayout, line: int) -> int:
+        self.share_bar = ShareBar(self)
+        self.buffer_label = QLabel("", self)
+        self.buffer_label.setObjectName("bufferLabel")
+        self.buffer_label.setToolTip("What the shares leave unassigned: budget - security - spec")
+        grid.addWidget(QLabel("Buffer", self), line, 0)
+        grid.addWidget(self.share_bar, line, 1)
+        grid.addWidget(self.buffer_label, line, 2)
+        return line + 1
+
+    # -- public ------------------------------------------------------------------------------
+
+    def set_base(self, settings: Settings, note: str = "") -> None:
+        """Start from the project's *settings*: fields, undo history and tuned state reset.
+
+        *note* is shown under the figures until the next change (e.g. what a save wrote).
+        """
+        self.note = note
+        self.base = settings
+        self.values = snapshot(settings)
+        self.undo_stack.clear()
+        for row in self.rows.values():
+            row.show_error("")
+        self._show_all()
+
+    def settings(self) -> Settings:
+        """The tuned settings (the project's, with the panel's changes)."""
+        return settings_from(self.base, self.values)
+
+    def is_tuned(self) -> bool:
+        return self.values != snapshot(self.base)
+
+    def set_values(self, values: Mapping[str, Any], text: str = "") -> str:
+        """Apply *values* as one undoable change; returns the engine's refusal ('' when accepted)."""
+        return self._commit("*", dict(values), text or ", ".join(values))
+
+    def reset(self) -> None:
+        if self.is_tuned():
+            self._commit("*", snapshot(self.base), "reset to the project's values")
+
+    def flush(self) -> None:
+        """Apply typed text and emit a pending change now instead of after the quiet periods."""
+        self._take_typed()
+        if self._timer.isActive():
+            self._timer.stop()
+            self._emit()
+
+    # -- editing -----------------------------------------------------------------------------
+
+    def _typed(self, key: str, text: str) -> None:
+        spec = self.rows[key].spec
+        try:
+            value = spec.parse(text)
+            error = self._refusal({key: value})
+        except ValueError as exc:
+            error = str(exc)
+        self.rows[key].show_error(error)
+        if error:
+            if self._pending is not None and self._pending[0] == key:
+                self._pending = None
+                self._typing.stop()
+            self.state.setText(f"Not applied: {error}")
+            return
+        self._pending = (key, value, f"{spec.label.lower()} {text.strip()}")
+        self._typing.start()
+
+    def _take_typed(self) -> None:
+        self._typing.stop()
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._set(*pending)
+
+    def _finished(self, key: str) -> None:
+        self._take_typed()
+        row = self.rows[key]
+        if not row.message.isVisible():
+            row.show_value(self.values[key])
+            row.field.setText(row.spec.show(self.values[key]))
+
+    def _slid(self, key: str, position: int) -> None:
+        spec = self.rows[key].spec
+        assert spec.from_slider is not None
+        value = spec.from_slider(position)
+        if self._set(key, value, f"{spec.label.lower()} {spec.show(value)}") == "":
+            self.rows[key].field.setText(spec.show(value))
+        else:  # refused: the slider goes back to the value in force, the message stays
+            self.rows[key].show_value(self.values[key])
+
+    def _set(self, key: str, value: Any, text: str) -> str:
+        return self._commit(key, {key: value}, text)
+
+    def _candidate(self, changes: Mapping[str, Any]) -> Settings:
+        values = dict(self.values)
+        values.update(changes)
+        if "zones" in changes:
+            values["zones"] = _zones_tuple(values["zones"])
+        return settings_from(self.base, values)
+
+    def _refusal(self, changes: Mapping[str, Any]) -> str:
+        """The engine's message refusing *changes*, or '' when they are valid."""
+        try:
+            self._candidate(changes)
+        except SettingsError as exc:
+            return exc.message
+        return ""
+
+    def _commit(self, key: str, changes: Mapping[str, Any], text: str) -> str:
+        try:
+            settings = self._candidate(changes)
+        except SettingsError as exc:
+            if key in self.rows:
+                self.rows[key].show_error(exc.message)
+            self.state.setText(f"Not applied: {exc.message}")
+            return exc.message
+        new_values = snapshot(settings)
+        if key in self.rows:
+            self.rows[key].show_error("")
+        if new_values == self.values:
+            return ""
+        before = self.values
+        self.values = new_values
+        self.undo_stack.push(_Change(self, before, new_values, key, text))
+        self._show_all(skip=key)
+        self._timer.start()
+        return ""
+
+    def _restore(self, values: Snapshot) -> None:
+        self.values = dict(values)
+        for row in self.rows.values():
+            row.show_error("")
+            row.field.clearFocus()
+        self._show_all()
+        self._timer.start()
+
+    def _emit(self) -> None:
+        self.settingsChanged.emit(self.settings())
+
+    # -- display -----------------------------------------------------------------------------
+
+    def _show_all(self, skip: str = "") -> None:
+        for key, row in self.rows.items():
+            if key == skip:
+                if row.slider is not None and row.spec.to_slider is not None:
+                    row.slider.blockSignals(True)
+                    row.slider.setValue(row.spec.to_slider(self.values[key]))
+                    row.slider.blockSignals(False)
+                continue
+            row.show_value(self.values[key])
+        self.tokenizer.blockSignals(True)
+        self.tokenizer.setCurrentText(self.values["tokenizer"])
+        self.tokenizer.blockSignals(False)
+        settings = self.settings()
+        budgets = settings.section_budgets
+        buffer_share = max(0.0, 1 - settings.security_share - settings.spec_share)
+        self.share_bar.set_shares(settings.security_share, settings.spec_share)
+        self.buffer_label.setText(f"{buffer_share * 100:.0f}% \u00b7 {settings.buffer:,}")
+        changed = [k for k in TUNABLE if self.values[k] != getattr(self.base, k)]
+        lines = [
+            f"security <b>{budgets['security_rules']:,}</b> \u00b7 spec <b>{budgets['spec_excerpts']:,}</b> "
+            f"\u00b7 buffer <b>{settings.buffer:,}</b> {settings.tokenizer} tokens"
+        ]
+        if changed:
+            self.note = ""
+            lines.append(f"Tuned, not saved: {', '.join(changed)}")
+        elif self.note:
+            lines.append(html.escape(self.note).replace("\n", "<br>"))
+        else:
+            lines.append("The project's values.")
+        self.state.setText("<br>".join(lines))
+        self.save_button.setEnabled(bool(changed))
+        self.reset_button.setEnabled(bool(changed))
+
+
+def _zones_tuple(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return tuple(sorted(((str(k), v) for k, v in value.items()), key=lambda z: (z[1], z[0])))
+    return value
