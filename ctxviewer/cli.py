@@ -15,6 +15,7 @@ import argparse
 import csv
 import io
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -42,8 +43,22 @@ def _err(message: str) -> None:
     sys.stderr.flush()
 
 
+def _setting(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` from ``--set``; the value is read as YAML (numbers, booleans, mappings)."""
+    import yaml
+
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: write KEY=VALUE, e.g. budget=1500 or spec_share=0.4")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key.strip(), value
+
+
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = dict(getattr(args, "set", None) or [])
     if getattr(args, "budget", None) is not None:
         out["budget"] = args.budget
     if getattr(args, "tokenizer", None) is not None:
@@ -220,6 +235,70 @@ def cmd_split(args: argparse.Namespace) -> int:
     return code
 
 
+def _follow_limits(args: argparse.Namespace) -> Any:
+    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.settings import Settings
+
+    if args.project:
+        return load_project(args.project, _overrides(args)).settings
+    overrides = _overrides(args)
+    return Settings().with_overrides(overrides, "command line") if overrides else Settings()
+
+
+def _usage_line(usage: Any, zones: Sequence[tuple[str, float]]) -> str:
+    reached = [name for name, percent in zones if usage.usage_percent >= percent]
+    first = "" if usage.first_checkpoint is None else f"; checkpoint first due after event {usage.first_checkpoint + 1}"
+    return (
+        f"{usage.estimated_tokens:,} / {usage.max_tokens:,} tokens ({usage.usage_percent:.1f}%, checkpoint at "
+        f"{usage.threshold_percent:g}%) · {usage.tasks_executed} tasks, {usage.files_read} files, "
+        f"{usage.tool_calls} tool calls, {usage.elapsed_minutes:.1f} min"
+        + (f" · reached: {', '.join(reached)}" if reached else "")
+        + first
+    )
+
+
+def cmd_follow(args: argparse.Namespace) -> int:
+    import time
+    from dataclasses import asdict
+
+    from ctxviewer.engine.eventlog import EventLogFollower
+
+    settings = _follow_limits(args)
+    if args.once and not os.path.isfile(args.log):
+        _err(f"{args.log}: no such log file")
+        return EXIT_BAD_INPUT
+    follower = EventLogFollower(args.log, settings.threshold_percent, settings.max_context_tokens)
+    out = sys.stdout
+    shown = -1
+    while True:
+        result = follower.poll()
+        while result.more:
+            more = follower.poll()
+            result = type(result)(
+                result.events + more.events,
+                result.problems + more.problems,
+                result.restarted or more.restarted,
+                more.status,
+                more.more,
+            )
+        for problem in result.problems:
+            _err(problem.message)
+        usage = follower.usage
+        if args.format == "json":
+            if args.once or usage.events != shown:
+                record = asdict(usage)
+                record.pop("history")
+                record["status"] = result.status
+                out.write(json.dumps(record) + "\n")
+        elif args.once or usage.events != shown:
+            out.write(f"{result.status}: {_usage_line(usage, settings.all_zones)}\n")
+        out.flush()
+        shown = usage.events
+        if args.once:
+            return EXIT_FINDINGS if follower.problem_count else EXIT_OK
+        time.sleep(max(0.05, args.interval))
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     try:
         from ctxviewer.gui.app import run_gui
@@ -242,6 +321,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _add_set(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--set",
+        type=_setting,
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a setting (keys as in docs/ctxviewer-yaml.md, flat: budget, security_share, "
+        "spec_share, top_k, threshold_percent, zones, ...); repeatable",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ctxviewer",
@@ -256,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", required=True)
     p.add_argument("--budget", type=_positive_int, help="task_context_budget_tokens (default: the project's)")
     p.add_argument("--tokenizer", choices=TOKENIZERS, help="tokenizer used for decisions")
+    _add_set(p)
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     p.set_defaults(func=cmd_assemble)
@@ -265,6 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--feature")
     p.add_argument("--budget", type=_positive_int)
     p.add_argument("--tokenizer", choices=TOKENIZERS)
+    _add_set(p)
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts (faster)")
     p.add_argument("-o", "--output")
@@ -282,6 +374,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--apply", action="store_true", help="write .core.md/.details.md for eligible files")
     p.add_argument("--no-exact", action="store_true")
     p.set_defaults(func=cmd_split)
+
+    p = sub.add_parser("follow", help="follow a worker's JSON-lines event log: tracker usage as it grows")
+    p.add_argument("log", help="the event log (format: docs/event-log.md)")
+    p.add_argument("--project", help="take the threshold, max context and zones from this project")
+    _add_set(p)
+    p.add_argument("--once", action="store_true", help="read what is there, print the usage, and exit")
+    p.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_follow)
 
     p = sub.add_parser("gui", help="open the inspector window")
     p.add_argument("project", nargs="?")

@@ -228,3 +228,52 @@ def test_every_command_works_on_samples(root: Path, capsys: pytest.CaptureFixtur
     assert code in (0, 1) and "tasks over" in out
     code, out, _ = run(capsys, "split", str(root), "--no-exact")
     assert code in (0, 2)
+
+
+def test_set_overrides_any_setting(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "assemble", str(project), "--feature", "feat", "--task", "T1", "--format", "json",
+        "--set", "spec_share=0.2", "--set", "zones={compaction: 75}", "--set", "top_k=1",
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    assert data["settings"]["spec_share"] == {"value": 0.2, "origin": "command line"}
+    assert data["settings"]["zones"]["value"] == {"compaction": 75.0}
+    assert data["tracker"]["zones"] == {"checkpoint": 70.0, "compaction": 75.0}
+    # top_k 1: only the first of the two scoring requirement paragraphs is kept.
+    assert "Alpha login flow." in data["context"] and "Beta session store." not in data["context"]
+
+
+def test_set_with_a_bad_value_or_form_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "assemble", str(project), "--feature", "feat", "--task", "T1", "--set", "top_k=0")
+    assert code == 2 and "top_k: must be between 1 and 10,000, not 0" in err
+    with pytest.raises(SystemExit):
+        main(["assemble", str(project), "--feature", "feat", "--task", "T1", "--set", "budget"])
+    assert "write KEY=VALUE" in capsys.readouterr().err
+
+
+def test_follow_once_prints_the_trackers_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "w.jsonl"
+    log.write_text(
+        '{"ts": 0, "event": "task_executed", "id": "A"}\n'
+        '{"ts": 60, "event": "file_read", "path": "x.py", "size": 4000}\n'
+        '{"ts": 120, "event": "tool_call", "count": 4}\n'
+        '{"ts": 180, "event": "tool_call"',  # torn last line: not counted yet
+        encoding="utf-8",
+    )
+    code, out, err = run(capsys, "follow", str(log), "--once", "--set", "max_context_tokens=2000", "--format", "json")
+    # 500 (task) + 4000*0.25+100 (read) + 4*50 (tools) + int(2 min * 100) = 2000 tokens, 100% of 2,000.
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert (data["estimated_tokens"], data["tool_calls"], data["events"]) == (2000, 4, 3)
+    # After the read (1 min in): 500 + 1,100 + 100 = 1,700 >= 70% of 2,000, so event index 1.
+    assert data["is_over_threshold"] and data["first_checkpoint"] == 1
+
+
+def test_follow_once_reports_bad_lines_and_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "w.jsonl"
+    log.write_text('{"ts": 0, "event": "task_executed", "id": "A"}\nnot json\n', encoding="utf-8")
+    code, out, err = run(capsys, "follow", str(log), "--once")
+    assert code == 1 and "line 2" in err and "500 / 200,000 tokens" in out
+    code, _, err = run(capsys, "follow", str(tmp_path / "nope.jsonl"), "--once")
+    assert code == 2 and "no such log file" in err
