@@ -1,5 +1,10 @@
 """Exports of one trace: the context as Markdown, the trace as JSON, a standalone HTML report.
 
+With a what-if diff against a pinned baseline (:mod:`ctxviewer.engine.whatif`) the JSON
+gains a ``whatif`` key and the HTML report a "What-if against the pinned baseline"
+section; the Markdown export stays exactly the context (it is the worker's input), and
+the diff's own Markdown report is the separate ``whatif-md`` format (``.whatif.md``).
+
 The HTML report is meant to be sent to a colleague: one file, no network (CSS and SVG
 inline, no scripts), readable in light and dark mode, deterministic for a given trace.
 Every string taken from the trace is HTML-escaped.  Qt-free, like the rest of the engine.
@@ -23,16 +28,21 @@ from ctxviewer import __version__
 from ctxviewer.engine.atomic import atomic_write
 from ctxviewer.engine.tokens import CL100K, HEURISTIC, O200K, TokenCounts
 from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Section, Trace, trace_to_json
+from ctxviewer.engine.whatif import TraceDiff, arrow, diff_markdown, diff_to_json, kind_word, setting_text, summary
 
-FORMATS = ("markdown", "json", "html")
-SUFFIXES = {"markdown": ".md", "json": ".json", "html": ".html"}
+FORMATS = ("markdown", "json", "html", "whatif-md")
+#: Formats that render a what-if diff and so cannot be written without one.
+DIFF_FORMATS = ("whatif-md",)
+SUFFIXES = {"markdown": ".md", "json": ".json", "html": ".html", "whatif-md": ".whatif.md"}
 _BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".html": "html"}
 _BY_SUFFIX[".htm"] = "html"
+#: Suffixes of more than one dot, checked before the last suffix alone.
+_BY_LONG_SUFFIX = {".whatif.md": "whatif-md"}
 _MINUS, _DASH = "\u2212", "\u2013"
 _W, _LW = 720, 240  # SVG drawing width, and the width of the label column in bar rows
 
 
-# -- the three formats ------------------------------------------------------------------
+# -- the formats --------------------------------------------------------------------------
 
 
 def context_markdown(trace: Trace) -> str:
@@ -40,62 +50,95 @@ def context_markdown(trace: Trace) -> str:
     return trace.context
 
 
-def trace_json_text(trace: Trace) -> str:
-    """The trace as pretty JSON, the same text ``ctxviewer assemble --format json`` prints."""
-    return json.dumps(trace_to_json(trace), ensure_ascii=False, indent=2) + "\n"
+def trace_json_text(trace: Trace, diff: TraceDiff | None = None) -> str:
+    """The trace as pretty JSON, the same text ``ctxviewer assemble --format json`` prints.
+
+    With *diff*, the what-if against the pinned baseline is added under ``whatif``
+    (:func:`~ctxviewer.engine.whatif.diff_to_json`); the trace keys are unchanged, so the
+    file still reads back with ``trace_from_json``.
+    """
+    data = trace_to_json(trace)
+    if diff is not None:
+        data["whatif"] = diff_to_json(diff)
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-def html_report(trace: Trace) -> str:
-    """A self-contained HTML page showing what the task got and why (no network needed)."""
-    parts = [_header, _alerts, _token_shares, _spec_table, _rules_table, _trimming, _tracker]
-    parts += [_keywords, _settings, _context]
+def html_report(trace: Trace, diff: TraceDiff | None = None) -> str:
+    """A self-contained HTML page showing what the task got and why (no network needed).
+
+    With *diff*, a "What-if against the pinned baseline" section follows the header.
+    """
+    parts: list[Callable[[Trace], str]] = [_header, _alerts]
+    if diff is not None:
+        parts.append(lambda _trace: _whatif(diff))
+    parts += [_token_shares, _spec_table, _rules_table, _trimming, _tracker, _keywords, _settings, _context]
     body = "\n".join(filter(None, (part(trace) for part in parts)))
     title = _e(f"{_project_name(trace)} · {trace.task_id} · ctxviewer report")
+    css = _CSS + (_WHATIF_CSS if diff is not None else "")
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
-        f"<title>{title}</title>\n<style>\n{_CSS}{_pygments_css()}</style>\n</head>\n"
+        f"<title>{title}</title>\n<style>\n{css}{_pygments_css()}</style>\n</head>\n"
         f"<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n"
     )
 
 
-_RENDERERS: dict[str, Callable[[Trace], str]] = {
-    "markdown": context_markdown,
+def whatif_markdown(diff: TraceDiff | None) -> str:
+    """The ``whatif-md`` format: the diff's Markdown report (it needs a diff)."""
+    if diff is None:
+        raise ValueError(
+            "the whatif-md format reports a what-if diff, and there is none: "
+            "pin a baseline run and pass the diff against it"
+        )
+    return diff_markdown(diff)
+
+
+_RENDERERS: dict[str, Callable[[Trace, TraceDiff | None], str]] = {
+    "markdown": lambda trace, _diff: context_markdown(trace),  # the worker's input: never anything added
     "json": trace_json_text,
     "html": html_report,
+    "whatif-md": lambda _trace, diff: whatif_markdown(diff),
 }
 
 
-def render(trace: Trace, fmt: str) -> str:
-    """The trace rendered in *fmt*, one of :data:`FORMATS`."""
+def render(trace: Trace, fmt: str, diff: TraceDiff | None = None) -> str:
+    """The trace rendered in *fmt*, one of :data:`FORMATS`.
+
+    *diff* is the what-if of *trace* against a pinned baseline: JSON and HTML include it,
+    ``markdown`` ignores it (it is exactly the context), ``whatif-md`` needs it.
+    """
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    return renderer(trace)
+    return renderer(trace, diff)
 
 
 def format_for_path(path: str | os.PathLike[str]) -> str:
     """The export format a file name asks for, from its suffix (case-insensitive)."""
+    name = Path(path).name.lower()
+    for long_suffix, long_fmt in _BY_LONG_SUFFIX.items():
+        if name.endswith(long_suffix) and len(name) > len(long_suffix):
+            return long_fmt
     suffix = Path(path).suffix.lower()
     fmt = _BY_SUFFIX.get(suffix)
     if fmt is None:
         raise ValueError(
             f"cannot tell the export format of {os.fspath(path)!r} from its suffix "
-            f"{suffix or '(none)'!r}; use one of {', '.join(_BY_SUFFIX)}"
+            f"{suffix or '(none)'!r}; use one of {', '.join([*_BY_SUFFIX, *_BY_LONG_SUFFIX])}"
         )
     return fmt
 
 
-def export(trace: Trace, path: str | os.PathLike[str], fmt: str | None = None) -> str:
-    """Render *trace* and write it atomically to *path*; returns the format used.
+def export(trace: Trace, path: str | os.PathLike[str], fmt: str | None = None, diff: TraceDiff | None = None) -> str:
+    """Render *trace* (and *diff*, see :func:`render`) and write it atomically to *path*; returns the format used.
 
     *fmt* defaults to the one the suffix names.  Raises ``ValueError`` for an unknown
-    format or suffix (nothing is written) and ``WriteError`` when the file cannot be
-    written (the old file, if any, is left intact).
+    format or suffix, or ``whatif-md`` without a diff (nothing is written), and
+    ``WriteError`` when the file cannot be written (the old file, if any, is left intact).
     """
     used = format_for_path(path) if fmt is None else fmt
-    atomic_write(path, render(trace, used))
+    atomic_write(path, render(trace, used, diff))
     return used
 
 
@@ -346,6 +389,111 @@ def _settings(trace: Trace) -> str:
     return _part("settings", "Settings", _table("Setting|Value|Origin", rows))
 
 
+# -- what-if against a pinned baseline ----------------------------------------------------
+
+_OPEN_DIFF_LINES = 400  # a longer context diff starts folded
+
+
+def _delta_cell(delta: int) -> _Raw:
+    cls = "up" if delta > 0 else "down" if delta < 0 else "same"
+    return _Raw(f'<span class="{cls}">{_e(_signed(delta))}</span>')
+
+
+def _status_change(before: str | None, after: str | None) -> _Raw:
+    if before == after:
+        return _status(after) if after else _Raw("")
+    b = _status(before) if before else _Raw("—")
+    a = _status(after) if after else _Raw("—")
+    return _Raw(f"{b} → {a}")
+
+
+def _diff_line(line: str) -> str:
+    if line.startswith(("+++ ", "--- ")):
+        cls = "meta"
+    elif line.startswith("@@"):
+        cls = "hunk"
+    elif line.startswith("+"):
+        cls = "add"
+    elif line.startswith("-"):
+        cls = "del"
+    elif line.startswith(" "):
+        cls = "ctx"
+    else:
+        cls = "more"
+    return f'<span class="{cls}">{_e(line)}\n</span>'  # block spans: full-width colour, copyable lines
+
+
+def _whatif(diff: TraceDiff) -> str:
+    b, c = diff.baseline, diff.current
+    body = []
+    if not diff.same_task:
+        body.append(
+            '<ul class="alerts"><li class="warning"><strong>Different tasks</strong>: the baseline is '
+            f"{_e(b.task_id)} ({_e(b.feature)}), this report is {_e(c.task_id)} ({_e(c.feature)}); "
+            "the comparison is computed anyway, read it with care.</li></ul>"
+        )
+    body.append(f'<p class="summary">{_e(summary(diff))}</p>')
+    if diff.unchanged:
+        body.append("<p>No change: settings, sections, candidates and the context are the same as the baseline's.</p>")
+        return _part("whatif", "What-if against the pinned baseline", *body)
+
+    if diff.settings:
+        rows = [[s.key, setting_text(s.before), setting_text(s.after)] for s in diff.settings]
+        body += ["<h3>Settings changed</h3>", _table("Setting|Baseline|Current", rows)]
+    else:
+        body.append("<p>No setting changed.</p>")
+
+    sec_rows: list[list[object]] = [
+        [
+            f"{s.title} ({s.name})",
+            arrow(s.budget_before, s.budget_after),
+            _n(s.tokens_before),
+            _n(s.tokens_after),
+            _delta_cell(s.delta),
+            _status_change(s.status_before, s.status_after),
+        ]
+        for s in diff.sections
+    ]
+    total = [_Raw("<strong>Whole context</strong>"), arrow(b.budget, c.budget), _n(diff.context_tokens_before)]
+    sec_rows.append([*total, _n(diff.context_tokens_after), _delta_cell(diff.context_delta), ""])
+    headers = f"Section|Budget|Before ({diff.tokenizer})|After ({diff.tokenizer})|Δ|Status"
+    body += ["<h3>Sections</h3>", _table(headers, sec_rows, (1, 2, 3, 4))]
+
+    if diff.items:
+        item_rows = [
+            [
+                _Raw(f'<span class="chg chg-{_e(i.change)}">{_e(i.change)}</span>'),
+                i.label,
+                kind_word(i.kind),
+                _status_change(i.status_before, i.status_after),
+                _n(i.tokens_before),
+                _n(i.tokens_after),
+                i.reason_before,
+                i.reason_after,
+            ]
+            for i in diff.items
+        ]
+        headers = "Change|Candidate|Kind|Status|Tokens before|Tokens after|Reason before|Reason now"
+        body += ["<h3>Candidates whose fate changed</h3>", _table(headers, item_rows, (4, 5))]
+    else:
+        body.append("<p>No candidate changed its fate.</p>")
+
+    body.append("<h3>Context diff</h3>")
+    if diff.context_diff:
+        lines = diff.context_diff
+        added = sum(1 for x in lines if x.startswith("+") and not x.startswith("+++ "))
+        removed = sum(1 for x in lines if x.startswith("-") and not x.startswith("--- "))
+        opened = " open" if len(lines) <= _OPEN_DIFF_LINES else ""
+        pre = '<pre class="diff">' + "".join(_diff_line(x) for x in lines) + "</pre>"
+        caption = f"{len(lines):,} diff lines: {added:,} added, {removed:,} removed (baseline → current)"
+        body.append(f"<details{opened}><summary>{_e(caption)}</summary>\n{pre}\n</details>")
+    elif b.context != c.context:
+        body.append("<p>The contexts differ only in line endings or other line separators.</p>")
+    else:
+        body.append("<p>The assembled context is the same as the baseline's.</p>")
+    return _part("whatif", "What-if against the pinned baseline", *body)
+
+
 # -- the assembled context --------------------------------------------------------------
 
 
@@ -440,4 +588,19 @@ pre.hl { margin: 0; padding: .6rem .8rem; overflow-x: auto; white-space: pre-wra
 section.ctx { border: 1px solid var(--line); border-left: .3rem solid #4f7cff; margin: .5rem 0; }
 section.ctx h3 { margin: 0; padding: .3rem .8rem; font-size: .85rem; background: var(--head); }
 .gap pre.hl { border: 1px dashed var(--line); }
+"""
+
+_WHATIF_CSS = """\
+#whatif .summary { font-weight: 500; }
+#whatif .up { color: var(--ok); font-weight: 600; } #whatif .down { color: var(--bad); font-weight: 600; }
+#whatif .chg { font-weight: 600; } #whatif .chg-entered, #whatif .chg-grew { color: var(--ok); }
+#whatif .chg-left { color: var(--bad); } #whatif .chg-shrank { color: var(--warn); }
+#whatif .chg-new, #whatif .chg-gone { color: var(--drop); }
+#whatif summary { cursor: pointer; color: var(--muted); margin: .3rem 0; }
+pre.diff { margin: 0; padding: .4rem 0; border: 1px solid var(--line); overflow-x: auto;
+  font: .85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+pre.diff span { display: block; padding: 0 .8rem; white-space: pre-wrap; min-height: 1.4em; }
+pre.diff .add { background: rgba(46, 160, 67, .18); } pre.diff .del { background: rgba(248, 81, 73, .18); }
+pre.diff .hunk, pre.diff .more { color: var(--muted); background: var(--head); }
+pre.diff .meta { color: var(--muted); font-weight: 600; }
 """

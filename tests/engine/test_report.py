@@ -24,6 +24,7 @@ from ctxviewer.engine.errors import WriteError
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
 from ctxviewer.engine.report import (
+    DIFF_FORMATS,
     FORMATS,
     SUFFIXES,
     context_markdown,
@@ -35,6 +36,7 @@ from ctxviewer.engine.report import (
 )
 from ctxviewer.engine.tokens import TokenCounts
 from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Trace, TraceError, trace_from_json
+from ctxviewer.engine.whatif import TraceDiff, diff_markdown, diff_to_json, diff_traces
 from tests.conftest import SAMPLES
 from tests.factories import make_project
 
@@ -51,6 +53,13 @@ TASK = {
 @pytest.fixture(scope="module")
 def ledger() -> Trace:
     return assemble(load_project(SAMPLES / "ledger-service"), "auth-sessions", "AUTH-L1-001")
+
+
+@pytest.fixture(scope="module")
+def lowered(ledger: Trace) -> TraceDiff:
+    """The ledger run with its budget lowered from 4,000 to 1,500, against the default run."""
+    low = assemble(load_project(SAMPLES / "ledger-service"), "auth-sessions", "AUTH-L1-001", {"budget": 1500})
+    return diff_traces(ledger, low)
 
 
 @pytest.fixture
@@ -268,7 +277,8 @@ def test_html_says_when_no_trimming_happened(ledger: Trace) -> None:
 
 
 def test_render_dispatches_and_rejects_unknown_formats(ledger: Trace) -> None:
-    assert FORMATS == ("markdown", "json", "html")
+    assert FORMATS == ("markdown", "json", "html", "whatif-md")
+    assert DIFF_FORMATS == ("whatif-md",)
     assert render(ledger, "json") == trace_json_text(ledger)
     assert render(ledger, "html") == html_report(ledger)
     with pytest.raises(ValueError, match="unknown export format 'pdf'"):
@@ -285,6 +295,9 @@ def test_render_dispatches_and_rejects_unknown_formats(ledger: Trace) -> None:
         ("r.html", "html"),
         ("r.HTM", "html"),
         ("dir.v2/r.htm", "html"),
+        ("a.whatif.md", "whatif-md"),
+        ("x/AUTH.WhatIf.MD", "whatif-md"),
+        ("whatif.md", "markdown"),
     ],
 )
 def test_format_for_path(name: str, fmt: str) -> None:
@@ -304,10 +317,11 @@ def test_suffixes_map_back_to_their_formats() -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_export_writes_each_format(ledger: Trace, tmp_path: Path, fmt: str) -> None:
+def test_export_writes_each_format(ledger: Trace, lowered: TraceDiff, tmp_path: Path, fmt: str) -> None:
     target = tmp_path / f"out{SUFFIXES[fmt]}"
-    assert export(ledger, target) == fmt
-    assert target.read_bytes() == render(ledger, fmt).encode("utf-8")
+    diff = lowered if fmt in DIFF_FORMATS else None
+    assert export(ledger, target, diff=diff) == fmt
+    assert target.read_bytes() == render(ledger, fmt, diff).encode("utf-8")
     assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no temp files left
 
 
@@ -352,3 +366,91 @@ def test_report_imports_without_pyside6() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+# -- what-if against a pinned baseline ---------------------------------------------------
+
+
+def test_markdown_stays_exactly_the_context_with_a_diff(lowered: TraceDiff, tmp_path: Path) -> None:
+    current = lowered.current
+    assert render(current, "markdown", lowered) == current.context
+    assert render(current, "markdown", lowered) == render(current, "markdown")
+    target = tmp_path / "ctx.md"
+    assert export(current, target, diff=lowered) == "markdown"
+    assert target.read_bytes() == current.context.encode("utf-8")
+
+
+def test_json_with_a_diff_adds_whatif_and_still_reads_back(lowered: TraceDiff) -> None:
+    current = lowered.current
+    plain = render(current, "json")
+    assert plain == trace_json_text(current) and '"whatif"' not in plain
+    data = json.loads(render(current, "json", lowered))
+    assert data["whatif"] == diff_to_json(lowered)
+    assert data["whatif"]["settings"] == [{"key": "budget", "before": 4000, "after": 1500}]
+    assert trace_from_json(data) == current  # the extra key does not disturb the trace
+    assert {k: v for k, v in data.items() if k != "whatif"} == json.loads(plain)
+
+
+def test_html_with_a_diff_has_the_whatif_section(lowered: TraceDiff) -> None:
+    current = lowered.current
+    page = render(current, "html", lowered)
+    assert page == html_report(current, lowered)
+    assert "What-if against the pinned baseline" not in render(current, "html")
+    assert render(current, "html", None) == html_report(current)
+    part = page[page.index('<section id="whatif">') : page.index("</section>", page.index('<section id="whatif">'))]
+    assert page.index('<section id="whatif">') < page.index('<section id="tokens">')  # right after the header
+    text = visible(part)
+    assert "What-if against the pinned baseline" in text
+    assert "budget4,0001,500" in text  # the settings table row: Setting|Baseline|Current
+    for section in lowered.sections:
+        assert f"{section.tokens_before:,}{section.tokens_after:,}" in text
+    for change in lowered.items:
+        assert change.reason_before in text and change.reason_after in text
+    removed = [x for x in lowered.context_diff if x.startswith("-") and not x.startswith("--- ")]
+    added = [x for x in lowered.context_diff if x.startswith("+") and not x.startswith("+++ ")]
+    assert part.count('<span class="del">') == len(removed)
+    assert part.count('<span class="add">') == len(added)
+    assert "pre.diff .add" in page  # the diff colours come with the section
+
+
+def test_html_whatif_escapes_everything(evil: Trace) -> None:
+    project = load_project(Path(evil.project))
+    low = assemble(project, "feat", "T1", {"budget": 20})
+    diff = diff_traces(evil, low)
+    assert any(x.startswith("-") and "<script>" in x for x in diff.context_diff)
+    page = html_report(low, diff)
+    part = page[page.index('<section id="whatif">') :]
+    part = part[: part.index("</section>")]
+    assert "<script" not in part and "<b>" not in part
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in part
+    assert "Login flow &amp; " in part
+    assert EVIL in visible(part)
+
+
+def test_html_whatif_warns_about_different_tasks(ledger: Trace) -> None:
+    other = assemble(load_project(SAMPLES / "ledger-service"), "reconciliation", "REC-L1-001")
+    page = html_report(other, diff_traces(ledger, other))
+    part = page[page.index('<section id="whatif">') :]
+    assert visible(part).index("Different tasks") < visible(part).index("Sections")
+
+
+def test_html_whatif_for_an_unchanged_run(ledger: Trace) -> None:
+    page = html_report(ledger, diff_traces(ledger, ledger))
+    part = visible(page[page.index('<section id="whatif">') :])
+    assert "No change" in part
+
+
+def test_whatif_md_is_the_diffs_markdown(lowered: TraceDiff, tmp_path: Path) -> None:
+    current = lowered.current
+    assert render(current, "whatif-md", lowered) == diff_markdown(lowered)
+    target = tmp_path / "AUTH-L1-001.whatif.md"
+    assert export(current, target, diff=lowered) == "whatif-md"
+    assert target.read_text("utf-8") == diff_markdown(lowered)
+
+
+def test_whatif_md_without_a_diff_is_refused(ledger: Trace, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="whatif-md format reports a what-if diff, and there is none"):
+        render(ledger, "whatif-md")
+    with pytest.raises(ValueError, match="pin a baseline run"):
+        export(ledger, tmp_path / "x.whatif.md")
+    assert list(tmp_path.iterdir()) == []
