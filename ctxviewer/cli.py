@@ -390,8 +390,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task")
     p.add_argument(
         "--tab",
-        choices=("sections", "paragraphs", "rules", "trimming", "context", "task"),
+        choices=("sections", "paragraphs", "rules", "trimming", "context", "whatif", "task"),
         help="the tab to show first",
+    )
+    _add_set(p)
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="pin the run with the project's own settings as the what-if baseline (then apply --set)",
     )
     p.add_argument(
         "--theme",

@@ -6,6 +6,7 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import (
     QBuffer,
@@ -110,7 +111,7 @@ def _wait(window: MainWindow, timeout_ms: int) -> str:
         loop.quit()
 
     def check() -> None:
-        if window.trace is not None and not window.batch_lane.is_busy() and not window.run_lane.is_busy():
+        if window.is_settled():
             loop.quit()
 
     window.traceShown.connect(lambda _t: check())
@@ -145,6 +146,10 @@ def take_screenshot(window: MainWindow, out: str, timeout_ms: int = SCREENSHOT_T
     return error
 
 
+def _tune(args: argparse.Namespace) -> dict[str, Any]:
+    return dict(getattr(args, "set", None) or [])
+
+
 def run_gui(args: argparse.Namespace) -> int:
     """``ctxviewer gui``: open the window (or take a screenshot and exit)."""
     app = make_app(getattr(args, "theme", None) or "system")
@@ -160,7 +165,7 @@ def run_gui(args: argparse.Namespace) -> int:
     if args.tab:
         window.show_tab(args.tab)
     if project and Path(str(project)).is_dir():
-        window.open_project(str(project), args.feature, args.task)
+        window.open_project(str(project), args.feature, args.task, tune=_tune(args), compare=args.compare)
     elif args.project:
         window.problems.show_messages([f"{args.project}: not a folder"], [])
     return int(app.exec())
@@ -176,7 +181,7 @@ def _screenshot(args: argparse.Namespace) -> int:
         window = MainWindow(settings)
         if args.tab:
             window.show_tab(args.tab)
-        window.open_project(args.project, args.feature, args.task)
+        window.open_project(args.project, args.feature, args.task, tune=_tune(args), compare=args.compare)
         error = take_screenshot(window, args.screenshot)
         window.close()
         settings.sync()

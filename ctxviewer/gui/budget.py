@@ -434,6 +434,10 @@ class BudgetPanel(QWidget):
         if self.is_tuned():
             self._commit("*", snapshot(self.base), "reset to the project's values")
 
+    def is_pending(self) -> bool:
+        """Whether a typed value or an accepted change is still waiting to be emitted."""
+        return self._timer.isActive() or self._typing.isActive()
+
     def flush(self) -> None:
         """Apply typed text and emit a pending change now instead of after the quiet periods."""
         self._take_typed()

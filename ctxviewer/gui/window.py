@@ -38,6 +38,7 @@ from ctxviewer.engine.settings import Settings
 from ctxviewer.engine.tokens import HEURISTIC
 from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
 from ctxviewer.engine.tuning import plan_save, save_ctxviewer_yaml
+from ctxviewer.engine.whatif import TraceDiff, diff_traces
 from ctxviewer.gui.budget import BudgetPanel
 from ctxviewer.gui.context_view import ContextView
 from ctxviewer.gui.details import paragraph_html, rule_html
@@ -47,9 +48,10 @@ from ctxviewer.gui.outline import ProjectOutline, TaskTotal
 from ctxviewer.gui.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.tables import RecordTable
+from ctxviewer.gui.whatif_view import WhatIfTab
 from ctxviewer.gui.worker import Lane, RunState, make_pool
 
-TABS = ("sections", "paragraphs", "rules", "trimming", "context", "task")
+TABS = ("sections", "paragraphs", "rules", "trimming", "context", "whatif", "task")
 MAX_RECENT = 10
 #: Quiet time after a budget change before the batch pass re-runs every task.
 BATCH_DELAY_MS = 800
@@ -57,10 +59,12 @@ BATCH_DELAY_MS = 800
 
 @dataclass(frozen=True)
 class Assembled:
-    """What the assembly lane returns: the trace and its context lexed for display."""
+    """What the assembly lane returns: the trace, its context lexed for display, and its
+    what-if diff against the baseline pinned when the run was asked for."""
 
     trace: Trace
     lexed: LexedText
+    diff: TraceDiff | None = None
 
 
 class _BatchRelay(QObject):
@@ -94,7 +98,11 @@ class MainWindow(QMainWindow):
         self.batch_totals: dict[tuple[str, str], TaskTotal] = {}
         #: Settings tuned in the budget panel; None while they are the project's own.
         self.tuned: Settings | None = None
+        #: The pinned what-if baseline and the current run's diff against it.
+        self.baseline: Trace | None = None
+        self.diff: TraceDiff | None = None
         self._saved_note = ""
+        self._startup: tuple[dict[str, Any], bool] = ({}, False)
 
         self.pool = make_pool(4)
         self.load_lane = Lane(self.pool, "load", self)
@@ -124,6 +132,8 @@ class MainWindow(QMainWindow):
         self.rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files")
         self.trimming = TrimmingTab(self)
         self.context_view = ContextView(self)
+        self.whatif = WhatIfTab(self)
+        self.whatif.itemActivated.connect(self._go_to_item_id)
         self.task_tab = TaskTab(self)
         for widget, title, tip in (
             (self.sections_tab, "Sections", "Token share of each section against its budget"),
@@ -131,6 +141,7 @@ class MainWindow(QMainWindow):
             (self.rules, "Security rules", "Every rule file and why it matched or was skipped"),
             (self.trimming, "Trimming", "The cuts, in order, with tokens before and after"),
             (self.context_view, "Context", "The assembled context, exactly as the worker sees it"),
+            (self.whatif, "What-if", "This run against the pinned baseline: token deltas, what entered or left"),
             (self.task_tab, "Task", "The task's keywords and the effective settings"),
         ):
             index = self.tabs.addTab(widget, title)
@@ -246,6 +257,14 @@ class MainWindow(QMainWindow):
                 file, "&Copy Context", self.copy_context, "Ctrl+Shift+C", "Copy the assembled context to the clipboard"
             ),
         ]
+        self.whatif_export = self._action(
+            file,
+            "Export &What-if (.whatif.md)\u2026",
+            lambda: self.export_dialog("whatif-md"),
+            None,
+            "Save the diff against the pinned baseline as Markdown (JSON and HTML exports include it too)",
+        )
+        self.whatif_export.setEnabled(False)
         file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -253,6 +272,12 @@ class MainWindow(QMainWindow):
         self._action(run, "&Re-run", self.rerun, "F5", "Assemble the selected task again")
         self._action(run, "&Cancel", self.cancel_run, "Esc", "Stop the running assembly")
         self._action(run, "Re-run &Batch Pass", self.start_batch, "Shift+F5", "Recompute every task's total")
+        run.addSeparator()
+        self._action(run, "&Pin as Baseline", self.pin_baseline, "Ctrl+B", "Compare every later run with this one")
+        self.clear_baseline_action = self._action(
+            run, "C&lear Baseline", self.clear_baseline, "Ctrl+Shift+B", "Stop comparing"
+        )
+        self.clear_baseline_action.setEnabled(False)
         run.addSeparator()
         self.undo_action = self.budget.undo_stack.createUndoAction(self, "&Undo Budget Change")
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
@@ -301,10 +326,23 @@ class MainWindow(QMainWindow):
 
     # -- opening -------------------------------------------------------------------------
 
-    def open_project(self, path: str | Path, feature: str | None = None, task: str | None = None) -> None:
-        """Load *path* off the GUI thread; then select *feature*/*task* (or the last or first)."""
+    def open_project(
+        self,
+        path: str | Path,
+        feature: str | None = None,
+        task: str | None = None,
+        *,
+        tune: dict[str, Any] | None = None,
+        compare: bool = False,
+    ) -> None:
+        """Load *path* off the GUI thread; then select *feature*/*task* (or the last or first).
+
+        Once the first task is shown, *compare* pins it as the what-if baseline and *tune*
+        (flat settings, as ``--set``) is applied in the budget panel.
+        """
         folder = str(Path(path).expanduser())
         self._wanted = (feature, task)
+        self._startup = (dict(tune or {}), compare)
         self.run_lane.cancel()
         self.batch_lane.cancel()
         self.statusBar().showMessage(f"Opening {folder}\u2026")
@@ -372,10 +410,12 @@ class MainWindow(QMainWindow):
         self.settings.setValue(f"last-task/{project.root}", f"{feature}\n{task_id}")
 
         settings = self.run_settings()
+        baseline = self.baseline
 
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
             trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
-            return Assembled(trace, lex_blocks(display_text(trace.context)))
+            diff = diff_traces(baseline, trace) if baseline is not None else None
+            return Assembled(trace, lex_blocks(display_text(trace.context)), diff)
 
         self.run_lane.submit(job)
 
@@ -442,7 +482,7 @@ class MainWindow(QMainWindow):
 
     def _on_assembled(self, result: Assembled) -> None:
         self.progress.hide()
-        self.show_trace(result.trace, result.lexed)
+        self.show_trace(result.trace, result.lexed, result.diff)
 
     def _on_run_error(self, message: str) -> None:
         self.progress.hide()
@@ -453,9 +493,13 @@ class MainWindow(QMainWindow):
         if state in (RunState.CANCELLED, RunState.ERROR):
             self.progress.hide()
 
-    def show_trace(self, trace: Trace, lexed: LexedText | None = None) -> None:
-        """Show a finished trace in every view."""
+    def show_trace(self, trace: Trace, lexed: LexedText | None = None, diff: TraceDiff | None = None) -> None:
+        """Show a finished trace in every view (and its diff against the pinned baseline)."""
         self.trace = trace
+        if self.baseline is not None and (diff is None or diff.baseline is not self.baseline):
+            diff = diff_traces(self.baseline, trace)  # pinned after the run was asked for
+        self.diff = diff if self.baseline is not None else None
+        self.whatif.set_diff(self.diff, self._baseline_label())
         self.header.setText(self._header_html(trace))
         self.header.setToolTip(
             f"context: size of the assembled context in {trace.tokenizer} tokens (the tokenizer the "
@@ -486,6 +530,31 @@ class MainWindow(QMainWindow):
         self._set_exports_enabled(True)
         self.statusBar().showMessage(f"Assembled {trace.task_id}", 4000)
         self.traceShown.emit(trace)
+        self._run_startup()
+
+    def _run_startup(self) -> None:
+        tune, compare = self._startup
+        if not tune and not compare:
+            return
+        self._startup = ({}, False)
+        if compare:
+            self.pin_baseline()
+        if tune:
+            refusal = self.budget.set_values(tune, "settings from the command line")
+            if refusal:
+                self.problems.show_messages([f"--set not applied: {refusal}"], [])
+            self.budget.flush()
+
+    def is_settled(self) -> bool:
+        """Whether everything asked for is shown: no run, batch or pending change in flight."""
+        return (
+            self.trace is not None
+            and self._startup == ({}, False)
+            and not self.run_lane.is_busy()
+            and not self.batch_lane.is_busy()
+            and not self._batch_timer.isActive()
+            and not self.budget.is_pending()
+        )
 
     def _header_html(self, trace: Trace) -> str:
         used = trace.context_tokens.get(trace.tokenizer)
@@ -503,6 +572,46 @@ class MainWindow(QMainWindow):
             f"<b>{used_text}</b> of {trace.budget:,} {trace.tokenizer} tokens{over}"
             f" \u00b7 exact: {', '.join(exact) or 'n/a'}"
         )
+
+    # -- what-if ------------------------------------------------------------------------------
+
+    def pin_baseline(self) -> None:
+        """Pin the shown run: every later run is compared with it in the What-if tab."""
+        if self.trace is None:
+            self.statusBar().showMessage("Nothing to pin yet", 4000)
+            return
+        self.baseline = self.trace
+        self.diff = diff_traces(self.baseline, self.trace)
+        self.whatif.set_diff(self.diff, self._baseline_label())
+        self.clear_baseline_action.setEnabled(True)
+        self.whatif_export.setEnabled(True)
+        self.tabs.setTabText(TABS.index("whatif"), "What-if \u25cf")
+        self.statusBar().showMessage(f"Pinned {self._baseline_label()} as the baseline", 5000)
+
+    def clear_baseline(self) -> None:
+        self.baseline = None
+        self.diff = None
+        self.whatif.set_diff(None)
+        self.clear_baseline_action.setEnabled(False)
+        self.whatif_export.setEnabled(False)
+        self.tabs.setTabText(TABS.index("whatif"), "What-if")
+
+    def _baseline_label(self) -> str:
+        b = self.baseline
+        if b is None:
+            return ""
+        return b.task_id
+
+    def _go_to_item_id(self, item_id: str) -> None:
+        item = self.trace.item(item_id) if self.trace else None
+        if item is None and self.baseline is not None:
+            gone = self.baseline.item(item_id)
+            self.statusBar().showMessage(f"{item_id} is only in the baseline" if gone else item_id, 5000)
+            return
+        if item is not None:
+            table = self.paragraphs if item.kind == SPEC_PARAGRAPH else self.rules
+            self.show_tab("paragraphs" if item.kind == SPEC_PARAGRAPH else "rules")
+            table.select(lambda i: i.id == item_id)
 
     # -- navigation ---------------------------------------------------------------------------
 
@@ -603,7 +712,12 @@ class MainWindow(QMainWindow):
             return
         suffix = report.SUFFIXES[fmt]
         default = str(Path(str(self.settings.value("export-dir", str(Path.home())))) / f"{self.trace.task_id}{suffix}")
-        filters = {"markdown": "Markdown (*.md)", "json": "JSON (*.json)", "html": "HTML (*.html)"}
+        filters = {
+            "markdown": "Markdown (*.md)",
+            "json": "JSON (*.json)",
+            "html": "HTML (*.html)",
+            "whatif-md": "What-if Markdown (*.whatif.md)",
+        }
         path, _ = QFileDialog.getSaveFileName(self, "Export", default, filters[fmt])
         if path:
             if not Path(path).suffix:
@@ -613,14 +727,17 @@ class MainWindow(QMainWindow):
 
     def export_to(self, path: str, fmt: str) -> None:
         """Write the current trace as *fmt* to *path* atomically, off the GUI thread."""
-        trace = self.trace
+        trace, diff = self.trace, self.diff
         if trace is None:
             self.exportFinished.emit(path, "nothing to export yet")
+            return
+        if fmt in report.DIFF_FORMATS and diff is None:
+            self.exportFinished.emit(path, "no baseline is pinned: nothing to compare")
             return
         self._export_path = path
 
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> str:
-            report.export(trace, path, fmt)
+            report.export(trace, path, fmt, diff=diff)
             return path
 
         self.export_lane.submit(job)

@@ -1,0 +1,94 @@
+"""The what-if workflow in the window: pin, tune, read the diff, export it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ctxviewer.engine.pipeline import assemble
+from ctxviewer.engine.project import load_project
+from ctxviewer.engine.trace import INCLUDED, TRUNCATED
+from ctxviewer.engine.whatif import diff_traces
+from ctxviewer.gui.window import MainWindow
+from tests.gui.conftest import LEDGER, open_and_wait
+
+FEATURE, TASK = "auth-sessions", "AUTH-L1-001"
+
+
+def _in_context(status: str) -> bool:
+    return status in (INCLUDED, TRUNCATED)
+
+
+def test_pin_then_tune_shows_what_left_and_why(qtbot, window: MainWindow) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    window.pin_baseline()
+    assert window.diff is not None and window.diff.unchanged
+    with qtbot.waitSignal(window.traceShown, timeout=20_000) as shown:
+        window.budget.set_values({"budget": 1500})
+    current = shown.args[0]
+    diff = window.diff
+    assert diff is not None and diff.current is current and diff.baseline is window.baseline
+
+    # Expected from the engine alone: the candidates in the baseline's context and not now.
+    before = assemble(load_project(LEDGER), FEATURE, TASK)
+    after = assemble(load_project(LEDGER), FEATURE, TASK, {"budget": 1500})
+    left = {
+        i.id
+        for i in before.items
+        if _in_context(i.status) and (a := after.item(i.id)) is not None and not _in_context(a.status)
+    }
+    assert left and {c.item_id for c in diff.items if c.change == "left"} == left
+    for section in diff.sections:
+        old, new = before.section(section.name), after.section(section.name)
+        assert old is not None and new is not None
+        assert section.delta == (new.tokens.heuristic - old.tokens.heuristic)
+    assert [(c.key, c.before, c.after) for c in diff.settings] == [("budget", 4000, 1500)]
+    # The tab shows it: one row per change, the header names the baseline.
+    assert window.whatif.changes.model.rowCount() == len(diff.items)
+    assert "AUTH-L1-001" in window.whatif.header.text()
+    assert window.tabs.tabText(window.tabs.indexOf(window.whatif)).startswith("What-if \u25cf")
+
+
+def test_activating_a_change_goes_to_the_candidate(qtbot, window: MainWindow) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    window.pin_baseline()
+    with qtbot.waitSignal(window.traceShown, timeout=20_000):
+        window.budget.set_values({"spec_share": 0.2})
+    assert window.diff is not None
+    change = next(c for c in window.diff.items if c.kind == "spec_paragraph")
+    window.whatif.itemActivated.emit(change.item_id)
+    assert window.current_tab() == "paragraphs"
+    selected = window.paragraphs.current_row()
+    assert selected is not None and selected.id == change.item_id
+
+
+def test_exports_carry_the_diff(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    # Nothing to compare yet: the what-if export is refused with a reason.
+    with qtbot.waitSignal(window.exportFinished) as done:
+        window.export_to(str(tmp_path / "x.whatif.md"), "whatif-md")
+    assert "no baseline is pinned" in done.args[1] and not (tmp_path / "x.whatif.md").exists()
+
+    window.pin_baseline()
+    with qtbot.waitSignal(window.traceShown, timeout=20_000):
+        window.budget.set_values({"budget": 1500})
+    for name, fmt in (("r.json", "json"), ("r.html", "html"), ("r.whatif.md", "whatif-md")):
+        with qtbot.waitSignal(window.exportFinished, timeout=10_000) as done:
+            window.export_to(str(tmp_path / name), fmt)
+        assert done.args[1] == ""
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert data["whatif"]["settings"][0]["key"] == "budget"
+    assert "What-if against the pinned baseline" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert (tmp_path / "r.whatif.md").read_text(encoding="utf-8").startswith("#")
+    assert window.diff is not None
+    assert diff_traces(window.diff.baseline, window.diff.current).items == window.diff.items
+
+
+def test_clear_baseline(qtbot, window: MainWindow) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    window.pin_baseline()
+    window.clear_baseline()
+    with qtbot.waitSignal(window.traceShown, timeout=20_000):
+        window.budget.set_values({"budget": 1500})
+    assert window.diff is None and window.whatif.diff() is None
+    assert window.tabs.tabText(window.tabs.indexOf(window.whatif)) == "What-if"
