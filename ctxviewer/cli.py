@@ -235,6 +235,28 @@ def cmd_split(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_whatif(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.pipeline import assemble_task
+    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.whatif import diff_markdown, diff_to_json, diff_traces
+
+    project = load_project(args.project)
+    feature = project.feature(args.feature)
+    task = feature.task(args.task)
+    base_settings = project.settings.with_overrides(dict(args.baseline_set or []), "baseline")
+    settings = base_settings.with_overrides(_overrides(args), "command line")
+    exact = not args.no_exact
+    baseline = assemble_task(project, feature, task, base_settings, exact=exact)
+    current = assemble_task(project, feature, task, settings, exact=exact)
+    diff = diff_traces(baseline, current)
+    if args.format == "json":
+        text = json.dumps(diff_to_json(diff), ensure_ascii=False, indent=2) + "\n"
+    else:
+        text = diff_markdown(diff)
+    _write_out(text, args.output)
+    return max(_report_trace_errors(baseline), _report_trace_errors(current))
+
+
 def _follow_limits(args: argparse.Namespace) -> Any:
     from ctxviewer.engine.project import load_project
     from ctxviewer.engine.settings import Settings
@@ -374,6 +396,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--apply", action="store_true", help="write .core.md/.details.md for eligible files")
     p.add_argument("--no-exact", action="store_true")
     p.set_defaults(func=cmd_split)
+
+    p = sub.add_parser("whatif", help="compare a task's context under other settings with its baseline")
+    p.add_argument("project")
+    p.add_argument("--feature", required=True)
+    p.add_argument("--task", required=True)
+    _add_set(p)
+    p.add_argument(
+        "--baseline-set",
+        type=_setting,
+        action="append",
+        metavar="KEY=VALUE",
+        help="settings of the baseline run (default: the project's own); repeatable",
+    )
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
+    p.add_argument("-o", "--output")
+    p.set_defaults(func=cmd_whatif)
 
     p = sub.add_parser("follow", help="follow a worker's JSON-lines event log: tracker usage as it grows")
     p.add_argument("log", help="the event log (format: docs/event-log.md)")
