@@ -4,7 +4,8 @@ Each widget takes a small frozen value object (:class:`ShareValue`, :class:`Trim
 :class:`GaugeValue`) and knows nothing of :class:`~ctxviewer.engine.trace.Trace`; the
 ``from_trace``/``from_tracker`` constructors build those values from a trace.  The layout
 arithmetic lives in pure functions (:func:`share_layout`, :func:`fraction`,
-:func:`trim_spans`, :func:`gauge_geometry`) so it can be tested exactly.  Painting clamps
+:func:`trim_spans`, :func:`gauge_geometry`, :func:`zone_ticks`, :func:`label_rect`) so it
+can be tested exactly.  Painting clamps
 whatever it is given (zero budgets, negative or huge counts) and never raises.
 """
 
@@ -29,6 +30,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont, QHelpEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QToolTip, QWidget
 
+from ctxviewer.gui.models import is_dark
+
 if TYPE_CHECKING:
     from PySide6.QtGui import QKeyEvent, QMouseEvent, QPaintEvent
 
@@ -39,6 +42,11 @@ if TYPE_CHECKING:
 SEGMENT_COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f")
 OVER_COLOR, REMOVED_COLOR = QColor("#d62728"), QColor("#e8743b")
 GREEN, AMBER, RED = QColor("#3a9d4a"), QColor("#e6a700"), QColor("#d62728")
+#: Colours of the further usage zones (light palette, dark palette): apart from the gauge's
+#: green/amber/red and from the checkpoint's own mark, distinct from one another.
+ZONE_COLORS = (("#7b4fd0", "#b59cf5"), ("#0f7f8e", "#4fd1e0"), ("#b8327f", "#f27cc0"), ("#6b7a0c", "#c2d14a"))
+#: Alpha of the red tint over the dial's track beyond the checkpoint.
+OVER_TINT_ALPHA = 55
 MINUS, ARROW = "\u2212", "\u2192"
 MARGIN, BAR_H, ROW_H, TRIM_ROW_H = 8, 22, 34, 30
 ARC_START, ARC_SPAN = 210.0, 240.0  # degrees, counter-clockwise from 3 o'clock
@@ -50,6 +58,12 @@ LEFT, RIGHT, CENTER = ALIGN.AlignLeft, ALIGN.AlignRight, ALIGN.AlignHCenter
 def segment_color(index: int) -> QColor:
     """The legend colour of the *index*-th segment (the same in the bar and the rows)."""
     return QColor(SEGMENT_COLORS[index % len(SEGMENT_COLORS)])
+
+
+def zone_color(index: int, dark: bool = False) -> QColor:
+    """The colour of the *index*-th further zone (zones sorted by percent), for a light or dark palette."""
+    light, dark_c = ZONE_COLORS[index % len(ZONE_COLORS)]
+    return QColor(dark_c if dark else light)
 
 
 def _num(value: Any) -> float:
@@ -145,16 +159,24 @@ class TrimValue:
 
 @dataclass(frozen=True)
 class GaugeValue:
-    """The tracker's estimated usage of the model's context against its checkpoint threshold."""
+    """The tracker's estimated usage of the model's context against its checkpoint threshold.
+
+    ``zones`` are further thresholds besides the checkpoint, as ``(name, percent)``
+    (e.g. ``(("compaction", 75.0),)``), each marked on the dial in its own colour.
+    """
 
     used: int
     maximum: int
     threshold_percent: float
     label: str = ""
+    zones: tuple[tuple[str, float], ...] = ()
 
     @classmethod
     def from_tracker(cls, tracker: TrackerState) -> GaugeValue:
-        return cls(tracker.estimated_tokens, tracker.max_tokens, tracker.threshold_percent)
+        zones = sorted(
+            ((n, _num(p)) for n, p in tracker.zones.items() if n != "checkpoint"), key=lambda z: (z[1], z[0])
+        )
+        return cls(tracker.estimated_tokens, tracker.max_tokens, tracker.threshold_percent, zones=tuple(zones))
 
     @property
     def percent(self) -> float:
@@ -210,6 +232,43 @@ def gauge_geometry(width: float, height: float, mx: float, my: float) -> tuple[Q
     w, h = max(0.0, width - 2 * mx), max(0.0, height - 2 * my)
     r = max(1.0, min(w / 2, h / 1.5))
     return QPointF(width / 2, my + (h - 1.5 * r) / 2 + r), r
+
+
+def gauge_direction(percent: float) -> QPointF:
+    """Unit vector (y down, as on screen) from the dial's centre to *percent* (clamped) of the arc."""
+    angle = math.radians(ARC_START - ARC_SPAN * min(100.0, max(0.0, _num(percent))) / 100)
+    return QPointF(math.cos(angle), -math.sin(angle))
+
+
+class ZoneTick(NamedTuple):
+    """Where one further zone is marked on the dial."""
+
+    name: str
+    percent: float  # clamped to [0, 100]
+    direction: QPointF  # unit vector from the centre, y down
+    inner: QPointF
+    outer: QPointF
+    color_index: int  # for :func:`zone_color`
+
+
+def zone_ticks(zones: Sequence[tuple[str, float]], centre: QPointF, inner: float, outer: float) -> tuple[ZoneTick, ...]:
+    """A radial tick from *inner* to *outer* radius for each zone, coloured by its position."""
+    ticks = []
+    for index, (name, percent) in enumerate(zones):
+        clamped = min(100.0, max(0.0, _num(percent)))
+        d = gauge_direction(clamped)
+        ticks.append(ZoneTick(str(name), clamped, d, centre + d * inner, centre + d * outer, index))
+    return tuple(ticks)
+
+
+def label_rect(anchor: QPointF, direction: QPointF, width: float, height: float, bounds: QRectF) -> QRectF:
+    """A *width* x *height* label beside *anchor*, on the side *direction* points to, kept in *bounds*."""
+    dx, dy = direction.x(), direction.y()
+    x = anchor.x() - (0 if dx > 0.3 else width if dx < -0.3 else width / 2)
+    y = anchor.y() - (height if dy < -0.3 else 0 if dy > 0.3 else height / 2)
+    x = min(max(bounds.left(), x), bounds.right() - width)
+    y = min(max(bounds.top(), y), bounds.bottom() - height)
+    return QRectF(x, y, width, height)
 
 
 def gauge_color(percent: float, threshold: float) -> QColor:
@@ -608,6 +667,12 @@ class Gauge(QWidget):
             return
         threshold = min(100.0, max(0.0, _num(value.threshold_percent)))
         shown = min(100.0, max(0.0, self._displayed))
+        # The track beyond the checkpoint, tinted: the part of the dial the worker must not reach.
+        tint = QColor(RED)
+        tint.setAlpha(OVER_TINT_ALPHA)
+        p.setPen(QPen(tint, thick, Qt.PenStyle.SolidLine, flat))
+        start_angle = ARC_START - ARC_SPAN * threshold / 100
+        p.drawArc(arc, int(start_angle * 16), int(-ARC_SPAN * (100 - threshold) / 100 * 16))
         p.setPen(
             QPen(
                 gauge_color(self._displayed, _num(value.threshold_percent)),
@@ -617,18 +682,16 @@ class Gauge(QWidget):
             )
         )
         p.drawArc(arc, int(ARC_START * 16), int(-ARC_SPAN * shown / 100 * 16))
-        angle = math.radians(ARC_START - ARC_SPAN * threshold / 100)
-        dx, dy = math.cos(angle), -math.sin(angle)
-        p.setPen(QPen(text, 2))
         inner, outer = rr - thick / 2 - 3, rr + thick / 2 + 3
-        p.drawLine(centre + QPointF(dx, dy) * inner, centre + QPointF(dx, dy) * outer)
+        bounds = QRectF(self.rect())
+        # The further zones, then the checkpoint on top: a tick in the text colour and its percent.
+        d = gauge_direction(threshold)
         mark = f"{threshold:g}%"
-        mw, mh = fm.horizontalAdvance(mark) + 2, fm.height()
-        anchor = centre + QPointF(dx * (outer + 2), dy * (outer + 2))
-        mx = anchor.x() - (0 if dx > 0.3 else mw if dx < -0.3 else mw / 2)
-        my = anchor.y() - (mh if dy < -0.3 else 0 if dy > 0.3 else mh / 2)
-        mx, my = min(max(0.0, mx), self.width() - mw), min(max(0.0, my), self.height() - mh)
-        _text(p, QRectF(mx, my, mw, mh), mark)
+        mark_rect = label_rect(centre + d * (outer + 2), d, fm.horizontalAdvance(mark) + 2, fm.height(), bounds)
+        legend = self._paint_zones(p, value, centre, inner, outer, [mark_rect])
+        p.setPen(QPen(text, 2))
+        p.drawLine(centre + d * inner, centre + d * outer)
+        _text(p, mark_rect, mark)
         inner_w, used_text = (
             2 * (rr - thick),
             f"{_pos(value.used):,} / {_pos(value.maximum):,} tokens",
@@ -639,6 +702,7 @@ class Gauge(QWidget):
         wide = fm.horizontalAdvance(used_text)
         if wide > 1.7 * rr and small.pointSizeF() > 0:  # shrink to fit the dial's open bottom
             small.setPointSizeF(max(6.0, small.pointSizeF() * 1.7 * rr / wide))
+        p.setPen(text)
         p.setFont(big)
         top = QRectF(centre.x() - inner_w / 2, centre.y() - r * 0.32, inner_w, r * 0.4)
         _text(p, top, f"{self._displayed:,.1f}%")
@@ -648,5 +712,65 @@ class Gauge(QWidget):
         _text(p, line, used_text)
         p.setPen(pal.color(ROLE.PlaceholderText))
         _text(p, line.translated(0, lh), f"checkpoint {threshold:g}%")
+        if legend:  # zone names that did not fit beside their ticks, in their colours, wrapped
+            gap, fmx = 10.0, p.fontMetrics()
+            rows: list[list[tuple[str, QColor, float]]] = [[]]
+            for name, pct, color in legend:
+                label = f"{name} {pct:g}%"
+                w = min(float(fmx.horizontalAdvance(label)), line.width())
+                used = sum(e[2] + gap for e in rows[-1])
+                if rows[-1] and used + w > line.width():
+                    rows.append([])
+                rows[-1].append((label, color, w))
+            y = line.top() + 2 * lh
+            for row in rows:
+                if y + lh > self.height():
+                    break
+                x = centre.x() - (sum(e[2] for e in row) + gap * (len(row) - 1)) / 2
+                for label, color, w in row:
+                    p.setPen(color)
+                    _text(p, QRectF(x, y, w + 1, lh), label, LEFT)
+                    x += w + gap
+                y += lh
         if value.label:
+            p.setPen(text)
             _text(p, QRectF(top.left(), top.top() - lh, inner_w, lh), value.label)
+
+    def _paint_zones(
+        self, p: QPainter, value: GaugeValue, centre: QPointF, inner: float, outer: float, placed: list[QRectF]
+    ) -> list[tuple[str, float, QColor]]:
+        """Ticks and labels of the further zones; returns the zones whose name did not fit."""
+        dark, bounds = is_dark(self.palette()), QRectF(self.rect())
+        small = QFont(self.font())
+        if small.pointSizeF() > 0:
+            small.setPointSizeF(max(6.0, small.pointSizeF() * 0.88))
+        p.save()
+        p.setFont(small)
+        fm = p.fontMetrics()
+        anywhere = bounds.adjusted(-1e6, -1e6, 1e6, 1e6)  # place first, then check it fits
+        unnamed: list[tuple[str, float, QColor]] = []
+        for tick in zone_ticks(value.zones, centre, inner, outer):
+            color = zone_color(tick.color_index, dark)
+            p.setPen(QPen(color, 2.5))
+            p.drawLine(tick.inner, tick.outer)
+            anchor = centre + tick.direction * (outer + 2)
+            chosen: QRectF | None = None
+            label = ""
+            for label in (f"{tick.name} {tick.percent:g}%", f"{tick.percent:g}%"):
+                w, h = fm.horizontalAdvance(label) + 2, fm.height()
+                for shift in (0.0, h, -h, 2 * h, -2 * h):
+                    want = label_rect(anchor + QPointF(0, shift), tick.direction, w, h, anywhere)
+                    if bounds.contains(want) and not any(want.intersects(o) for o in placed):
+                        chosen = want
+                        break
+                if chosen is not None:
+                    break
+            if chosen is None:  # nowhere free: the short label, kept in the widget
+                chosen = label_rect(anchor, tick.direction, fm.horizontalAdvance(label) + 2, fm.height(), bounds)
+            if not label.startswith(tick.name) or not tick.name:
+                unnamed.append((tick.name, tick.percent, color))
+            placed.append(chosen)
+            p.setPen(color)
+            _text(p, chosen, label)
+        p.restore()
+        return unnamed

@@ -24,11 +24,15 @@ from ctxviewer.gui.charts import (
     TrimValue,
     fraction,
     gauge_color,
+    gauge_direction,
     gauge_geometry,
+    label_rect,
     percent_text,
     segment_color,
     share_layout,
     trim_spans,
+    zone_color,
+    zone_ticks,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -161,11 +165,56 @@ def test_gauge_value_and_colours() -> None:
 def test_gauge_geometry_fits_the_dial() -> None:
     centre, r = gauge_geometry(300, 200, 0, 0)
     assert r == pytest.approx(200 / 1.5)  # height-bound: the dial is 1.5 radii tall
-    assert (centre.x(), centre.y()) == (150, pytest.approx(r))
+    assert centre.x() == 150 and centre.y() == pytest.approx(r)
     centre, r = gauge_geometry(100, 400, 10, 10)
     assert r == 40 and centre.x() == 50
     assert centre.y() == pytest.approx(10 + (380 - 60) / 2 + 40)
     assert gauge_geometry(0, 0, 10, 10)[1] == 1.0
+
+
+def test_zone_ticks_and_label_placement() -> None:
+    centre = QPointF(100, 100)
+    # 75% of the 240 degree arc from 210 degrees: 210 - 180 = 30 degrees (up and to the right).
+    d = gauge_direction(75.0)
+    assert d.x() == pytest.approx(math.cos(math.radians(30))) and d.y() == pytest.approx(-0.5)
+    ticks = zone_ticks((("notice", 40.0), ("compaction", 75.0), ("odd", float("nan")), ("big", 150.0)), centre, 50, 70)
+    assert [(t.name, t.percent, t.color_index) for t in ticks] == [
+        ("notice", 40.0, 0),
+        ("compaction", 75.0, 1),
+        ("odd", 0.0, 2),
+        ("big", 100.0, 3),
+    ]
+    c = ticks[1]
+    cos30 = math.cos(math.radians(30))
+    assert c.inner.x() == pytest.approx(100 + 50 * cos30) and c.inner.y() == pytest.approx(75)
+    assert c.outer.x() == pytest.approx(100 + 70 * cos30) and c.outer.y() == pytest.approx(65)
+    # 0% and 100% are the ends of the arc: 210 and -30 degrees.
+    assert ticks[2].direction.y() == pytest.approx(0.5) and ticks[2].direction.x() < 0
+    assert ticks[3].direction.y() == pytest.approx(0.5) and ticks[3].direction.x() > 0
+    assert zone_ticks((), centre, 50, 70) == ()
+    # Labels sit on the side the tick points to, and stay inside the bounds.
+    bounds = QRectF(0, 0, 200, 200)
+    assert label_rect(QPointF(150, 60), QPointF(0.87, -0.5), 40, 12, bounds) == QRectF(150, 48, 40, 12)
+    assert label_rect(QPointF(50, 60), QPointF(-0.87, -0.5), 40, 12, bounds) == QRectF(10, 48, 40, 12)
+    assert label_rect(QPointF(100, 20), QPointF(0, -1), 40, 12, bounds) == QRectF(80, 8, 40, 12)
+    assert label_rect(QPointF(190, 150), QPointF(0.87, 0.5), 40, 12, bounds) == QRectF(160, 150, 40, 12)
+    assert label_rect(QPointF(100, 2), QPointF(0, -1), 40, 12, bounds).top() == 0
+    # Zone colours: distinct from each other and from the usage colours, in both palettes.
+    for dark in (False, True):
+        colours = [zone_color(i, dark).name() for i in range(4)]
+        assert len(set(colours)) == 4
+        assert not {c for c in colours} & {"#3a9d4a", "#e6a700", "#d62728"}
+    assert zone_color(4) == zone_color(0) and zone_color(0) != zone_color(0, True)
+
+
+def test_gauge_value_zones_from_tracker(trace) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    assert GaugeValue.from_tracker(trace.tracker).zones == ()  # only the checkpoint
+    tracker = replace(trace.tracker, zones={"checkpoint": 70.0, "hard": 90.0, "compaction": 75.0})
+    value = GaugeValue.from_tracker(tracker)
+    assert value.zones == (("compaction", 75.0), ("hard", 90.0))
+    assert value.threshold_percent == trace.tracker.threshold_percent
 
 
 # -- from a real trace -------------------------------------------------------------------
@@ -364,16 +413,16 @@ def test_trim_chart_renders(qtbot, scheme: str) -> None:  # type: ignore[no-unty
 def test_gauge_set_value_at_once_and_animated(qtbot) -> None:  # type: ignore[no-untyped-def]
     gauge = Gauge()
     qtbot.addWidget(gauge)
-    assert gauge.value() is None and gauge.displayed == 0
+    assert gauge.value() is None and gauge.property("displayed") == 0
     value = GaugeValue(50_000, 200_000, 70.0)
     gauge.setValue(value)
-    assert gauge.displayed == 25.0 and gauge.value() is value
+    assert gauge.property("displayed") == 25.0 and gauge.value() is value
     with qtbot.waitSignal(gauge.animationFinished, timeout=2000):
         gauge.setValue(GaugeValue(150_000, 200_000, 70.0), animate=True)
-        assert gauge.displayed < 75.0
-    assert gauge.displayed == pytest.approx(75.0)
+        assert gauge.property("displayed") < 75.0
+    assert gauge.property("displayed") == pytest.approx(75.0)
     gauge.setValue(None)
-    assert gauge.displayed == 0
+    assert gauge.property("displayed") == 0
 
 
 @pytest.mark.parametrize("scheme", PALETTES)
@@ -397,6 +446,33 @@ def test_gauge_renders_filled_arc(qtbot, scheme: str) -> None:  # type: ignore[n
         assert not close(pixel(image, on_arc(95)), QColor(colour), 20)  # beyond the fill
 
 
+@pytest.mark.parametrize("scheme", PALETTES)
+def test_gauge_renders_zone_ticks_and_the_tint(qtbot, scheme: str) -> None:  # type: ignore[no-untyped-def]
+    gauge = Gauge()
+    qtbot.addWidget(gauge)
+    gauge.setPalette(PALETTES[scheme]())
+    gauge.resize(300, 240)
+    centre, r = gauge.geometry_of_dial()
+    thick = max(3.0, r * GAUGE_THICKNESS)
+    rr = r - thick / 2
+    gauge.setValue(GaugeValue(20_000, 200_000, 70.0, zones=(("compaction", 75.0), ("hard", 90.0))))
+    image = render(gauge, 300, 240)
+    dark = scheme == "dark"
+    for index, percent in ((0, 75.0), (1, 90.0)):
+        d = gauge_direction(percent)
+        # Just outside the ring, where only the tick is drawn.
+        probe = centre + d * (rr + thick / 2 + 1.5)
+        near = [pixel(image, probe + QPointF(dx, dy)) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+        assert any(close(c, zone_color(index, dark), 40) for c in near), (percent, [c.name() for c in near])
+    # The track beyond the checkpoint is tinted red; before it, it is not.
+    before, after = pixel(image, centre + gauge_direction(50) * rr), pixel(image, centre + gauge_direction(85) * rr)
+    assert after.red() - after.blue() > before.red() - before.blue() + 15
+    # The checkpoint tick stays in the text colour.
+    tick = centre + gauge_direction(70.0) * (rr + thick / 2 + 1.5)
+    text = gauge.palette().color(QPalette.ColorRole.Text)
+    assert any(close(pixel(image, tick + QPointF(dx, dy)), text, 60) for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+
+
 def test_gauge_copes_with_absurd_values(qtbot) -> None:  # type: ignore[no-untyped-def]
     gauge = Gauge()
     qtbot.addWidget(gauge)
@@ -407,6 +483,8 @@ def test_gauge_copes_with_absurd_values(qtbot) -> None:  # type: ignore[no-untyp
         GaugeValue(-500, 0, float("nan")),
         GaugeValue(5, -10, -40.0),
         GaugeValue(10**9, 10**9, 1e300),
+        GaugeValue(5, 100, 70.0, zones=(("", float("nan")), ("x" * 300, -5.0), ("y", 1e300))),
+        GaugeValue(5, 100, 70.0, zones=tuple((f"zone {i}", 70.0 + i / 10) for i in range(12))),
     ):
         gauge.setValue(value)
         for width, height in ((220, 180), (20, 10), (1, 1)):
