@@ -433,6 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the tab to show first",
     )
     _add_set(p)
+    p.add_argument("--follow", metavar="LOG", help="follow a worker's JSON-lines event log in the Session panel")
     p.add_argument(
         "--compare",
         action="store_true",

@@ -114,14 +114,22 @@ def _wait(window: MainWindow, timeout_ms: int) -> str:
         if window.is_settled():
             loop.quit()
 
+    # Several lanes and debounce timers finish in any order: look after each event that
+    # may be the last, and on a short tick as a backstop.
     window.traceShown.connect(lambda _t: check())
     window.batchFinished.connect(check)
+    window.replayShown.connect(lambda _r: check())
+    ticker = QTimer(window)
+    ticker.setInterval(50)
+    ticker.timeout.connect(check)
+    ticker.start()
     window.load_lane.errored.connect(lambda m: fail(f"could not open the project: {m}"))
     window.run_lane.errored.connect(fail)
     window.batch_lane.errored.connect(lambda _m: check())
     window.projectLoaded.connect(lambda p: None if p.tasks() else fail("the project has no task to show"))
     QTimer.singleShot(timeout_ms, lambda: fail(f"timed out after {timeout_ms // 1000} s"))
     loop.exec()
+    ticker.stop()
     return outcome["error"]
 
 
@@ -166,6 +174,8 @@ def run_gui(args: argparse.Namespace) -> int:
         window.show_tab(args.tab)
     if project and Path(str(project)).is_dir():
         window.open_project(str(project), args.feature, args.task, tune=_tune(args), compare=args.compare)
+    if getattr(args, "follow", None):
+        window.follow_log(args.follow)
     elif args.project:
         window.problems.show_messages([f"{args.project}: not a folder"], [])
     return int(app.exec())

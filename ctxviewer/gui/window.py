@@ -34,6 +34,7 @@ from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.explain import Match
 from ctxviewer.engine.pipeline import assemble_task
 from ctxviewer.engine.project import Project, load_project
+from ctxviewer.engine.session import SessionReplay, replay_session
 from ctxviewer.engine.settings import Settings
 from ctxviewer.engine.tokens import HEURISTIC
 from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
@@ -47,6 +48,7 @@ from ctxviewer.gui.models import paragraph_columns, rule_columns
 from ctxviewer.gui.outline import ProjectOutline, TaskTotal
 from ctxviewer.gui.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
 from ctxviewer.gui.resources import app_icon
+from ctxviewer.gui.session_view import SessionPanel
 from ctxviewer.gui.tables import RecordTable
 from ctxviewer.gui.whatif_view import WhatIfTab
 from ctxviewer.gui.worker import Lane, RunState, make_pool
@@ -81,6 +83,7 @@ class MainWindow(QMainWindow):
     batchFinished = Signal()
     exportFinished = Signal(str, str)  # path, error ('' when it worked)
     settingsSaved = Signal(object)  # SaveResult
+    replayShown = Signal(object)  # SessionReplay
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -109,6 +112,12 @@ class MainWindow(QMainWindow):
         self.run_lane = Lane(self.pool, "assemble", self)
         self.batch_lane = Lane(self.pool, "batch", self)
         self.export_lane = Lane(self.pool, "export", self)
+        self.session_lane = Lane(self.pool, "replay", self)
+        #: Feature of the replay shown (or asked for), and whether it resets after checkpoints.
+        self._replay_feature: str | None = None
+        self._replay_reset = False
+        self._keep_replay_position = False
+        self._live_limits: tuple[float, int, tuple[tuple[str, float], ...]] | None = None
         self._relay = _BatchRelay(self)
         self._relay.row.connect(self._on_batch_row)
         self._build_widgets()
@@ -165,7 +174,12 @@ class MainWindow(QMainWindow):
         self.outline_dock = self._dock("Project", self.outline, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.budget_dock = self._dock("Budget", self.budget, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tracker_dock = self._dock("Tracker", self.tracker, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.session = SessionPanel(self)
+        self.session.parametersChanged.connect(self._on_replay_parameters)
+        self.session.taskActivated.connect(self._on_replay_task)
+        self.session_dock = self._dock("Session", self.session, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.budget_dock, self.tracker_dock)
+        self.tabifyDockWidget(self.tracker_dock, self.session_dock)
         self.budget_dock.raise_()
         self._batch_timer = QTimer(self)
         self._batch_timer.setSingleShot(True)
@@ -179,7 +193,7 @@ class MainWindow(QMainWindow):
         toolbar.setMovable(False)
         self.search.field.setMinimumWidth(420)
         toolbar.addWidget(self.search.field)
-        self.resizeDocks([self.outline_dock, self.budget_dock], [250, 300], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.outline_dock, self.budget_dock], [250, 380], Qt.Orientation.Horizontal)
         self.resizeDocks([self.search_dock], [150], Qt.Orientation.Vertical)
 
         self.sections_tab.sectionClicked.connect(self.jump_to_section)
@@ -266,6 +280,16 @@ class MainWindow(QMainWindow):
         )
         self.whatif_export.setEnabled(False)
         file.addSeparator()
+        self._action(
+            file,
+            "&Attach to Worker Log\u2026",
+            self.follow_dialog,
+            "Ctrl+Shift+L",
+            "Follow a running worker's JSON-lines event log in the Session panel",
+        )
+        self.detach_action = self._action(file, "&Detach from Worker Log", self.stop_following)
+        self.detach_action.setEnabled(False)
+        file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
         run = bar.addMenu("&Run")
@@ -304,7 +328,7 @@ class MainWindow(QMainWindow):
         for n, name in enumerate(TABS, start=1):
             self._action(view, f"Show {self.tabs.tabText(n - 1)}", functools.partial(self.show_tab, name), f"Ctrl+{n}")
         view.addSeparator()
-        for dock in (self.outline_dock, self.budget_dock, self.tracker_dock, self.search_dock):
+        for dock in (self.outline_dock, self.budget_dock, self.tracker_dock, self.session_dock, self.search_dock):
             view.addAction(dock.toggleViewAction())
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&Keyboard Shortcuts", self.show_shortcuts, QKeySequence.StandardKey.HelpContents)
@@ -321,6 +345,8 @@ class MainWindow(QMainWindow):
         self.batch_lane.finished.connect(self._on_batch_done)
         self.batch_lane.errored.connect(lambda m: self.batch_label.setText(f"batch pass failed: {m}"))
         self.batch_lane.progress.connect(self._on_batch_progress)
+        self.session_lane.finished.connect(self._on_replayed)
+        self.session_lane.errored.connect(self._on_replay_error)
         self.export_lane.finished.connect(self._on_exported)
         self.export_lane.errored.connect(self._on_export_error)
 
@@ -358,6 +384,7 @@ class MainWindow(QMainWindow):
         self.project = project
         self.trace = None
         self.tuned = None
+        self._replay_feature = None
         self.budget.set_base(project.settings, self._saved_note)
         self._saved_note = ""
         self.batch_totals.clear()
@@ -428,6 +455,83 @@ class MainWindow(QMainWindow):
         self.tuned = settings if self.budget.is_tuned() else None
         self.rerun()
         self._batch_timer.start()
+        self.update_replay(keep_position=True)
+
+    # -- session replay and live log -------------------------------------------------------
+
+    def update_replay(self, keep_position: bool = False) -> None:
+        """Replay the current feature's tasks with the settings in force (off the GUI thread)."""
+        project = self.project
+        if project is None or self.current is None:
+            return
+        settings = self.run_settings()
+        self._apply_live_limits(settings)
+        feature = project.feature(self.current[0])
+        reset = self._replay_reset
+        self._replay_feature = feature.name
+        self._keep_replay_position = keep_position
+
+        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> SessionReplay:
+            return replay_session(project, feature, settings, reset_on_checkpoint=reset)
+
+        self.session_lane.submit(job)
+
+    def _on_replayed(self, replay: SessionReplay) -> None:
+        if replay.feature != self._replay_feature:
+            return
+        self.session.set_replay(replay, keep_position=self._keep_replay_position)
+        self.replayShown.emit(replay)
+
+    def _on_replay_error(self, message: str) -> None:
+        self.session.set_replay(None)
+        self.problems.show_messages([f"session replay: {message}"], [])
+
+    def _on_replay_parameters(self, tool_calls: int, minutes: float, reset: bool) -> None:
+        self._replay_reset = reset
+        refusal = self.budget.set_values(
+            {"replay_tool_calls": tool_calls, "replay_minutes": minutes}, "replay tool calls and minutes"
+        )
+        if refusal:
+            self.problems.show_messages([f"replay parameters not applied: {refusal}"], [])
+            return
+        self.budget.flush()  # the tuned settings re-run the task and the replay
+        if not self.budget.is_pending():
+            self.update_replay(keep_position=True)
+
+    def _on_replay_task(self, task_id: str) -> None:
+        if self._replay_feature is not None:
+            self.select_task(self._replay_feature, task_id)
+
+    def _apply_live_limits(self, settings: Settings) -> None:
+        limits = (settings.threshold_percent, settings.max_context_tokens, settings.all_zones)
+        if limits != self._live_limits:
+            self._live_limits = limits
+            self.session.set_live_limits(*limits)
+
+    def follow_log(self, path: str | Path) -> None:
+        """Follow a worker's JSON-lines event log in the Session panel."""
+        if self.project is not None:
+            self._apply_live_limits(self.run_settings())
+        self.session.follow_log(path)
+        self.detach_action.setEnabled(True)
+        self.session_dock.show()
+        self.session_dock.raise_()
+        self.statusBar().showMessage(f"Following {path}", 5000)
+
+    def stop_following(self) -> None:
+        self.session.stop_following()
+        self.detach_action.setEnabled(False)
+
+    def follow_dialog(self) -> None:
+        start = str(Path.home())
+        if self.project is not None:
+            logs = self.project.root / ".mahabharatha" / "logs"
+            start = str(logs if logs.is_dir() else self.project.root)
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Attach to a worker's event log", start, "Event logs (*.jsonl *.ndjson *.log *.json);;All files (*)"
+        )
+        if path:
+            self.follow_log(path)
 
     def save_settings(self, confirm: bool = True) -> None:
         """Write the tuned settings to the project's ctxviewer.yaml (after asking), then reload."""
@@ -529,6 +633,8 @@ class MainWindow(QMainWindow):
         self.problems.show_messages(errors, list(trace.warnings))
         self._set_exports_enabled(True)
         self.statusBar().showMessage(f"Assembled {trace.task_id}", 4000)
+        if trace.feature != self._replay_feature:
+            self.update_replay()
         self.traceShown.emit(trace)
         self._run_startup()
 
@@ -554,6 +660,7 @@ class MainWindow(QMainWindow):
             and not self.batch_lane.is_busy()
             and not self._batch_timer.isActive()
             and not self.budget.is_pending()
+            and not self.session_lane.is_busy()
         )
 
     def _header_html(self, trace: Trace) -> str:
@@ -810,7 +917,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("window-state", self.saveState())
-        for lane in (self.load_lane, self.run_lane, self.batch_lane, self.export_lane):
+        self.session.stop_following()
+        for lane in (self.load_lane, self.run_lane, self.batch_lane, self.export_lane, self.session_lane):
             lane.cancel()
         self.pool.waitForDone(10_000)
         super().closeEvent(event)

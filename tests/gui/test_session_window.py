@@ -1,0 +1,82 @@
+"""The Session panel in the window: the replay follows the task's feature and the tuned
+settings, its parameters are settings, and a worker log can be attached."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxviewer.engine.project import load_project
+from ctxviewer.engine.session import SessionReplay, replay_session
+from ctxviewer.gui.window import MainWindow
+from tests.gui.conftest import LEDGER, open_and_wait
+
+
+def _open(qtbot, window: MainWindow, feature: str, task: str) -> SessionReplay:
+    with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
+        open_and_wait(qtbot, window, LEDGER, feature, task)
+    replay = shown.args[0]
+    assert isinstance(replay, SessionReplay)
+    return replay
+
+
+def test_the_replay_is_the_engines_for_the_tasks_feature(qtbot, window: MainWindow) -> None:
+    replay = _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
+    project = load_project(LEDGER)
+    expected = replay_session(project, project.feature("auth-sessions"))
+    assert replay.steps == expected.steps
+    assert window.session.replay() is replay
+    # Another task of another feature replays that feature.
+    with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
+        window.select_task("reconciliation", "REC-L1-001")
+    assert shown.args[0].feature == "reconciliation"
+
+
+def test_tuned_limits_replay_again(qtbot, window: MainWindow) -> None:
+    _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
+    with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
+        window.budget.set_values({"max_context_tokens": 18_000, "zones": {"compaction": 75}})
+        window.budget.flush()
+    replay = shown.args[0]
+    project = load_project(LEDGER)
+    settings = project.settings.with_overrides({"max_context_tokens": 18_000, "zones": {"compaction": 75}}, "t")
+    expected = replay_session(project, project.feature("auth-sessions"), settings)
+    assert replay.steps == expected.steps and replay.first_checkpoint == expected.first_checkpoint
+    assert expected.first_checkpoint is not None  # a checkpoint fires inside this feature at 18k
+    assert ("compaction", 75.0) in replay.zones
+
+
+def test_replay_parameters_become_settings(qtbot, window: MainWindow) -> None:
+    _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
+    with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
+        window.session.parametersChanged.emit(2, 1.5, True)
+    replay = shown.args[0]
+    assert (replay.tool_calls_per_task, replay.minutes_per_task, replay.reset_on_checkpoint) == (2, 1.5, True)
+    assert window.budget.settings().replay_tool_calls == 2
+    # Saved with the other tuned values, so they round-trip through ctxviewer.yaml.
+    assert window.budget.is_tuned()
+    first = replay.steps[0]
+    assert first.tool_tokens == 2 * 50 and first.time_tokens == int(1.5 * 100)
+
+
+def test_activating_a_replayed_task_selects_it(qtbot, window: MainWindow) -> None:
+    _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
+    with qtbot.waitSignal(window.traceShown, timeout=20_000) as shown:
+        window.session.taskActivated.emit("AUTH-L2-001")
+    assert shown.args[0].task_id == "AUTH-L2-001"
+    assert window.current == ("auth-sessions", "AUTH-L2-001")
+
+
+def test_attaching_to_a_worker_log(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
+    log = tmp_path / "worker.jsonl"
+    log.write_text('{"ts": 0, "event": "task_executed", "id": "AUTH-L1-001"}\n{"ts": 60, "ev', encoding="utf-8")
+    with qtbot.waitSignal(window.session.liveUpdated, timeout=10_000) as live:
+        window.follow_log(log)
+    assert live.args[0].estimated_tokens == 500  # the torn second line is not counted yet
+    assert window.detach_action.isEnabled()
+    with qtbot.waitSignal(window.session.liveUpdated, timeout=10_000) as live, log.open("a", encoding="utf-8") as f:
+        f.write('ent": "tool_call", "count": 2}\n')
+    # 500 + 2 tool calls * 50 + int(1 minute * 100)
+    assert live.args[0].estimated_tokens == 500 + 100 + 100
+    window.stop_following()
+    assert window.session.following is None and not window.detach_action.isEnabled()
