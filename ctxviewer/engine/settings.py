@@ -118,6 +118,33 @@ class Settings:
         return apply_flat(self, overrides, origin)
 
 
+def show_setting(value: Any) -> str:
+    """A setting's value as people read it: ``4,000``, ``0.3``, ``compaction 75%``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, Mapping):
+        value = tuple(value.items())
+    if isinstance(value, tuple) and all(isinstance(z, tuple) and len(z) == 2 for z in value):
+        return ", ".join(f"{n} {p:g}%" for n, p in value) or "none"
+    return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingChange:
+    """One setting whose value differs between two runs (or a save changes)."""
+
+    key: str
+    before: Any
+    after: Any
+
+    def describe(self) -> str:
+        return f"{self.key}: {show_setting(self.before)} \u2192 {show_setting(self.after)}"
+
+
 # -- validation --------------------------------------------------------------------
 
 

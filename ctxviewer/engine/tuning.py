@@ -22,22 +22,17 @@ import yaml
 from ctxviewer.engine.atomic import atomic_write, file_signature
 from ctxviewer.engine.errors import ProjectError, SettingsError
 from ctxviewer.engine.project import CTXVIEWER_YAML, Project, parse_yaml
-from ctxviewer.engine.settings import CTXVIEWER_YAML_KEYS, Settings, apply_flat, flatten_ctxviewer_yaml
+from ctxviewer.engine.settings import (
+    CTXVIEWER_YAML_KEYS,
+    SettingChange,
+    Settings,
+    apply_flat,
+    flatten_ctxviewer_yaml,
+    show_setting,
+)
 
 #: Settings the GUI tunes and may save (paths are edited by hand, not tuned).
 TUNABLE = tuple(v for v in CTXVIEWER_YAML_KEYS.values() if not v.startswith("paths."))
-
-
-@dataclass(frozen=True, slots=True)
-class SettingChange:
-    """One setting whose effective value a save changes."""
-
-    key: str
-    before: Any
-    after: Any
-
-    def describe(self) -> str:
-        return f"{self.key}: {_show(self.before)} \u2192 {_show(self.after)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +51,6 @@ class SaveResult:
         if self.comments_lost:
             lines.append(f"  ({self.comments_lost} comment line(s) inside the file could not be kept)")
         return "\n".join(lines)
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    if isinstance(value, tuple):
-        return ", ".join(f"{n} {p:g}%" for n, p in value) or "none"
-    return str(value)
 
 
 def _yaml_value(key: str, value: Any) -> Any:
@@ -143,7 +128,7 @@ def plan_save(project: Project, tuned: Settings) -> SaveResult:
     check = apply_flat(Settings(), {k: v for k, v in reparsed.items() if not k.startswith("paths.")}, CTXVIEWER_YAML)
     for change in changes:
         if getattr(check, change.key) != change.after:
-            raise SettingsError(f"{change.key} would not read back as {_show(change.after)}", CTXVIEWER_YAML)
+            raise SettingsError(f"{change.key} would not read back as {show_setting(change.after)}", CTXVIEWER_YAML)
     return SaveResult(path, changes, text, lost)
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from ctxviewer.engine.errors import EncodingUnavailableError
 from ctxviewer.engine.explain import item_label
+from ctxviewer.engine.settings import SettingChange
 from ctxviewer.engine.tokens import TokenCounts, get_counter
 from ctxviewer.engine.trace import INCLUDED, RULE_FILE, TRUNCATED, Item, Trace
 
@@ -53,15 +54,6 @@ MAX_DIFF_LINES = 5000
 CONTEXT_LINES = 2
 
 _MINUS = "\u2212"
-
-
-@dataclass(frozen=True, slots=True)
-class SettingChange:
-    """One setting whose value differs between the baseline and the current run."""
-
-    key: str
-    before: Any
-    after: Any
 
 
 @dataclass(frozen=True, slots=True)

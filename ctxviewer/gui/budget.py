@@ -203,6 +203,19 @@ def _log_slider(lo: float, hi: float) -> tuple[Callable[[Any], int], Callable[[i
     return to_slider, from_slider
 
 
+def _share_spec(key: str, label: str, section: str) -> _Spec:
+    """A section share, typed and shown in percent, stored as a fraction."""
+    return _Spec(
+        key,
+        label,
+        f"Share of the budget for {section} (%)",
+        lambda t: parse_percent(t) / 100,
+        lambda v: f"{v * 100:g}%",
+        lambda v: round(float(v) * 100),
+        lambda p: p / 100,
+    )
+
+
 _BUDGET_SLIDER = _log_slider(200, 50_000)
 _CONTEXT_SLIDER = _log_slider(8_000, 2_000_000)
 
@@ -216,24 +229,8 @@ SPECS: tuple[_Spec, ...] = (
         *_BUDGET_SLIDER,
         slider_max=1000,
     ),
-    _Spec(
-        "security_share",
-        "Security share",
-        "Share of the budget for the security rules section (%)",
-        lambda t: parse_percent(t) / 100,
-        lambda v: f"{v * 100:g}%",
-        lambda v: round(float(v) * 100),
-        lambda p: p / 100,
-    ),
-    _Spec(
-        "spec_share",
-        "Spec share",
-        "Share of the budget for the spec excerpts section (%)",
-        lambda t: parse_percent(t) / 100,
-        lambda v: f"{v * 100:g}%",
-        lambda v: round(float(v) * 100),
-        lambda p: p / 100,
-    ),
+    _share_spec("security_share", "Security share", "the security rules section"),
+    _share_spec("spec_share", "Spec share", "the spec excerpts section"),
     _Spec(
         "top_k",
         "Top-k paragraphs",
