@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,8 @@ class Project:
     system_config: str | None = None
     ctxviewer_config: str | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    #: What loading read, to tell later whether it changed on disk (see :func:`refresh_project`).
+    sources: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def name(self) -> str:
@@ -372,4 +374,66 @@ def load_project(
         system_config=sys_cfg,
         ctxviewer_config=ctx_cfg,
         warnings=tuple(warnings),
+        sources=_sources(fs, settings),
     )
+
+
+# -- noticing changes on disk ------------------------------------------------------
+
+
+def _signature(fs: ProjectFS, rel: str) -> tuple[int, int, int] | None:
+    st = fs.lstat(rel)
+    return None if st is None else (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _config_names(settings: Settings) -> tuple[str, ...]:
+    return (CTXVIEWER_YAML, *((settings.paths.config,) if settings.paths.config else SYSTEM_CONFIG_NAMES))
+
+
+def _sources(fs: ProjectFS, settings: Settings) -> dict[str, Any]:
+    """Signatures of what loading depends on: the configs, the feature list, each task graph."""
+    specs = settings.paths.specs
+    names = tuple(n for n in fs.list_dir(specs) if fs.is_dir(f"{specs}/{n}"))
+    out: dict[str, Any] = {rel: _signature(fs, rel) for rel in _config_names(settings)}
+    out["features"] = names
+    for name in names:
+        for graph in TASK_GRAPH_NAMES:
+            rel = f"{specs}/{name}/{graph}"
+            out[rel] = _signature(fs, rel)
+    return out
+
+
+def refresh_project(project: Project) -> tuple[Project, tuple[str, ...]]:
+    """*project* brought up to date with the disk, redoing only what changed.
+
+    Returns the project (the same object when nothing changed) and what changed.  A
+    changed config or a feature folder added or removed reloads the whole project (the
+    settings or the feature list depend on it); a changed task graph re-reads just that
+    feature.  Spec and rule files need nothing here: runs read them through the
+    project's file cache, which re-reads a file whose signature changed.
+    """
+    fs, settings = project.fs, project.settings
+    now = _sources(fs, settings)
+    old = project.sources
+    if now == old:
+        return project, ()
+    configs = [rel for rel in _config_names(settings) if now.get(rel) != old.get(rel)]
+    if configs or now.get("features") != old.get("features"):
+        what = tuple(configs) or (f"{settings.paths.specs} (features added or removed)",)
+        return load_project(project.root), what
+    changed_graphs = {
+        rel for rel in now if rel not in ("features", *_config_names(settings)) and now[rel] != old.get(rel)
+    }
+    features = []
+    touched: list[str] = []
+    for feature in project.features:
+        folder = f"{settings.paths.specs}/{feature.name}/"
+        if any(rel.startswith(folder) for rel in changed_graphs):
+            features.append(_load_feature(fs, settings.paths.specs, feature.name))
+            touched.append(feature.graph_path or f"{folder}task graph")
+        else:
+            features.append(feature)
+    warnings = [w for w in project.warnings if not any(w in f.warnings for f in project.features)]
+    for feature in features:
+        warnings.extend(feature.warnings)
+    return replace(project, features=tuple(features), warnings=tuple(warnings), sources=now), tuple(sorted(touched))

@@ -416,6 +416,22 @@ class BudgetPanel(QWidget):
             row.show_error("")
         self._show_all()
 
+    def rebase(self, settings: Settings) -> None:
+        """The project's settings changed on disk: keep the values tuned here, on top of them.
+
+        Values that were not tuned follow the new project values; the undo history goes
+        (its snapshots refer to the old values).
+        """
+        tuned = {k: v for k, v in self.values.items() if v != getattr(self.base, k)}
+        self.base = settings
+        self.values = snapshot(settings)
+        try:
+            self.values = snapshot(settings_from(settings, {**self.values, **tuned}))
+        except SettingsError as exc:
+            self.note = f"tuned values dropped, they no longer fit the project's settings: {exc.message}"
+        self.undo_stack.clear()
+        self._show_all()
+
     def settings(self) -> Settings:
         """The tuned settings (the project's, with the panel's changes)."""
         return settings_from(self.base, self.values)

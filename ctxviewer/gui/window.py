@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QFileSystemWatcher, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -33,7 +33,7 @@ from ctxviewer.engine import report
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.explain import Match
 from ctxviewer.engine.pipeline import assemble_task
-from ctxviewer.engine.project import Project, load_project
+from ctxviewer.engine.project import Project, load_project, refresh_project
 from ctxviewer.engine.session import SessionReplay, replay_session
 from ctxviewer.engine.settings import Settings
 from ctxviewer.engine.tokens import HEURISTIC
@@ -57,6 +57,10 @@ TABS = ("sections", "paragraphs", "rules", "trimming", "context", "whatif", "tas
 MAX_RECENT = 10
 #: Quiet time after a budget change before the batch pass re-runs every task.
 BATCH_DELAY_MS = 800
+#: Quiet time after a change on disk before the project is refreshed (editors write in bursts).
+DISK_DELAY_MS = 300
+#: At most this many project paths are watched (inotify watches are a shared resource).
+MAX_WATCHED = 400
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class MainWindow(QMainWindow):
     exportFinished = Signal(str, str)  # path, error ('' when it worked)
     settingsSaved = Signal(object)  # SaveResult
     replayShown = Signal(object)  # SessionReplay
+    projectRefreshed = Signal(object)  # Project, after a change on disk (or F5)
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -113,6 +118,15 @@ class MainWindow(QMainWindow):
         self.batch_lane = Lane(self.pool, "batch", self)
         self.export_lane = Lane(self.pool, "export", self)
         self.session_lane = Lane(self.pool, "replay", self)
+        self.refresh_lane = Lane(self.pool, "refresh", self)
+        #: Files and folders of the open project whose changes re-run the task.
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.fileChanged.connect(self._on_disk_change)
+        self.watcher.directoryChanged.connect(self._on_disk_change)
+        self._disk_timer = QTimer(self)
+        self._disk_timer.setSingleShot(True)
+        self._disk_timer.setInterval(DISK_DELAY_MS)
+        self._disk_timer.timeout.connect(self.refresh)
         #: Feature of the replay shown (or asked for), and whether it resets after checkpoints.
         self._replay_feature: str | None = None
         self._replay_reset = False
@@ -293,7 +307,7 @@ class MainWindow(QMainWindow):
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
         run = bar.addMenu("&Run")
-        self._action(run, "&Re-run", self.rerun, "F5", "Assemble the selected task again")
+        self._action(run, "&Re-run", self.refresh, "F5", "Pick up changes on disk and assemble the selected task again")
         self._action(run, "&Cancel", self.cancel_run, "Esc", "Stop the running assembly")
         self._action(run, "Re-run &Batch Pass", self.start_batch, "Shift+F5", "Recompute every task's total")
         run.addSeparator()
@@ -345,6 +359,8 @@ class MainWindow(QMainWindow):
         self.batch_lane.finished.connect(self._on_batch_done)
         self.batch_lane.errored.connect(lambda m: self.batch_label.setText(f"batch pass failed: {m}"))
         self.batch_lane.progress.connect(self._on_batch_progress)
+        self.refresh_lane.finished.connect(self._on_refreshed)
+        self.refresh_lane.errored.connect(lambda m: self.problems.show_messages([f"reloading failed: {m}"], []))
         self.session_lane.finished.connect(self._on_replayed)
         self.session_lane.errored.connect(self._on_replay_error)
         self.export_lane.finished.connect(self._on_exported)
@@ -384,6 +400,7 @@ class MainWindow(QMainWindow):
         self.project = project
         self.trace = None
         self.tuned = None
+        self.current = None
         self._replay_feature = None
         self.budget.set_base(project.settings, self._saved_note)
         self._saved_note = ""
@@ -413,6 +430,7 @@ class MainWindow(QMainWindow):
             self.header.setText(f"<b>{project.name}</b>: no task to show \u2014 no feature has a readable task graph.")
         else:
             self.select_task(*target)
+        self._watch_project()
         self.start_batch()
 
     def _on_load_error(self, message: str) -> None:
@@ -432,6 +450,9 @@ class MainWindow(QMainWindow):
         except CtxViewerError as exc:
             self.problems.show_messages([str(exc)], [])
             return
+        if self.current is None or self.current[0] != feature:
+            self.current = (feature, task_id)
+            self._watch_project()
         self.current = (feature, task_id)
         self.outline.select_task(feature, task_id)
         self.settings.setValue(f"last-task/{project.root}", f"{feature}\n{task_id}")
@@ -571,6 +592,67 @@ class MainWindow(QMainWindow):
         self.settingsSaved.emit(result)
         feature, task = self.current or (None, None)
         self.open_project(project.root, feature, task)
+
+    # -- changes on disk ----------------------------------------------------------------------
+
+    def _watch_project(self) -> None:
+        """Watch the configs, the current feature's files and the rule files."""
+        project = self.project
+        old = self.watcher.files() + self.watcher.directories()
+        if old:
+            self.watcher.removePaths(old)
+        if project is None:
+            return
+        fs, paths = project.fs, project.settings.paths
+        rels = [".", paths.specs, "ctxviewer.yaml", *(p for p in project.sources if p.endswith(".yaml"))]
+        if self.current is not None:
+            spec_dir = project.feature(self.current[0]).spec_dir
+            rels += [spec_dir, *(f"{spec_dir}/{n}" for n in fs.list_dir(spec_dir))]
+        rels += [paths.rules, *fs.walk_files(paths.rules, ".md", limit=MAX_WATCHED)]
+        found: list[str] = []
+        for rel in dict.fromkeys(rels):
+            st = fs.lstat(rel)
+            if st is not None:
+                found.append(str(project.root / rel))
+        self.watcher.addPaths(found[:MAX_WATCHED])
+
+    def _on_disk_change(self, _path: str) -> None:
+        self._disk_timer.start()
+
+    def refresh(self) -> None:
+        """Bring the project up to date with the disk and re-run the task (F5 does this too)."""
+        project = self.project
+        if project is None:
+            return
+
+        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> tuple[Project, tuple[str, ...]]:
+            return refresh_project(project)
+
+        self.refresh_lane.submit(job)
+
+    def _on_refreshed(self, result: tuple[Project, tuple[str, ...]]) -> None:
+        project, changed = result
+        if self.project is None or project.root != self.project.root:
+            return
+        if project is not self.project:
+            settings_changed = project.settings != self.project.settings
+            self.project = project
+            if settings_changed:
+                self.budget.rebase(project.settings)
+                self.tuned = self.budget.settings() if self.budget.is_tuned() else None
+            self.outline.set_project(project)
+            for total in self.batch_totals.values():
+                self.outline.set_total(total)
+            self._replay_feature = None
+            self.statusBar().showMessage(f"Reloaded: {', '.join(changed)} changed on disk", 6000)
+            self._batch_timer.start()
+        if self.current is not None:
+            target = resolve_target(project, *self.current) or resolve_target(project, self.current[0], None)
+            target = target or resolve_target(project, None, None)
+            if target is not None:
+                self.select_task(*target)
+        self._watch_project()
+        self.projectRefreshed.emit(project)
 
     def rerun(self) -> None:
         if self.current is not None:
@@ -918,7 +1000,9 @@ class MainWindow(QMainWindow):
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("window-state", self.saveState())
         self.session.stop_following()
-        for lane in (self.load_lane, self.run_lane, self.batch_lane, self.export_lane, self.session_lane):
+        self._disk_timer.stop()
+        lanes = (self.load_lane, self.run_lane, self.batch_lane, self.export_lane, self.session_lane, self.refresh_lane)
+        for lane in lanes:
             lane.cancel()
         self.pool.waitForDone(10_000)
         super().closeEvent(event)

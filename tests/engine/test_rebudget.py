@@ -125,3 +125,39 @@ def test_an_edit_on_disk_is_seen_by_the_next_run(project_root: Path, monkeypatch
     first = trace.item("requirements:1")
     assert first is not None and first.text == new_paragraph
     assert first.rank == 1 and first.status in (INCLUDED, TRUNCATED)
+
+
+def test_refresh_redoes_only_what_changed(project_root: Path) -> None:
+    from ctxviewer.engine.project import refresh_project
+    from tests.factories import write
+
+    write(project_root, ".gsd/specs/other/task-graph.json", '{"tasks": [{"id": "O1", "title": "Other"}]}')
+    project = load_project(project_root)
+    same, changed = refresh_project(project)
+    assert same is project and changed == ()
+
+    # A spec edit needs no refresh (runs re-read it); the project object stays.
+    (project_root / ".gsd/specs/feat/requirements.md").write_text("Edited.\n", encoding="utf-8")
+    assert refresh_project(project)[0] is project
+
+    # A task graph edit re-reads that feature only.
+    write(project_root, ".gsd/specs/feat/task-graph.json", '{"tasks": [{"id": "T9", "title": "New task"}]}')
+    graph = project_root / ".gsd/specs/feat/task-graph.json"
+    st = graph.stat()
+    os.utime(graph, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    fresh, changed = refresh_project(project)
+    assert changed == (".gsd/specs/feat/task-graph.json",)
+    assert [t.id for t in fresh.feature("feat").tasks] == ["T9"]
+    assert fresh.feature("other") is project.feature("other")
+    assert fresh.settings is project.settings
+    assert refresh_project(fresh) == (fresh, ())
+
+    # A config change reloads everything, settings included.
+    write(project_root, "ctxviewer.yaml", "budget:\n  total: 1234\n")
+    reloaded, changed = refresh_project(fresh)
+    assert changed == ("ctxviewer.yaml",) and reloaded.settings.budget == 1234
+
+    # A new feature folder reloads the feature list.
+    write(project_root, ".gsd/specs/third/requirements.md", "Third.\n")
+    listed, changed = refresh_project(reloaded)
+    assert [f.name for f in listed.features] == ["feat", "other", "third"] and "features added" in changed[0]

@@ -1,0 +1,69 @@
+"""Edits on disk reach the window: a spec edit re-runs the task, a task-graph edit
+re-reads that feature, a config edit changes the settings; F5 does the same at once."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ctxviewer.engine.pipeline import assemble
+from ctxviewer.engine.project import load_project
+from ctxviewer.gui.window import MainWindow
+from tests.gui.conftest import LEDGER, open_and_wait
+
+FEATURE, TASK = "auth-sessions", "AUTH-L1-001"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    target = tmp_path / "ledger"
+    shutil.copytree(LEDGER, target)
+    return target
+
+
+def test_a_spec_edit_reruns_the_task(qtbot, window: MainWindow, root: Path) -> None:
+    open_and_wait(qtbot, window, root, FEATURE, TASK)
+    requirements = root / f".gsd/specs/{FEATURE}/requirements.md"
+    new = "REQ-NEW: password hashing rehash argon2id iterations algorithm upgrade stored verify."
+    with qtbot.waitSignal(window.traceShown, timeout=15_000) as shown:
+        requirements.write_text(new + "\n\n" + requirements.read_text(encoding="utf-8"), encoding="utf-8")
+    trace = shown.args[0]
+    assert trace.context == assemble(load_project(root), FEATURE, TASK).context
+    assert new in trace.context
+
+
+def test_a_task_graph_edit_rereads_the_feature(qtbot, window: MainWindow, root: Path) -> None:
+    open_and_wait(qtbot, window, root, FEATURE, TASK)
+    graph = root / f".gsd/specs/{FEATURE}/task-graph.json"
+    text = graph.read_text(encoding="utf-8")
+    old_title = "Upgrade password hashing with rehash support"
+    assert old_title in text
+    with qtbot.waitSignal(window.projectRefreshed, timeout=15_000), qtbot.waitSignal(window.traceShown, timeout=15_000):
+        graph.write_text(text.replace(old_title, "Hash passwords with Argon2id"), encoding="utf-8")
+    assert window.trace is not None and window.trace.task_title == "Hash passwords with Argon2id"
+    assert window.project is not None
+    assert window.project.feature("reconciliation") is not None
+
+
+def test_a_config_edit_changes_settings_and_keeps_tuned_values(qtbot, window: MainWindow, root: Path) -> None:
+    open_and_wait(qtbot, window, root, FEATURE, TASK)
+    with qtbot.waitSignal(window.traceShown, timeout=15_000):
+        window.budget.set_values({"top_k": 2})
+    with qtbot.waitSignal(window.projectRefreshed, timeout=15_000), qtbot.waitSignal(window.traceShown, timeout=15_000):
+        (root / "ctxviewer.yaml").write_text("budget:\n  total: 2500\n", encoding="utf-8")
+    trace = window.trace
+    assert trace is not None and trace.budget == 2500
+    assert trace.settings["budget"].origin == "ctxviewer.yaml"
+    assert trace.settings["top_k"].value == 2  # still tuned
+    assert window.budget.base.budget == 2500
+
+
+def test_f5_picks_up_changes_at_once(qtbot, window: MainWindow, root: Path) -> None:
+    open_and_wait(qtbot, window, root, FEATURE, TASK)
+    window.watcher.blockSignals(True)  # no watcher: only F5 may notice
+    (root / "ctxviewer.yaml").write_text("budget:\n  total: 1800\n", encoding="utf-8")
+    with qtbot.waitSignal(window.traceShown, timeout=15_000) as shown:
+        window.refresh()
+    assert shown.args[0].budget == 1800
