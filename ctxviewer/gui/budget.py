@@ -388,6 +388,12 @@ class BudgetPanel(QWidget):
         layout.addLayout(grid)
         layout.addLayout(buttons)
         layout.addWidget(self.state)
+        self.effect = QLabel("", self)
+        self.effect.setObjectName("budgetEffect")
+        self.effect.setWordWrap(True)
+        self.effect.setTextFormat(Qt.TextFormat.RichText)
+        self.effect.setToolTip("What the settings in force do to the selected task and its feature")
+        layout.addWidget(self.effect)
         layout.addStretch(1)
         self._show_all()
 
@@ -415,6 +421,10 @@ class BudgetPanel(QWidget):
         for row in self.rows.values():
             row.show_error("")
         self._show_all()
+
+    def show_effect(self, lines: list[str]) -> None:
+        """Show what the settings in force do (lines of rich text; the window fills them in)."""
+        self.effect.setText("<br>".join(lines))
 
     def rebase(self, settings: Settings) -> None:
         """The project's settings changed on disk: keep the values tuned here, on top of them.

@@ -501,7 +501,42 @@ class MainWindow(QMainWindow):
         if replay.feature != self._replay_feature:
             return
         self.session.set_replay(replay, keep_position=self._keep_replay_position)
+        self._show_effect()
         self.replayShown.emit(replay)
+
+    def _show_effect(self) -> None:
+        """The Budget panel's summary of what the settings do to this task and its feature."""
+        trace = self.trace
+        if trace is None:
+            self.budget.show_effect([])
+            return
+        used = trace.context_tokens.get(trace.tokenizer) or 0
+        kept = sum(1 for i in trace.items_of(SPEC_PARAGRAPH) if i.status in ("included", "truncated"))
+        rules = sum(1 for i in trace.items_of(RULE_FILE) if i.status == "included")
+        share = f"{100 * used / trace.budget:.0f}%" if trace.budget else "n/a"
+        over = " \u2014 <b>over budget</b>" if trace.over_budget else ""
+        lines = [
+            f"<b>{trace.task_id}</b>: context <b>{used:,}</b> of {trace.budget:,} {trace.tokenizer} tokens "
+            f"({share}){over}; {kept} spec paragraph(s) and {rules} rule file(s) in, "
+            f"{len(trace.trim_steps)} cut(s).",
+            f"Tracker after this task alone: {trace.tracker.usage_percent:.1f}% of "
+            f"{trace.tracker.max_tokens:,} (checkpoint at {trace.tracker.threshold_percent:g}%).",
+        ]
+        replay = self.session.replay()
+        if replay is not None and replay.feature == trace.feature:
+            if replay.first_checkpoint is None:
+                last = replay.steps[-1].usage_percent if replay.steps else 0.0
+                lines.append(
+                    f"Replaying <b>{replay.feature}</b>: no checkpoint in {len(replay.steps)} task(s), "
+                    f"ending at {last:.1f}%."
+                )
+            else:
+                step = replay.steps[replay.first_checkpoint]
+                lines.append(
+                    f"Replaying <b>{replay.feature}</b>: the worker must checkpoint after task "
+                    f"{step.index + 1} of {len(replay.steps)} ({step.task_id}, {step.usage_percent:.1f}%)."
+                )
+        self.budget.show_effect(lines)
 
     def _on_replay_error(self, message: str) -> None:
         self.session.set_replay(None)
@@ -715,6 +750,7 @@ class MainWindow(QMainWindow):
         self.problems.show_messages(errors, list(trace.warnings))
         self._set_exports_enabled(True)
         self.statusBar().showMessage(f"Assembled {trace.task_id}", 4000)
+        self._show_effect()
         if trace.feature != self._replay_feature:
             self.update_replay()
         self.traceShown.emit(trace)

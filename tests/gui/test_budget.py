@@ -211,3 +211,18 @@ def test_enter_tidies_the_typed_number(qtbot, window: MainWindow) -> None:
     _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "budget", "3500"))
     qtbot.keyClick(panel.rows["budget"].field, Qt.Key.Key_Return)
     assert panel.rows["budget"].field.text() == "3,500"
+
+
+def test_the_panel_says_what_the_settings_do(qtbot, window: MainWindow) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
+        window.budget.set_values({"max_context_tokens": 18_000})
+        window.budget.flush()
+    replay = shown.args[0]
+    assert replay.first_checkpoint is not None
+    step = replay.steps[replay.first_checkpoint]
+    text = window.budget.effect.text()
+    assert f"checkpoint after task {step.index + 1} of {len(replay.steps)} ({step.task_id}" in text
+    trace = window.trace
+    assert trace is not None
+    assert f"context <b>{trace.context_tokens.heuristic:,}</b> of 4,000 heuristic tokens" in text
