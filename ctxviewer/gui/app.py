@@ -174,10 +174,10 @@ def run_gui(args: argparse.Namespace) -> int:
         window.show_tab(args.tab)
     if project and Path(str(project)).is_dir():
         window.open_project(str(project), args.feature, args.task, tune=_tune(args), compare=args.compare)
-    if getattr(args, "follow", None):
-        window.follow_log(args.follow)
     elif args.project:
         window.problems.show_messages([f"{args.project}: not a folder"], [])
+    if getattr(args, "follow", None):
+        window.follow_log(args.follow)
     return int(app.exec())
 
 

@@ -56,9 +56,13 @@ def snapshot(settings: Settings) -> Snapshot:
 
 def settings_from(base: Settings, values: Mapping[str, Any]) -> Settings:
     """*base* with the values that differ from it applied (origin ``gui``)."""
-    changed = {k: v for k, v in values.items() if getattr(base, k) != v}
+    changed = {k: v for k, v in values.items() if getattr(base, k, None) != v}
     if "zones" in changed:
-        changed["zones"] = dict(changed["zones"])
+        try:
+            changed["zones"] = dict(changed["zones"])
+        except (TypeError, ValueError):
+            message = f"zones: must be a mapping of zone name to percent, not {changed['zones']!r}"
+            raise SettingsError(message, ORIGIN) from None
     return base.with_overrides(changed, ORIGIN) if changed else base
 
 
@@ -298,7 +302,7 @@ class _Row:
 
     def show_value(self, value: Any) -> None:
         text = self.spec.show(value)
-        if self.field.text() != text and not self.field.hasFocus():
+        if self.field.text() != text:
             self.field.setText(text)
         if self.slider is not None and self.spec.to_slider is not None:
             self.slider.blockSignals(True)
@@ -414,12 +418,11 @@ class BudgetPanel(QWidget):
 
         *note* is shown under the figures until the next change (e.g. what a save wrote).
         """
+        self._drop_typing()
         self.note = note
         self.base = settings
         self.values = snapshot(settings)
         self.undo_stack.clear()
-        for row in self.rows.values():
-            row.show_error("")
         self._show_all()
 
     def show_effect(self, lines: list[str]) -> None:
@@ -432,6 +435,7 @@ class BudgetPanel(QWidget):
         Values that were not tuned follow the new project values; the undo history goes
         (its snapshots refer to the old values).
         """
+        self._drop_typing()
         tuned = {k: v for k, v in self.values.items() if v != getattr(self.base, k)}
         self.base = settings
         self.values = snapshot(settings)
@@ -450,12 +454,28 @@ class BudgetPanel(QWidget):
         return self.values != snapshot(self.base)
 
     def set_values(self, values: Mapping[str, Any], text: str = "") -> str:
-        """Apply *values* as one undoable change; returns the engine's refusal ('' when accepted)."""
+        """Apply *values* as one undoable change; returns the refusal ('' when accepted).
+
+        Keys are the tunable settings (:data:`~ctxviewer.engine.tuning.TUNABLE`); a zones
+        value may also be text as typed in the panel (``compaction=75``).
+        """
+        unknown = [k for k in values if k not in TUNABLE]
+        if unknown:
+            message = f"not a setting the Budget panel tunes: {', '.join(unknown)} (set it in ctxviewer.yaml)"
+            self.state.setText(f"Not applied: {html.escape(message)}")
+            return message
+        self._drop_typing()
         return self._commit("*", dict(values), text or ", ".join(values))
 
     def reset(self) -> None:
+        self._drop_typing()
         if self.is_tuned():
             self._commit("*", snapshot(self.base), "reset to the project's values")
+
+    def stop(self) -> None:
+        """Drop anything pending (the window is closing)."""
+        self._timer.stop()
+        self._drop_typing()
 
     def is_pending(self) -> bool:
         """Whether a typed value or an accepted change is still waiting to be emitted."""
@@ -482,7 +502,7 @@ class BudgetPanel(QWidget):
             if self._pending is not None and self._pending[0] == key:
                 self._pending = None
                 self._typing.stop()
-            self.state.setText(f"Not applied: {error}")
+            self.state.setText(f"Not applied: {html.escape(error)}")
             return
         self._pending = (key, value, f"{spec.label.lower()} {text.strip()}")
         self._typing.start()
@@ -516,7 +536,15 @@ class BudgetPanel(QWidget):
         values = dict(self.values)
         values.update(changes)
         if "zones" in changes:
-            values["zones"] = _zones_tuple(values["zones"])
+            zones = values["zones"]
+            try:
+                if isinstance(zones, str):
+                    zones = parse_zones(zones)
+                if not isinstance(zones, (Mapping, tuple, list)):
+                    raise ValueError(f"must be a mapping of zone name to percent, not {zones!r}")
+                values["zones"] = _zones_tuple(zones)
+            except (ValueError, TypeError) as exc:
+                raise SettingsError(f"zones: {exc}", ORIGIN) from None
         return settings_from(self.base, values)
 
     def _refusal(self, changes: Mapping[str, Any]) -> str:
@@ -533,7 +561,7 @@ class BudgetPanel(QWidget):
         except SettingsError as exc:
             if key in self.rows:
                 self.rows[key].show_error(exc.message)
-            self.state.setText(f"Not applied: {exc.message}")
+            self.state.setText(f"Not applied: {html.escape(exc.message)}")
             return exc.message
         new_values = snapshot(settings)
         if key in self.rows:
@@ -548,12 +576,16 @@ class BudgetPanel(QWidget):
         return ""
 
     def _restore(self, values: Snapshot) -> None:
+        # Undo/redo/reset win over a value still being typed: it is dropped, not applied
+        # afterwards (leaving the field would otherwise commit it in the middle of undo).
+        self._drop_typing()
         self.values = dict(values)
-        for row in self.rows.values():
-            row.show_error("")
-            row.field.clearFocus()
         self._show_all()
         self._timer.start()
+
+    def _drop_typing(self) -> None:
+        self._typing.stop()
+        self._pending = None
 
     def _emit(self) -> None:
         self.settingsChanged.emit(self.settings())
@@ -569,6 +601,7 @@ class BudgetPanel(QWidget):
                     row.slider.blockSignals(False)
                 continue
             row.show_value(self.values[key])
+            row.show_error("")
         self.tokenizer.blockSignals(True)
         self.tokenizer.setCurrentText(self.values["tokenizer"])
         self.tokenizer.blockSignals(False)

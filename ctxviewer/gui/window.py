@@ -1036,7 +1036,10 @@ class MainWindow(QMainWindow):
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("window-state", self.saveState())
         self.session.stop_following()
-        self._disk_timer.stop()
+        self.session.player.pause()
+        self.budget.stop()
+        for timer in (self._disk_timer, self._batch_timer):
+            timer.stop()
         lanes = (self.load_lane, self.run_lane, self.batch_lane, self.export_lane, self.session_lane, self.refresh_lane)
         for lane in lanes:
             lane.cancel()

@@ -226,3 +226,69 @@ def test_the_panel_says_what_the_settings_do(qtbot, window: MainWindow) -> None:
     trace = window.trace
     assert trace is not None
     assert f"context <b>{trace.context_tokens.heuristic:,}</b> of 4,000 heuristic tokens" in text
+
+
+def test_undo_while_typing_drops_the_typed_value(qtbot, window: MainWindow) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    panel = window.budget
+    _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "spec_share", "40"))
+    panel.rows["budget"].field.setFocus()
+    _type(qtbot, panel, "budget", "1500")  # still pending: typing has not paused yet
+    assert panel.is_pending()
+    trace = _tuned_trace(qtbot, window, window.undo_action.trigger)
+    # The spec share change is undone and the typed budget never applied.
+    assert (trace.budget, trace.settings["spec_share"].value) == (4000, 0.5)
+    assert panel.rows["budget"].field.text() == "4,000"
+    assert panel.undo_stack.count() == 1 and panel.undo_stack.index() == 0 and not panel.is_tuned()
+    trace = _tuned_trace(qtbot, window, window.redo_action.trigger)
+    assert (trace.budget, trace.settings["spec_share"].value) == (4000, 0.4)
+
+
+def test_reset_while_typing_does_not_reapply_the_typed_value(qtbot, window: MainWindow) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    panel = window.budget
+    _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "top_k", "2"))
+    _type(qtbot, panel, "budget", "1500")
+    trace = _tuned_trace(qtbot, window, panel.reset)
+    assert (trace.budget, trace.settings["top_k"].value) == (4000, 5) and not panel.is_tuned()
+    with qtbot.assertNotEmitted(panel.settingsChanged, wait=600):  # the typed 1500 does not come back
+        pass
+    assert not panel.is_tuned()
+
+
+def test_a_new_base_shows_in_a_focused_field(qtbot, window: MainWindow) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    field = window.budget.rows["budget"].field
+    field.setFocus()
+    window.budget.set_base(window.budget.base.with_overrides({"budget": 3200}, "ctxviewer.yaml"))
+    assert field.text() == "3,200"
+
+
+def test_an_accepted_change_clears_other_fields_stale_refusals(qtbot, window: MainWindow) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    panel = window.budget
+    _type(qtbot, panel, "security_share", "90")  # 90 + 50 = 140%: refused
+    assert panel.rows["security_share"].message.isVisible()
+    _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "spec_share", "40"))
+    security = panel.rows["security_share"]
+    assert not security.message.isVisible() and security.field.text() == "30%"
+    assert security.field.property("invalid") is False
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"enabled": False}, "not a setting the Budget panel tunes: enabled"),
+        ({"bogus": 1}, "not a setting the Budget panel tunes: bogus"),
+        ({"zones": 5}, "zones: must be a mapping of zone name to percent"),
+        ({"zones": "75"}, "write zones as name=percent"),
+    ],
+)
+def test_set_values_refuses_what_it_cannot_apply(window: MainWindow, values: dict[str, Any], message: str) -> None:
+    assert message in window.budget.set_values(values)
+    assert not window.budget.is_tuned()
+
+
+def test_set_values_takes_zones_as_typed(window: MainWindow) -> None:
+    assert window.budget.set_values({"zones": "compaction=75"}) == ""
+    assert window.budget.settings().zones == (("compaction", 75.0),)
