@@ -238,10 +238,12 @@ def _item_change(before: Item | None, after: Item | None, tokenizer: str) -> Ite
 
 
 def _items(baseline: Trace, current: Trace) -> tuple[ItemChange, ...]:
-    old = {i.id: i for i in baseline.items}
-    ids = {i.id for i in current.items}
-    pairs: list[tuple[Item | None, Item | None]] = [(old.get(i.id), i) for i in current.items]
-    pairs += [(i, None) for i in baseline.items if i.id not in ids]
+    # A candidate is the same one when its file and its id agree: paragraph ids number
+    # paragraphs within one file, so "requirements:4" of another feature is another one.
+    old = {(i.source, i.id): i for i in baseline.items}
+    keys = {(i.source, i.id) for i in current.items}
+    pairs: list[tuple[Item | None, Item | None]] = [(old.get((i.source, i.id)), i) for i in current.items]
+    pairs += [(i, None) for i in baseline.items if (i.source, i.id) not in keys]
     changes = [c for b, a in pairs if (c := _item_change(b, a, current.tokenizer)) is not None]
     order = {name: n for n, name in enumerate(CHANGES)}
     return tuple(sorted(changes, key=lambda c: order[c.change]))  # sorted() is stable

@@ -401,6 +401,8 @@ class MainWindow(QMainWindow):
         self.trace = None
         self.tuned = None
         self.current = None
+        if self.baseline is not None and self.baseline.project != str(project.root):
+            self.clear_baseline()  # a baseline from another project compares nothing useful
         self._replay_feature = None
         self.budget.set_base(project.settings, self._saved_note)
         self._saved_note = ""

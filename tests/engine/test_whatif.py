@@ -369,3 +369,17 @@ def test_item_change_is_immutable(lowered: TraceDiff) -> None:
     assert isinstance(change, ItemChange)
     with pytest.raises(dataclasses.FrozenInstanceError):
         change.change = "entered"  # type: ignore[misc]
+
+
+def test_paragraphs_of_different_files_are_not_paired() -> None:
+    from tests.conftest import SAMPLES
+
+    project = load_project(SAMPLES / "edge-cases")
+    a = assemble(project, "long-spec", "ING-L1-001")
+    b = assemble(project, "yaml-graph", "YG-L1-002")
+    diff = diff_traces(a, b)
+    assert not diff.same_task
+    for change in diff.items:
+        if change.kind == "spec_paragraph":
+            # Each side's paragraph is its own candidate: new in one file, gone from the other.
+            assert change.change in ("new", "gone"), change

@@ -92,3 +92,12 @@ def test_clear_baseline(qtbot, window: MainWindow) -> None:
         window.budget.set_values({"budget": 1500})
     assert window.diff is None and window.whatif.diff() is None
     assert window.tabs.tabText(window.tabs.indexOf(window.whatif)) == "What-if"
+
+
+def test_opening_another_project_clears_the_baseline(qtbot, window: MainWindow) -> None:
+    from tests.gui.conftest import EDGE
+
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    window.pin_baseline()
+    open_and_wait(qtbot, window, EDGE)
+    assert window.baseline is None and window.diff is None and window.whatif.diff() is None
