@@ -68,8 +68,12 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def _report_trace_errors(trace: Any) -> int:
     """Print the trace's errors to stderr; the exit code they call for."""
+    return _report_errors(trace.errors)
+
+
+def _report_errors(errors: Sequence[Any]) -> int:
     code = EXIT_OK
-    for error in trace.errors:
+    for error in errors:
         if error.kind == "input":
             _err(error.one_line())
             code = EXIT_BAD_INPUT
@@ -254,7 +258,9 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     else:
         text = diff_markdown(diff)
     _write_out(text, args.output)
-    return max(_report_trace_errors(baseline), _report_trace_errors(current))
+    # Both runs read the same files: report each problem once.
+    code = _report_trace_errors(current)
+    return max(code, _report_errors([e for e in baseline.errors if e not in current.errors]))
 
 
 def _follow_limits(args: argparse.Namespace) -> Any:
@@ -302,6 +308,11 @@ def cmd_follow(args: argparse.Namespace) -> int:
                 result.restarted or more.restarted,
                 more.status,
                 more.more,
+            )
+        if args.once:  # nothing more will come to complete a last line without its newline
+            last = follower.finish()
+            result = type(result)(
+                result.events + last.events, result.problems + last.problems, result.restarted, result.status, False
             )
         for problem in result.problems:
             _err(problem.message)

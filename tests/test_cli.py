@@ -258,14 +258,14 @@ def test_follow_once_prints_the_trackers_usage(tmp_path: Path, capsys: pytest.Ca
         '{"ts": 0, "event": "task_executed", "id": "A"}\n'
         '{"ts": 60, "event": "file_read", "path": "x.py", "size": 4000}\n'
         '{"ts": 120, "event": "tool_call", "count": 4}\n'
-        '{"ts": 180, "event": "tool_call"',  # torn last line: not counted yet
+        '{"ts": 180, "event": "tool_call"}',  # no newline: with --once it is the last line all the same
         encoding="utf-8",
     )
     code, out, err = run(capsys, "follow", str(log), "--once", "--set", "max_context_tokens=2000", "--format", "json")
-    # 500 (task) + 4000*0.25+100 (read) + 4*50 (tools) + int(2 min * 100) = 2000 tokens, 100% of 2,000.
+    # 500 (task) + 4000*0.25+100 (read) + 5*50 (tools) + int(3 min * 100) = 2,150 tokens.
     assert code == 0 and err == ""
     data = json.loads(out)
-    assert (data["estimated_tokens"], data["tool_calls"], data["events"]) == (2000, 4, 3)
+    assert (data["estimated_tokens"], data["tool_calls"], data["events"]) == (2150, 5, 4)
     # After the read (1 min in): 500 + 1,100 + 100 = 1,700 >= 70% of 2,000, so event index 1.
     assert data["is_over_threshold"] and data["first_checkpoint"] == 1
 

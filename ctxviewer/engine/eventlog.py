@@ -459,6 +459,21 @@ class EventLogFollower:
 
     # -- lines and events ---------------------------------------------------------------
 
+    def finish(self) -> PollResult:
+        """Take a held-back last line (no newline yet) as complete and fold it in.
+
+        For a log the writer is done with, e.g. ``ctxviewer follow --once``: nothing more
+        will arrive to complete it.  A following :meth:`poll` continues after it.
+        """
+        events: list[Event] = []
+        problems: list[LogProblem] = []
+        if self._partial and not self._discarding:
+            raw = bytes(self._partial)
+            self._partial.clear()
+            self._line += 1
+            self._line_in(raw, events, problems)
+        return PollResult(tuple(events), tuple(problems), False, f"finished {self.path}", False)
+
     def _feed(self, data: bytes, events: list[Event], problems: list[LogProblem]) -> None:
         """Split *data* (the bytes after the previous read) into lines and fold them in."""
         start = 0

@@ -587,3 +587,14 @@ def test_the_sample_log_parses_cleanly_with_real_file_sizes() -> None:
     assert [e.task_id for e in events if e.kind == "task_executed"] == by_level
     assert all(b.ts > a.ts for a, b in itertools.pairwise(events))
     assert follower.usage.elapsed_minutes > 30
+
+
+def test_finish_takes_the_held_back_last_line(tmp_path: Path) -> None:
+    log = tmp_path / "w.jsonl"
+    log.write_text('{"ts": 0, "event": "task_executed", "id": "A"}\n{"ts": 60, "event": "tool_call"}', encoding="utf-8")
+    follower = EventLogFollower(log)
+    assert [e.kind for e in follower.poll().events] == ["task_executed"]
+    last = follower.finish()
+    assert [(e.kind, e.line) for e in last.events] == [("tool_call", 2)]
+    assert follower.usage.estimated_tokens == 500 + 50 + 100  # task, tool call, 1 minute
+    assert follower.finish().events == ()  # nothing held back any more
