@@ -348,7 +348,19 @@ class EventLogFollower:
             if self._tracker is None:
                 snapshot = ContextUsage(0, self.threshold_percent, 0, 0, 0, self.max_tokens, 0.0)
             else:
-                snapshot = self._tracker.get_usage()
+                # The tracker's own estimate re-adds every file read (O(reads) per call);
+                # the running total gives the same figure in O(1) (a test holds them equal).
+                tracker = self._tracker
+                minutes = tracker.elapsed_minutes()
+                snapshot = ContextUsage(
+                    estimated_tokens=self._static_tokens + int(minutes * TOKENS_PER_MINUTE),
+                    threshold_percent=self.threshold_percent,
+                    files_read=len(tracker.files),
+                    tasks_executed=len(tracker.tasks),
+                    tool_calls=tracker.tool_calls,
+                    max_tokens=self.max_tokens,
+                    elapsed_minutes=minutes,
+                )
             self._usage = LiveUsage(
                 estimated_tokens=snapshot.estimated_tokens,
                 max_tokens=snapshot.max_tokens,

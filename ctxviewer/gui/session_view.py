@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import math
 import os
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -312,16 +313,17 @@ class PlotValue:
 
     @classmethod
     def from_live(cls, usage: LiveUsage, zones: Sequence[tuple[str, float]] = ()) -> PlotValue:
+        points, first = thin_history(usage.history, usage.first_checkpoint)
         return cls(
-            points=usage.history,
+            points=points,
             max_tokens=usage.max_tokens,
             threshold_percent=usage.threshold_percent,
             zones=tuple(z for z in zones if z[0] != "checkpoint"),
             x_title="minutes",
             title="Tokens over minutes",
             integer_x=False,
-            first_checkpoint=usage.first_checkpoint,
-            checkpoints=() if usage.first_checkpoint is None else (usage.first_checkpoint,),
+            first_checkpoint=first,
+            checkpoints=() if first is None else (first,),
         )
 
     def lines(self) -> tuple[tuple[str, float, int], ...]:
@@ -329,6 +331,33 @@ class PlotValue:
         out = [("checkpoint", _finite(self.threshold_percent), -1)]
         out += [(str(n), _finite(p), i) for i, (n, p) in enumerate(self.zones)]
         return tuple(out)
+
+
+#: Bytes of log one poll reads at most (the rest follows in later polls).
+LIVE_READ_LIMIT = 250_000
+#: A live plot draws at most about this many points, however long the log.
+MAX_LIVE_POINTS = 1_500
+
+
+def thin_history(
+    history: Sequence[tuple[float, int]], first_checkpoint: int | None, limit: int = MAX_LIVE_POINTS
+) -> tuple[tuple[tuple[float, int], ...], int | None]:
+    """At most about *limit* points of a live history, and the first checkpoint's new index.
+
+    A live tracker only grows (no resets, time never goes back), so the last point of each
+    run of ``len // limit`` points is that run's highest; those are kept, with the first
+    point, the last and the first checkpoint exactly.
+    """
+    n = len(history)
+    if n <= limit:
+        return tuple(history), first_checkpoint
+    step = -(-n // limit)
+    keep = {0, n - 1, *range(step - 1, n, step)}
+    if first_checkpoint is not None and 0 <= first_checkpoint < n:
+        keep.add(first_checkpoint)
+    order = sorted(keep)
+    first = order.index(first_checkpoint) if first_checkpoint in keep else None
+    return tuple(history[i] for i in order), first
 
 
 def _finite(value: Any) -> float:
@@ -378,6 +407,7 @@ class UsagePlot(QWidget):
         self._empty_text = "No replay"
         self._scale_cache: tuple[PlotValue | None, tuple[int, int, str], tuple[QRectF, float, tuple[float, ...]]] | None
         self._scale_cache = None
+        self._xs_cache: tuple[PlotValue, list[float]] | None = None
 
     def setValue(self, value: PlotValue | None, empty_text: str = "No replay") -> None:
         self._value = value
@@ -440,11 +470,19 @@ class UsagePlot(QWidget):
 
     def map_point(self, x: float, tokens: float) -> QPointF:
         """Screen position of ``(x, tokens)``."""
+        return self._mapper()(x, tokens)
+
+    def _mapper(self) -> Callable[[float, float], QPointF]:
+        """:meth:`map_point` with the scale looked up once, for mapping many points."""
         rect, span, ticks = self._scale()
-        top = ticks[-1]
-        px = rect.left() + rect.width() * min(1.0, max(0.0, _finite(x) / span))
-        py = rect.bottom() - rect.height() * min(1.05, max(0.0, _finite(tokens) / top))
-        return QPointF(px, py)
+        left, width, bottom, height, top = rect.left(), rect.width(), rect.bottom(), rect.height(), ticks[-1]
+
+        def to_screen(x: float, tokens: float) -> QPointF:
+            px = left + width * min(1.0, max(0.0, _finite(x) / span))
+            py = bottom - height * min(1.05, max(0.0, _finite(tokens) / top))
+            return QPointF(px, py)
+
+        return to_screen
 
     def point_pos(self, index: int) -> QPointF:
         """Screen position of point *index*."""
@@ -464,12 +502,27 @@ class UsagePlot(QWidget):
         rect = self.plot_rect().adjusted(-8, -8, 8, 8)
         if value is None or not value.points or not rect.contains(pos):
             return None
+        # x only grows along a series (task numbers, elapsed minutes): bisect, then compare
+        # the two neighbours, instead of mapping every point on each mouse move.
+        plot, span, _ticks = self._scale()
+        target = (pos.x() - plot.left()) / plot.width() * span if plot.width() > 0 else 0.0
+        xs = self._xs()
+        i = bisect_left(xs, target)
         best, best_d = None, math.inf
-        for i, (x, t) in enumerate(value.points):
-            d = abs(self.map_point(x, t).x() - pos.x())
-            if d < best_d:
-                best, best_d = i, d
+        for j in (i - 1, i):
+            if 0 <= j < len(xs):
+                d = abs(self.map_point(xs[j], 0).x() - pos.x())
+                if d < best_d:
+                    best, best_d = j, d
         return best if best_d <= 24 else None
+
+    def _xs(self) -> list[float]:
+        value = self._value
+        if value is None:
+            return []
+        if self._xs_cache is None or self._xs_cache[0] is not value:
+            self._xs_cache = (value, [_finite(x) for x, _ in value.points])
+        return self._xs_cache[1]
 
     def tooltip_for(self, index: int) -> str:
         value = self._value
@@ -515,13 +568,14 @@ class UsagePlot(QWidget):
         """The line through points ``0..upto``, from the origin, dropping to 0 after resets."""
         value = self._value
         assert value is not None
-        out = [self.map_point(0, 0)] if value.integer_x else []
+        to_screen = self._mapper()
+        out = [to_screen(0, 0)] if value.integer_x else []
         resets = set(value.checkpoints) if value.resets else set()
         for i in range(upto + 1):
             x, t = value.points[i]
-            out.append(self.map_point(x, t))
+            out.append(to_screen(x, t))
             if i in resets and i < len(value.points) - 1:
-                out.append(self.map_point(x, 0))
+                out.append(to_screen(x, 0))
         return out
 
     def _decimated(self, vertices: list[QPointF]) -> list[QPointF]:
@@ -1125,22 +1179,31 @@ class SessionPanel(QWidget):
         self, threshold_percent: float, max_tokens: int, zones: Sequence[tuple[str, float]] = ()
     ) -> None:
         """The tracker limits for live mode; re-reads the log when following one."""
-        self._live_threshold = float(threshold_percent)
-        self._live_max = int(max_tokens)
+        limits = (float(threshold_percent), int(max_tokens))
+        changed = limits != (self._live_threshold, self._live_max)
+        self._live_threshold, self._live_max = limits
         self._live_zones = tuple(
             sorted(((str(n), float(p)) for n, p in zones if n != "checkpoint"), key=lambda z: z[1])
         )
         if self._follower is not None and self._live_path is not None:
-            self._follower = EventLogFollower(self._live_path, self._live_threshold, self._live_max)
-            self._live_polled = False
-            self.poll_log()
+            if changed:  # the estimate's percentages and first checkpoint depend on them: re-read
+                self._follower = self._new_follower(self._live_path)
+                self._live_polled = False
+                self.poll_log()
+            elif self.last_poll is not None:  # only the zones: redraw
+                self._show_live(self._follower.usage, self.last_poll)
+
+    def _new_follower(self, path: Path) -> EventLogFollower:
+        # Reads are parsed on the GUI thread: 250 KB per poll (about 30 ms) with the event
+        # loop running between polls, so a long existing log never freezes the window.
+        return EventLogFollower(path, self._live_threshold, self._live_max, read_limit=LIVE_READ_LIMIT)
 
     def follow_log(self, path: str | os.PathLike[str]) -> None:
         """Follow the JSON-lines event log at *path* (replay playback pauses)."""
         self.stop_following()
         self.player.pause()
         self._live_path = Path(path)
-        self._follower = EventLogFollower(self._live_path, self._live_threshold, self._live_max)
+        self._follower = self._new_follower(self._live_path)
         self._live_polled = False
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._schedule_poll)

@@ -6,6 +6,7 @@ only the tests that exercise the real timers wait, through ``qtbot.waitSignal``.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtGui import QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
-from ctxviewer.engine.eventlog import EventLogFollower, LiveUsage
+from ctxviewer.engine.eventlog import LiveUsage
 from ctxviewer.engine.project import load_project
 from ctxviewer.engine.session import SessionReplay, replay_session
 from ctxviewer.gui.app import dark_palette
@@ -514,10 +515,7 @@ def test_live_updates_come_from_the_watcher_or_the_poll_timer(qtbot, panel: Sess
 
 
 def test_live_more_polls_again_at_once(qtbot, panel: SessionPanel, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    def small_reads(path: Any, threshold: float, max_tokens: int) -> EventLogFollower:
-        return EventLogFollower(path, threshold, max_tokens, read_limit=64)
-
-    monkeypatch.setattr("ctxviewer.gui.session_view.EventLogFollower", small_reads)
+    monkeypatch.setattr("ctxviewer.gui.session_view.LIVE_READ_LIMIT", 64)
     log = tmp_path / "big.jsonl"
     log.write_text("".join(event("tool_call", T0 + i) for i in range(20)), encoding="utf-8")
     panel.follow_log(log)
@@ -561,3 +559,33 @@ def test_live_dark_render(qtbot, dark_app: None, panel: SessionPanel, tmp_path: 
     assert painted_pixels(image) > 1000
     assert image.save("/tmp/session_live_dark.png")
     assert panel.plot.palette().color(QPalette.ColorRole.Window).lightness() < 60
+
+
+def test_thin_history_keeps_the_shape_and_the_first_checkpoint() -> None:
+    from ctxviewer.gui.session_view import thin_history
+
+    history = [(i / 10, 100 * i) for i in range(10_000)]
+    points, first = thin_history(history, 4321, limit=1000)
+    assert len(points) <= 1002 and points[0] == history[0] and points[-1] == history[-1]
+    assert first is not None and points[first] == history[4321]
+    # Every 10th point (the highest of its run of 10) is kept, so no rise is lost by more than a run.
+    assert all(b[1] - a[1] <= 1000 for a, b in itertools.pairwise(points))
+    short = [(0.0, 1), (1.0, 2)]
+    assert thin_history(short, None) == (tuple(short), None)
+
+
+def test_point_at_finds_the_nearest_point(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QPointF
+
+    from ctxviewer.gui.session_view import PlotValue, UsagePlot
+
+    plot = UsagePlot()
+    qtbot.addWidget(plot)
+    plot.resize(400, 300)
+    points = tuple((float(i), 1000 * i) for i in range(1, 9))
+    plot.setValue(PlotValue(points=points, max_tokens=20_000, threshold_percent=70.0))
+    for i in range(len(points)):
+        pos = plot.point_pos(i)
+        assert plot.point_at(QPointF(pos.x() + 3, pos.y())) == i
+    far_left = plot.plot_rect().left() - 30
+    assert plot.point_at(QPointF(far_left, plot.plot_rect().center().y())) is None
