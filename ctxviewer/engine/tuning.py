@@ -43,6 +43,9 @@ class SaveResult:
     #: Comments in the old file that the rewrite could not keep (0 when none).
     comments_lost: int = 0
     written: bool = True
+    #: The file's (mtime_ns, size) when planned (None: it did not exist); the write is
+    #: refused if it differs then, so what was shown is what gets written.
+    signature: tuple[int, int] | None = None
 
     def summary(self) -> str:
         if not self.changes:
@@ -102,6 +105,7 @@ def plan_save(project: Project, tuned: Settings) -> SaveResult:
     """What saving *tuned* would write, without writing (raises :class:`SettingsError`)."""
     fs = project.fs
     path = str(project.root / CTXVIEWER_YAML)
+    signature = file_signature(path)
     old_text = ""
     if fs.exists(CTXVIEWER_YAML):
         read = fs.read_text(CTXVIEWER_YAML)
@@ -117,7 +121,7 @@ def plan_save(project: Project, tuned: Settings) -> SaveResult:
     for change in changes:
         flat[change.key] = _yaml_value(change.key, change.after)
     if not changes:
-        return SaveResult(path, (), old_text, 0, written=False)
+        return SaveResult(path, (), old_text, 0, written=False, signature=signature)
     head, lost = _split_comments(old_text)
     if not head:
         head = "# ctxviewer settings for this project (see docs/ctxviewer-yaml.md); tuned in ctxviewer\n"
@@ -129,15 +133,17 @@ def plan_save(project: Project, tuned: Settings) -> SaveResult:
     for change in changes:
         if getattr(check, change.key) != change.after:
             raise SettingsError(f"{change.key} would not read back as {show_setting(change.after)}", CTXVIEWER_YAML)
-    return SaveResult(path, changes, text, lost)
+    return SaveResult(path, changes, text, lost, signature=signature)
 
 
-def save_ctxviewer_yaml(project: Project, tuned: Settings) -> SaveResult:
-    """Write the tuned settings into the project's ``ctxviewer.yaml`` atomically."""
-    path = project.root / CTXVIEWER_YAML
-    signature = file_signature(path)
-    result = plan_save(project, tuned)
+def save_ctxviewer_yaml(project: Project, tuned: Settings, plan: SaveResult | None = None) -> SaveResult:
+    """Write the tuned settings into the project's ``ctxviewer.yaml`` atomically.
+
+    With *plan* (from :func:`plan_save`, e.g. shown to the user first) exactly that text
+    is written, and only if the file is still as it was when planned.
+    """
+    result = plan if plan is not None else plan_save(project, tuned)
     if not result.changes:
         return result
-    atomic_write(path, result.text, expect_unchanged=signature, check_unchanged=True)
+    atomic_write(result.path, result.text, expect_unchanged=result.signature, check_unchanged=True)
     return result

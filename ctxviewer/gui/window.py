@@ -131,6 +131,7 @@ class MainWindow(QMainWindow):
         self._replay_feature: str | None = None
         self._replay_reset = False
         self._keep_replay_position = False
+        self._replay_inputs: tuple[Any, ...] = ()
         self._live_limits: tuple[float, int, tuple[tuple[str, float], ...]] | None = None
         self._relay = _BatchRelay(self)
         self._relay.row.connect(self._on_batch_row)
@@ -475,10 +476,12 @@ class MainWindow(QMainWindow):
         return self.tuned or self.project.settings
 
     def _on_tuned(self, settings: Settings) -> None:
+        before = self._replay_inputs
         self.tuned = settings if self.budget.is_tuned() else None
         self.rerun()
         self._batch_timer.start()
-        self.update_replay(keep_position=True)
+        if _replay_inputs(self.run_settings()) != before:  # budgets and shares do not change a replay
+            self.update_replay(keep_position=True)
 
     # -- session replay and live log -------------------------------------------------------
 
@@ -489,6 +492,7 @@ class MainWindow(QMainWindow):
             return
         settings = self.run_settings()
         self._apply_live_limits(settings)
+        self._replay_inputs = _replay_inputs(settings)
         feature = project.feature(self.current[0])
         reset = self._replay_reset
         self._replay_feature = feature.name
@@ -620,7 +624,7 @@ class MainWindow(QMainWindow):
             if box.exec() != QMessageBox.StandardButton.Save:
                 return
         try:
-            result = save_ctxviewer_yaml(project, tuned)
+            result = save_ctxviewer_yaml(project, tuned, plan)
         except CtxViewerError as exc:
             self.problems.show_messages([f"settings not saved: {exc}"], [])
             return
@@ -1047,6 +1051,17 @@ class MainWindow(QMainWindow):
             lane.cancel()
         self.pool.waitForDone(10_000)
         super().closeEvent(event)
+
+
+def _replay_inputs(settings: Settings) -> tuple[Any, ...]:
+    """The settings a session replay depends on."""
+    return (
+        settings.threshold_percent,
+        settings.max_context_tokens,
+        settings.zones,
+        settings.replay_tool_calls,
+        settings.replay_minutes,
+    )
 
 
 def resolve_target(project: Project, feature: str | None, task: str | None) -> tuple[str, str] | None:

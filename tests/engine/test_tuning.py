@@ -93,3 +93,15 @@ def test_a_broken_ctxviewer_yaml_is_refused_and_left_alone(tmp_path: Path) -> No
     with pytest.raises(SettingsError):
         save_ctxviewer_yaml(project, project.settings.with_overrides({"budget": 900}, "gui"))
     assert (root / "ctxviewer.yaml").read_text(encoding="utf-8") == "budget: [unclosed\n"
+
+
+def test_a_planned_save_is_refused_if_the_file_changed_since(tmp_path: Path) -> None:
+    from ctxviewer.engine.errors import WriteError
+
+    root = _project(tmp_path, "top_k: 7\n")
+    project = load_project(root)
+    plan = plan_save(project, project.settings.with_overrides({"budget": 900}, "gui"))
+    write(root, "ctxviewer.yaml", "top_k: 8\n# edited by someone else meanwhile\n")
+    with pytest.raises(WriteError, match="changed on disk"):
+        save_ctxviewer_yaml(project, project.settings, plan)
+    assert (root / "ctxviewer.yaml").read_text(encoding="utf-8") == "top_k: 8\n# edited by someone else meanwhile\n"

@@ -80,3 +80,11 @@ def test_attaching_to_a_worker_log(qtbot, window: MainWindow, tmp_path: Path) ->
     assert live.args[0].estimated_tokens == 500 + 100 + 100
     window.stop_following()
     assert window.session.following is None and not window.detach_action.isEnabled()
+
+
+def test_a_budget_change_does_not_restart_the_replay(qtbot, window: MainWindow) -> None:
+    _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
+    window.session.player.step()
+    with qtbot.assertNotEmitted(window.replayShown, wait=300), qtbot.waitSignal(window.traceShown, timeout=20_000):
+        window.budget.set_values({"budget": 1500, "spec_share": 0.4})
+    assert window.session.player.position == 0
