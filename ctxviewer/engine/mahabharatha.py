@@ -59,7 +59,7 @@ Progress = Callable[[str, float], None]
 
 #: Finished paragraph items per (spec content, keywords, top_k, reason): see
 #: :meth:`MahabharathaRun._paragraph_items`.
-_base_items = LRU(32)
+_base_items = LRU(8)
 
 
 class Cancelled(Exception):
