@@ -165,6 +165,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         writer.writerow(CSV_COLUMNS)
     code = EXIT_OK
     for row in run_batch(project, args.feature, exact=not args.no_exact):
+        assert row.trace is not None  # without collect_errors, a refused task raises
         if writer is not None:
             writer.writerow(_csv_row(row.trace))
         else:
@@ -192,6 +193,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     total = 0
     out: TextIO = sys.stdout
     for row in run_batch(project, args.feature, exact=exact):
+        assert row.trace is not None  # without collect_errors, a refused task raises
         total += 1
         used = row.trace.context_tokens.get(tokenizer) or 0
         if used > limit:

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.pipeline import assemble_task
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.engine.settings import Settings
@@ -14,11 +15,12 @@ from ctxviewer.engine.trace import Trace
 
 @dataclass(frozen=True, slots=True)
 class BatchRow:
-    """One task's trace within a batch."""
+    """One task's trace within a batch (or, collecting errors, why there is none)."""
 
     feature: Feature
     task: Task
-    trace: Trace
+    trace: Trace | None
+    error: str = ""
 
 
 def batch_targets(project: Project, feature: str | None = None) -> list[tuple[Feature, Task]]:
@@ -40,18 +42,33 @@ def run_batch(
     exact: bool = True,
     cancel: threading.Event | None = None,
     on_row: Callable[[int, int], None] | None = None,
+    collect_errors: bool = False,
 ) -> Iterator[BatchRow]:
     """Assemble every task in order, yielding rows as they are done.
 
     Token counts are cached by content, so text shared between tasks (the same spec
     paragraphs, the same rule blocks) is tokenized once for the whole batch.
+
+    By default bad input raises (a broken feature before any row, a task the engine
+    refuses when reached).  With *collect_errors* -- a background pass that must go on --
+    features whose task graph is broken are left out and a refused task becomes a row
+    with ``trace=None`` and the message in ``error``; cancelling still raises.
     """
-    targets = batch_targets(project, feature)
+    if collect_errors:
+        features = [project.feature(feature)] if feature else list(project.features)
+        targets = [(f, t) for f in features if f.graph_error is None for t in f.tasks]
+    else:
+        targets = batch_targets(project, feature)
     for n, (feat, task) in enumerate(targets, start=1):
-        trace = assemble_task(project, feat, task, settings, exact=exact, cancel=cancel)
+        try:
+            row = BatchRow(feat, task, assemble_task(project, feat, task, settings, exact=exact, cancel=cancel))
+        except CtxViewerError as exc:
+            if not collect_errors:
+                raise
+            row = BatchRow(feat, task, None, str(exc))
         if on_row is not None:
             on_row(n, len(targets))
-        yield BatchRow(feat, task, trace)
+        yield row
 
 
 def context_tokens(trace: Trace, tokenizer: str) -> int:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine import report
+from ctxviewer.engine.batch import run_batch
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.explain import Match
 from ctxviewer.engine.pipeline import assemble_task
@@ -903,15 +904,17 @@ class MainWindow(QMainWindow):
 
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> int:
             exact = settings.tokenizer != HEURISTIC
-            for n, (feat, task) in enumerate(targets, start=1):
-                try:
-                    trace = assemble_task(project, feat, task, settings, exact=exact, cancel=cancel)
-                    used = trace.context_tokens.get(trace.tokenizer) or 0
-                    total = TaskTotal(feat.name, task.id, used, trace.budget, trace.tokenizer)
-                except CtxViewerError as exc:
-                    total = TaskTotal(feat.name, task.id, 0, 0, "", str(exc))
+
+            def done(n: int, total: int) -> None:
+                progress("batch", n / max(1, total))
+
+            for row in run_batch(project, None, settings, exact=exact, cancel=cancel, on_row=done, collect_errors=True):
+                if row.trace is None:
+                    total = TaskTotal(row.feature.name, row.task.id, 0, 0, "", row.error)
+                else:
+                    used = row.trace.context_tokens.get(row.trace.tokenizer) or 0
+                    total = TaskTotal(row.feature.name, row.task.id, used, row.trace.budget, row.trace.tokenizer)
                 relay.row.emit(batch_id, total)
-                progress("batch", n / max(1, len(targets)))
             return len(targets)
 
         self._batch_size = len(targets)
