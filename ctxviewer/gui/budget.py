@@ -68,7 +68,7 @@ def settings_from(base: Settings, values: Mapping[str, Any]) -> Settings:
 
 # -- parsing typed text --------------------------------------------------------------------
 
-_NUMBER = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]*)?|\.[0-9]+)\s*([kKmM]?)\s*$")
+_NUMBER = re.compile(r"^\s*(-?(?:[0-9][0-9_,]*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\s*([kKmM]?)\s*$")
 
 
 def parse_number(text: str) -> float:
@@ -87,6 +87,19 @@ def parse_int(text: str) -> int | float:
 
 def parse_percent(text: str) -> float:
     return parse_number(text.replace("%", ""))
+
+
+def parse_share(text: str) -> float:
+    """A section share as a fraction: ``35%`` and ``35`` are 0.35, and so is ``0.35``.
+
+    ``ctxviewer.yaml`` and ``--set`` write shares as fractions and the panel shows
+    percents, so a number below 1 without a ``%`` sign is read as the fraction it
+    surely is (nobody means a 0.35 % share); ``0.5%`` is half a percent.
+    """
+    value = parse_percent(text)
+    if "%" not in text and 0 < value < 1:
+        return value
+    return value / 100
 
 
 def parse_zones(text: str) -> dict[str, float]:
@@ -212,8 +225,8 @@ def _share_spec(key: str, label: str, section: str) -> _Spec:
     return _Spec(
         key,
         label,
-        f"Share of the budget for {section} (%)",
-        lambda t: parse_percent(t) / 100,
+        f"Share of the budget for {section}: a percent (35 or 35%) or a fraction (0.35)",
+        parse_share,
         lambda v: f"{v * 100:g}%",
         lambda v: round(float(v) * 100),
         lambda p: p / 100,
@@ -367,6 +380,7 @@ class BudgetPanel(QWidget):
         grid.addWidget(self.tokenizer, line, 1, 1, 2)
 
         self.state = QLabel("", self)
+        self.state.setTextFormat(Qt.TextFormat.RichText)
         self.state.setObjectName("budgetState")
         self.state.setWordWrap(True)
         self.undo_button = QPushButton("Undo", self)
@@ -379,6 +393,8 @@ class BudgetPanel(QWidget):
         self.redo_button.clicked.connect(self.undo_stack.redo)
         self.reset_button.clicked.connect(self.reset)
         self.save_button.clicked.connect(self.saveRequested)
+        self.undo_button.setEnabled(False)
+        self.redo_button.setEnabled(False)
         self.undo_stack.canUndoChanged.connect(self.undo_button.setEnabled)
         self.undo_stack.canRedoChanged.connect(self.redo_button.setEnabled)
         self.undo_stack.undoTextChanged.connect(lambda t: self.undo_button.setToolTip(f"Undo {t}" if t else ""))
@@ -506,6 +522,7 @@ class BudgetPanel(QWidget):
             return
         self._pending = (key, value, f"{spec.label.lower()} {text.strip()}")
         self._typing.start()
+        self._show_state()
 
     def _take_typed(self) -> None:
         self._typing.stop()
@@ -605,6 +622,9 @@ class BudgetPanel(QWidget):
         self.tokenizer.blockSignals(True)
         self.tokenizer.setCurrentText(self.values["tokenizer"])
         self.tokenizer.blockSignals(False)
+        self._show_state()
+
+    def _show_state(self) -> None:
         settings = self.settings()
         budgets = settings.section_budgets
         buffer_share = max(0.0, 1 - settings.security_share - settings.spec_share)

@@ -51,24 +51,38 @@ class ProblemPanel(QFrame):
         self.close_button = QToolButton(self)
         self.close_button.setText("\u2715")
         self.close_button.setToolTip("Hide this panel (it comes back with the next problem)")
-        self.close_button.clicked.connect(self.hide)
+        self.close_button.clicked.connect(self.dismiss)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
         self.messages: list[str] = []
+        #: Messages about something the user did (a refused save, a task not found) that
+        #: stay until dismissed, while the run's own errors and notes come and go.
+        self.notices: list[str] = []
+        self._shown: tuple[list[str], list[str]] = ([], [])
+        self.hide()
+
+    def add_notice(self, message: str) -> None:
+        """Show *message* until the panel is dismissed, whatever runs come after."""
+        self.notices.append(message)
+        self.show_messages(*self._shown)
+
+    def dismiss(self) -> None:
+        self.notices.clear()
         self.hide()
 
     def show_messages(self, errors: list[str], warnings: list[str]) -> None:
-        self.messages = [*errors, *warnings]
+        self._shown = (list(errors), list(warnings))
+        self.messages = [*self.notices, *errors, *warnings]
         if not self.messages:
             self.label.clear()
             self.hide()
             return
-        lines = [f"<b>Error:</b> {html.escape(e)}" for e in errors]
+        lines = [f"<b>Error:</b> {html.escape(e)}" for e in [*self.notices, *errors]]
         lines += [f"<b>Note:</b> {html.escape(w)}" for w in warnings]
         self.label.setText("<br>".join(lines))
-        self.setProperty("severity", "error" if errors else "warning")
+        self.setProperty("severity", "error" if errors or self.notices else "warning")
         self.style().unpolish(self)
         self.style().polish(self)
         self.show()

@@ -112,6 +112,9 @@ class MainWindow(QMainWindow):
         self.diff: TraceDiff | None = None
         self._saved_note = ""
         self._startup: tuple[dict[str, Any], bool] = ({}, False)
+        self._opening = ""
+        #: A folder whose last open failed: F5 and changes on disk try it again.
+        self._failed = ""
 
         self.pool = make_pool(4)
         self.load_lane = Lane(self.pool, "load", self)
@@ -185,6 +188,7 @@ class MainWindow(QMainWindow):
         self.search = SearchPanel(self)
         self.search.matchChosen.connect(self._go_to_match)
         self.budget = BudgetPanel(self)
+        self.budget.setEnabled(False)  # until a project is open: its settings are the base
         self.budget.settingsChanged.connect(self._on_tuned)
         self.budget.saveRequested.connect(self.save_settings)
         self.outline_dock = self._dock("Project", self.outline, Qt.DockWidgetArea.LeftDockWidgetArea)
@@ -385,6 +389,8 @@ class MainWindow(QMainWindow):
         (flat settings, as ``--set``) is applied in the budget panel.
         """
         folder = str(Path(path).expanduser())
+        self.problems.dismiss()  # notices were about what came before
+        self._opening = folder
         self._wanted = (feature, task)
         self._startup = (dict(tune or {}), compare)
         self.run_lane.cancel()
@@ -399,6 +405,9 @@ class MainWindow(QMainWindow):
             self.open_project(folder)
 
     def _on_project_loaded(self, project: Project) -> None:
+        if self._failed:
+            self._failed = ""
+            self.problems.dismiss()
         self.project = project
         self.trace = None
         self.tuned = None
@@ -407,6 +416,7 @@ class MainWindow(QMainWindow):
             self.clear_baseline()  # a baseline from another project compares nothing useful
         self._replay_feature = None
         self.budget.set_base(project.settings, self._saved_note)
+        self.budget.setEnabled(True)
         self._saved_note = ""
         self.batch_totals.clear()
         self.setWindowTitle(f"{project.name} \u2014 ctxviewer")
@@ -422,8 +432,8 @@ class MainWindow(QMainWindow):
         if feature or task:
             target = resolve_target(project, feature, task)
             if target is None:
-                self.problems.show_messages(
-                    [f"no task {task or '(any)'} in feature {feature or '(any)'}; showing the first task"], warnings
+                self.problems.add_notice(
+                    f"no task {task or '(any)'} in feature {feature or '(any)'}; showing the first task"
                 )
         else:
             last = self.settings.value(f"last-task/{project.root}")
@@ -438,8 +448,26 @@ class MainWindow(QMainWindow):
         self.start_batch()
 
     def _on_load_error(self, message: str) -> None:
-        self.problems.show_messages([f"could not open the project: {message}"], [])
+        folder = self._opening
+        self._failed = folder
+        self.problems.add_notice(
+            f"could not open {folder}: {message} \u2014 fix it and the window tries again when the file "
+            "changes (or press F5)"
+        )
         self.statusBar().showMessage("Open failed", 5000)
+        if folder and Path(folder).is_dir():
+            self._remember_project(folder)
+            self._watch_folder(folder)
+
+    def _watch_folder(self, folder: str) -> None:
+        """Watch a project that failed to load: its root, configs and specs folder."""
+        old = self.watcher.files() + self.watcher.directories()
+        if old:
+            self.watcher.removePaths(old)
+        rels = (".", "ctxviewer.yaml", ".mahabharatha", ".mahabharatha/config.yaml", ".zerg/config.yaml", ".gsd/specs")
+        paths = [str(Path(folder) / rel) for rel in rels if (Path(folder) / rel).exists()]
+        if paths:
+            self.watcher.addPaths(paths)
 
     # -- assembling ------------------------------------------------------------------------
 
@@ -472,11 +500,14 @@ class MainWindow(QMainWindow):
         self.run_lane.submit(job)
 
     def run_settings(self) -> Settings:
-        """The settings runs use: the tuned ones, else the project's."""
-        assert self.project is not None
+        """The settings runs use: the tuned ones, else the project's (the panel's with none open)."""
+        if self.project is None:
+            return self.budget.settings()
         return self.tuned or self.project.settings
 
     def _on_tuned(self, settings: Settings) -> None:
+        if self.project is None:  # the panel is disabled then; nothing to run in any case
+            return
         before = self._replay_inputs
         self.tuned = settings if self.budget.is_tuned() else None
         self.rerun()
@@ -555,7 +586,7 @@ class MainWindow(QMainWindow):
             {"replay_tool_calls": tool_calls, "replay_minutes": minutes}, "replay tool calls and minutes"
         )
         if refusal:
-            self.problems.show_messages([f"replay parameters not applied: {refusal}"], [])
+            self.problems.add_notice(f"replay parameters not applied: {refusal}")
             return
         self.budget.flush()  # the tuned settings re-run the task and the replay
         if not self.budget.is_pending():
@@ -606,7 +637,7 @@ class MainWindow(QMainWindow):
         try:
             plan = plan_save(project, tuned)
         except CtxViewerError as exc:
-            self.problems.show_messages([f"settings not saved: {exc}"], [])
+            self.problems.add_notice(f"settings not saved: {exc}")
             return
         if not plan.changes:
             self.statusBar().showMessage("Nothing to save: these are the project's values", 5000)
@@ -627,7 +658,9 @@ class MainWindow(QMainWindow):
         try:
             result = save_ctxviewer_yaml(project, tuned, plan)
         except CtxViewerError as exc:
-            self.problems.show_messages([f"settings not saved: {exc}"], [])
+            self.problems.add_notice(
+                f"settings not saved: {exc} \u2014 your tuned values are kept; save again to write them over it"
+            )
             return
         self._saved_note = result.summary()
         self.statusBar().showMessage(f"Saved {len(result.changes)} setting(s) to {result.path}", 6000)
@@ -663,6 +696,9 @@ class MainWindow(QMainWindow):
 
     def refresh(self) -> None:
         """Bring the project up to date with the disk and re-run the task (F5 does this too)."""
+        if self._failed:
+            self.open_project(self._failed, *self._wanted)
+            return
         project = self.project
         if project is None:
             return
@@ -773,7 +809,7 @@ class MainWindow(QMainWindow):
         if tune:
             refusal = self.budget.set_values(tune, "settings from the command line")
             if refusal:
-                self.problems.show_messages([f"--set not applied: {refusal}"], [])
+                self.problems.add_notice(f"--set not applied: {refusal}")
             self.budget.flush()
 
     def is_settled(self) -> bool:

@@ -292,3 +292,23 @@ def test_set_values_refuses_what_it_cannot_apply(window: MainWindow, values: dic
 def test_set_values_takes_zones_as_typed(window: MainWindow) -> None:
     assert window.budget.set_values({"zones": "compaction=75"}) == ""
     assert window.budget.settings().zones == (("compaction", 75.0),)
+
+
+@pytest.mark.parametrize(("text", "share"), [("35", 0.35), ("35%", 0.35), ("0.35", 0.35), ("0.5%", 0.005), ("1", 0.01)])
+def test_shares_take_percents_or_fractions(text: str, share: float) -> None:
+    from ctxviewer.gui.budget import parse_share
+
+    assert parse_share(text) == pytest.approx(share)
+
+
+def test_without_a_project_the_panel_waits(window: MainWindow) -> None:
+    assert not window.budget.isEnabled()
+    assert not window.budget.undo_button.isEnabled() and not window.budget.redo_button.isEnabled()
+    window._on_tuned(window.budget.settings())  # nothing to run, and no error
+    assert window.run_settings() == window.budget.settings()
+
+
+def test_a_negative_budget_gets_the_engines_range_message(qtbot, window: MainWindow) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    _type(qtbot, window.budget, "budget", "-100")
+    assert "must be between 1 and 10,000,000" in window.budget.rows["budget"].message.text()

@@ -67,3 +67,29 @@ def test_f5_picks_up_changes_at_once(qtbot, window: MainWindow, root: Path) -> N
     with qtbot.waitSignal(window.traceShown, timeout=15_000) as shown:
         window.refresh()
     assert shown.args[0].budget == 1800
+
+
+def test_a_project_that_failed_to_open_opens_once_fixed(qtbot, window: MainWindow, root: Path) -> None:
+    (root / "ctxviewer.yaml").write_text("budget:\n  total: [unclosed\n", encoding="utf-8")
+    with qtbot.waitSignal(window.load_lane.errored, timeout=10_000):
+        window.open_project(root, FEATURE, TASK)
+    text = window.problems.label.text()
+    assert "ctxviewer.yaml:3" in text and "press F5" in text
+    assert str(root) in window.recent_projects()
+    # Fixing the file is enough: the window watches it and tries again.
+    with qtbot.waitSignal(window.traceShown, timeout=15_000) as shown:
+        (root / "ctxviewer.yaml").write_text("budget:\n  total: 2000\n", encoding="utf-8")
+    assert shown.args[0].budget == 2000 and shown.args[0].task_id == TASK
+    assert not window.problems.notices
+
+
+def test_a_refused_save_stays_on_screen(qtbot, window: MainWindow, root: Path) -> None:
+    open_and_wait(qtbot, window, root, FEATURE, TASK)
+    with qtbot.waitSignal(window.traceShown, timeout=15_000):
+        window.budget.set_values({"budget": 2200})
+    (root / "ctxviewer.yaml").write_text("budget: [broken\n", encoding="utf-8")
+    window.save_settings(confirm=False)
+    # Later runs (here the watcher's re-run after the edit) do not wipe the message.
+    window.refresh()
+    qtbot.waitUntil(lambda: not window.refresh_lane.is_busy() and not window.run_lane.is_busy(), timeout=10_000)
+    assert any("settings not saved" in m for m in window.problems.messages)
