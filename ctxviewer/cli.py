@@ -66,6 +66,11 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def _report_project_warnings(project: Any) -> None:
+    for warning in project.warnings:
+        _err(f"note: {warning}")
+
+
 def _report_trace_errors(trace: Any) -> int:
     """Print the trace's errors to stderr; the exit code they call for."""
     return _report_errors(trace.errors)
@@ -158,6 +163,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from ctxviewer.engine.trace import trace_to_json
 
     project = load_project(args.project, _overrides(args))
+    _report_project_warnings(project)
     batch_targets(project, args.feature)  # fail on bad input before any output
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n") if args.format == "csv" else None
@@ -183,9 +189,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ctxviewer.engine.batch import batch_targets, run_batch
     from ctxviewer.engine.project import load_project
 
-    overrides = {"tokenizer": args.tokenizer} if args.tokenizer else {}
-    project = load_project(args.project, overrides)
-    batch_targets(project, args.feature)
+    project = load_project(args.project, _overrides(args))
+    _report_project_warnings(project)
+    if not batch_targets(project, args.feature):
+        _err(f"no tasks to check in {project.root}{f' (feature {args.feature})' if args.feature else ''}")
+        return EXIT_BAD_INPUT
     tokenizer = project.settings.tokenizer
     exact = tokenizer != "heuristic"
     limit = args.max_tokens if args.max_tokens is not None else project.settings.budget
@@ -275,15 +283,18 @@ def _follow_limits(args: argparse.Namespace) -> Any:
     return Settings().with_overrides(overrides, "command line") if overrides else Settings()
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def _usage_line(usage: Any, zones: Sequence[tuple[str, float]]) -> str:
     reached = [name for name, percent in zones if usage.usage_percent >= percent]
     first = "" if usage.first_checkpoint is None else f"; checkpoint first due after event {usage.first_checkpoint + 1}"
     return (
         f"{usage.estimated_tokens:,} / {usage.max_tokens:,} tokens ({usage.usage_percent:.1f}%, checkpoint at "
-        f"{usage.threshold_percent:g}%) · {usage.tasks_executed} tasks, {usage.files_read} files, "
-        f"{usage.tool_calls} tool calls, {usage.elapsed_minutes:.1f} min"
-        + (f" · reached: {', '.join(reached)}" if reached else "")
-        + first
+        f"{usage.threshold_percent:g}%) · {_count(usage.tasks_executed, 'task')}, "
+        f"{_count(usage.files_read, 'file')}, {_count(usage.tool_calls, 'tool call')}, "
+        f"{usage.elapsed_minutes:.1f} min" + (f" · reached: {', '.join(reached)}" if reached else "") + first
     )
 
 
@@ -294,44 +305,43 @@ def cmd_follow(args: argparse.Namespace) -> int:
     from ctxviewer.engine.eventlog import EventLogFollower
 
     settings = _follow_limits(args)
+    if args.interval < 0.05:
+        _err(f"--interval: {args.interval:g} s is too short; use 0.05 s or more")
+        return EXIT_BAD_INPUT
     if args.once and not os.path.isfile(args.log):
-        _err(f"{args.log}: no such log file")
+        what = "is a folder, not a log file" if os.path.isdir(args.log) else "no such log file"
+        _err(f"{args.log}: {what}")
         return EXIT_BAD_INPUT
     follower = EventLogFollower(args.log, settings.threshold_percent, settings.max_context_tokens)
     out = sys.stdout
-    shown = -1
+    shown: tuple[Any, ...] | None = None
     while True:
         result = follower.poll()
+        problems = list(result.problems)
         while result.more:
-            more = follower.poll()
-            result = type(result)(
-                result.events + more.events,
-                result.problems + more.problems,
-                result.restarted or more.restarted,
-                more.status,
-                more.more,
-            )
+            result = follower.poll()
+            problems += result.problems
         if args.once:  # nothing more will come to complete a last line without its newline
-            last = follower.finish()
-            result = type(result)(
-                result.events + last.events, result.problems + last.problems, result.restarted, result.status, False
-            )
-        for problem in result.problems:
+            problems += follower.finish().problems
+        for problem in problems:
             _err(problem.message)
         usage = follower.usage
-        if args.format == "json":
-            if args.once or usage.events != shown:
+        status = follower.summary() if result.status.startswith("following") else result.status
+        # Print when anything changed: a rotated log with as many events still differs.
+        state = (usage.events, usage.estimated_tokens, usage.elapsed_minutes, status)
+        if args.once or state != shown:
+            if args.format == "json":
                 record = asdict(usage)
                 record.pop("history")
-                record["status"] = result.status
+                record["status"] = status
                 out.write(json.dumps(record) + "\n")
-        elif args.once or usage.events != shown:
-            out.write(f"{result.status}: {_usage_line(usage, settings.all_zones)}\n")
-        out.flush()
-        shown = usage.events
+            else:
+                out.write(f"{status}: {_usage_line(usage, settings.all_zones)}\n")
+            out.flush()
+        shown = state
         if args.once:
             return EXIT_FINDINGS if follower.problem_count else EXIT_OK
-        time.sleep(max(0.05, args.interval))
+        time.sleep(args.interval)
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -402,6 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--feature")
     p.add_argument("--max-tokens", type=_positive_int, help="limit (default: the project's budget)")
     p.add_argument("--tokenizer", choices=TOKENIZERS, help="how to count (default: the project's)")
+    _add_set(p)
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("split", help="preview (or --apply) command-file splitting")

@@ -291,3 +291,29 @@ def test_whatif_compares_two_settings(project: Path, capsys: pytest.CaptureFixtu
     left = [c for c in data["items"] if c["change"] == "left"]
     assert [c["item_id"] for c in left] == ["requirements:2"]
     assert "-Beta session store." in data["context_diff"]
+
+
+def test_check_with_no_tasks_is_bad_input_and_a_wrong_path_is_noted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "p", [TASK], requirements="Login.")
+    write(root, "ctxviewer.yaml", "paths:\n  specs: nope/specs\n  rules: nope/rules\n")
+    code, out, err = run(capsys, "check", str(root))
+    assert code == 2 and out == ""
+    assert "note: nope/specs: no specs folder" in err
+    assert "note: paths.rules is nope/rules (ctxviewer.yaml), which is not a folder in the project" in err
+    assert "no tasks to check" in err
+
+
+def test_follow_refuses_a_folder_and_a_too_short_interval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "follow", str(tmp_path), "--once")
+    assert code == 2 and "is a folder, not a log file" in err
+    code, _, err = run(capsys, "follow", str(tmp_path / "x.jsonl"), "--interval", "0")
+    assert code == 2 and "--interval: 0 s is too short" in err
+
+
+def test_follow_once_status_counts_the_finished_last_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "w.jsonl"
+    log.write_text('{"ts": 0, "event": "task_executed", "id": "A"}\n{"ts": 60, "event": "tool_call"}', encoding="utf-8")
+    code, out, _ = run(capsys, "follow", str(log), "--once")
+    assert code == 0 and "2 events:" in out and "1 task, 0 files, 1 tool call, 1.0 min" in out

@@ -62,7 +62,8 @@ def atomic_write(
             finally:
                 os.close(dir_fd)
     except OSError as exc:
-        raise WriteError(f"could not be written ({exc.strerror or exc}); the old file is intact", str(target)) from None
+        kept = "; the old file is intact" if target.exists() else ""
+        raise WriteError(f"could not be written ({exc.strerror or exc}){kept}", str(target)) from None
     finally:
         if tmp_name is not None:
             with contextlib.suppress(OSError):

@@ -459,6 +459,10 @@ class EventLogFollower:
             self._problems.append(problem)
             problems.append(problem)
 
+    def summary(self) -> str:
+        """The status of a followed log as of now (events and problems so far)."""
+        return self._status(False)
+
     def _status(self, more: bool) -> str:
         text = f"following {self.path}: {_plural(self._events, 'event')}"
         if self._problem_count:

@@ -361,6 +361,12 @@ def load_project(
     specs_rel = settings.paths.specs
     if not fs.is_dir(specs_rel):
         warnings.append(f"{specs_rel}: no specs folder; the project has no features")
+    for key in ("rules", "commands"):
+        rel = getattr(settings.paths, key)
+        if settings.origin(f"paths.{key}") != "default" and not fs.is_dir(rel):
+            warnings.append(
+                f"paths.{key} is {rel} ({settings.origin(f'paths.{key}')}), which is not a folder in the project"
+            )
     features = tuple(
         _load_feature(fs, specs_rel, name) for name in fs.list_dir(specs_rel) if fs.is_dir(f"{specs_rel}/{name}")
     )

@@ -32,6 +32,29 @@ BUDGET_RANGE = (1, 10_000_000)
 
 PROFILES: tuple[str, ...] = ("mahabharatha",)
 
+#: Every flat setting key (as ``--set`` and overrides take them).
+FLAT_KEYS: tuple[str, ...] = (
+    "profile",
+    "tokenizer",
+    "budget",
+    "security_share",
+    "spec_share",
+    "top_k",
+    "threshold_percent",
+    "max_context_tokens",
+    "fallback_to_full",
+    "security_rule_filtering",
+    "command_splitting",
+    "enabled",
+    "zones",
+    "replay_tool_calls",
+    "replay_minutes",
+    "paths.specs",
+    "paths.rules",
+    "paths.commands",
+    "paths.config",
+)
+
 
 @dataclass(frozen=True)
 class Paths:
@@ -85,23 +108,7 @@ class Settings:
 
     def as_table(self) -> dict[str, tuple[Any, str]]:
         """Every setting with its origin, for the trace and the GUI."""
-        keys = (
-            "profile",
-            "tokenizer",
-            "budget",
-            "security_share",
-            "spec_share",
-            "top_k",
-            "threshold_percent",
-            "max_context_tokens",
-            "fallback_to_full",
-            "security_rule_filtering",
-            "command_splitting",
-            "enabled",
-            "zones",
-            "replay_tool_calls",
-            "replay_minutes",
-        )
+        keys = [k for k in FLAT_KEYS if not k.startswith("paths.")]
         table = {k: (getattr(self, k), self.origin(k)) for k in keys}
         table["zones"] = (dict(self.zones), self.origin("zones"))
         for k in ("specs", "rules", "commands", "config"):
@@ -242,7 +249,7 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Se
         elif key in ("paths.specs", "paths.rules", "paths.commands", "paths.config"):
             paths_changes[key.split(".", 1)[1]] = _as_relpath(origin, key, value)
         else:
-            raise _fail(origin, key, "unknown setting")
+            raise _fail(origin, key, "unknown setting" + _did_you_mean(key, FLAT_KEYS))
         origins[key] = origin
     new = replace(settings, **changes, origins=origins)
     if paths_changes:
@@ -321,6 +328,24 @@ CTXVIEWER_YAML_KEYS: dict[tuple[str, ...], str] = {
 }
 
 
+#: The nested keys that hold further keys (``budget`` holds ``total`` and ``shares``).
+_YAML_PREFIXES = {k[:n] for k in CTXVIEWER_YAML_KEYS for n in range(1, len(k))}
+
+
+def _children(prefix: tuple[str, ...]) -> str:
+    names = sorted({k[len(prefix)] for k in CTXVIEWER_YAML_KEYS if k[: len(prefix)] == prefix})
+    return ", ".join(names) + f" (e.g. {prefix[-1]}: {{{names[0]}: ...}})"
+
+
+def _did_you_mean(key: str, known: list[str] | tuple[str, ...]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key.lower(), known, n=2, cutoff=0.6)
+    if close:
+        return f"; did you mean {' or '.join(close)}?"
+    return f"; known settings: {', '.join(known)}"
+
+
 def flatten_ctxviewer_yaml(data: Any, origin: str) -> dict[str, Any]:
     """Flat settings from a parsed ``ctxviewer.yaml``; unknown keys are errors."""
     if data is None:
@@ -337,7 +362,11 @@ def flatten_ctxviewer_yaml(data: Any, origin: str) -> dict[str, Any]:
             elif isinstance(value, Mapping) and any(k[: len(path)] == path for k in CTXVIEWER_YAML_KEYS):
                 walk(value, path)
             else:
-                raise SettingsError(f"{'.'.join(path)}: unknown setting", origin)
+                dotted = ".".join(path)
+                known = [".".join(k) for k in CTXVIEWER_YAML_KEYS]
+                if path in _YAML_PREFIXES:
+                    raise SettingsError(f"{dotted}: write it as a mapping of {_children(path)}", origin)
+                raise SettingsError(f"{dotted}: unknown setting" + _did_you_mean(dotted, known), origin)
 
     walk(data, ())
     return out

@@ -456,9 +456,9 @@ _HEADINGS = {
 
 
 def diff_markdown(diff: TraceDiff) -> str:
-    """A readable Markdown section: "What-if against the pinned baseline"."""
+    """A readable Markdown section: "What-if against the baseline"."""
     b, c = diff.baseline, diff.current
-    out = ["## What-if against the pinned baseline", ""]
+    out = ["## What-if against the baseline", ""]
     if not diff.same_task:
         out += [
             f"> **Different tasks:** the baseline is {run_name(b)}, the current run is {run_name(c)}. "

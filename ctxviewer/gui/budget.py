@@ -11,6 +11,7 @@ emits :attr:`BudgetPanel.settingsChanged` with the new :class:`Settings`.
 
 from __future__ import annotations
 
+import difflib
 import html
 import math
 import re
@@ -34,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.errors import SettingsError
-from ctxviewer.engine.settings import Settings
+from ctxviewer.engine.settings import CTXVIEWER_YAML_KEYS, FLAT_KEYS, Settings
 from ctxviewer.engine.tokens import TOKENIZERS
 from ctxviewer.engine.tuning import TUNABLE
 from ctxviewer.gui.charts import segment_color
@@ -477,7 +478,16 @@ class BudgetPanel(QWidget):
         """
         unknown = [k for k in values if k not in TUNABLE]
         if unknown:
-            message = f"not a setting the Budget panel tunes: {', '.join(unknown)} (set it in ctxviewer.yaml)"
+            parts = []
+            for key in unknown:
+                if key in CTXVIEWER_YAML_KEYS.values():
+                    parts.append(f"{key} is not tuned here (set it in ctxviewer.yaml)")
+                elif key in FLAT_KEYS:
+                    parts.append(f"{key} is not tuned here (it comes from the system's config)")
+                else:
+                    close = difflib.get_close_matches(key.lower(), TUNABLE, n=1, cutoff=0.6)
+                    parts.append(f"{key} is not a setting" + (f"; did you mean {close[0]}?" if close else ""))
+            message = "; ".join(parts)
             self.state.setText(f"Not applied: {html.escape(message)}")
             return message
         self._drop_typing()

@@ -117,6 +117,8 @@ class ShareValue:
     total_budget: int
     buffer: int
     tokenizer: str
+    #: The whole context's count (sections plus the separators between them), when known.
+    context: int | None = None
 
     @classmethod
     def from_trace(cls, trace: Trace) -> ShareValue:
@@ -125,11 +127,14 @@ class ShareValue:
             return int(counts.heuristic if value is None else value)
 
         segments = tuple(ShareSegment(s.name, s.title, tokens(s.tokens), s.budget) for s in trace.sections)
-        return cls(segments, trace.budget, trace.buffer, trace.tokenizer)
+        return cls(segments, trace.budget, trace.buffer, trace.tokenizer, tokens(trace.context_tokens))
 
     @property
     def used(self) -> int:
-        return sum(_pos(s.tokens) for s in self.segments)
+        """The whole context, as the header and the sections table count it (not the sum of
+        the sections: the blank lines joining them count too)."""
+        sections = sum(_pos(s.tokens) for s in self.segments)
+        return max(sections, _pos(self.context)) if self.context is not None else sections
 
 
 @dataclass(frozen=True)

@@ -136,10 +136,20 @@ def budget_arithmetic(trace: Trace) -> str:
         parts.append(f"{html.escape(section.title)}{share_text} = {section.budget:,}")
     parts.append(f"buffer = {trace.buffer:,}")
     lines = [" \u2192 ".join(parts[:1]) + ": " + ", ".join(parts[1:]) + "."]
+    limit_unit = "characters" if trace.tokenizer == "heuristic" else "tokens"
     for section in trace.sections:
         if section.sub_budgets:
-            subs = ", ".join(f"{html.escape(k)} {v:,}" for k, v in section.sub_budgets.items())
-            lines.append(f"{html.escape(section.title)} sub-budgets: {subs}.")
+            subs = ", ".join(
+                f"{html.escape(k)} {v:,}" + (f" {limit_unit}" if k == "summary_limit" else "")
+                for k, v in section.sub_budgets.items()
+            )
+            line = f"{html.escape(section.title)} sub-budgets: {subs}."
+            if section.name == "spec_excerpts" and sum(section.sub_budgets.values()) > section.budget:
+                line += (
+                    " (They add up to more than the section's budget: the design part gets "
+                    "max(what is left, budget // 4), as the real pipeline does.)"
+                )
+            lines.append(line)
     for section in trace.sections:
         if section.status != "included":
             lines.append(

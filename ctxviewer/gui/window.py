@@ -558,7 +558,8 @@ class MainWindow(QMainWindow):
             f"({share}){over}; {kept} spec paragraph(s) and {rules} rule file(s) in, "
             f"{len(trace.trim_steps)} cut(s).",
             f"Tracker after this task alone: {trace.tracker.usage_percent:.1f}% of "
-            f"{trace.tracker.max_tokens:,} (checkpoint at {trace.tracker.threshold_percent:g}%).",
+            f"{trace.tracker.max_tokens:,} (checkpoint at {trace.tracker.threshold_percent:g}%; the task and "
+            "its reads only, no tool calls or minutes \u2014 the replay adds those).",
         ]
         replay = self.session.replay()
         if replay is not None and replay.feature == trace.feature:

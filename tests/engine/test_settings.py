@@ -231,7 +231,26 @@ def test_unknown_ctxviewer_yaml_keys_are_errors(tmp_path: Path, text: str, key: 
     with pytest.raises(SettingsError) as info:
         load_project(project(tmp_path, {CTX: text}))
     assert info.value.path == CTX
-    assert info.value.message == f"{key}: unknown setting"
+    assert info.value.message.startswith(f"{key}: unknown setting; ")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("budget:\n  totl: 5000\n", "budget.totl: unknown setting; did you mean budget.total?"),
+        ("budget: 3200\n", "budget: write it as a mapping of shares, total (e.g. budget: {shares: ...})"),
+        ("top-k: 3\n", "top-k: unknown setting; did you mean top_k?"),
+    ],
+)
+def test_ctxviewer_yaml_mistakes_get_a_hint(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(SettingsError) as info:
+        load_project(project(tmp_path, {CTX: text}))
+    assert info.value.message == message
+
+
+def test_an_unknown_override_suggests_the_near_key() -> None:
+    with pytest.raises(SettingsError, match="budgt: unknown setting; did you mean budget"):
+        Settings().with_overrides({"budgt": 1}, "command line")
 
 
 @pytest.mark.parametrize(

@@ -341,7 +341,7 @@ def test_json_round_trips_and_holds_no_whole_trace(lowered: TraceDiff, base: Tra
 
 def test_markdown_reads_as_a_report(lowered: TraceDiff) -> None:
     text = diff_markdown(lowered)
-    assert text.startswith("## What-if against the pinned baseline\n")
+    assert text.startswith("## What-if against the baseline\n")
     assert text.endswith("\n") and not text.endswith("\n\n")
     assert "| budget | 4,000 | 1,500 |" in text
     assert "| Security rules | 1,200 \u2192 450 | 1,002 | 354 | \u2212648 | included |" in text

@@ -278,8 +278,9 @@ def test_an_accepted_change_clears_other_fields_stale_refusals(qtbot, window: Ma
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"enabled": False}, "not a setting the Budget panel tunes: enabled"),
-        ({"bogus": 1}, "not a setting the Budget panel tunes: bogus"),
+        ({"enabled": False}, "enabled is not tuned here (it comes from the system's config)"),
+        ({"paths.rules": "x"}, "paths.rules is not tuned here (set it in ctxviewer.yaml)"),
+        ({"budgt": 1}, "budgt is not a setting; did you mean budget?"),
         ({"zones": 5}, "zones: must be a mapping of zone name to percent"),
         ({"zones": "75"}, "write zones as name=percent"),
     ],

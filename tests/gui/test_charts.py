@@ -509,3 +509,14 @@ def test_save_pictures(qtbot, trace) -> None:  # type: ignore[no-untyped-def]
             ("gauge", gauge, (220, 180)),
         ):
             assert render(widget, *size, make()).save(f"/tmp/charts_{name}_{scheme}.png")
+
+
+def test_share_value_counts_the_whole_context_like_the_header() -> None:
+    from ctxviewer.gui.charts import ShareValue
+    from tests.gui.conftest import LEDGER, engine_trace
+
+    trace = engine_trace(LEDGER, "auth-sessions", "AUTH-L1-001")
+    value = ShareValue.from_trace(trace)
+    sections = sum(s.tokens.heuristic for s in trace.sections)
+    # The blank line joining the two sections counts in the whole context, not in either section.
+    assert value.used == trace.context_tokens.heuristic == sections + 1
