@@ -192,6 +192,8 @@ def _screenshot(args: argparse.Namespace) -> int:
         if args.tab:
             window.show_tab(args.tab)
         window.open_project(args.project, args.feature, args.task, tune=_tune(args), compare=args.compare)
+        if getattr(args, "follow", None):
+            window.follow_log(args.follow)
         error = take_screenshot(window, args.screenshot)
         window.close()
         settings.sync()
