@@ -34,6 +34,7 @@ from ctxviewer.engine.errors import (
 )
 from ctxviewer.engine.fsio import ProjectFS, ReadResult
 from ctxviewer.engine.settings import (
+    CTXVIEWER_YAML_KEYS,
     Settings,
     apply_flat,
     flatten_ctxviewer_yaml,
@@ -305,6 +306,21 @@ def _load_feature(fs: ProjectFS, specs_rel: str, name: str) -> Feature:
 # -- project -----------------------------------------------------------------------
 
 
+def _apply_yaml(settings: Settings, values: Mapping[str, Any]) -> Settings:
+    """:func:`apply_flat` for ctxviewer.yaml values, with errors naming the key as the file writes it."""
+    try:
+        return apply_flat(settings, values, CTXVIEWER_YAML)
+    except SettingsError as exc:
+        key, sep, rest = exc.message.partition(": ")
+        if sep and key in _YAML_NAMES:
+            raise SettingsError(f"{_YAML_NAMES[key]}: {rest}", exc.path, exc.line) from None
+        raise
+
+
+#: Flat setting -> its dotted name in ctxviewer.yaml (``spec_share`` -> ``budget.shares.spec_excerpts``).
+_YAML_NAMES = {flat: ".".join(path) for path, flat in CTXVIEWER_YAML_KEYS.items()}
+
+
 def load_project(
     path: str | os.PathLike[str],
     overrides: Mapping[str, Any] | None = None,
@@ -327,7 +343,7 @@ def load_project(
     # Paths first: they say where the system config lives.
     path_values = {k: v for k, v in ctx_values.items() if k.startswith("paths.")}
     if path_values:
-        settings = apply_flat(settings, path_values, CTXVIEWER_YAML)
+        settings = _apply_yaml(settings, path_values)
     if overrides:
         path_over = {k: v for k, v in overrides.items() if k.startswith("paths.")}
         if path_over:
@@ -344,7 +360,7 @@ def load_project(
         settings = apply_flat(settings, flatten_system_config(read_document(fs, sys_cfg), sys_cfg), sys_cfg)
     rest = {k: v for k, v in ctx_values.items() if not k.startswith("paths.")}
     if rest:
-        settings = apply_flat(settings, rest, CTXVIEWER_YAML)
+        settings = _apply_yaml(settings, rest)
     if overrides:
         rest_over = {k: v for k, v in overrides.items() if not k.startswith("paths.")}
         if rest_over:
