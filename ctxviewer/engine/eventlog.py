@@ -348,12 +348,12 @@ class EventLogFollower:
             if self._tracker is None:
                 snapshot = ContextUsage(0, self.threshold_percent, 0, 0, 0, self.max_tokens, 0.0)
             else:
-                # The tracker's own estimate re-adds every file read (O(reads) per call);
-                # the running total gives the same figure in O(1) (a test holds them equal).
+                # The estimate after the last event is already in the history (the tracker's
+                # own estimate_tokens() would re-add every file read: O(reads) per call).
                 tracker = self._tracker
-                minutes = tracker.elapsed_minutes()
+                minutes, tokens = self._history[-1]
                 snapshot = ContextUsage(
-                    estimated_tokens=self._static_tokens + int(minutes * TOKENS_PER_MINUTE),
+                    estimated_tokens=tokens,
                     threshold_percent=self.threshold_percent,
                     files_read=len(tracker.files),
                     tasks_executed=len(tracker.tasks),

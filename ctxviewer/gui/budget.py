@@ -318,6 +318,9 @@ class _Row:
         text = self.spec.show(value)
         if self.field.text() != text:
             self.field.setText(text)
+        self.show_slider(value)
+
+    def show_slider(self, value: Any) -> None:
         if self.slider is not None and self.spec.to_slider is not None:
             self.slider.blockSignals(True)
             self.slider.setValue(self.spec.to_slider(value))
@@ -544,8 +547,7 @@ class BudgetPanel(QWidget):
         self._take_typed()
         row = self.rows[key]
         if not row.message.isVisible():
-            row.show_value(self.values[key])
-            row.field.setText(row.spec.show(self.values[key]))
+            row.show_value(self.values[key])  # tidies the typed text ("4000" -> "4,000")
 
     def _slid(self, key: str, position: int) -> None:
         spec = self.rows[key].spec
@@ -621,11 +623,8 @@ class BudgetPanel(QWidget):
 
     def _show_all(self, skip: str = "") -> None:
         for key, row in self.rows.items():
-            if key == skip:
-                if row.slider is not None and row.spec.to_slider is not None:
-                    row.slider.blockSignals(True)
-                    row.slider.setValue(row.spec.to_slider(self.values[key]))
-                    row.slider.blockSignals(False)
+            if key == skip:  # being typed in: leave the text alone
+                row.show_slider(self.values[key])
                 continue
             row.show_value(self.values[key])
             row.show_error("")

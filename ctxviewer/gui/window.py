@@ -461,13 +461,8 @@ class MainWindow(QMainWindow):
 
     def _watch_folder(self, folder: str) -> None:
         """Watch a project that failed to load: its root, configs and specs folder."""
-        old = self.watcher.files() + self.watcher.directories()
-        if old:
-            self.watcher.removePaths(old)
         rels = (".", "ctxviewer.yaml", ".mahabharatha", ".mahabharatha/config.yaml", ".zerg/config.yaml", ".gsd/specs")
-        paths = [str(Path(folder) / rel) for rel in rels if (Path(folder) / rel).exists()]
-        if paths:
-            self.watcher.addPaths(paths)
+        self._watch_paths([str(Path(folder) / rel) for rel in rels if (Path(folder) / rel).exists()])
 
     # -- assembling ------------------------------------------------------------------------
 
@@ -482,10 +477,10 @@ class MainWindow(QMainWindow):
         except CtxViewerError as exc:
             self.problems.show_messages([str(exc)], [])
             return
-        if self.current is None or self.current[0] != feature:
-            self.current = (feature, task_id)
-            self._watch_project()
+        feature_changed = self.current is None or self.current[0] != feature
         self.current = (feature, task_id)
+        if feature_changed:
+            self._watch_project()
         self.outline.select_task(feature, task_id)
         self.settings.setValue(f"last-task/{project.root}", f"{feature}\n{task_id}")
 
@@ -674,10 +669,8 @@ class MainWindow(QMainWindow):
     def _watch_project(self) -> None:
         """Watch the configs, the current feature's files and the rule files."""
         project = self.project
-        old = self.watcher.files() + self.watcher.directories()
-        if old:
-            self.watcher.removePaths(old)
         if project is None:
+            self._watch_paths([])
             return
         fs, paths = project.fs, project.settings.paths
         rels = [".", paths.specs, "ctxviewer.yaml", *(p for p in project.sources if p.endswith(".yaml"))]
@@ -685,12 +678,15 @@ class MainWindow(QMainWindow):
             spec_dir = project.feature(self.current[0]).spec_dir
             rels += [spec_dir, *(f"{spec_dir}/{n}" for n in fs.list_dir(spec_dir))]
         rels += [paths.rules, *fs.walk_files(paths.rules, ".md", limit=MAX_WATCHED)]
-        found: list[str] = []
-        for rel in dict.fromkeys(rels):
-            st = fs.lstat(rel)
-            if st is not None:
-                found.append(str(project.root / rel))
-        self.watcher.addPaths(found[:MAX_WATCHED])
+        self._watch_paths([str(project.root / rel) for rel in dict.fromkeys(rels) if fs.lstat(rel) is not None])
+
+    def _watch_paths(self, paths: list[str]) -> None:
+        """Watch exactly *paths* (at most MAX_WATCHED), instead of what was watched before."""
+        old = self.watcher.files() + self.watcher.directories()
+        if old:
+            self.watcher.removePaths(old)
+        if paths:
+            self.watcher.addPaths(paths[:MAX_WATCHED])
 
     def _on_disk_change(self, _path: str) -> None:
         self._disk_timer.start()
@@ -878,9 +874,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"{item_id} is only in the baseline" if gone else item_id, 5000)
             return
         if item is not None:
-            table = self.paragraphs if item.kind == SPEC_PARAGRAPH else self.rules
-            self.show_tab("paragraphs" if item.kind == SPEC_PARAGRAPH else "rules")
-            table.select(lambda i: i.id == item_id)
+            self._select_candidate(item.kind, item_id)
 
     # -- navigation ---------------------------------------------------------------------------
 
@@ -906,9 +900,13 @@ class MainWindow(QMainWindow):
         self.context_view.show_span(*item.span)
 
     def _go_to_match(self, match: Match) -> None:
-        table = self.paragraphs if match.kind == SPEC_PARAGRAPH else self.rules
-        self.show_tab("paragraphs" if match.kind == SPEC_PARAGRAPH else "rules")
-        table.select(lambda i: i.id == match.item_id)
+        self._select_candidate(match.kind, match.item_id)
+
+    def _select_candidate(self, kind: str, item_id: str) -> None:
+        """Show the paragraph or rule file *item_id* selected in its table."""
+        table = self.paragraphs if kind == SPEC_PARAGRAPH else self.rules
+        self.show_tab("paragraphs" if kind == SPEC_PARAGRAPH else "rules")
+        table.select(lambda i: i.id == item_id)
 
     def _on_search_text(self, text: str) -> None:
         # The results panel appears with the first query; closing it is the user's call.
