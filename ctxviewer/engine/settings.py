@@ -30,7 +30,20 @@ SYSTEM_BUDGET_RANGE = (500, 20_000)
 #: The budget range ctxviewer accepts (wider, for what-if tuning).
 BUDGET_RANGE = (1, 10_000_000)
 
-PROFILES: tuple[str, ...] = ("mahabharatha",)
+#: The assembly strategies, the reproduced pipeline first (see ctxviewer.engine.profiles).
+PROFILES: tuple[str, ...] = ("mahabharatha", "drift", "shaktiman", "ctxviewer")
+#: What each profile is, in a line (for menus, tooltips and ``--help``).
+PROFILE_SUMMARIES: Mapping[str, str] = {
+    "mahabharatha": "the reference pipeline, reproduced decision for decision",
+    "drift": "build everything, then cut in priority order, least important first, until the budget is met",
+    "shaktiman": "rank every candidate and pack the best into the budget with exact counts, skipping overlaps",
+    "ctxviewer": "exact per-section budgets, word-boundary keywords, near-duplicate removal, "
+    "packing by score per token, partial trimming",
+}
+#: The budget range the shaktiman profile accepts (seed 002).
+SHAKTIMAN_BUDGET_RANGE = (256, 32_768)
+#: Sources the drift profile can cut, as its priority list names them.
+DRIFT_SOURCES: tuple[str, ...] = ("design", "requirements", "rules")
 
 #: Every flat setting key (as ``--set`` and overrides take them).
 FLAT_KEYS: tuple[str, ...] = (
@@ -49,6 +62,13 @@ FLAT_KEYS: tuple[str, ...] = (
     "zones",
     "replay_tool_calls",
     "replay_minutes",
+    "drift_priority",
+    "drift_partial",
+    "drift_max_rule_files",
+    "drift_max_rule_lines",
+    "drift_max_paragraphs",
+    "shaktiman_margin",
+    "near_duplicate",
     "paths.specs",
     "paths.rules",
     "paths.commands",
@@ -88,6 +108,18 @@ class Settings:
     #: Session replay: tool calls and minutes each task adds to the tracker.
     replay_tool_calls: int = 10
     replay_minutes: float = 5.0
+    #: drift: the sources cut when over budget, least important first.
+    drift_priority: tuple[str, ...] = DRIFT_SOURCES
+    #: drift: cut paragraph by paragraph (seed 001's v2 note) instead of whole sources.
+    drift_partial: bool = True
+    #: drift: hard caps applied while extracting, before any trimming.
+    drift_max_rule_files: int = 4
+    drift_max_rule_lines: int = 40
+    drift_max_paragraphs: int = 10
+    #: shaktiman: fraction of the budget kept free as a safety margin.
+    shaktiman_margin: float = 0.02
+    #: ctxviewer: word-shingle similarity at or above which a paragraph is a near-duplicate.
+    near_duplicate: float = 0.8
     paths: Paths = field(default_factory=Paths)
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -135,6 +167,8 @@ def show_setting(value: Any) -> str:
         return f"{value:,}"
     if isinstance(value, Mapping):
         value = tuple(value.items())
+    if isinstance(value, (tuple, list)) and value and all(isinstance(v, str) for v in value):
+        return ", ".join(value)
     if isinstance(value, tuple) and all(isinstance(z, tuple) and len(z) == 2 for z in value):
         return ", ".join(f"{n} {p:g}%" for n, p in value) or "none"
     return str(value)
@@ -216,6 +250,19 @@ def _as_zones(origin: str, key: str, value: Any) -> tuple[tuple[str, float], ...
     return tuple(sorted(out.items(), key=lambda z: (z[1], z[0])))
 
 
+def _as_priority(origin: str, key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise _fail(origin, key, f"must be a list of sources ({', '.join(DRIFT_SOURCES)}), not {value!r}")
+    for v in value:
+        if v not in DRIFT_SOURCES:
+            raise _fail(origin, key, f"{v!r} is not a source; choose from {', '.join(DRIFT_SOURCES)}")
+    if len(set(value)) != len(value):
+        raise _fail(origin, key, "names a source twice")
+    return tuple(value)
+
+
 def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Settings:
     """Apply flat ``key: value`` settings (keys as in :meth:`Settings.as_table`)."""
     changes: dict[str, Any] = {}
@@ -246,6 +293,16 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Se
             changes[key] = _as_int(origin, key, value, 0, 10_000)
         elif key == "replay_minutes":
             changes[key] = _as_float(origin, key, value, 0.0, 10_000.0)
+        elif key == "drift_priority":
+            changes[key] = _as_priority(origin, key, value)
+        elif key == "drift_partial":
+            changes[key] = _as_bool(origin, key, value)
+        elif key in ("drift_max_rule_files", "drift_max_rule_lines", "drift_max_paragraphs"):
+            changes[key] = _as_int(origin, key, value, 0, 100_000)
+        elif key == "shaktiman_margin":
+            changes[key] = _as_float(origin, key, value, 0.0, 0.5)
+        elif key == "near_duplicate":
+            changes[key] = _as_float(origin, key, value, 0.05, 1.0)
         elif key in ("paths.specs", "paths.rules", "paths.commands", "paths.config"):
             paths_changes[key.split(".", 1)[1]] = _as_relpath(origin, key, value)
         else:
@@ -254,6 +311,14 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Se
     new = replace(settings, **changes, origins=origins)
     if paths_changes:
         new = replace(new, paths=replace(new.paths, **paths_changes))
+    if new.profile == "shaktiman" and ("profile" in values or "budget" in values):
+        lo, hi = SHAKTIMAN_BUDGET_RANGE
+        if not lo <= new.budget <= hi:
+            raise SettingsError(
+                f"budget: the shaktiman profile takes a budget of {lo:,}-{hi:,} tokens (seed 002), "
+                f"not {new.budget:,}",
+                origin,
+            )
     if new.security_share + new.spec_share > 1.0 + 1e-9:
         raise SettingsError(
             f"section shares add up to {100 * (new.security_share + new.spec_share):.0f}%, more than the whole budget",
@@ -321,6 +386,13 @@ CTXVIEWER_YAML_KEYS: dict[tuple[str, ...], str] = {
     ("zones",): "zones",
     ("replay", "tool_calls_per_task"): "replay_tool_calls",
     ("replay", "minutes_per_task"): "replay_minutes",
+    ("drift", "priority"): "drift_priority",
+    ("drift", "partial"): "drift_partial",
+    ("drift", "caps", "rule_files"): "drift_max_rule_files",
+    ("drift", "caps", "rule_lines"): "drift_max_rule_lines",
+    ("drift", "caps", "paragraphs"): "drift_max_paragraphs",
+    ("shaktiman", "safety_margin"): "shaktiman_margin",
+    ("ctxviewer", "near_duplicate"): "near_duplicate",
     ("paths", "specs"): "paths.specs",
     ("paths", "rules"): "paths.rules",
     ("paths", "commands"): "paths.commands",

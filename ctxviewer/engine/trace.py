@@ -290,7 +290,10 @@ def trace_from_json(data: Mapping[str, Any]) -> Trace:
             zones=dict(t["zones"]),
         ),
         errors=tuple(TraceError(**e) for e in data["errors"]),
-        settings={k: Setting(v["value"], v["origin"]) for k, v in data["settings"].items()},
+        settings={
+            k: Setting(tuple(v["value"]) if isinstance(v["value"], list) else v["value"], v["origin"])
+            for k, v in data["settings"].items()
+        },
         task_files=tuple(data.get("task_files", ())),
         warnings=tuple(data.get("warnings", ())),
     )
