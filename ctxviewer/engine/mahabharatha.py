@@ -21,18 +21,14 @@ the trace with its cause.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxviewer.engine import rules as R
-from ctxviewer.engine.fsio import Problem, ProjectFS
+from ctxviewer.engine.assembly import ItemDraft, ProfileResult, RunBase, draft_of, fmt
+from ctxviewer.engine.fsio import Problem
 from ctxviewer.engine.keywords import KeywordError, describe_value, extract_keywords
-from ctxviewer.engine.project import Feature, Project, Task
-from ctxviewer.engine.settings import Settings
 from ctxviewer.engine.spec import LRU, Ranking, Scored, SpecIndex, ranking, spec_index, strip_with_offset, truncate
-from ctxviewer.engine.tokens import Census, TokenCounter
 from ctxviewer.engine.trace import (
     DROPPED,
     INCLUDED,
@@ -42,10 +38,7 @@ from ctxviewer.engine.trace import (
     SPEC_PARAGRAPH,
     TRUNCATED,
     Item,
-    Keyword,
     Section,
-    TraceError,
-    TrimStep,
 )
 
 SECURITY_HEADER = "## Security Rules (task-scoped)\n\n"
@@ -55,15 +48,9 @@ REQUIREMENTS_NAMES = ("requirements.md", "REQUIREMENTS.md")
 DESIGN_NAMES = ("design.md", "DESIGN.md", "architecture.md", "ARCHITECTURE.md")
 SECTION_TITLES = {SECURITY: "Security rules", SPEC: "Spec excerpts"}
 
-Progress = Callable[[str, float], None]
-
 #: Finished paragraph items per (spec content, keywords, top_k, reason): see
 #: :meth:`MahabharathaRun._paragraph_items`.
 _base_items = LRU(8)
-
-
-class Cancelled(Exception):
-    """The run was cancelled through its cancel token."""
 
 
 class _SpecFailure(Exception):
@@ -73,125 +60,13 @@ class _SpecFailure(Exception):
         self.line = line
 
 
-@dataclass
-class _ItemDraft:
-    """An item before token counts and context spans are known."""
-
-    id: str
-    kind: str
-    section: str
-    part: str
-    source: str
-    line_start: int | None
-    line_end: int | None
-    score: int | None
-    matched: tuple[str, ...]
-    rank: int | None
-    status: str
-    reason: str
-    text: str
-    kept_chars: int
-    offset: int | None = None  # offset of the kept text within its section
-    details: Mapping[str, Any] | None = None
-
-
-def _draft_of(item: Item | _ItemDraft) -> _ItemDraft:
-    """A mutable draft of a finished item, for the run to decide its fate."""
-    if isinstance(item, _ItemDraft):
-        return item
-    return _ItemDraft(
-        id=item.id,
-        kind=item.kind,
-        section=item.section,
-        part=item.part,
-        source=item.source,
-        line_start=item.line_start,
-        line_end=item.line_end,
-        score=item.score,
-        matched=item.matched_keywords,
-        rank=item.rank,
-        status=item.status,
-        reason=item.reason,
-        text=item.text,
-        kept_chars=item.kept_chars,
-    )
-
-
-@dataclass(frozen=True)
-class ProfileResult:
-    """What a profile hands back to :mod:`ctxviewer.engine.pipeline` to build the trace."""
-
-    context: str
-    sections: tuple[Section, ...]
-    items: tuple[Item, ...]
-    trim_steps: tuple[TrimStep, ...]
-    keywords: tuple[Keyword, ...]
-    errors: tuple[TraceError, ...]
-    task_files: tuple[str, ...]
-
-
-def _fmt(n: int) -> str:
-    return f"{n:,}"
-
-
-class MahabharathaRun:
+class MahabharathaRun(RunBase):
     """One run of the reference pipeline over one task."""
 
-    def __init__(
-        self,
-        project: Project,
-        feature: Feature,
-        task: Task,
-        settings: Settings,
-        counter: TokenCounter,
-        census: Census,
-        cancel: threading.Event | None = None,
-        progress: Progress | None = None,
-    ) -> None:
-        self.project = project
-        self.fs: ProjectFS = project.fs
-        self.feature = feature
-        self.task = task
-        self.raw: Mapping[str, Any] = task.raw
-        self.settings = settings
-        self.counter = counter
-        self.census = census
-        self.cancel = cancel
-        self.progress = progress
-        self.items: list[_ItemDraft | Item] = []
-        self.steps: list[TrimStep] = []
-        self.errors: list[TraceError] = []
-        self.keywords: tuple[Keyword, ...] = ()
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.left_out: dict[str, str] = {}  # section -> why it was left out by a failure
         self.spec_sub_budgets: dict[str, int] = {}
-
-    # -- helpers ----------------------------------------------------------------------
-
-    def _check(self, stage: str, fraction: float) -> None:
-        if self.cancel is not None and self.cancel.is_set():
-            raise Cancelled(stage)
-        if self.progress is not None:
-            self.progress(stage, fraction)
-
-    def _step(self, section: str, action: str, target: str, description: str, before: str, after: str) -> None:
-        self.steps.append(
-            TrimStep(
-                order=len(self.steps) + 1,
-                section=section,
-                action=action,
-                target=target,
-                description=description,
-                tokens_before=self.counter.count(before),
-                tokens_after=self.counter.count(after),
-                chars_before=len(before),
-                chars_after=len(after),
-            )
-        )
-
-    def _error(
-        self, stage: str, kind: str, message: str, consequence: str, path: str | None = None, line: int | None = None
-    ) -> None:
-        self.errors.append(TraceError(stage, kind, message, consequence, path, line))
 
     # -- the run ----------------------------------------------------------------------
 
@@ -223,7 +98,7 @@ class MahabharathaRun:
         if fatal is not None:
             texts = {SECURITY: "", SPEC: ""}
             for draft in self.items:
-                if isinstance(draft, _ItemDraft) and draft.status in (INCLUDED, TRUNCATED):
+                if isinstance(draft, ItemDraft) and draft.status in (INCLUDED, TRUNCATED):
                     draft.reason = (
                         f"would be {draft.status} ({draft.reason}), but the whole context "
                         f"{'fell back to empty' if self.settings.fallback_to_full else 'failed'}: {fatal}"
@@ -232,7 +107,7 @@ class MahabharathaRun:
                     draft.kept_chars = 0
                     draft.offset = None
         context, sections = self._sections(texts, budgets, fatal)
-        items = self._finish_items(sections)
+        items = self.finish_items(sections)
         return ProfileResult(
             context=context,
             sections=sections,
@@ -249,9 +124,6 @@ class MahabharathaRun:
         return "the real system raises this error to the caller (fallback_to_full is false)"
 
     # -- security rules -----------------------------------------------------------------
-
-    def _rule_rel(self, rule: str) -> str:
-        return f"{self.settings.paths.rules}/{rule}"
 
     def _other_rule_files(self) -> list[str]:
         base = self.settings.paths.rules
@@ -271,7 +143,7 @@ class MahabharathaRun:
         lines: int | None = None,
     ) -> None:
         self.items.append(
-            _ItemDraft(
+            ItemDraft(
                 id=f"rule:{rule}",
                 kind=RULE_FILE,
                 section=SECURITY,
@@ -393,7 +265,7 @@ class MahabharathaRun:
                 self._rule_item(
                     rule,
                     INCLUDED,
-                    f"{why}; block of {_fmt(size)} {unit} fit the {_fmt(left)} left of {_fmt(limit)}",
+                    f"{why}; block of {fmt(size)} {unit} fit the {fmt(left)} left of {fmt(limit)}",
                     text=block.block,
                     rank_=len(parts),
                     offset=offset + sep,
@@ -407,14 +279,14 @@ class MahabharathaRun:
                     SECURITY,
                     "skip_block",
                     f"rule:{rule}",
-                    f"skipped {rule}: block of {_fmt(size)} {unit} did not fit the {_fmt(left)} left of {_fmt(limit)}",
+                    f"skipped {rule}: block of {fmt(size)} {unit} did not fit the {fmt(left)} left of {fmt(limit)}",
                     SECURITY_HEADER + before,
                     SECURITY_HEADER + "\n\n".join(parts),
                 )
                 self._rule_item(
                     rule,
                     DROPPED,
-                    f"{why}; block of {_fmt(size)} {unit} did not fit the {_fmt(left)} left of {_fmt(limit)}",
+                    f"{why}; block of {fmt(size)} {unit} did not fit the {fmt(left)} left of {fmt(limit)}",
                     text=block.block,
                     details=details,
                     lines=lines,
@@ -588,10 +460,10 @@ class MahabharathaRun:
             ranked = ranked_all.ranked
             top = ranked[: self.settings.top_k]
             relevant = "\n\n".join(s.paragraph.text for s in top)
-            drafts: dict[int, _ItemDraft] = {}
+            drafts: dict[int, ItemDraft] = {}
             for s in top:
                 slot = base + s.paragraph.index
-                drafts[s.paragraph.index] = draft = _draft_of(self.items[slot])
+                drafts[s.paragraph.index] = draft = draft_of(self.items[slot])
                 self.items[slot] = draft
             if not relevant:
                 continue
@@ -618,8 +490,8 @@ class MahabharathaRun:
                     SPEC,
                     "truncate",
                     part,
-                    f"{part}: cut at a {cut.boundary} boundary to fit {_fmt(t)} tokens "
-                    f"({_fmt(cut.kept_chars)} of {_fmt(cut.original_chars)} characters kept)",
+                    f"{part}: cut at a {cut.boundary} boundary to fit {fmt(t)} tokens "
+                    f"({fmt(cut.kept_chars)} of {fmt(cut.original_chars)} characters kept)",
                     relevant,
                     cut.text,
                 )
@@ -631,7 +503,7 @@ class MahabharathaRun:
 
     def _place_paragraphs(
         self,
-        drafts: Mapping[int, _ItemDraft],
+        drafts: Mapping[int, ItemDraft],
         top: Sequence[Scored],
         kept: int,
         boundary: str,
@@ -650,13 +522,13 @@ class MahabharathaRun:
             elif keep > 0:
                 d.status = TRUNCATED
                 d.reason = (
-                    f"{what}; cut at a {boundary} boundary: {_fmt(keep)} of {_fmt(length)} characters kept "
-                    f"(the {part} budget is {_fmt(budget)} tokens)"
+                    f"{what}; cut at a {boundary} boundary: {fmt(keep)} of {fmt(length)} characters kept "
+                    f"(the {part} budget is {fmt(budget)} tokens)"
                 )
             else:
                 d.status = DROPPED
                 d.reason = (
-                    f"{what}, but truncation to the {part} budget of {_fmt(budget)} tokens "
+                    f"{what}, but truncation to the {part} budget of {fmt(budget)} tokens "
                     f"cut the text before it ({boundary} boundary)"
                 )
             d.kept_chars = keep
@@ -726,35 +598,3 @@ class MahabharathaRun:
         if not self.keywords:
             return "the task has no keywords"
         return "no paragraph scored above 0"
-
-    def _finish_items(self, sections: Sequence[Section]) -> tuple[Item, ...]:
-        spans = {s.name: s.span for s in sections}
-        drafts = [(n, d) for n, d in enumerate(self.items) if isinstance(d, _ItemDraft)]
-        counts = self.census.measure_many([d.text for _, d in drafts])
-        out: list[Any] = list(self.items)
-        for (n, draft), tokens in zip(drafts, counts, strict=True):
-            span = None
-            section_span = spans.get(draft.section)
-            if draft.offset is not None and section_span is not None and draft.kept_chars:
-                start = section_span[0] + draft.offset
-                span = (start, start + draft.kept_chars)
-            out[n] = Item(
-                id=draft.id,
-                kind=draft.kind,
-                section=draft.section,
-                part=draft.part,
-                source=draft.source,
-                line_start=draft.line_start,
-                line_end=draft.line_end,
-                score=draft.score,
-                matched_keywords=draft.matched,
-                rank=draft.rank,
-                status=draft.status,
-                reason=draft.reason,
-                text=draft.text,
-                kept_chars=draft.kept_chars,
-                tokens=tokens,
-                span=span,
-                details=dict(draft.details or {}),
-            )
-        return tuple(out)

@@ -18,7 +18,8 @@ from typing import Any
 
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.fsio import ProjectFS
-from ctxviewer.engine.mahabharatha import Cancelled, MahabharathaRun, Progress
+from ctxviewer.engine.assembly import Cancelled, Progress
+from ctxviewer.engine.mahabharatha import MahabharathaRun
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.engine.settings import SYSTEM_BUDGET_RANGE, Settings
 from ctxviewer.engine.tokens import Census, get_counter

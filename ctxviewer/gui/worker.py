@@ -23,7 +23,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from ctxviewer.engine.errors import CtxViewerError
-from ctxviewer.engine.mahabharatha import Cancelled
+from ctxviewer.engine.assembly import Cancelled
 
 #: ``fn(cancel, progress) -> result``; progress takes (stage, fraction 0..1).
 JobFn = Callable[[threading.Event, Callable[[str, float], None]], Any]

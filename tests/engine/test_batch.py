@@ -10,7 +10,7 @@ import pytest
 from ctxviewer.engine import batch
 from ctxviewer.engine.batch import run_batch
 from ctxviewer.engine.errors import CtxViewerError, ProjectError
-from ctxviewer.engine.mahabharatha import Cancelled
+from ctxviewer.engine.assembly import Cancelled
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
 from tests.factories import make_project, write

@@ -1,0 +1,207 @@
+"""What every profile shares: item drafts, trim steps, errors, and the finished result.
+
+A profile run (:class:`RunBase` subclass) decides each candidate's fate on a mutable
+:class:`ItemDraft`; :meth:`RunBase.finish_items` turns the drafts into the trace's
+immutable :class:`~ctxviewer.engine.trace.Item`\\ s once the sections' places in the
+context are known.  :class:`ProfileResult` is what a run hands back to
+:mod:`ctxviewer.engine.pipeline`, which packages it as a :class:`~ctxviewer.engine.trace.Trace`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxviewer.engine.fsio import ProjectFS
+from ctxviewer.engine.project import Feature, Project, Task
+from ctxviewer.engine.settings import Settings
+from ctxviewer.engine.tokens import Census, TokenCounter
+from ctxviewer.engine.trace import Item, Keyword, Section, TraceError, TrimStep
+
+Progress = Callable[[str, float], None]
+
+
+class Cancelled(Exception):
+    """The run was cancelled through its cancel token."""
+
+
+@dataclass
+class ItemDraft:
+    """An item before token counts and context spans are known."""
+
+    id: str
+    kind: str
+    section: str
+    part: str
+    source: str
+    line_start: int | None
+    line_end: int | None
+    score: int | None
+    matched: tuple[str, ...]
+    rank: int | None
+    status: str
+    reason: str
+    text: str
+    kept_chars: int
+    offset: int | None = None  # offset of the kept text within its section
+    details: Mapping[str, Any] | None = None
+
+
+def draft_of(item: Item | ItemDraft) -> ItemDraft:
+    """A mutable draft of a finished item, for the run to decide its fate."""
+    if isinstance(item, ItemDraft):
+        return item
+    return ItemDraft(
+        id=item.id,
+        kind=item.kind,
+        section=item.section,
+        part=item.part,
+        source=item.source,
+        line_start=item.line_start,
+        line_end=item.line_end,
+        score=item.score,
+        matched=item.matched_keywords,
+        rank=item.rank,
+        status=item.status,
+        reason=item.reason,
+        text=item.text,
+        kept_chars=item.kept_chars,
+    )
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    """What a profile hands back to :mod:`ctxviewer.engine.pipeline` to build the trace.
+
+    ``tokenizer``, ``section_budgets`` and ``buffer`` are set by profiles that decide
+    with another tokenizer or other budgets than the settings say (None: as set).
+    """
+
+    context: str
+    sections: tuple[Section, ...]
+    items: tuple[Item, ...]
+    trim_steps: tuple[TrimStep, ...]
+    keywords: tuple[Keyword, ...]
+    errors: tuple[TraceError, ...]
+    task_files: tuple[str, ...]
+    tokenizer: str | None = None
+    section_budgets: Mapping[str, int] | None = None
+    buffer: int | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def fmt(n: int) -> str:
+    return f"{n:,}"
+
+
+class RunBase:
+    """The plumbing of one profile run over one task: progress, cancellation, steps, errors."""
+
+    def __init__(
+        self,
+        project: Project,
+        feature: Feature,
+        task: Task,
+        settings: Settings,
+        counter: TokenCounter,
+        census: Census,
+        cancel: threading.Event | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.project = project
+        self.fs: ProjectFS = project.fs
+        self.feature = feature
+        self.task = task
+        self.raw: Mapping[str, Any] = task.raw
+        self.settings = settings
+        self.counter = counter
+        self.census = census
+        self.cancel = cancel
+        self.progress = progress
+        self.items: list[ItemDraft | Item] = []
+        self.steps: list[TrimStep] = []
+        self.errors: list[TraceError] = []
+        self.keywords: tuple[Keyword, ...] = ()
+
+    def _check(self, stage: str, fraction: float) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled(stage)
+        if self.progress is not None:
+            self.progress(stage, fraction)
+
+    def _step(self, section: str, action: str, target: str, description: str, before: str, after: str) -> None:
+        self._step_counted(
+            section,
+            action,
+            target,
+            description,
+            (self.counter.count(before), len(before)),
+            (self.counter.count(after), len(after)),
+        )
+
+    def _step_counted(
+        self,
+        section: str,
+        action: str,
+        target: str,
+        description: str,
+        before: tuple[int, int],
+        after: tuple[int, int],
+    ) -> None:
+        """A trim step whose (tokens, characters) before and after are already known."""
+        self.steps.append(
+            TrimStep(
+                order=len(self.steps) + 1,
+                section=section,
+                action=action,
+                target=target,
+                description=description,
+                tokens_before=before[0],
+                tokens_after=after[0],
+                chars_before=before[1],
+                chars_after=after[1],
+            )
+        )
+
+    def _error(
+        self, stage: str, kind: str, message: str, consequence: str, path: str | None = None, line: int | None = None
+    ) -> None:
+        self.errors.append(TraceError(stage, kind, message, consequence, path, line))
+
+    def _rule_rel(self, rule: str) -> str:
+        return f"{self.settings.paths.rules}/{rule}"
+
+    def finish_items(self, sections: Sequence[Section]) -> tuple[Item, ...]:
+        """The drafts as finished items, each kept text placed in its section's span."""
+        spans = {s.name: s.span for s in sections}
+        drafts = [(n, d) for n, d in enumerate(self.items) if isinstance(d, ItemDraft)]
+        counts = self.census.measure_many([d.text for _, d in drafts])
+        out: list[Any] = list(self.items)
+        for (n, draft), tokens in zip(drafts, counts, strict=True):
+            span = None
+            section_span = spans.get(draft.section)
+            if draft.offset is not None and section_span is not None and draft.kept_chars:
+                start = section_span[0] + draft.offset
+                span = (start, start + draft.kept_chars)
+            out[n] = Item(
+                id=draft.id,
+                kind=draft.kind,
+                section=draft.section,
+                part=draft.part,
+                source=draft.source,
+                line_start=draft.line_start,
+                line_end=draft.line_end,
+                score=draft.score,
+                matched_keywords=draft.matched,
+                rank=draft.rank,
+                status=draft.status,
+                reason=draft.reason,
+                text=draft.text,
+                kept_chars=draft.kept_chars,
+                tokens=tokens,
+                span=span,
+                details=dict(draft.details or {}),
+            )
+        return tuple(out)
