@@ -125,6 +125,10 @@ class RunBase:
         self.errors: list[TraceError] = []
         self.keywords: tuple[Keyword, ...] = ()
 
+    def run(self) -> ProfileResult:
+        """Decide every candidate's fate and lay out the context."""
+        raise NotImplementedError
+
     def _check(self, stage: str, fraction: float) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled(stage)

@@ -16,15 +16,18 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from ctxviewer.engine.assembly import Cancelled, Progress, RunBase
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.fsio import ProjectFS
-from ctxviewer.engine.assembly import Cancelled, Progress
 from ctxviewer.engine.mahabharatha import MahabharathaRun
 from ctxviewer.engine.project import Feature, Project, Task
-from ctxviewer.engine.settings import SYSTEM_BUDGET_RANGE, Settings
-from ctxviewer.engine.tokens import Census, get_counter
+from ctxviewer.engine.settings import PROFILES, SHAKTIMAN_BUDGET_RANGE, SYSTEM_BUDGET_RANGE, Settings
+from ctxviewer.engine.tokens import CL100K, HEURISTIC, Census, get_counter
 from ctxviewer.engine.trace import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
 from ctxviewer.engine.tracker import ContextTracker, budget_for_task, file_read_tokens
+
+#: Profiles that count exactly: with the ``heuristic`` tokenizer set they decide with cl100k_base.
+EXACT_PROFILES = ("shaktiman", "ctxviewer")
 
 __all__ = ["Cancelled", "assemble", "assemble_task", "task_reads", "tracker_state"]
 
@@ -94,6 +97,37 @@ def tracker_state(fs: ProjectFS, task: Task, settings: Settings, task_files: tup
     )
 
 
+def decision_tokenizer(settings: Settings) -> str:
+    """The tokenizer a profile decides with: exact profiles never decide with the estimate."""
+    if settings.profile in EXACT_PROFILES and settings.tokenizer == HEURISTIC:
+        return CL100K
+    return settings.tokenizer
+
+
+def _runner(settings: Settings) -> type[RunBase]:
+    from ctxviewer.engine.ctxprofile import CtxviewerRun
+    from ctxviewer.engine.drift import DriftRun
+    from ctxviewer.engine.shaktiman import ShaktimanRun
+
+    runners: dict[str, type[RunBase]] = {
+        "mahabharatha": MahabharathaRun,
+        "drift": DriftRun,
+        "shaktiman": ShaktimanRun,
+        "ctxviewer": CtxviewerRun,
+    }
+    runner = runners.get(settings.profile)
+    if runner is None:
+        raise SettingsError(f"profile: unknown profile {settings.profile!r}; choose one of {', '.join(PROFILES)}")
+    if settings.profile == "shaktiman":
+        lo, hi = SHAKTIMAN_BUDGET_RANGE
+        if not lo <= settings.budget <= hi:
+            raise SettingsError(
+                f"budget: the shaktiman profile takes a budget of {lo:,}-{hi:,} tokens (seed 002), "
+                f"not {settings.budget:,}"
+            )
+    return runner
+
+
 def assemble_task(
     project: Project,
     feature: Feature,
@@ -106,16 +140,16 @@ def assemble_task(
 ) -> Trace:
     """Run the configured profile over *task* and return its trace."""
     settings = settings or project.settings
-    if settings.profile != "mahabharatha":
-        raise SettingsError(f"profile: unknown profile {settings.profile!r}")
-    counter = get_counter(settings.tokenizer)
+    runner = _runner(settings)
+    tokenizer = decision_tokenizer(settings)
+    counter = get_counter(tokenizer)
     census = Census(exact)
-    result = MahabharathaRun(project, feature, task, settings, counter, census, cancel, progress).run()
+    result = runner(project, feature, task, settings, counter, census, cancel, progress).run()
     if cancel is not None and cancel.is_set():
         raise Cancelled("finish")
-    warnings = list(feature.warnings)
+    warnings = [*feature.warnings, *result.notes]
     lo, hi = SYSTEM_BUDGET_RANGE
-    if not lo <= settings.budget <= hi:
+    if settings.profile == "mahabharatha" and not lo <= settings.budget <= hi:
         warnings.append(
             f"budget {settings.budget:,} is outside {lo:,}-{hi:,}, the range the real system's "
             "config accepts; shown as a what-if"
@@ -132,10 +166,10 @@ def assemble_task(
         task_id=task.id,
         task_title=task.title,
         profile=settings.profile,
-        tokenizer=settings.tokenizer,
+        tokenizer=tokenizer,
         budget=settings.budget,
-        section_budgets=settings.section_budgets,
-        buffer=settings.buffer,
+        section_budgets=dict(result.section_budgets or settings.section_budgets),
+        buffer=settings.buffer if result.buffer is None else result.buffer,
         context=result.context,
         context_tokens=census.measure(result.context),
         sections=result.sections,

@@ -30,10 +30,15 @@ RULE_FILE = "rule_file"
 
 @dataclass(frozen=True, slots=True)
 class Keyword:
-    """One task keyword and every place it came from (``title``, ``files.read: src/a.py``)."""
+    """One task keyword and every place it came from (``title``, ``files.read: src/a.py``).
+
+    ``note`` is set when a profile found the word but does not match with it (the
+    ``ctxviewer`` profile's stopwords).
+    """
 
     word: str
     sources: tuple[str, ...]
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +288,7 @@ def trace_from_json(data: Mapping[str, Any]) -> Trace:
             for i in data["items"]
         ),
         trim_steps=tuple(TrimStep(**s) for s in data["trim_steps"]),
-        keywords=tuple(Keyword(k["word"], tuple(k["sources"])) for k in data["keywords"]),
+        keywords=tuple(Keyword(k["word"], tuple(k["sources"]), k.get("note", "")) for k in data["keywords"]),
         tracker=TrackerState(
             **{k: v for k, v in t.items() if k not in ("files", "zones")},
             files=tuple(TrackedFile(**f) for f in t["files"]),

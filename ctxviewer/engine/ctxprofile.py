@@ -1,0 +1,414 @@
+"""Profile ``ctxviewer``: what we think a task's context should be, within its budgets exactly.
+
+It fixes what the reference pipeline gets wrong, one rule each:
+
+* **Exact budgets.** Counted with an exact encoding (cl100k_base unless an exact
+  tokenizer is set).  The security section gets ``int(budget * security_share)``;
+  the spec section ``int(budget * spec_share)`` plus whatever the security section
+  left unused; the rest is the buffer.  After packing, each section and the whole
+  context are counted exactly and the last-packed item comes out until all fit, so
+  no section is ever over its budget and the context never over the total.
+* **Keywords on word boundaries.** Words of the title and description (split on
+  anything not a letter or digit, and at camelCase humps) and of the task's file
+  stems, lowercased, at least 3 characters, a plural ``s`` taken off; stopwords
+  (:data:`STOPWORDS`: English function words and task boilerplate such as
+  "implement") are listed in the trace with a note and not used.  A keyword matches
+  a whole word, optionally followed by ``s``/``es``: "session" matches "sessions"
+  and "session_id", never "obsession".  Each item records how often each keyword
+  occurs in it.
+* **Relevance weighted by rarity.** A paragraph's worth is the sum over its distinct
+  keywords of ``log(1 + N / df)`` (N non-blank paragraphs, df those with the
+  keyword), a keyword the context already covers counting a quarter.
+* **Near-duplicates removed.** A paragraph sharing at least ``near_duplicate`` (0.8)
+  of its word triples with one already packed is dropped, saying which.
+* **Packing by worth per token**, not a fixed top five: the best worth-per-token
+  paragraph first (lazily re-valued as coverage grows), each whole if it fits; then
+  the room left is filled with the best paragraph that did not fit, cut at a
+  sentence (else word) boundary and marked ``[…]``.  Rule blocks are packed whole in
+  the reference order; the first that does not fit is kept line by line.
+* Paragraphs appear in document order under the reference's headers, so the
+  context reads as the spec does.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
+from ctxviewer.engine.mahabharatha import SECURITY_HEADER
+from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, joined, keep_prefix, keep_whole
+from ctxviewer.engine.spec import SpecIndex
+from ctxviewer.engine.trace import DROPPED, SECURITY, SPEC, Keyword
+
+#: Words that say nothing about what a task is about.
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also an and any are as at be because been before being below
+    between both but by can could did do does doing down during each either else etc every few for from
+    further had has have having he her here hers how however if in into is it its itself just like may
+    might more most must my no nor not now of off on once only or other our out over own per same she
+    should so some such than that the their them then there these they this those through to too under
+    until up upon very via was we were what when where which while who whom why will with within without
+    would yet you your add adds added adding allow allows create creates created creating ensure ensures
+    handle handles implement implements implemented implementing implementation make makes need needs
+    new provide provides support supports update updates use uses used using work works task tasks file
+    files test tests spec specs init index main
+    """.split()  # noqa: SIM905 - a word list reads best as text
+)
+#: The marker after a paragraph cut to fit.
+CUT_MARKER = " [\u2026]"
+#: A partial paragraph is only worth adding with at least this many tokens of room.
+MIN_PARTIAL_TOKENS = 24
+#: A keyword the context already covers counts this much of its weight again.
+REPEAT_WEIGHT = 0.25
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_TRIPLE_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words_of(text: str) -> list[str]:
+    """Lowercased words of *text*: split on non-alphanumerics and at camelCase humps."""
+    return [part.lower() for token in _WORD.findall(text) for part in _HUMP.findall(token)]
+
+
+def normalise(word: str) -> str:
+    """A keyword's matching form: a plural ``s`` (not ``ss``) taken off words over 4 letters."""
+    if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def extract(task: Mapping[str, object]) -> tuple[Keyword, ...]:
+    """The ctxviewer profile's keywords, sorted; stopwords included with a note."""
+    found: dict[str, list[str]] = {}
+
+    def add(word: str, source: str) -> None:
+        if len(word) < 3 or word.isdigit():
+            return
+        sources = found.setdefault(normalise(word), [])
+        if source not in sources:
+            sources.append(source)
+
+    for key in ("title", "description"):
+        text = task.get(key)
+        if isinstance(text, str):
+            for word in words_of(text):
+                add(word, key)
+    files = task.get("files")
+    if isinstance(files, Mapping):
+        for key, entries in files.items():
+            for entry in entries if isinstance(entries, list) else ():
+                if isinstance(entry, str):
+                    for word in words_of(PurePosixPath(entry).stem):
+                        add(word, f"files.{key}: {entry}")
+    return tuple(
+        Keyword(w, tuple(found[w]), "stopword: not used for matching" if w in STOPWORDS else "") for w in sorted(found)
+    )
+
+
+def match_counts(index: SpecIndex, words: Iterable[str]) -> dict[int, Counter[str]]:
+    """For each paragraph index, how often each keyword occurs in it as a whole word."""
+    alternatives = sorted({re.escape(w) for w in words}, key=len, reverse=True)
+    out: dict[int, Counter[str]] = {}
+    if not alternatives:
+        return out
+    pattern = re.compile(r"(?<![a-z0-9])(" + "|".join(alternatives) + r")(?:e?s)?(?![a-z0-9])")
+    for m in pattern.finditer(index.lower):
+        para = bisect_right(index.starts, m.start()) - 1
+        out.setdefault(para, Counter())[m.group(1)] += 1
+    return out
+
+
+def triples(text: str) -> frozenset[tuple[str, ...]]:
+    """Word triples of *text* (its words, for texts under three words)."""
+    words = _TRIPLE_WORD.findall(text.lower())
+    if len(words) < 3:
+        return frozenset((w,) for w in words)
+    return frozenset(zip(words, words[1:], words[2:], strict=False))
+
+
+def similarity(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+@dataclass
+class Candidate:
+    """A scoring paragraph: its draft, its keyword counts and its exact cost."""
+
+    part: SpecPart
+    index: int
+    draft: ItemDraft
+    counts: Counter[str]
+    tokens: int
+    shingles: frozenset[tuple[str, ...]] = field(default_factory=frozenset)
+
+
+class CtxviewerRun(PeerRun):
+    """One run of the ctxviewer profile over one task."""
+
+    def extract_keywords(self) -> tuple[Keyword, ...]:
+        return extract(self.clean_task())
+
+    def run(self) -> ProfileResult:
+        self.gather()
+        self.sep = self.counter.count("\n\n")
+        budget = self.settings.budget
+        security_budget = int(budget * self.settings.security_share)
+        security = self._security(security_budget)
+        self._check("security rules", 0.6)
+        unused = max(0, security_budget - self._tokens(security))
+        share = int(budget * self.settings.spec_share)
+        spec_budget = share + unused
+        candidates = self._candidates()
+        spec = self._pack(candidates, spec_budget)
+        self._check("packing", 0.85)
+        plans = [
+            SectionPlan(
+                SECURITY,
+                security_budget,
+                security,
+                f"within its budget of {fmt(security_budget)} tokens (exact {self.counter.name})",
+            ),
+            SectionPlan(
+                SPEC,
+                spec_budget,
+                spec,
+                f"within its budget of {fmt(spec_budget)} tokens: its share {fmt(share)} plus {fmt(unused)} "
+                "the security rules left unused",
+                {"share": share, "unused by security rules": unused},
+            ),
+        ]
+        self._verify(plans)
+        return self.result(plans, tokenizer=self.counter.name, buffer=budget - security_budget - spec_budget)
+
+    def _tokens(self, pieces: list[Placed]) -> int:
+        return self.counter.count(joined(pieces)) if pieces else 0
+
+    # -- security rules -----------------------------------------------------------------------------
+
+    def _security(self, budget: int) -> list[Placed]:
+        usable = [c for c in self.rules if c.block is not None]
+        if not usable:
+            return []
+        header = Placed(SECURITY_HEADER[:-2])
+        used = self.counter.count(header.text)
+        pieces = [header]
+        unfit = []
+        for n, c in enumerate(usable, start=1):
+            cost = self.counter.count(c.draft.text) + self.sep
+            if used + cost <= budget:
+                pieces.append(keep_whole(c.draft, f"{c.why}; {fmt(cost)} tokens fit the {fmt(budget - used)} left", n))
+                used += cost
+            else:
+                c.draft.reason = (
+                    f"{c.why}; {fmt(cost)} tokens did not fit the {fmt(budget - used)} left of {fmt(budget)}"
+                )
+                unfit.append(c)
+        if unfit:
+            pieces += self._partial_rule(unfit[0].draft, budget - used)
+        return pieces if len(pieces) > 1 else []
+
+    def _partial_rule(self, draft: ItemDraft, room: int) -> list[Placed]:
+        lines = draft.text.split("\n")
+        if room - self.sep <= 0:
+            return []
+        fits = self.counter.fits_prefix(draft.text, room - self.sep)
+        kept = draft.text[:fits].rsplit("\n", 1)[0] if fits < len(draft.text) else draft.text
+        count = kept.count("\n")
+        if count < 1:
+            return []
+        before = draft.text
+        draft.reason = f"{draft.reason}; kept its first {count} of {len(lines) - 1} rule lines, as many as fit"
+        self._step(
+            SECURITY, "keep_lines", draft.id, f"{draft.id}: kept {count} of {len(lines) - 1} rule lines", before, kept
+        )
+        return [keep_prefix(draft, len(kept), "", draft.reason)]
+
+    # -- spec paragraphs ------------------------------------------------------------------------------
+
+    def _candidates(self) -> list[Candidate]:
+        words = [k.word for k in self.keywords if not k.note]
+        per_part = [(part, match_counts(part.index, words)) for part in self.parts]
+        nonblank = sum(1 for part in self.parts for p in part.index.paragraphs if not p.blank) or 1
+        df: Counter[str] = Counter()
+        for _, counts in per_part:
+            for c in counts.values():
+                df.update(c.keys())
+        self.weight = {w: math.log(1 + nonblank / n) for w, n in df.items()}
+        out: list[Candidate] = []
+        for part, counts in per_part:
+            scoring = [p for p in part.index.paragraphs if not p.blank and p.index in counts]
+            tokens = dict(zip((p.index for p in scoring), self._count_many(p.text for p in scoring), strict=True))
+            for para in part.index.paragraphs:
+                if para.blank:
+                    self.paragraph_draft(part, para, "blank paragraph")
+                    continue
+                found = counts.get(para.index)
+                if found is None:
+                    self.paragraph_draft(part, para, "no task keyword occurs in it as a word")
+                    continue
+                draft = self.paragraph_draft(part, para, "")
+                draft.score, draft.matched = len(found), tuple(sorted(found))
+                draft.details = {"matches": dict(sorted(found.items())), "worth": round(self._worth(found, set()), 3)}
+                out.append(Candidate(part, para.index, draft, found, tokens[para.index]))
+        return out
+
+    def _count_many(self, texts: Iterable[str]) -> list[int]:
+        many = getattr(self.counter, "count_many", None)
+        items = list(texts)
+        return list(many(items)) if many is not None else [self.counter.count(t) for t in items]
+
+    def _worth(self, counts: Mapping[str, int], covered: set[str]) -> float:
+        return sum(self.weight[w] * (REPEAT_WEIGHT if w in covered else 1.0) for w in counts)
+
+    def _pack(self, candidates: list[Candidate], budget: int) -> list[Placed]:
+        covered: set[str] = set()
+        headers = {part.part: self.counter.count(part.header) + self.sep for part in self.parts}
+        opened: set[str] = set()
+        chosen: list[Candidate] = []
+        unfit: list[Candidate] = []
+        used = 0
+
+        def cost(c: Candidate) -> int:
+            return c.tokens + self.sep + (0 if c.part.part in opened else headers[c.part.part])
+
+        heap = [(-self._worth(c.counts, covered) / cost(c), n, c) for n, c in enumerate(candidates)]
+        heapq.heapify(heap)
+        while heap:
+            key, n, c = heapq.heappop(heap)
+            fresh = -self._worth(c.counts, covered) / cost(c)
+            if fresh > key + 1e-12:  # worth less than when queued: re-queue at its new place
+                heapq.heappush(heap, (fresh, n, c))
+                continue
+            if self._near_duplicate(c, chosen):
+                continue
+            need = cost(c)
+            if used + need > budget:
+                c.draft.reason = (
+                    f"worth {-fresh * need:.2f} for {fmt(need)} tokens; did not fit the {fmt(budget - used)} left"
+                )
+                unfit.append(c)
+                continue
+            used += need
+            opened.add(c.part.part)
+            covered.update(c.counts)
+            chosen.append(c)
+            c.draft.reason = (
+                f"packed {len(chosen)}: worth {-fresh * need:.2f} for {fmt(need)} tokens "
+                f"({-fresh:.4f} per token), keywords {', '.join(sorted(c.counts))}"
+            )
+        pieces_by = {id(c): keep_whole(c.draft, c.draft.reason, n) for n, c in enumerate(chosen, start=1)}
+        partial = self._partial(unfit, budget - used, opened, headers, covered)
+        if partial is not None:
+            c, piece = partial
+            chosen.append(c)
+            opened.add(c.part.part)
+            pieces_by[id(c)] = piece
+        self.packed = chosen
+        pieces: list[Placed] = []
+        for part in self.parts:
+            mine = sorted((c for c in chosen if c.part is part), key=lambda c: c.index)
+            if mine:
+                pieces.append(Placed(part.header))
+                pieces.extend(pieces_by[id(c)] for c in mine)
+        return pieces
+
+    def _near_duplicate(self, c: Candidate, chosen: list[Candidate]) -> bool:
+        if not c.shingles:
+            c.shingles = triples(c.draft.text)
+        for other in chosen:
+            same = similarity(c.shingles, other.shingles)
+            if same >= self.settings.near_duplicate:
+                c.draft.reason = f"near-duplicate of {other.draft.id}: {same:.0%} of their word triples are shared"
+                self._step_counted(
+                    SPEC,
+                    "near_duplicate",
+                    c.draft.id,
+                    f"dropped {c.draft.id}, a near-duplicate of {other.draft.id} ({same:.0%} similar)",
+                    (c.tokens, len(c.draft.text)),
+                    (0, 0),
+                )
+                return True
+        return False
+
+    def _partial(
+        self, unfit: list[Candidate], room: int, opened: set[str], headers: Mapping[str, int], covered: set[str]
+    ) -> tuple[Candidate, Placed] | None:
+        """The best paragraph that did not fit, cut to the room left (None: not worth it)."""
+        marker = self.counter.count(CUT_MARKER)
+        best = None
+        for c in unfit:
+            space = room - self.sep - marker - (0 if c.part.part in opened else headers[c.part.part])
+            worth = self._worth(c.counts, covered)
+            if space >= MIN_PARTIAL_TOKENS and worth > 0 and (best is None or worth / c.tokens > best[2]):
+                best = (c, space, worth / c.tokens)
+        if best is None:
+            return None
+        c, space, _ = best
+        text = c.draft.text
+        fits = self.counter.fits_prefix(text, space)
+        cut = _boundary(text, fits)
+        if cut <= 0:
+            return None
+        kept = f"kept {fmt(cut)} of {fmt(len(text))} characters to fill the {fmt(room)} tokens left"
+        self._step(SPEC, "truncate", c.draft.id, f"{c.draft.id}: {kept}", text, text[:cut] + CUT_MARKER)
+        return c, keep_prefix(c.draft, cut, CUT_MARKER, f"{c.draft.reason}; partly: {kept}", None)
+
+    # -- the exact check --------------------------------------------------------------------------------
+
+    def _verify(self, plans: list[SectionPlan]) -> None:
+        """Take the last-packed items out until every section and the whole context fit exactly."""
+        budget = self.settings.budget
+        while True:
+            over = next((p for p in plans if p.pieces and self._tokens(p.pieces) > p.budget), None)
+            whole = "\n\n".join(t for t in (joined(p.pieces) for p in plans) if t)
+            if over is None and self.counter.count(whole) <= budget:
+                return
+            plan = over or next(p for p in reversed(plans) if p.pieces)
+            victim = next(p for p in reversed(plan.pieces) if p.draft is not None)
+            before = joined(plan.pieces)
+            plan.pieces.remove(victim)
+            _drop_orphan_headers(plan.pieces)
+            assert victim.draft is not None
+            victim.draft.status, victim.draft.kept_chars = DROPPED, 0
+            victim.draft.reason += "; taken out again by the exact check of the joined section"
+            self._step(
+                plan.name,
+                "verify_cut",
+                victim.draft.id,
+                f"exact check: took out {victim.draft.id}",
+                before,
+                joined(plan.pieces),
+            )
+
+
+def _drop_orphan_headers(pieces: list[Placed]) -> None:
+    """Remove headers no item follows any more (a part or section left empty)."""
+    keep: list[Placed] = []
+    for n, piece in enumerate(pieces):
+        if piece.draft is None and (n + 1 == len(pieces) or pieces[n + 1].draft is None):
+            continue
+        keep.append(piece)
+    pieces[:] = keep
+
+
+def _boundary(text: str, limit: int) -> int:
+    """The best cut at or before *limit*: after a sentence in the latter half, else at a word."""
+    if limit >= len(text):
+        return len(text)
+    head = text[:limit]
+    sentence = max(head.rfind(". "), head.rfind(".\n"))
+    if sentence > limit // 2:
+        return sentence + 1
+    space = max(head.rfind(" "), head.rfind("\n"))
+    return space if space > 0 else limit

@@ -1,0 +1,353 @@
+"""What the peer profiles (drift, shaktiman, ctxviewer) gather before deciding.
+
+The reference pipeline's failure modes (a bad ``files`` entry empties the whole
+context, say) belong to the ``mahabharatha`` profile alone.  The peer profiles read
+the same inputs leniently: a value they cannot use is left out with an ``input``
+error in the trace that says so, and the rest of the context is still built.
+
+:class:`PeerRun` gathers, for one task:
+
+* the task's create/modify files (``task_files``);
+* every candidate rule file of the reference filter, with its summary block when it
+  matched and has kept lines (:class:`RuleCandidate`), and a draft for each candidate
+  (dropped until a profile decides otherwise);
+* the requirements and design files, split into paragraphs (:class:`SpecPart`), with
+  the reference's file-name fallbacks.
+
+It also lays the decided pieces out as sections (:meth:`PeerRun.layout`), with every
+kept item's place in the context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxviewer.engine import rules as R
+from ctxviewer.engine.assembly import ItemDraft, ProfileResult, RunBase
+from ctxviewer.engine.fsio import Problem
+from ctxviewer.engine.keywords import describe_value, extract_keywords
+from ctxviewer.engine.mahabharatha import (
+    DESIGN_HEADER,
+    DESIGN_NAMES,
+    REQUIREMENTS_HEADER,
+    REQUIREMENTS_NAMES,
+    SECTION_TITLES,
+)
+from ctxviewer.engine.spec import Paragraph, SpecIndex, spec_index, strip_with_offset
+from ctxviewer.engine.trace import (
+    DROPPED,
+    INCLUDED,
+    RULE_FILE,
+    SECURITY,
+    SPEC,
+    SPEC_PARAGRAPH,
+    TRUNCATED,
+    Section,
+)
+
+PART_HEADERS = {"requirements": REQUIREMENTS_HEADER, "design": DESIGN_HEADER}
+SPEC_FILES = (("requirements", REQUIREMENTS_NAMES), ("design", DESIGN_NAMES))
+
+
+@dataclass
+class RuleCandidate:
+    """One of the reference filter's rule files for this task, usable or not."""
+
+    rule: str
+    draft: ItemDraft
+    #: The summary block (None: not matched, missing, unreadable or no kept lines).
+    block: R.RuleBlock | None
+    why: str
+
+
+@dataclass(frozen=True)
+class SpecPart:
+    """One spec file (requirements or design) split into paragraphs."""
+
+    part: str
+    source: str
+    index: SpecIndex
+
+    @property
+    def header(self) -> str:
+        return PART_HEADERS[self.part]
+
+
+@dataclass
+class Placed:
+    """A piece of a section's text and the draft it belongs to (None: a header)."""
+
+    text: str
+    draft: ItemDraft | None = None
+    #: Characters of the piece before the draft's kept text (a metadata line, say).
+    lead: int = 0
+
+
+@dataclass
+class SectionPlan:
+    """A section as a profile decided it: its pieces in order, its budget, why."""
+
+    name: str
+    budget: int
+    pieces: list[Placed] = field(default_factory=list)
+    reason: str = ""
+    sub_budgets: Mapping[str, int] = field(default_factory=dict)
+
+
+def joined(pieces: Sequence[Placed]) -> str:
+    return "\n\n".join(p.text for p in pieces)
+
+
+class PeerRun(RunBase):
+    """Gathering and layout shared by the peer profiles."""
+
+    task_files: list[str]
+    rules: list[RuleCandidate]
+    parts: list[SpecPart]
+    _clean: dict[str, Any] | None = None
+
+    def gather(self) -> None:
+        """Read the task, the rule files and the spec files; record every candidate."""
+        self._check("start", 0.0)
+        self.task_files = self._task_files()
+        self.keywords = self.extract_keywords()
+        self.rules = self._rule_candidates()
+        self._check("security rules", 0.3)
+        self.parts = self._spec_parts()
+        self._check("spec files", 0.5)
+
+    # -- the task ---------------------------------------------------------------------------
+
+    def clean_task(self) -> dict[str, Any]:
+        """The task with every value the peer profiles cannot use taken out (and reported once)."""
+        if self._clean is not None:
+            return self._clean
+        raw = self.raw
+        clean: dict[str, Any] = {}
+        where = self.feature.graph_path
+        for key in ("title", "description"):
+            value = raw.get(key)
+            if value is None or isinstance(value, str):
+                clean[key] = value or ""
+            else:
+                self._error("task", "input", f"task {key} is {describe_value(value)}, not text", "ignored", where)
+        files = raw.get("files")
+        out: dict[str, list[str]] = {}
+        if isinstance(files, Mapping):
+            for key, entries in files.items():
+                if not isinstance(entries, list):
+                    continue
+                good = [e for e in entries if isinstance(e, str)]
+                for bad in (e for e in entries if not isinstance(e, str)):
+                    self._error(
+                        "task", "input", f"files.{key} has an entry that is {describe_value(bad)}", "ignored", where
+                    )
+                out[str(key)] = good
+        elif files is not None:
+            self._error("task", "input", f"task 'files' is {describe_value(files)}, not a mapping", "ignored", where)
+        clean["files"] = out
+        self._clean = clean
+        return clean
+
+    def _task_files(self) -> list[str]:
+        files = self.clean_task()["files"]
+        return [*files.get("create", []), *files.get("modify", [])]
+
+    def extract_keywords(self) -> Any:
+        """The reference keyword extraction over the cleaned task (overridden by ``ctxviewer``)."""
+        return extract_keywords(self.clean_task())
+
+    # -- rule files -------------------------------------------------------------------------
+
+    def _rule_candidates(self) -> list[RuleCandidate]:
+        out: list[RuleCandidate] = []
+        if not self.settings.security_rule_filtering:
+            reason, matches = "security_rule_filtering is off in the configuration", None
+        elif not self.task_files:
+            reason, matches = "the task has no create/modify files, so no security section is built", None
+        else:
+            reason, matches = "", R.match_rules(self.task_files)
+        for rule in R.CANDIDATES:
+            draft = ItemDraft(
+                id=f"rule:{rule}",
+                kind=RULE_FILE,
+                section=SECURITY,
+                part="rules",
+                source=self._rule_rel(rule),
+                line_start=None,
+                line_end=None,
+                score=None,
+                matched=(),
+                rank=None,
+                status=DROPPED,
+                reason=reason,
+                text="",
+                kept_chars=0,
+                details={"trigger": R.TRIGGER_TEXT[rule]},
+            )
+            self.items.append(draft)
+            if matches is None:
+                continue
+            out.append(self._rule_candidate(rule, draft, matches[rule]))
+        return out
+
+    def _rule_candidate(self, rule: str, draft: ItemDraft, match: R.RuleMatch) -> RuleCandidate:
+        details = dict(draft.details or {})
+        details["matched_by"] = [{"file": f, "by": why} for f, why in match.matched_by]
+        draft.details = details
+        if not match.matched:
+            draft.reason = f"not matched: no task file is {R.TRIGGER_TEXT[rule][2:]}"
+            return RuleCandidate(rule, draft, None, draft.reason)
+        why = (
+            "core rules, always considered"
+            if rule == R.CORE
+            else "matched by " + ", ".join(f"{f} ({by})" for f, by in match.matched_by[:3])
+        )
+        read = self.fs.read_text(draft.source)
+        if read.problem is Problem.MISSING:
+            draft.reason = f"{why}, but the file does not exist"
+            return RuleCandidate(rule, draft, None, why)
+        if not read.ok or read.text is None:
+            self._error(SECURITY, "input", read.detail, "this rule file is left out", draft.source, read.line)
+            draft.reason = f"{why}, but it cannot be read: {read.detail}"
+            return RuleCandidate(rule, draft, None, why)
+        block = R.summarize_file(rule, read.text)
+        draft.line_start, draft.line_end = 1, block.total_lines
+        details["kept_lines"] = list(block.kept_lines)
+        if not block.block:
+            draft.reason = f"{why}; no '## Rule:', '### Rule:', '**Level**' or '**When**' lines outside code fences"
+            return RuleCandidate(rule, draft, None, why)
+        draft.text = block.block
+        return RuleCandidate(rule, draft, block, why)
+
+    # -- spec files -------------------------------------------------------------------------
+
+    def _spec_parts(self) -> list[SpecPart]:
+        parts: list[SpecPart] = []
+        for part, names in SPEC_FILES:
+            for name in names:
+                rel = f"{self.feature.spec_dir}/{name}"
+                read = self.fs.read_text(rel)
+                if read.problem is Problem.MISSING:
+                    continue
+                if not read.ok or read.text is None:
+                    self._error(SPEC, "input", read.detail, f"the {part} file is left out", rel, read.line)
+                    break
+                stripped, first_line = strip_with_offset(read.text)
+                if stripped:
+                    parts.append(SpecPart(part, rel, spec_index(stripped, first_line)))
+                    break
+        return parts
+
+    def paragraph_draft(self, part: SpecPart, para: Paragraph, reason: str) -> ItemDraft:
+        """A dropped draft of one paragraph, appended to the run's items."""
+        draft = ItemDraft(
+            id=f"{part.part}:{para.index + 1}",
+            kind=SPEC_PARAGRAPH,
+            section=SPEC,
+            part=part.part,
+            source=part.source,
+            line_start=para.line_start,
+            line_end=para.line_end,
+            score=None,
+            matched=(),
+            rank=None,
+            status=DROPPED,
+            reason=reason,
+            text=para.text,
+            kept_chars=0,
+        )
+        self.items.append(draft)
+        return draft
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def layout(self, plans: Sequence[SectionPlan], empty_reasons: Mapping[str, str]) -> tuple[str, tuple[Section, ...]]:
+        """The context (non-empty sections joined by a blank line) and its sections.
+
+        Every draft placed in a plan gets its offset in its section; its status and
+        ``kept_chars`` must already say what it keeps (the piece's text is that part).
+        """
+        chunks: list[str] = []
+        sections: list[Section] = []
+        pos = 0
+        for plan in plans:
+            text = joined(plan.pieces)
+            offset = 0
+            for piece in plan.pieces:
+                if piece.draft is not None:
+                    piece.draft.offset = offset + piece.lead
+                offset += len(piece.text) + 2
+            span = None
+            if text:
+                if chunks:
+                    pos += 2
+                span = (pos, pos + len(text))
+                chunks.append(text)
+                pos += len(text)
+            sections.append(
+                Section(
+                    name=plan.name,
+                    title=SECTION_TITLES[plan.name],
+                    text=text,
+                    budget=plan.budget,
+                    tokens=self.census.measure(text),
+                    status="included" if text else "empty",
+                    reason=plan.reason if text else empty_reasons.get(plan.name, "nothing was kept"),
+                    span=span,
+                    sub_budgets=dict(plan.sub_budgets),
+                )
+            )
+        return "\n\n".join(chunks), tuple(sections)
+
+    def result(
+        self,
+        plans: Sequence[SectionPlan],
+        *,
+        tokenizer: str | None = None,
+        buffer: int | None = None,
+        notes: Sequence[str] = (),
+    ) -> ProfileResult:
+        context, sections = self.layout(plans, self.empty_reasons())
+        return ProfileResult(
+            context=context,
+            sections=sections,
+            items=self.finish_items(sections),
+            trim_steps=tuple(self.steps),
+            keywords=self.keywords,
+            errors=tuple(self.errors),
+            task_files=tuple(self.task_files),
+            tokenizer=tokenizer,
+            section_budgets={p.name: p.budget for p in plans},
+            buffer=buffer,
+            notes=tuple(notes),
+        )
+
+    def empty_reasons(self) -> dict[str, str]:
+        if not self.settings.security_rule_filtering:
+            security = "security_rule_filtering is off"
+        elif not self.task_files:
+            security = "the task has no create/modify files"
+        else:
+            security = "no matched rule file was kept"
+        if not self.parts:
+            spec = "no spec text: requirements and design files are missing or empty"
+        elif not self.keywords:
+            spec = "the task has no keywords"
+        else:
+            spec = "no paragraph was kept"
+        return {SECURITY: security, SPEC: spec}
+
+
+def keep_whole(draft: ItemDraft, reason: str, rank: int | None = None) -> Placed:
+    """Mark *draft* as included whole and return its piece."""
+    draft.status, draft.reason, draft.kept_chars, draft.rank = INCLUDED, reason, len(draft.text), rank
+    return Placed(draft.text, draft)
+
+
+def keep_prefix(draft: ItemDraft, kept: int, marker: str, reason: str, rank: int | None = None) -> Placed:
+    """Mark *draft* as truncated to its first *kept* characters, followed by *marker*."""
+    draft.status, draft.reason, draft.kept_chars, draft.rank = TRUNCATED, reason, kept, rank
+    return Placed(draft.text[:kept] + marker, draft)

@@ -1,0 +1,337 @@
+"""Profile ``shaktiman``: rank every candidate, pack the best into the budget, exactly.
+
+Seed 002's assembler, mapped to ctxviewer's sources:
+
+* **Budget**: 256-32,768 tokens (others are refused); counted with an exact encoding
+  (cl100k_base unless an exact tokenizer is set), and ``shaktiman_margin`` of it
+  (2% by default, at least one token) is kept free, so the packed context never
+  exceeds the budget.  A final exact count of the joined context checks it; should
+  joining ever merge tokens so that it does not fit, the last-packed chunks are taken
+  out again until it does (each such removal a trim step).
+* **Chunks**: the rule files the reference filter matches (whole summary blocks,
+  ranked first: the filter already chose them for this task's files); every spec
+  paragraph that scores above 0 (the reference's keyword count); and every
+  ``##``-or-deeper heading section spanning 2-50 paragraphs that scores above 0 (its
+  score counts the keywords anywhere in it).  Ranked by score, highest first; a tie
+  goes to the smaller chunk, then to document order.
+* **Metadata**: each chunk is preceded by one line -- ``<!-- path L12-18 score 3 -->``
+  -- and the line's tokens count against the budget with the chunk's.
+* **Primary selection** packs chunks in rank order while they fit, skipping a chunk
+  whose line range overlaps an already selected chunk of the same file by more than
+  50% of its own lines ("overlaps paragraph requirements:4 by 63%").
+* **Structural expansion**, up to 30% of what primary selection left unused: the
+  neighbours of each selected spec chunk in the document (the paragraphs just
+  before and after it, nearest first, up to 5 per chunk), when they fit.
+
+The context lists the rule chunks, then the spec chunks in the order they were
+selected, each with its metadata line, separated by blank lines.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
+from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, joined
+from ctxviewer.engine.spec import Paragraph, ranking
+from ctxviewer.engine.trace import DROPPED, INCLUDED, RULE_FILE, SECURITY, SPEC, SPEC_PARAGRAPH
+
+#: A chunk is skipped when more than this share of its lines is already selected.
+MAX_OVERLAP = 0.5
+#: Structural expansion spends at most this share of what primary selection left.
+EXPANSION_SHARE = 0.30
+#: Neighbours added per selected chunk at most.
+NEIGHBOURS_PER_CHUNK = 5
+#: Heading sections longer than this many paragraphs are not chunks.
+MAX_SECTION_PARAGRAPHS = 50
+#: Trim steps recorded for chunks that did not fit, before one summary step.
+MAX_NO_FIT_STEPS = 40
+
+
+@dataclass
+class Chunk:
+    """One candidate: its draft, its lines in its file, its score and its packed cost."""
+
+    draft: ItemDraft
+    score: int
+    lines: tuple[int, int]
+    first: int = -1  # paragraph index range within its spec part (-1: a rule file)
+    last: int = -1
+    part: SpecPart | None = None
+    meta: str = ""
+    cost: int = 0
+    base: str = ""  # what the chunk is, before its fate ("score 3")
+
+    @property
+    def label(self) -> str:
+        if self.draft.kind == RULE_FILE:
+            return f"rule file {self.draft.id}"
+        if self.first != self.last:
+            return f"section {self.draft.id}"
+        return f"paragraph {self.draft.id}"
+
+
+def heading_level(para: Paragraph) -> int:
+    """The markdown heading level of a paragraph's first line (0: not a heading)."""
+    line = para.text.lstrip("\n").split("\n", 1)[0]
+    level = len(line) - len(line.lstrip("#"))
+    return level if 0 < level <= 6 and line[level : level + 1] == " " else 0
+
+
+class ShaktimanRun(PeerRun):
+    """One run of the shaktiman strategy over one task."""
+
+    def run(self) -> ProfileResult:
+        self.gather()
+        budget = self.settings.budget
+        margin = max(1, math.ceil(budget * self.settings.shaktiman_margin))
+        self.limit = budget - margin
+        self.sep = self.counter.count("\n\n")
+        chunks = self._rule_chunks() + [c for part in self.parts for c in self._spec_chunks(part)]
+        self._check("ranking", 0.6)
+        rules = [c for c in chunks if c.draft.kind == RULE_FILE]
+        spec = sorted((c for c in chunks if c.draft.kind != RULE_FILE), key=lambda c: -c.score)
+        ranked = rules + sorted(spec, key=lambda c: (-c.score, len(c.draft.text)))
+        for n, chunk in enumerate(ranked, start=1):
+            chunk.draft.rank = n
+        self.selected: list[Chunk] = []
+        self.used = 0
+        self.used_chars = 0
+        self.no_fit = 0
+        for chunk in ranked:
+            self._offer(chunk, f"rank {chunk.draft.rank} of {len(ranked)}")
+        self._note_no_fit()
+        self._expand()
+        self._check("packing", 0.85)
+        self._verify()
+        reason = (
+            f"packed into the budget of {fmt(budget)} less a safety margin of {fmt(margin)} tokens "
+            f"({self.counter.name}, metadata included)"
+        )
+        plans = [
+            SectionPlan(SECURITY, self.limit, self._pieces(RULE_FILE), reason),
+            SectionPlan(SPEC, self.limit, self._pieces(SPEC_PARAGRAPH), reason),
+        ]
+        return self.result(plans, tokenizer=self.counter.name, buffer=margin)
+
+    # -- candidates -----------------------------------------------------------------------------
+
+    def _rule_chunks(self) -> list[Chunk]:
+        out = []
+        for c in self.rules:
+            if c.block is None:
+                continue
+            c.draft.reason = c.why
+            out.append(self._chunk(c.draft, 0, (1, c.block.total_lines), "security rules for the task's files"))
+        return out
+
+    def _spec_chunks(self, part: SpecPart) -> list[Chunk]:
+        ranked = ranking(part.index, [k.word for k in self.keywords])
+        paragraphs = part.index.paragraphs
+        out: list[Chunk] = []
+        for para, scored in zip(paragraphs, ranked.scored, strict=True):
+            if para.blank:
+                self.paragraph_draft(part, para, "blank paragraph: not a chunk")
+                continue
+            draft = self.paragraph_draft(part, para, "score 0: no task keyword occurs in it, not a chunk")
+            draft.score, draft.matched = scored.score, scored.matched
+            if scored.score > 0:
+                draft.reason = f"score {scored.score}"
+                out.append(self._span_chunk(part, draft, para.index, para.index))
+        for first, last in self._heading_sections(paragraphs):
+            matched = sorted({w for s in ranked.scored[first : last + 1] for w in s.matched})
+            if not matched:
+                continue
+            head = paragraphs[first]
+            draft = ItemDraft(
+                id=f"{part.part}:\u00a7{first + 1}",
+                kind=SPEC_PARAGRAPH,
+                section=SPEC,
+                part=part.part,
+                source=part.source,
+                line_start=head.line_start,
+                line_end=paragraphs[last].line_end,
+                score=len(matched),
+                matched=tuple(matched),
+                rank=None,
+                status=DROPPED,
+                reason=f"score {len(matched)}",
+                text="\n\n".join(p.text for p in paragraphs[first : last + 1]),
+                kept_chars=0,
+                details={"chunk": f"heading section: paragraphs {first + 1}-{last + 1}"},
+            )
+            self.items.append(draft)
+            out.append(self._span_chunk(part, draft, first, last))
+        return out
+
+    @staticmethod
+    def _heading_sections(paragraphs: tuple[Paragraph, ...]) -> list[tuple[int, int]]:
+        """(first, last) paragraph of every level-2+ heading's section of 2-50 paragraphs."""
+        levels = [heading_level(p) for p in paragraphs]
+        out = []
+        for i, level in enumerate(levels):
+            if level < 2:
+                continue
+            end = next((j for j in range(i + 1, len(levels)) if 0 < levels[j] <= level), len(levels))
+            if 2 <= end - i <= MAX_SECTION_PARAGRAPHS:
+                out.append((i, end - 1))
+        return out
+
+    def _span_chunk(self, part: SpecPart, draft: ItemDraft, first: int, last: int) -> Chunk:
+        lines = (draft.line_start or 1, draft.line_end or 1)
+        chunk = self._chunk(draft, draft.score or 0, lines, f"score {draft.score}")
+        chunk.first, chunk.last, chunk.part = first, last, part
+        return chunk
+
+    def _chunk(self, draft: ItemDraft, score: int, lines: tuple[int, int], what: str) -> Chunk:
+        meta = f"<!-- {draft.source} L{lines[0]}-{lines[1]} {what} -->"
+        return Chunk(draft, score, lines, meta=meta, base=draft.reason)
+
+    # -- packing ----------------------------------------------------------------------------------
+
+    def _cost(self, chunk: Chunk) -> int:
+        if not chunk.cost:
+            chunk.cost = self.counter.count(f"{chunk.meta}\n{chunk.draft.text}")
+        return chunk.cost + (self.sep if self.selected else 0)
+
+    def _overlap(self, chunk: Chunk) -> tuple[Chunk, float] | None:
+        a, b = chunk.lines
+        size = b - a + 1
+        worst: tuple[Chunk, float] | None = None
+        for other in self.selected:
+            if other.draft.source != chunk.draft.source:
+                continue
+            shared = min(b, other.lines[1]) - max(a, other.lines[0]) + 1
+            if shared > 0 and (worst is None or shared / size > worst[1]):
+                worst = (other, shared / size)
+        return worst
+
+    def _offer(self, chunk: Chunk, why: str, room: int | None = None) -> bool:
+        """Select *chunk* if it does not overlap and fits; record why not otherwise.
+
+        *room* is the expansion budget left (None: primary selection).  A chunk that
+        primary selection already turned down keeps that reason when expansion cannot
+        take it either.
+        """
+        draft = chunk.draft
+        say = room is None or draft.rank is None
+        overlap = self._overlap(chunk)
+        if overlap is not None and overlap[1] > MAX_OVERLAP:
+            other, share = overlap
+            if say:
+                draft.reason = f"{why}, {chunk.base}: skipped, overlaps {other.label} by {share:.0%}"
+            return False
+        cost = self._cost(chunk)
+        left = self.limit - self.used if room is None else min(room, self.limit - self.used)
+        if cost > left:
+            if say:
+                of = "" if room is None else " of the expansion budget"
+                fit = f"{fmt(cost)} tokens with its metadata did not fit the {fmt(left)} left{of}"
+                draft.reason = f"{why}, {chunk.base}: {fit}"
+            if room is None:
+                self._no_fit(chunk, cost)
+            return False
+        self.selected.append(chunk)
+        self.used += cost
+        self.used_chars += len(chunk.meta) + 1 + len(draft.text) + (2 if len(self.selected) > 1 else 0)
+        draft.status, draft.kept_chars = INCLUDED, len(draft.text)
+        draft.reason = f"{why}, {chunk.base}: packed ({fmt(cost)} tokens with its metadata)"
+        return True
+
+    def _no_fit(self, chunk: Chunk, cost: int) -> None:
+        self.no_fit += 1
+        if self.no_fit <= MAX_NO_FIT_STEPS:
+            section = SECURITY if chunk.draft.kind == RULE_FILE else SPEC
+            self._step_counted(
+                section,
+                "skip_no_fit",
+                chunk.draft.id,
+                f"{chunk.label} ({fmt(cost)} tokens) did not fit the {fmt(self.limit - self.used)} left",
+                (self.used + cost, self.used_chars + len(chunk.meta) + 1 + len(chunk.draft.text)),
+                (self.used, self.used_chars),
+            )
+
+    def _note_no_fit(self) -> None:
+        more = self.no_fit - MAX_NO_FIT_STEPS
+        if more > 0:
+            self._step_counted(
+                SPEC,
+                "skip_no_fit",
+                "",
+                f"and {fmt(more)} more lower-ranked chunks did not fit",
+                (self.used, self.used_chars),
+                (self.used, self.used_chars),
+            )
+
+    def _expand(self) -> None:
+        room = int((self.limit - self.used) * EXPANSION_SHARE)
+        if room <= 0:
+            return
+        chunks = {(c.part.part, c.first): c for c in self._spec_chunk_pool() if c.first == c.last and c.part}
+        for seed in [c for c in self.selected if c.part is not None]:
+            assert seed.part is not None
+            added = 0
+            for index in self._neighbours(seed):
+                neighbour = chunks.get((seed.part.part, index))
+                if neighbour is None or neighbour in self.selected or added >= NEIGHBOURS_PER_CHUNK:
+                    continue
+                before = self.used
+                if self._offer(neighbour, f"structural expansion: a neighbour of {seed.draft.id}", room):
+                    room -= self.used - before
+                    added += 1
+
+    def _neighbours(self, seed: Chunk) -> list[int]:
+        assert seed.part is not None
+        count = len(seed.part.index.paragraphs)
+        out = []
+        for d in range(1, NEIGHBOURS_PER_CHUNK + 1):
+            for index in (seed.last + d, seed.first - d):
+                if 0 <= index < count:
+                    out.append(index)
+        return out
+
+    def _spec_chunk_pool(self) -> list[Chunk]:
+        """Every non-blank paragraph as a chunk (score 0 ones too: expansion may take them)."""
+        drafts = {(d.part, d.id): d for d in self.items if isinstance(d, ItemDraft) and d.kind == SPEC_PARAGRAPH}
+        pool = []
+        for part in self.parts:
+            for para in part.index.paragraphs:
+                draft = drafts.get((part.part, f"{part.part}:{para.index + 1}"))
+                if draft is None or para.blank:
+                    continue
+                existing = next((c for c in self.selected if c.draft is draft), None)
+                pool.append(existing or self._span_chunk(part, draft, para.index, para.index))
+        return pool
+
+    def _pieces(self, kind: str) -> list[Placed]:
+        return [
+            Placed(f"{c.meta}\n{c.draft.text}", c.draft, lead=len(c.meta) + 1)
+            for c in self.selected
+            if (c.draft.kind == RULE_FILE) == (kind == RULE_FILE)
+        ]
+
+    def _verify(self) -> None:
+        """Check the joined context with one exact count; take out the last chunks if it is over."""
+        budget = self.settings.budget
+        text = self._joined()
+        tokens = self.counter.count(text)
+        while tokens > budget and self.selected:
+            last = self.selected.pop()
+            last.draft.status, last.draft.kept_chars = DROPPED, 0
+            last.draft.reason += f"; taken out again: the joined context counted {fmt(tokens)} tokens"
+            after = self._joined()
+            after_tokens = self.counter.count(after)
+            self._step_counted(
+                SECURITY if last.draft.kind == RULE_FILE else SPEC,
+                "verify_cut",
+                last.draft.id,
+                f"the exact count of the joined context was over the budget: took out {last.label}",
+                (tokens, len(text)),
+                (after_tokens, len(after)),
+            )
+            text, tokens = after, after_tokens
+
+    def _joined(self) -> str:
+        sections = [joined(self._pieces(RULE_FILE)), joined(self._pieces(SPEC_PARAGRAPH))]
+        return "\n\n".join(s for s in sections if s)
