@@ -112,9 +112,8 @@ def print_rows(rows: Sequence[Row], profiles: Sequence[str]) -> None:
         for p in profiles:
             r = per[p]
             over = f"+{r.overshoot}" if r.overshoot else ("s" * r.sections_over or "0")
-            line += (
-                f" | {r.tokens:>12,} {over:>5} {r.ref_covered:>3}/{r.ref_total:<2} {r.word_covered:>4}/{r.word_total:<2}"
-            )
+            kw = f"{r.ref_covered:>3}/{r.ref_total:<2} {r.word_covered:>4}/{r.word_total:<2}"
+            line += f" | {r.tokens:>12,} {over:>5} {kw}"
         print(line)
 
 

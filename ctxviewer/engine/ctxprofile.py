@@ -175,9 +175,11 @@ class CtxviewerRun(PeerRun):
         plans = [
             SectionPlan(
                 SECURITY,
-                security_budget,
+                security_budget - unused,
                 security,
-                f"within its budget of {fmt(security_budget)} tokens (exact {self.counter.name})",
+                f"within its share of {fmt(security_budget)} tokens (exact {self.counter.name}); "
+                f"the {fmt(unused)} it did not use went to the spec excerpts",
+                {"share": security_budget, "passed to spec excerpts": unused},
             ),
             SectionPlan(
                 SPEC,
@@ -189,7 +191,7 @@ class CtxviewerRun(PeerRun):
             ),
         ]
         self._verify(plans)
-        return self.result(plans, tokenizer=self.counter.name, buffer=budget - security_budget - spec_budget)
+        return self.result(plans, tokenizer=self.counter.name, buffer=budget - security_budget - share)
 
     def _tokens(self, pieces: list[Placed]) -> int:
         return self.counter.count(joined(pieces)) if pieces else 0
