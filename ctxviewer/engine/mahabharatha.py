@@ -355,7 +355,7 @@ class MahabharathaRun(RunBase):
             None if ranked is None else id(ranked),
             top_k,
             reason,
-            self.census.exact,
+            self.census.encodings,
         )
         cached = _base_items.get(key)
         if cached is not None and cached[0] is index and cached[1] is ranked:

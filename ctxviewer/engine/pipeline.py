@@ -143,7 +143,7 @@ def assemble_task(
     runner = _runner(settings)
     tokenizer = decision_tokenizer(settings)
     counter = get_counter(tokenizer)
-    census = Census(exact)
+    census = Census(exact, tokenizer)
     result = runner(project, feature, task, settings, counter, census, cancel, progress).run()
     if cancel is not None and cancel.is_set():
         raise Cancelled("finish")

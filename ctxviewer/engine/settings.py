@@ -40,6 +40,8 @@ PROFILE_SUMMARIES: Mapping[str, str] = {
     "ctxviewer": "exact per-section budgets, word-boundary keywords, near-duplicate removal, "
     "packing by score per token, partial trimming",
 }
+#: Profiles that hold the whole context to the budget; their sections have no budgets of their own.
+WHOLE_BUDGET_PROFILES: tuple[str, ...] = ("drift", "shaktiman")
 #: The budget range the shaktiman profile accepts (seed 002).
 SHAKTIMAN_BUDGET_RANGE = (256, 32_768)
 #: Sources the drift profile can cut, as its priority list names them.
@@ -315,8 +317,7 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Se
         lo, hi = SHAKTIMAN_BUDGET_RANGE
         if not lo <= new.budget <= hi:
             raise SettingsError(
-                f"budget: the shaktiman profile takes a budget of {lo:,}-{hi:,} tokens (seed 002), "
-                f"not {new.budget:,}",
+                f"budget: the shaktiman profile takes a budget of {lo:,}-{hi:,} tokens (seed 002), not {new.budget:,}",
                 origin,
             )
     if new.security_share + new.spec_share > 1.0 + 1e-9:

@@ -265,16 +265,27 @@ class TokenCounts:
 
 
 class Census:
-    """Counts texts with the heuristic and, when asked, every exact encoding."""
+    """Counts texts with the heuristic and, when asked, every exact encoding.
 
-    def __init__(self, exact: bool) -> None:
+    Without *exact* it still counts the run's decision tokenizer when that is an exact
+    encoding, so a profile that decides with cl100k_base always reports its own counts.
+    """
+
+    def __init__(self, exact: bool, decision: str | None = None) -> None:
+        """*decision*: a run's decision tokenizer, counted even when *exact* is false."""
         self.exact = exact
         self._exact: list[TiktokenCounter] = []
-        if exact:
-            for name in EXACT_ENCODINGS:
+        names = EXACT_ENCODINGS if exact else tuple(n for n in EXACT_ENCODINGS if n == decision)
+        if names:
+            for name in names:
                 counter = get_counter(name)
                 assert isinstance(counter, TiktokenCounter)
                 self._exact.append(counter)
+
+    @property
+    def encodings(self) -> tuple[str, ...]:
+        """The exact encodings this census counts."""
+        return tuple(c.name for c in self._exact)
 
     def measure(self, text: str) -> TokenCounts:
         values = {c.name: c.count(text) for c in self._exact}

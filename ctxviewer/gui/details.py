@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ctxviewer.engine.trace import DROPPED, INCLUDED, TRUNCATED, Item, Trace
 
@@ -65,6 +66,16 @@ def cut_line(trace: Trace, item: Item) -> str:
     return text + f". This paragraph is rank {item.rank}, {side} the cut."
 
 
+def details_text(details: Mapping[str, Any]) -> str:
+    """An item's profile-specific details in a line: ``matches: password x2, hashing x1; worth: 4.93``."""
+    out = []
+    for key, value in details.items():
+        if isinstance(value, Mapping):
+            value = ", ".join(f"{k} \u00d7{v}" for k, v in value.items())
+        out.append(f"{key}: {value}")
+    return "; ".join(out)
+
+
 def paragraph_html(trace: Trace, item: Item, mark: str = "#ffe58a", cut: str = "#9e9e9e") -> str:
     """The paragraph with its matched keywords marked and the truncation point shown."""
     lines = "" if item.line_start is None else f", lines {item.line_start}\u2013{item.line_end}"
@@ -76,7 +87,11 @@ def paragraph_html(trace: Trace, item: Item, mark: str = "#ffe58a", cut: str = "
         f" \u00b7 <b>{_STATUS_WORD.get(item.status, item.status)}</b>: {html.escape(item.reason)}"
     )
     kws = ", ".join(html.escape(k) for k in item.matched_keywords) or "none"
-    parts = [head, f"<br>Matched keywords: {kws}", f"<br><i>Top-k cut:</i> {html.escape(cut_line(trace, item))}"]
+    parts = [head, f"<br>Matched keywords: {kws}"]
+    if trace.profile == "mahabharatha":  # the only profile with a fixed top k
+        parts.append(f"<br><i>Top-k cut:</i> {html.escape(cut_line(trace, item))}")
+    elif item.details:
+        parts.append(f"<br><i>Details:</i> {html.escape(details_text(item.details))}")
     text = item.text
     if item.status == TRUNCATED and 0 < item.kept_chars < len(text):
         kept, lost = text[: item.kept_chars], text[item.kept_chars :]

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.explain import Match, find_candidates, keyword_sources
+from ctxviewer.engine.settings import WHOLE_BUDGET_PROFILES
 from ctxviewer.engine.trace import Trace
 from ctxviewer.gui.charts import Gauge, GaugeValue, ShareChart, ShareValue, TrimChart, TrimValue
 from ctxviewer.gui.models import (
@@ -129,6 +130,8 @@ class SectionsTab(QWidget):
 def budget_arithmetic(trace: Trace) -> str:
     """The budget split in words: total, shares, buffer, sub-budgets, and any section's trouble."""
     settings = {k: s.value for k, s in trace.settings.items()}
+    if trace.profile in WHOLE_BUDGET_PROFILES:
+        return _whole_budget_arithmetic(trace)
     parts = [f"<b>Budget {trace.budget:,}</b> {html.escape(trace.tokenizer)} tokens"]
     for section in trace.sections:
         share = settings.get("security_share" if section.name == "security_rules" else "spec_share")
@@ -150,13 +153,27 @@ def budget_arithmetic(trace: Trace) -> str:
                     "max(what is left, budget // 4), as the real pipeline does.)"
                 )
             lines.append(line)
-    for section in trace.sections:
-        if section.status != "included":
-            lines.append(
-                f"<b>{html.escape(section.title)}: {html.escape(section.status)}</b> \u2014 "
-                f"{html.escape(section.reason)}"
-            )
-    return "<br>".join(lines)
+    return "<br>".join(lines + _troubles(trace))
+
+
+def _whole_budget_arithmetic(trace: Trace) -> str:
+    """The budget of a profile that holds the whole context, not each section, to it."""
+    text = f"<b>Budget {trace.budget:,}</b> {html.escape(trace.tokenizer)} tokens for the whole context"
+    if trace.buffer:
+        text += f", {trace.buffer:,} of them kept free as a safety margin"
+    text += (
+        f"; the {html.escape(trace.profile)} profile gives its sections no budgets of their own "
+        "(the shares are not used)."
+    )
+    return "<br>".join([text, *_troubles(trace)])
+
+
+def _troubles(trace: Trace) -> list[str]:
+    return [
+        f"<b>{html.escape(section.title)}: {html.escape(section.status)}</b> \u2014 {html.escape(section.reason)}"
+        for section in trace.sections
+        if section.status != "included"
+    ]
 
 
 class TrimmingTab(QWidget):
