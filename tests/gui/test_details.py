@@ -8,6 +8,7 @@ from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
 from ctxviewer.engine.trace import DROPPED, INCLUDED, TRUNCATED, Item, Trace
 from ctxviewer.gui.details import mark_keywords, paragraph_html, rule_html
+from ctxviewer.gui.panels import budget_arithmetic
 from tests.factories import make_project, write
 
 PY_RULE = "## Rule: Never eval <input> & co\n**Level**: strict\n**When**: parsing\n"
@@ -247,3 +248,29 @@ def test_ctxviewer_yaml_sets_the_budget(truncated: tuple[Trace, Item]) -> None:
     trace, _ = truncated
     assert trace.budget == 40
     assert trace.settings["budget"].origin == "ctxviewer.yaml"
+
+
+def test_other_profiles_show_their_details_not_a_top_k_cut(tmp_path_factory: pytest.TempPathFactory) -> None:
+    root = tmp_path_factory.mktemp("ctx")
+    task = {"id": "T", "title": "Rotate signing keys", "files": {"create": ["src/vault.py"]}}
+    make_project(root, [task], requirements=REQUIREMENTS, design=DESIGN)
+    trace = assemble(load_project(root), "feat", "T", {"profile": "ctxviewer"}, exact=False)
+    item = trace.item("requirements:1")
+    assert item is not None
+    page = paragraph_html(trace, item)
+    assert "Top-k cut" not in page
+    # "Rotate signing keys daily.": each keyword occurs once, as a word ("keys" keeps its s:
+    # only words over 4 letters lose a plural s).
+    assert "matches: keys \u00d71, rotate \u00d71, signing \u00d71" in page
+
+
+def test_whole_budget_profiles_say_their_sections_have_no_budgets(tmp_path_factory: pytest.TempPathFactory) -> None:
+    root = tmp_path_factory.mktemp("drift")
+    task = {"id": "T", "title": "Rotate signing keys", "files": {"create": ["src/vault.py"]}}
+    make_project(root, [task], requirements=REQUIREMENTS, design=DESIGN)
+    drift = assemble(load_project(root), "feat", "T", {"profile": "drift"}, exact=False)
+    text = budget_arithmetic(drift)
+    assert text.startswith("<b>Budget 4,000</b> heuristic tokens for the whole context; the drift profile")
+    shaktiman = assemble(load_project(root), "feat", "T", {"profile": "shaktiman"}, exact=False)
+    # 2% of 4,000 is kept free.
+    assert "80 of them kept free as a safety margin" in budget_arithmetic(shaktiman)
