@@ -58,9 +58,13 @@ class DriftRun(PeerRun):
         self._check("caps", 0.6)
         notes = self._trim()
         self._check("trimming", 0.9)
+        if notes:
+            kept = f"kept: its source is never cut, so the context stays over the budget of {fmt(self.settings.budget)}"
+        else:
+            kept = f"kept: the context is within the budget of {fmt(self.settings.budget)}"
         for units in self.units.values():
             for n, unit in enumerate(units, start=1):
-                why = f"{unit.draft.reason}; kept: the context is within the budget of {fmt(self.settings.budget)}"
+                why = f"{unit.draft.reason}; {kept}"
                 if unit.capped:
                     keep_prefix(unit.draft, len(unit.text), "", why, n)
                 else:

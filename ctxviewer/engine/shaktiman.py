@@ -72,6 +72,11 @@ class Chunk:
         return f"paragraph {self.draft.id}"
 
 
+def percent(share: float) -> str:
+    """*share* as a whole percent, halves rounded up (5/8 is 63%)."""
+    return f"{math.floor(share * 100 + 0.5)}%"
+
+
 def heading_level(para: Paragraph) -> int:
     """The markdown heading level of a paragraph's first line (0: not a heading)."""
     line = para.text.lstrip("\n").split("\n", 1)[0]
@@ -88,11 +93,13 @@ class ShaktimanRun(PeerRun):
         margin = max(1, math.ceil(budget * self.settings.shaktiman_margin))
         self.limit = budget - margin
         self.sep = self.counter.count("\n\n")
-        chunks = self._rule_chunks() + [c for part in self.parts for c in self._spec_chunks(part)]
+        rules = self._rule_chunks()
+        spec = [c for part in self.parts for c in self._spec_chunks(part)]
         self._check("ranking", 0.6)
-        rules = [c for c in chunks if c.draft.kind == RULE_FILE]
-        spec = sorted((c for c in chunks if c.draft.kind != RULE_FILE), key=lambda c: -c.score)
-        ranked = rules + sorted(spec, key=lambda c: (-c.score, len(c.draft.text)))
+        order = {part.part: n for n, part in enumerate(self.parts)}
+        ranked = rules + sorted(
+            spec, key=lambda c: (-c.score, len(c.draft.text), order[c.draft.part], c.lines[0], c.last - c.first)
+        )
         for n, chunk in enumerate(ranked, start=1):
             chunk.draft.rank = n
         self.selected: list[Chunk] = []
@@ -186,7 +193,7 @@ class ShaktimanRun(PeerRun):
 
     def _chunk(self, draft: ItemDraft, score: int, lines: tuple[int, int], what: str) -> Chunk:
         meta = f"<!-- {draft.source} L{lines[0]}-{lines[1]} {what} -->"
-        return Chunk(draft, score, lines, meta=meta, base=draft.reason)
+        return Chunk(draft, score, lines, meta=meta, base=draft.reason if draft.kind == RULE_FILE else what)
 
     # -- packing ----------------------------------------------------------------------------------
 
@@ -220,7 +227,7 @@ class ShaktimanRun(PeerRun):
         if overlap is not None and overlap[1] > MAX_OVERLAP:
             other, share = overlap
             if say:
-                draft.reason = f"{why}, {chunk.base}: skipped, overlaps {other.label} by {share:.0%}"
+                draft.reason = f"{why}, {chunk.base}: skipped, overlaps {other.label} by {percent(share)}"
             return False
         cost = self._cost(chunk)
         left = self.limit - self.used if room is None else min(room, self.limit - self.used)
@@ -248,7 +255,10 @@ class ShaktimanRun(PeerRun):
                 "skip_no_fit",
                 chunk.draft.id,
                 f"{chunk.label} ({fmt(cost)} tokens) did not fit the {fmt(self.limit - self.used)} left",
-                (self.used + cost, self.used_chars + len(chunk.meta) + 1 + len(chunk.draft.text)),
+                (
+                    self.used + cost,
+                    self.used_chars + (2 if self.selected else 0) + len(chunk.meta) + 1 + len(chunk.draft.text),
+                ),
                 (self.used, self.used_chars),
             )
 
