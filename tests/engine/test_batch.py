@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine import batch
+from ctxviewer.engine.assembly import Cancelled
 from ctxviewer.engine.batch import run_batch
 from ctxviewer.engine.errors import CtxViewerError, ProjectError
-from ctxviewer.engine.assembly import Cancelled
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
 from tests.factories import make_project, write
