@@ -1,4 +1,4 @@
-"""The ``ctxviewer`` command line: assemble, batch, check, split (and the GUI).
+"""The ``ctxviewer`` command line: assemble, batch, check, whatif, compare, follow, split (and the GUI).
 
 Exit codes: 0 success; 1 ``check`` found tasks over budget, or the reproduced
 pipeline itself raised (``fallback_to_full: false``); 2 bad input -- a missing
@@ -45,20 +45,21 @@ def _err(message: str) -> None:
 
 def _setting(text: str) -> tuple[str, Any]:
     """``KEY=VALUE`` from ``--set``; the value is read as YAML (numbers, booleans, mappings)."""
-    import yaml
+    from ctxviewer.engine.compare import parse_assignment
 
-    key, sep, raw = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"{text!r}: write KEY=VALUE, e.g. budget=1500 or spec_share=0.4")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
-        value = raw
-    return key.strip(), value
+        return parse_assignment(text)
+    except CtxViewerError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """``--set`` values, with ``--profile``, ``--budget`` and ``--tokenizer`` on top."""
+    from ctxviewer.engine.compare import check_profile
+
     out: dict[str, Any] = dict(getattr(args, "set", None) or [])
+    if getattr(args, "profile", None) is not None:
+        out["profile"] = check_profile(args.profile, "--profile")
     if getattr(args, "budget", None) is not None:
         out["budget"] = args.budget
     if getattr(args, "tokenizer", None) is not None:
@@ -74,6 +75,12 @@ def _report_project_warnings(project: Any) -> None:
 def _report_trace_errors(trace: Any) -> int:
     """Print the trace's errors to stderr; the exit code they call for."""
     return _report_errors(trace.errors)
+
+
+def _report_two_runs(first: Any, second: Any) -> int:
+    """Report the errors of two runs of one task; both read the same files, so each once."""
+    code = _report_trace_errors(second)
+    return max(code, _report_errors([e for e in first.errors if e not in second.errors]))
 
 
 def _report_errors(errors: Sequence[Any]) -> int:
@@ -268,9 +275,29 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     else:
         text = diff_markdown(diff)
     _write_out(text, args.output)
-    # Both runs read the same files: report each problem once.
-    code = _report_trace_errors(current)
-    return max(code, _report_errors([e for e in baseline.errors if e not in current.errors]))
+    return _report_two_runs(baseline, current)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.compare import compare_markdown, compare_task, compare_text, compare_to_json, parse_sides
+    from ctxviewer.engine.project import load_project
+
+    a, b = parse_sides(args.profiles)  # a malformed spec fails before anything is read
+    project = load_project(args.project, _overrides(args))
+    feature = project.feature(args.feature)
+    task = feature.task(args.task)
+    settings_a = a.settings(project.settings, "--profiles A")
+    settings_b = b.settings(project.settings, "--profiles B")
+    names = (f"A: {a.label}", f"B: {b.label}")
+    diff = compare_task(project, feature, task, settings_a, settings_b, exact=not args.no_exact, names=names)
+    if args.format == "json":
+        text = json.dumps(compare_to_json(diff, a, b), ensure_ascii=False, indent=2) + "\n"
+    elif args.format == "md":
+        text = compare_markdown(diff, a, b)
+    else:
+        text = compare_text(diff, a, b)
+    _write_out(text, args.output)
+    return _report_two_runs(diff.baseline, diff.current)
 
 
 def _follow_limits(args: argparse.Namespace) -> Any:
@@ -345,6 +372,13 @@ def cmd_follow(args: argparse.Namespace) -> int:
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.compare import parse_sides
+
+    if args.profiles:
+        parse_sides(args.profiles)  # a malformed spec is bad input here; values are checked in the tab
+    tune = _overrides(args)
+    if "profile" in tune:  # the window takes --profile as one more --set
+        args.set = [*(args.set or []), ("profile", tune["profile"])]
     try:
         from ctxviewer.gui.app import run_gui
     except ImportError as exc:
@@ -364,6 +398,16 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be at least 1")
     return value
+
+
+def _add_profile(p: argparse.ArgumentParser) -> None:
+    from ctxviewer.engine.settings import PROFILES
+
+    p.add_argument(
+        "--profile",
+        metavar="NAME",
+        help=f"the assembly strategy: {', '.join(PROFILES)} (the same as --set profile=NAME)",
+    )
 
 
 def _add_set(p: argparse.ArgumentParser) -> None:
@@ -391,6 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", required=True)
     p.add_argument("--budget", type=_positive_int, help="task_context_budget_tokens (default: the project's)")
     p.add_argument("--tokenizer", choices=TOKENIZERS, help="tokenizer used for decisions")
+    _add_profile(p)
     _add_set(p)
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
@@ -401,6 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--feature")
     p.add_argument("--budget", type=_positive_int)
     p.add_argument("--tokenizer", choices=TOKENIZERS)
+    _add_profile(p)
     _add_set(p)
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts (faster)")
@@ -412,6 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--feature")
     p.add_argument("--max-tokens", type=_positive_int, help="limit (default: the project's budget)")
     p.add_argument("--tokenizer", choices=TOKENIZERS, help="how to count (default: the project's)")
+    _add_profile(p)
     _add_set(p)
     p.set_defaults(func=cmd_check)
 
@@ -425,6 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project")
     p.add_argument("--feature", required=True)
     p.add_argument("--task", required=True)
+    _add_profile(p)
     _add_set(p)
     p.add_argument(
         "--baseline-set",
@@ -437,6 +485,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
     p.add_argument("-o", "--output")
     p.set_defaults(func=cmd_whatif)
+
+    p = sub.add_parser("compare", help="one task assembled by two profiles (or two settings) side by side")
+    p.add_argument("project")
+    p.add_argument("--feature", required=True)
+    p.add_argument("--task", required=True)
+    p.add_argument(
+        "--profiles",
+        required=True,
+        metavar="A,B",
+        help="the two sides, each a profile with optional settings: mahabharatha,drift:budget=6000,top_k=8",
+    )
+    _add_set(p)
+    p.add_argument("--format", choices=("text", "md", "json"), default="text")
+    p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
+    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("follow", help="follow a worker's JSON-lines event log: tracker usage as it grows")
     p.add_argument("log", help="the event log (format: docs/event-log.md)")
@@ -453,10 +517,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task")
     p.add_argument(
         "--tab",
-        choices=("sections", "paragraphs", "rules", "trimming", "context", "whatif", "task"),
+        choices=("sections", "paragraphs", "rules", "trimming", "context", "whatif", "compare", "task"),
         help="the tab to show first",
     )
+    _add_profile(p)
     _add_set(p)
+    p.add_argument(
+        "--profiles",
+        metavar="A,B",
+        help="the sides of the Compare tab, e.g. mahabharatha,mahabharatha:budget=1500",
+    )
     p.add_argument("--follow", metavar="LOG", help="follow a worker's JSON-lines event log in the Session panel")
     p.add_argument(
         "--compare",

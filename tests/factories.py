@@ -40,3 +40,30 @@ def make_project(
     if config is not None:
         write(root, ".mahabharatha/config.yaml", config)
     return root
+
+
+# -- a project whose budgets are worked by hand (tests/engine/test_compare.py) ------------------
+
+#: One core rule whose block is "### _core/owasp-2025.md\n" (24 chars) + the rule line
+#: "## Rule: " + 1,500 x's (1,509 chars; its trailing newline is not kept) = 1,533 chars.
+COMPARE_CORE = "## Rule: " + "x" * 1500 + "\n"
+#: Two requirement paragraphs of 600 chars: P1 holds 'login' and 'session' (score 2 for a
+#: task titled "Login session"), P2 only 'login' (score 1).  The filler holds no keyword.
+COMPARE_P1 = "Login session " + "z" * 586
+COMPARE_P2 = "Login " + "z" * 594
+COMPARE_TASKS = [
+    {"id": "T1", "title": "Login session", "files": {"create": ["src/app.py"]}},
+    {"id": "T2", "title": "Session", "files": {}},
+]
+
+
+def make_compare_project(root: Path) -> Path:
+    """Feature ``feat``: T1 (hand-worked in tests/engine/test_compare.py) and T2 (no files:
+    no security section; only P1 mentions 'session')."""
+    return make_project(
+        root,
+        COMPARE_TASKS,
+        requirements=f"{COMPARE_P1}\n\n{COMPARE_P2}",
+        design="",
+        rules={"_core/owasp-2025.md": COMPARE_CORE},
+    )

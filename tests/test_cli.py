@@ -317,3 +317,115 @@ def test_follow_once_status_counts_the_finished_last_line(tmp_path: Path, capsys
     log.write_text('{"ts": 0, "event": "task_executed", "id": "A"}\n{"ts": 60, "event": "tool_call"}', encoding="utf-8")
     code, out, _ = run(capsys, "follow", str(log), "--once")
     assert code == 0 and "2 events:" in out and "1 task, 0 files, 1 tool call, 1.0 min" in out
+
+
+CONTEXT_T1 = (
+    "## Security Rules (task-scoped)\n\n### _core/owasp-2025.md\n## Rule: A\n**Level**: strict"
+    "\n\n## Relevant Requirements\n\nAlpha login flow.\n\nBeta session store."
+    "\n\n## Relevant Design\n\nLogin screen design."
+)
+
+
+def test_profile_option_is_the_profile_setting(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "assemble", str(project), "--feature", "feat", "--task", "T1", "--profile", "mahabharatha",
+        "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    assert (data["profile"], data["settings"]["profile"]) == (
+        "mahabharatha",
+        {"value": "mahabharatha", "origin": "command line"},
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["assemble", "{p}", "--feature", "feat", "--task", "T1"],
+        ["batch", "{p}"],
+        ["check", "{p}"],
+        ["whatif", "{p}", "--feature", "feat", "--task", "T1"],
+        ["gui", "{p}"],
+    ],
+    ids=["assemble", "batch", "check", "whatif", "gui"],
+)
+def test_a_bad_profile_name_is_one_line_and_exit_2(
+    argv: list[str], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, *(a.replace("{p}", str(project)) for a in argv), "--profile", "drfit")
+    assert (code, out) == (2, "")
+    assert err == "ctxviewer: --profile: 'drfit' is not a profile; did you mean drift?\n"
+
+
+def test_compare_text_shows_both_sides_and_what_left(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "compare", str(project), "--feature", "feat", "--task", "T1",
+        "--profiles", "mahabharatha:top_k=2,mahabharatha:top_k=1", "--no-exact",
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    # B keeps only the rank-1 requirements paragraph: 21 characters ("\n\nBeta session store.") fewer.
+    used_a, used_b = len(CONTEXT_T1) // 4, (len(CONTEXT_T1) - 21) // 4
+    lines = out.splitlines()
+    assert lines[0] == "T1 (feat): Login session"
+    assert lines[1] == (
+        f"A  mahabharatha: top_k=2  {used_a} of 4,000 heuristic tokens ({100 * used_a / 4000:.1f}%), within budget"
+    )
+    assert lines[2] == (
+        f"B  mahabharatha: top_k=1  {used_b} of 4,000 heuristic tokens ({100 * used_b / 4000:.1f}%), within budget"
+    )
+    assert lines[3] == "Settings that differ (A \u2192 B): top_k 2 \u2192 1"
+    assert (
+        "  left    .gsd/specs/feat/requirements.md:3-3 (paragraph): included \u2192 dropped, 4 \u2192 0 tokens" in lines
+    )
+    assert "          A: rank 2 of 2 kept (score 1)" in lines
+    assert "          B: rank 2, only the top 1 are kept (score 1)" in lines
+    at = lines.index("Context diff (A \u2192 B):")
+    assert lines[at + 1 : at + 3] == ["--- A: mahabharatha: top_k=2", "+++ B: mahabharatha: top_k=1"]
+    assert "-Beta session store." in lines[at:]
+
+
+def test_compare_json_and_md_to_files(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["compare", str(project), "--feature", "feat", "--task", "T1", "--profiles", "mahabharatha,mahabharatha"]
+    code, out, _ = run(capsys, *base, "--set", "budget=1000", "--format", "json", "-o", str(tmp_path / "c.json"))
+    assert (code, out) == (0, "")
+    data = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    # --set applies to both sides: the same settings, the same context.
+    assert data["unchanged"] and data["sides"]["A"]["budget"] == data["sides"]["B"]["budget"] == 1000
+    code, out, _ = run(capsys, *base, "--format", "md", "-o", str(tmp_path / "c.md"))
+    assert (code, out) == (0, "")
+    text = (tmp_path / "c.md").read_text(encoding="utf-8")
+    assert text.startswith("## Compare T1: A `mahabharatha` vs B `mahabharatha`\n")
+    assert "No change: settings, sections, candidates and the context are the same" in text
+
+
+@pytest.mark.parametrize(
+    ("profiles", "message"),
+    [
+        ("mahabharatha", "--profiles: name exactly two sides"),
+        ("mahabharatha,drfit", "--profiles B: 'drfit' is not a profile; did you mean drift?"),
+        ("mahabharatha:budget=0,mahabharatha", "--profiles A: budget: must be between 1 and 10,000,000, not 0"),
+        ("mahabharatha:budgett=9,mahabharatha", "--profiles A: budgett: unknown setting; did you mean budget?"),
+    ],
+)
+def test_compare_bad_sides_are_one_line_and_exit_2(
+    profiles: str, message: str, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "compare", str(project), "--feature", "feat", "--task", "T1", "--profiles", profiles)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"ctxviewer: {message}") and err.count("\n") == 1
+
+
+def test_compare_unknown_task_is_bad_input(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(
+        capsys,
+        "compare",
+        str(project),
+        "--feature",
+        "feat",
+        "--task",
+        "NOPE",
+        "--profiles",
+        "mahabharatha,mahabharatha",
+    )
+    assert code == 2 and "NOPE" in err and err.count("\n") == 1

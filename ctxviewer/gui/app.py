@@ -154,6 +154,16 @@ def take_screenshot(window: MainWindow, out: str, timeout_ms: int = SCREENSHOT_T
     return error
 
 
+def _show_tabs(window: MainWindow, args: argparse.Namespace) -> None:
+    """The first tab (``--tab``; the Compare tab when only ``--profiles`` is given) and the compared sides."""
+    profiles = getattr(args, "profiles", None)
+    if profiles:
+        window.compare_tab.set_spec(profiles)
+    tab = args.tab or ("compare" if profiles else None)
+    if tab:
+        window.show_tab(tab)
+
+
 def _tune(args: argparse.Namespace) -> dict[str, Any]:
     return dict(getattr(args, "set", None) or [])
 
@@ -170,8 +180,7 @@ def run_gui(args: argparse.Namespace) -> int:
     window = MainWindow()
     window.show()
     project = args.project or window.settings.value("last-project")
-    if args.tab:
-        window.show_tab(args.tab)
+    _show_tabs(window, args)
     if project and Path(str(project)).is_dir():
         window.open_project(str(project), args.feature, args.task, tune=_tune(args), compare=args.compare)
     elif args.project:
@@ -189,8 +198,7 @@ def _screenshot(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="ctxviewer-shot-") as tmp:
         settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
         window = MainWindow(settings)
-        if args.tab:
-            window.show_tab(args.tab)
+        _show_tabs(window, args)
         window.open_project(args.project, args.feature, args.task, tune=_tune(args), compare=args.compare)
         if getattr(args, "follow", None):
             window.follow_log(args.follow)

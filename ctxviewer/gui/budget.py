@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.errors import SettingsError
-from ctxviewer.engine.settings import CTXVIEWER_YAML_KEYS, FLAT_KEYS, Settings
+from ctxviewer.engine.settings import CTXVIEWER_YAML_KEYS, FLAT_KEYS, PROFILE_SUMMARIES, PROFILES, Settings
 from ctxviewer.engine.tokens import TOKENIZERS
 from ctxviewer.engine.tuning import TUNABLE
 from ctxviewer.gui.charts import segment_color
@@ -335,7 +335,7 @@ class _Row:
 
 
 class BudgetPanel(QWidget):
-    """Budget, shares, buffer, top-k, decision tokenizer and tracker limits, live."""
+    """Profile, budget, shares, buffer, top-k, decision tokenizer and tracker limits, live."""
 
     #: The tuned settings, after a short quiet period following the last change.
     settingsChanged = Signal(object)
@@ -362,7 +362,7 @@ class BudgetPanel(QWidget):
         grid.setVerticalSpacing(2)
         grid.setColumnStretch(1, 1)
         self.rows: dict[str, _Row] = {}
-        line = 0
+        line = self._add_profile(grid)
         for spec in SPECS:
             if spec.key == "top_k":
                 line = self._add_buffer(grid, line)
@@ -420,6 +420,36 @@ class BudgetPanel(QWidget):
         layout.addWidget(self.effect)
         layout.addStretch(1)
         self._show_all()
+
+    def _add_profile(self, grid: QGridLayout) -> int:
+        """The profile choice, first: it decides what every other setting means."""
+        self.profile = QComboBox(self)
+        for index, name in enumerate(PROFILES):
+            self.profile.addItem(name)
+            self.profile.setItemData(index, f"{name}: {PROFILE_SUMMARIES[name]}", Qt.ItemDataRole.ToolTipRole)
+        self.profile.currentTextChanged.connect(self._choose_profile)
+        self.profile_message = QLabel("", self)
+        self.profile_message.setObjectName("fieldMessage")
+        self.profile_message.setWordWrap(True)
+        self.profile_message.hide()
+        grid.addWidget(QLabel("Profile", self), 0, 0)
+        grid.addWidget(self.profile, 0, 1, 1, 2)
+        grid.addWidget(self.profile_message, 1, 0, 1, 3)
+        return 2
+
+    def _choose_profile(self, name: str) -> None:
+        refusal = self._set("profile", name, f"profile {name}")
+        self.profile_message.setText(refusal)
+        self.profile_message.setVisible(bool(refusal))
+        if refusal:  # the choice in force stays shown; the message says why
+            self._show_profile()
+
+    def _show_profile(self) -> None:
+        name = self.values["profile"]
+        self.profile.blockSignals(True)
+        self.profile.setCurrentText(name)
+        self.profile.blockSignals(False)
+        self.profile.setToolTip(f"The assembly strategy: {name}, {PROFILE_SUMMARIES.get(name, '')}")
 
     def _add_buffer(self, grid: QGridLayout, line: int) -> int:
         self.share_bar = ShareBar(self)
@@ -631,6 +661,8 @@ class BudgetPanel(QWidget):
         self.tokenizer.blockSignals(True)
         self.tokenizer.setCurrentText(self.values["tokenizer"])
         self.tokenizer.blockSignals(False)
+        self._show_profile()
+        self.profile_message.hide()
         self._show_state()
 
     def _show_state(self) -> None:

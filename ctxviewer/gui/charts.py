@@ -431,9 +431,17 @@ class _Chart(QWidget):
 
 
 class ShareChart(_Chart):
-    """One stacked bar of the whole context, then one bar per section against its budget."""
+    """One stacked bar of the whole context, then one bar per section against its budget.
+
+    A *compact* chart (two side by side in the Compare tab) leaves the percentages out of
+    the section rows and the buffer note out of the caption; the tooltips keep them.
+    """
 
     sectionClicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None, compact: bool = False) -> None:
+        super().__init__(parent)
+        self.compact = compact
 
     def setValue(self, value: ShareValue | None) -> None:
         """Show *value*; None shows a short empty-state message."""
@@ -444,13 +452,12 @@ class ShareChart(_Chart):
 
     def _make_texts(self) -> tuple[tuple[str, str], ...]:
         v = self._value
-        return tuple(
-            (
-                s.title or s.name,
-                f"{_pos(s.tokens):,} / {_pos(s.budget):,} ({percent_text(s.tokens, s.budget)})",
-            )
-            for s in (v.segments if v else ())
-        )
+
+        def figure(s: ShareSegment) -> str:
+            text = f"{_pos(s.tokens):,} / {_pos(s.budget):,}"
+            return text if self.compact else f"{text} ({percent_text(s.tokens, s.budget)})"
+
+        return tuple((s.title or s.name, figure(s)) for s in (v.segments if v else ()))
 
     def _rows_top(self) -> float:
         return self.bar_rect().bottom() + self.fontMetrics().height() + 8
@@ -493,7 +500,8 @@ class ShareChart(_Chart):
         cap = QRectF(MARGIN, MARGIN, self.width() - 2 * MARGIN, fm.height())
         right = f"over budget by {used - budget:,}" if used > budget else ""
         left = f"{used:,} / {budget:,} {value.tokenizer} tokens ({percent_text(used, budget)})"
-        left += f" \u00b7 hatched: {_pos(value.buffer):,}-token buffer" if _pos(value.buffer) else ""
+        if _pos(value.buffer) and not self.compact:
+            left += f" \u00b7 hatched: {_pos(value.buffer):,}-token buffer"
         p.setPen(text)
         _text(p, cap.adjusted(0, 0, -fm.horizontalAdvance(right) - 8 if right else 0, 0), left, LEFT)
         p.setPen(OVER_COLOR)

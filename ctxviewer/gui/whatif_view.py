@@ -4,16 +4,29 @@ One header line says what was compared; below it a compact table of per-section
 token deltas, a filterable table of the candidates whose fate changed (with both
 reasons in its detail pane), and the unified diff of the assembled context, coloured
 by :class:`DiffHighlighter`.  The tab only reads a :class:`~ctxviewer.engine.whatif.TraceDiff`.
+
+:class:`ChangeTable` and :class:`DiffPane` also serve the Compare tab, where the two runs
+are sides A and B instead of a baseline and the current run (:class:`RunNames`).
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontDatabase,
+    QPalette,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -57,6 +70,26 @@ ColourFn = Callable[[Any], str | None]
 
 #: The colour each change is written in, as the status it resembles.
 _CHANGE_TONE = {ENTERED: INCLUDED, GREW: INCLUDED, LEFT: DROPPED, SHRANK: TRUNCATED, NEW: "empty", GONE: "empty"}
+
+
+@dataclass(frozen=True, slots=True)
+class RunNames:
+    """What the two runs of a diff are called in columns, tooltips and the detail pane."""
+
+    #: Labels in the detail pane (``Baseline: ...``, ``Now: ...``).
+    before: str = "Baseline"
+    after: str = "Now"
+    #: The runs in a sentence.
+    before_run: str = "the baseline run"
+    after_run: str = "the current run"
+    #: Header of the reason column.
+    reason_header: str = "Reason now"
+    #: What each change means (see :data:`~ctxviewer.engine.whatif.CHANGES`).
+    meanings: Mapping[str, str] = field(default_factory=lambda: dict(CHANGE_MEANINGS))
+
+
+#: The what-if's names: a pinned baseline and the current run.
+WHATIF_NAMES = RunNames()
 
 
 def _delta_tone(value: int) -> str | None:
@@ -137,8 +170,8 @@ def section_delta_columns(tokenizer: str) -> list[Column]:
 SECTION_COLOURS: Mapping[int, ColourFn] = {4: lambda s: _delta_tone(s.delta)}
 
 
-def change_columns(tokenizer: str) -> list[Column]:
-    meanings = "; ".join(f"{k}: {v}" for k, v in CHANGE_MEANINGS.items())
+def change_columns(tokenizer: str, names: RunNames = WHATIF_NAMES) -> list[Column]:
+    meanings = "; ".join(f"{k}: {v}" for k, v in names.meanings.items())
     return [
         Column("Change", lambda c: c.change, lambda c: CHANGES.index(c.change), meanings),
         Column(
@@ -151,34 +184,40 @@ def change_columns(tokenizer: str) -> list[Column]:
             "Status",
             lambda c: arrow(c.status_before, c.status_after),
             None,
-            "Its status in the baseline \u2192 now (\u2014: the run has no such candidate)",
+            f"Its status in {names.before_run} \u2192 {names.after_run} (\u2014: the run has no such candidate)",
         ),
         Column(
             "Tokens \u0394",
             lambda c: signed(c.delta),
             lambda c: c.delta,
-            f"{tokenizer} tokens of its kept text, current minus baseline (truncated text counted as kept)",
+            f"{tokenizer} tokens of its kept text, {names.after_run} minus {names.before_run} "
+            "(truncated text counted as kept)",
             numeric=True,
         ),
-        Column("Reason now", lambda c: c.reason_after or "(not in the current run)", None, "Why the pipeline did this"),
+        Column(
+            names.reason_header,
+            lambda c: c.reason_after or f"(not in {names.after_run})",
+            None,
+            f"Why the pipeline did this in {names.after_run}",
+        ),
     ]
 
 
 CHANGE_COLOURS: Mapping[int, ColourFn] = {0: lambda c: _CHANGE_TONE.get(c.change), 3: lambda c: _delta_tone(c.delta)}
 
 
-def change_html(change: ItemChange) -> str:
-    """The detail pane of one item change: what happened, and the reason before and now."""
+def change_html(change: ItemChange, names: RunNames = WHATIF_NAMES) -> str:
+    """The detail pane of one item change: what happened, and the reason in each run."""
     e = html.escape
     tokens = f"{change.tokens_before:,} \u2192 {change.tokens_after:,} ({signed(change.delta)})"
     rows = [
         f"<b>{e(change.label)}</b> ({kind_word(change.kind)})",
-        f"<b>{e(change.change)}</b>: {e(CHANGE_MEANINGS.get(change.change, ''))}",
+        f"<b>{e(change.change)}</b>: {e(names.meanings.get(change.change, ''))}",
         f"Status: {e(arrow(change.status_before, change.status_after))} \u00b7 tokens in the context: {e(tokens)}",
     ]
-    before = e(change.reason_before) if change.reason_before else "<i>not in the baseline run</i>"
-    now = e(change.reason_after) if change.reason_after else "<i>not in the current run</i>"
-    rows += [f"<br><b>Baseline:</b> {before}", f"<b>Now:</b> {now}"]
+    before = e(change.reason_before) if change.reason_before else f"<i>not in {e(names.before_run)}</i>"
+    now = e(change.reason_after) if change.reason_after else f"<i>not in {e(names.after_run)}</i>"
+    rows += [f"<br><b>{e(names.before)}:</b> {before}", f"<b>{e(names.after)}:</b> {now}"]
     return "<br>".join(rows)
 
 
@@ -188,10 +227,12 @@ def change_html(change: ItemChange) -> str:
 class ChangeTable(RecordTable):
     """A :class:`RecordTable` of item changes whose toggle buttons filter by change."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(change_columns("heuristic"), change_html, statuses=False, noun="changes", parent=parent)
+    def __init__(self, parent: QWidget | None = None, names: RunNames = WHATIF_NAMES) -> None:
+        columns = change_columns("heuristic", names)
+        super().__init__(columns, lambda c: change_html(c, names), statuses=False, noun="changes", parent=parent)
+        self.names = names
         old = self.model
-        self.model = DiffModel(change_columns("heuristic"), CHANGE_COLOURS, self)
+        self.model = DiffModel(columns, CHANGE_COLOURS, self)
         self.proxy.setSourceModel(self.model)
         old.deleteLater()
         outer = self.layout()
@@ -202,16 +243,18 @@ class ChangeTable(RecordTable):
             button = QToolButton(self)
             button.setCheckable(True)
             button.setChecked(True)
-            button.setToolTip(f"Show candidates that {change}: {CHANGE_MEANINGS[change]}")
+            button.setToolTip(f"Show candidates that {change}: {names.meanings[change]}")
             button.toggled.connect(self._on_status)
             bar.insertWidget(bar.indexOf(self.count), button)
             self.status_buttons[change] = button
         self.filter.setPlaceholderText("Filter candidates\u2026")
-        self.detail.setPlaceholderText("Select a candidate to see its reason in the baseline and now.")
+        self.detail.setPlaceholderText(
+            f"Select a candidate to see its reason in {names.before_run} and in {names.after_run}."
+        )
 
     def set_changes(self, changes: Sequence[ItemChange], tokenizer: str) -> None:
         """Show *changes*; a change button shows its count and is hidden when there are none."""
-        self.set_rows(changes, widths=[64, 190, 144, 66], columns=change_columns(tokenizer))
+        self.set_rows(changes, widths=[64, 190, 144, 66], columns=change_columns(tokenizer, self.names))
         for change, button in self.status_buttons.items():
             n = sum(1 for c in changes if c.change == change)
             button.setText(f"{change} {n}")
@@ -272,6 +315,54 @@ class DiffHighlighter(QSyntaxHighlighter):
             self.setFormat(0, max(len(text), 1), self._formats[kind])
 
 
+class DiffPane(QWidget):
+    """A caption over a read-only, monospaced unified diff coloured by :class:`DiffHighlighter`."""
+
+    def __init__(self, parent: QWidget | None = None, placeholder: str = "") -> None:
+        super().__init__(parent)
+        self.caption = QLabel(self)
+        self.caption.setWordWrap(True)
+        self.view = QPlainTextEdit(self)
+        self.view.setReadOnly(True)
+        self.view.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.view.setPlaceholderText(placeholder)
+        self.highlighter = DiffHighlighter(self.view.document(), is_dark(self.palette()))
+        box = QVBoxLayout(self)
+        box.setContentsMargins(4, 4, 4, 4)
+        box.addWidget(self.caption)
+        box.addWidget(self.view, 1)
+
+    def set_lines(self, lines: Sequence[str], caption: str) -> None:
+        self.view.setPlainText(display_text("\n".join(lines)))
+        self.caption.setText(caption)
+
+    def follow_palette(self, palette: QPalette) -> None:
+        """Colour the diff for *palette*: the pane's own, or its tab's (with an application style
+        sheet, a palette set on the tab does not reach the widgets inside it)."""
+        self.highlighter.set_dark(is_dark(palette))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:  # follow a light/dark switch
+            self.follow_palette(self.palette())
+        super().changeEvent(event)
+
+
+def diff_caption(diff: TraceDiff, arrow_text: str = "baseline \u2192 current", same: str = "the baseline's") -> str:
+    """What the context diff holds: lines added and removed, or why there is none."""
+    lines = diff.context_diff
+    if not lines:
+        if diff.baseline.context != diff.current.context:
+            return "The contexts differ only in line endings or other line separators."
+        return f"Context diff: none, the assembled context is the same as {same}."
+    added = sum(1 for x in lines if x.startswith("+") and not x.startswith("+++ "))
+    removed = sum(1 for x in lines if x.startswith("-") and not x.startswith("--- "))
+    return f"Context diff, {arrow_text}: {_lines(added)} added, {_lines(removed)} removed"
+
+
 # -- the tab --------------------------------------------------------------------------------------
 
 
@@ -297,26 +388,13 @@ class WhatIfTab(QWidget):
         self.changes = ChangeTable(self)
         self.changes.rowActivated.connect(self._on_item_activated)
 
-        self.diff_caption = QLabel(self)
-        self.diff_caption.setWordWrap(True)
-        self.diff_view = QPlainTextEdit(self)
-        self.diff_view.setReadOnly(True)
-        self.diff_view.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
-        )
-        self.diff_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.diff_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.diff_view.setPlaceholderText("The assembled context is the same as the baseline's.")
-        self.highlighter = DiffHighlighter(self.diff_view.document(), is_dark(self.palette()))
-        diff_box = QWidget(self)
-        box = QVBoxLayout(diff_box)
-        box.setContentsMargins(4, 4, 4, 4)
-        box.addWidget(self.diff_caption)
-        box.addWidget(self.diff_view, 1)
+        self.diff_pane = DiffPane(self, "The assembled context is the same as the baseline's.")
+        self.diff_caption, self.diff_view = self.diff_pane.caption, self.diff_pane.view
+        self.highlighter = self.diff_pane.highlighter
 
         self.panes = QSplitter(Qt.Orientation.Horizontal, self)
         self.panes.addWidget(self.changes)
-        self.panes.addWidget(diff_box)
+        self.panes.addWidget(self.diff_pane)
         self.panes.setStretchFactor(0, 1)
         self.panes.setStretchFactor(1, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
@@ -349,8 +427,7 @@ class WhatIfTab(QWidget):
         if diff is None:
             self.sections_model.set_rows([])
             self.changes.set_changes([], "heuristic")
-            self.diff_view.setPlainText("")
-            self.diff_caption.setText("")
+            self.diff_pane.set_lines((), "")
             return
         rows = [*diff.sections, _whole_context(diff)]
         self.sections_model.set_rows(rows, section_delta_columns(diff.tokenizer))
@@ -359,8 +436,7 @@ class WhatIfTab(QWidget):
         self.changes.set_changes(diff.items, diff.tokenizer)
         if diff.items:  # show the first change's reasons right away
             self.changes.select(lambda _row: True)
-        self.diff_view.setPlainText(display_text("\n".join(diff.context_diff)))
-        self.diff_caption.setText(_diff_caption(diff))
+        self.diff_pane.set_lines(diff.context_diff, diff_caption(diff))
         self._fit_sections(len(rows))
 
     def _fit_sections(self, rows: int) -> None:
@@ -384,7 +460,7 @@ class WhatIfTab(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         # Follow a light/dark switch: diff colours and the header's coloured delta.
         if event.type() == QEvent.Type.PaletteChange:
-            self.highlighter.set_dark(is_dark(self.palette()))
+            self.diff_pane.follow_palette(self.palette())
             self._update_header()
         super().changeEvent(event)
 
@@ -407,17 +483,6 @@ def _whole_context(diff: TraceDiff) -> SectionDelta:
         status_before=over_b,
         status_after=over_c,
     )
-
-
-def _diff_caption(diff: TraceDiff) -> str:
-    lines = diff.context_diff
-    if not lines:
-        if diff.baseline.context != diff.current.context:
-            return "The contexts differ only in line endings or other line separators."
-        return "Context diff: none, the assembled context is the same as the baseline's."
-    added = sum(1 for x in lines if x.startswith("+") and not x.startswith("+++ "))
-    removed = sum(1 for x in lines if x.startswith("-") and not x.startswith("--- "))
-    return f"Context diff, baseline \u2192 current: {_lines(added)} added, {_lines(removed)} removed"
 
 
 def _lines(n: int) -> str:

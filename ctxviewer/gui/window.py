@@ -42,6 +42,7 @@ from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
 from ctxviewer.engine.tuning import plan_save, save_ctxviewer_yaml
 from ctxviewer.engine.whatif import TraceDiff, diff_traces
 from ctxviewer.gui.budget import BudgetPanel
+from ctxviewer.gui.compare_view import CompareTab
 from ctxviewer.gui.context_view import ContextView
 from ctxviewer.gui.details import paragraph_html, rule_html
 from ctxviewer.gui.highlighter import LexedText, display_text, lex_blocks
@@ -54,7 +55,7 @@ from ctxviewer.gui.tables import RecordTable
 from ctxviewer.gui.whatif_view import WhatIfTab
 from ctxviewer.gui.worker import Lane, RunState, make_pool
 
-TABS = ("sections", "paragraphs", "rules", "trimming", "context", "whatif", "task")
+TABS = ("sections", "paragraphs", "rules", "trimming", "context", "whatif", "compare", "task")
 MAX_RECENT = 10
 #: Quiet time after a budget change before the batch pass re-runs every task.
 BATCH_DELAY_MS = 800
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
         self.export_lane = Lane(self.pool, "export", self)
         self.session_lane = Lane(self.pool, "replay", self)
         self.refresh_lane = Lane(self.pool, "refresh", self)
+        self.compare_lane = Lane(self.pool, "compare", self)
         #: Files and folders of the open project whose changes re-run the task.
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_disk_change)
@@ -162,6 +164,7 @@ class MainWindow(QMainWindow):
         self.context_view = ContextView(self)
         self.whatif = WhatIfTab(self)
         self.whatif.itemActivated.connect(self._go_to_item_id)
+        self.compare_tab = CompareTab(self.compare_lane, self)
         self.task_tab = TaskTab(self)
         for widget, title, tip in (
             (self.sections_tab, "Sections", "Token share of each section against its budget"),
@@ -170,6 +173,7 @@ class MainWindow(QMainWindow):
             (self.trimming, "Trimming", "The cuts, in order, with tokens before and after"),
             (self.context_view, "Context", "The assembled context, exactly as the worker sees it"),
             (self.whatif, "What-if", "This run against the pinned baseline: token deltas, what entered or left"),
+            (self.compare_tab, "Compare", "This task assembled two ways side by side: two profiles, or two settings"),
             (self.task_tab, "Task", "The task's keywords and the effective settings"),
         ):
             index = self.tabs.addTab(widget, title)
@@ -414,6 +418,7 @@ class MainWindow(QMainWindow):
         self.current = None
         if self.baseline is not None and self.baseline.project != str(project.root):
             self.clear_baseline()  # a baseline from another project compares nothing useful
+        self.compare_tab.clear()  # the next selected task is compared
         self._replay_feature = None
         self.budget.set_base(project.settings, self._saved_note)
         self.budget.setEnabled(True)
@@ -486,6 +491,7 @@ class MainWindow(QMainWindow):
 
         settings = self.run_settings()
         baseline = self.baseline
+        self.compare_tab.set_target(project, feat, task, settings)
 
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
             trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
@@ -819,6 +825,7 @@ class MainWindow(QMainWindow):
             and not self._batch_timer.isActive()
             and not self.budget.is_pending()
             and not self.session_lane.is_busy()
+            and self.compare_tab.is_settled()
         )
 
     def _header_html(self, trace: Trace) -> str:
@@ -1084,7 +1091,15 @@ class MainWindow(QMainWindow):
         self.budget.stop()
         for timer in (self._disk_timer, self._batch_timer):
             timer.stop()
-        lanes = (self.load_lane, self.run_lane, self.batch_lane, self.export_lane, self.session_lane, self.refresh_lane)
+        lanes = (
+            self.load_lane,
+            self.run_lane,
+            self.batch_lane,
+            self.export_lane,
+            self.session_lane,
+            self.refresh_lane,
+            self.compare_lane,
+        )
         for lane in lanes:
             lane.cancel()
         self.pool.waitForDone(10_000)

@@ -22,8 +22,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
-from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.assembly import Cancelled
+from ctxviewer.engine.errors import CtxViewerError
 
 #: ``fn(cancel, progress) -> result``; progress takes (stage, fraction 0..1).
 JobFn = Callable[[threading.Event, Callable[[str, float], None]], Any]

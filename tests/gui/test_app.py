@@ -60,3 +60,44 @@ def test_icon_and_style_sheet_load_from_the_package(qapp) -> None:
     assert len(icon_pixmaps()) == 6
     assert not app_icon().isNull()
     assert "problemPanel" in style_sheet()
+
+
+def test_screenshot_with_profiles_waits_for_the_comparison(qtbot, tmp_path: Path, monkeypatch) -> None:
+    from ctxviewer.gui import app
+
+    seen: dict[str, object] = {}
+    real = app.take_screenshot
+
+    def spy(window, out, timeout_ms=app.SCREENSHOT_TIMEOUT_MS):  # type: ignore[no-untyped-def]
+        error = real(window, out, timeout_ms)
+        seen.update(tab=window.current_tab(), diff=window.compare_tab.diff())
+        return error
+
+    monkeypatch.setattr(app, "take_screenshot", spy)
+    out = tmp_path / "compare.png"
+    argv = ["gui", str(LEDGER), "--feature", "auth-sessions", "--task", "AUTH-L1-002"]
+    assert main([*argv, "--profiles", "mahabharatha,mahabharatha:budget=1500", "--screenshot", str(out)]) == 0
+    # --profiles alone opens the Compare tab, and the picture is taken once it shows the comparison.
+    diff = seen["diff"]
+    assert seen["tab"] == "compare" and diff is not None
+    assert (diff.current.task_id, diff.baseline.budget, diff.current.budget) == ("AUTH-L1-002", 4000, 1500)  # type: ignore[attr-defined]
+    assert QImage(str(out)).width() == 1280
+
+
+def test_screenshot_with_a_profile_runs_the_task_with_it(qtbot, tmp_path: Path, monkeypatch) -> None:
+    from ctxviewer.gui import app
+
+    seen: dict[str, object] = {}
+    real = app.take_screenshot
+
+    def spy(window, out, timeout_ms=app.SCREENSHOT_TIMEOUT_MS):  # type: ignore[no-untyped-def]
+        error = real(window, out, timeout_ms)
+        seen.update(trace=window.trace)
+        return error
+
+    monkeypatch.setattr(app, "take_screenshot", spy)
+    out = tmp_path / "drift.png"
+    assert main(["gui", str(LEDGER), "--profile", "drift", "--screenshot", str(out)]) == 0
+    trace = seen["trace"]
+    assert trace is not None and trace.profile == "drift"  # type: ignore[attr-defined]
+    assert trace.settings["profile"].origin == "gui"  # type: ignore[attr-defined]

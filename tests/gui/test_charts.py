@@ -520,3 +520,15 @@ def test_share_value_counts_the_whole_context_like_the_header() -> None:
     sections = sum(s.tokens.heuristic for s in trace.sections)
     # The blank line joining the two sections counts in the whole context, not in either section.
     assert value.used == trace.context_tokens.heuristic == sections + 1
+
+
+def test_a_compact_share_chart_leaves_out_percentages_but_not_the_tooltip(qtbot) -> None:  # type: ignore[no-untyped-def]
+    chart = ShareChart(compact=True)
+    qtbot.addWidget(chart)
+    chart.setValue(SIMPLE)
+    assert chart._texts == (("Alpha", "300 / 400"), ("Beta", "200 / 400"))
+    assert chart._tooltip(0) == "Alpha: 300 heuristic tokens of a 400 budget (75.0%)"
+    full = ShareChart()
+    qtbot.addWidget(full)
+    full.setValue(SIMPLE)
+    assert full._texts[0] == ("Alpha", "300 / 400 (75.0%)")
