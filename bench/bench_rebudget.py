@@ -14,6 +14,7 @@ counts the GUI shows (``exact=True``).
 
     python bench/bench_rebudget.py
     python bench/bench_rebudget.py --spec-mb 10 --repeat 200
+    python bench/bench_rebudget.py --profiles mahabharatha,drift,shaktiman,ctxviewer
 """
 
 from __future__ import annotations
@@ -40,9 +41,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _clear() -> None:
     spec_mod.clear_caches()
-    from ctxviewer.engine import mahabharatha
+    from ctxviewer.engine import ctxprofile, mahabharatha
 
     mahabharatha._base_items.clear()
+    ctxprofile._matches.clear()
     for counter in tokens._counters.values():
         if isinstance(counter, tokens.TiktokenCounter):
             counter._cache.clear()
@@ -72,15 +74,16 @@ def _changes(n: int) -> list[dict[str, object]]:
     return out
 
 
-def _measure(project: Project, feature: Feature, exact: bool, repeat: int) -> tuple[float, float, float]:
+def _measure(project: Project, feature: Feature, exact: bool, repeat: int, profile: str) -> tuple[float, float, float]:
     task = feature.tasks[0]
+    base = project.settings.with_overrides({"profile": profile}, "bench")
     _clear()
     start = time.perf_counter()
-    assemble_task(project, feature, task, project.settings, exact=exact)
+    assemble_task(project, feature, task, base, exact=exact)
     cold = time.perf_counter() - start
     times = []
     for change in _changes(repeat):
-        settings = project.settings.with_overrides(change, "bench")
+        settings = base.with_overrides(change, "bench")
         start = time.perf_counter()
         assemble_task(project, feature, task, settings, exact=exact)
         times.append(time.perf_counter() - start)
@@ -89,16 +92,16 @@ def _measure(project: Project, feature: Feature, exact: bool, repeat: int) -> tu
     return cold, statistics.median(times), p95
 
 
-def _report(label: str, project: Project, feature: Feature, repeat: int) -> None:
+def _report(label: str, project: Project, feature: Feature, repeat: int, profiles: list[str]) -> None:
     spec_bytes = sum(
         project.fs.file_size(f"{feature.spec_dir}/{n}") or 0 for n in project.fs.list_dir(feature.spec_dir)
     )
     print(f"{label}: feature {feature.name}, {spec_bytes / 1e6:.2f} MB of spec, task {feature.tasks[0].id}")
-    for exact in (False, True):
-        cold, median, p95 = _measure(project, feature, exact, repeat)
-        what = "with exact counts" if exact else "decision counts only"
+    for profile, exact in ((p, e) for p in profiles for e in (False, True)):
+        cold, median, p95 = _measure(project, feature, exact, repeat, profile)
+        what = f"{profile}, " + ("with exact counts" if exact else "decision counts only")
         print(
-            f"  {what:22}  cold first run {cold * 1000:8.1f} ms   re-budget median {median * 1000:6.2f} ms"
+            f"  {what:36}  cold first run {cold * 1000:8.1f} ms   re-budget median {median * 1000:6.2f} ms"
             f"   p95 {p95 * 1000:6.2f} ms   ({cold / median:,.0f}x faster than cold)"
         )
 
@@ -107,7 +110,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec-mb", type=float, default=5.0)
     parser.add_argument("--repeat", type=int, default=100)
+    parser.add_argument("--profiles", default="mahabharatha", help="comma-separated profiles to measure")
     args = parser.parse_args()
+    profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
     for name in tokens.EXACT_ENCODINGS:  # load the encodings once, untimed
         tokens.load_encoding(name)
     print(
@@ -116,11 +121,11 @@ def main() -> int:
     )
     sample, feature_name = _largest_sample()
     project = load_project(sample)
-    _report(f"sample {sample.name}", project, project.feature(feature_name), args.repeat)
+    _report(f"sample {sample.name}", project, project.feature(feature_name), args.repeat, profiles)
     with tempfile.TemporaryDirectory() as tmp:
         root = generate(Path(tmp) / "project", 30, args.spec_mb)
         generated = load_project(root)
-        _report("generated", generated, generated.features[0], args.repeat)
+        _report("generated", generated, generated.features[0], args.repeat, profiles)
     return 0
 
 

@@ -44,7 +44,7 @@ from pathlib import PurePosixPath
 from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
 from ctxviewer.engine.mahabharatha import SECURITY_HEADER
 from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, joined, keep_prefix, keep_whole
-from ctxviewer.engine.spec import SpecIndex
+from ctxviewer.engine.spec import LRU, SpecIndex
 from ctxviewer.engine.trace import DROPPED, SECURITY, SPEC, Keyword
 
 #: Words that say nothing about what a task is about.
@@ -114,9 +114,26 @@ def extract(task: Mapping[str, object]) -> tuple[Keyword, ...]:
     )
 
 
-def match_counts(index: SpecIndex, words: Iterable[str]) -> dict[int, Counter[str]]:
-    """For each paragraph index, how often each keyword occurs in it as a whole word."""
-    alternatives = sorted({re.escape(w) for w in words}, key=len, reverse=True)
+_matches = LRU(64)
+
+
+def match_counts(index: SpecIndex, words: Iterable[str]) -> Mapping[int, Mapping[str, int]]:
+    """For each paragraph index, how often each keyword occurs in it as a whole word.
+
+    Cached per (index, keywords), as the reference ranking is: a re-budget rescans nothing.
+    """
+    key = (id(index), tuple(sorted(set(words))))
+    found = _matches.get(key)
+    if found is not None and found[0] is index:
+        counts: Mapping[int, Mapping[str, int]] = found[1]
+        return counts
+    counts = _match_counts(index, key[1])
+    _matches.put(key, (index, counts))
+    return counts
+
+
+def _match_counts(index: SpecIndex, words: tuple[str, ...]) -> dict[int, Counter[str]]:
+    alternatives = sorted((re.escape(w) for w in words), key=len, reverse=True)
     out: dict[int, Counter[str]] = {}
     if not alternatives:
         return out
@@ -148,8 +165,9 @@ class Candidate:
     part: SpecPart
     index: int
     draft: ItemDraft
-    counts: Counter[str]
+    counts: Mapping[str, int]
     tokens: int
+    full: float  # its worth with nothing covered yet
     shingles: frozenset[tuple[str, ...]] = field(default_factory=frozenset)
 
 
@@ -261,8 +279,9 @@ class CtxviewerRun(PeerRun):
                     continue
                 draft = self.paragraph_draft(part, para, "")
                 draft.score, draft.matched = len(found), tuple(sorted(found))
-                draft.details = {"matches": dict(sorted(found.items())), "worth": round(self._worth(found, set()), 3)}
-                out.append(Candidate(part, para.index, draft, found, tokens[para.index]))
+                full = self._worth(found, set())
+                draft.details = {"matches": dict(sorted(found.items())), "worth": round(full, 3)}
+                out.append(Candidate(part, para.index, draft, found, tokens[para.index], full))
         return out
 
     def _count_many(self, texts: Iterable[str]) -> list[int]:
@@ -284,22 +303,23 @@ class CtxviewerRun(PeerRun):
         def cost(c: Candidate) -> int:
             return c.tokens + self.sep + (0 if c.part.part in opened else headers[c.part.part])
 
-        heap = [(-self._worth(c.counts, covered) / cost(c), n, c) for n, c in enumerate(candidates)]
+        # Lazy greedy: an entry's key is its worth per token when queued, at coverage
+        # *version* (the number of paragraphs packed then); only packing changes worth
+        # or cost, so an entry queued at the current version needs no recomputing.
+        heap = [(-c.full / cost(c), n, 0, c) for n, c in enumerate(candidates)]
         heapq.heapify(heap)
         while heap:
-            key, n, c = heapq.heappop(heap)
-            fresh = -self._worth(c.counts, covered) / cost(c)
+            key, n, version, c = heapq.heappop(heap)
+            need = cost(c)
+            if used + need > budget:  # room only shrinks: it will never fit, whatever its worth
+                c.draft.reason = f"{fmt(need)} tokens did not fit the {fmt(budget - used)} left"
+                unfit.append(c)
+                continue
+            fresh = key if version == len(chosen) else -self._worth(c.counts, covered) / need
             if fresh > key + 1e-12:  # worth less than when queued: re-queue at its new place
-                heapq.heappush(heap, (fresh, n, c))
+                heapq.heappush(heap, (fresh, n, len(chosen), c))
                 continue
             if self._near_duplicate(c, chosen):
-                continue
-            need = cost(c)
-            if used + need > budget:
-                c.draft.reason = (
-                    f"worth {-fresh * need:.2f} for {fmt(need)} tokens; did not fit the {fmt(budget - used)} left"
-                )
-                unfit.append(c)
                 continue
             used += need
             opened.add(c.part.part)
@@ -310,13 +330,13 @@ class CtxviewerRun(PeerRun):
                 f"({-fresh:.4f} per token), keywords {', '.join(sorted(c.counts))}"
             )
         pieces_by = {id(c): keep_whole(c.draft, c.draft.reason, n) for n, c in enumerate(chosen, start=1)}
+        self.packed = chosen
         partial = self._partial(unfit, budget - used, opened, headers, covered)
         if partial is not None:
             c, piece = partial
             chosen.append(c)
             opened.add(c.part.part)
             pieces_by[id(c)] = piece
-        self.packed = chosen
         pieces: list[Placed] = []
         for part in self.parts:
             mine = sorted((c for c in chosen if c.part is part), key=lambda c: c.index)
@@ -348,13 +368,19 @@ class CtxviewerRun(PeerRun):
     ) -> tuple[Candidate, Placed] | None:
         """The best paragraph that did not fit, cut to the room left (None: not worth it)."""
         marker = self.counter.count(CUT_MARKER)
-        best = None
-        for c in unfit:
+        if room - self.sep - marker < MIN_PARTIAL_TOKENS:
+            return None
+        best: tuple[Candidate, int, float] | None = None
+        # Worth only falls as coverage grows, so a candidate's full worth per token bounds
+        # what it can offer: look at the best bounds first and stop when none can win.
+        for c in sorted(unfit, key=lambda c: -c.full / max(1, c.tokens)):
+            if best is not None and c.full / max(1, c.tokens) <= best[2]:
+                break
             space = room - self.sep - marker - (0 if c.part.part in opened else headers[c.part.part])
             worth = self._worth(c.counts, covered)
-            if space >= MIN_PARTIAL_TOKENS and worth > 0 and (best is None or worth / c.tokens > best[2]):
-                best = (c, space, worth / c.tokens)
-        if best is None:
+            if space >= MIN_PARTIAL_TOKENS and worth > 0 and (best is None or worth / max(1, c.tokens) > best[2]):
+                best = (c, space, worth / max(1, c.tokens))
+        if best is None or self._near_duplicate(best[0], self.packed):
             return None
         c, space, _ = best
         text = c.draft.text

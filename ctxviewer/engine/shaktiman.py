@@ -93,6 +93,9 @@ class ShaktimanRun(PeerRun):
         margin = max(1, math.ceil(budget * self.settings.shaktiman_margin))
         self.limit = budget - margin
         self.sep = self.counter.count("\n\n")
+        #: Paragraph drafts and the chunks made of them, by (part, paragraph index).
+        self.drafts: dict[tuple[str, int], ItemDraft] = {}
+        self.chunks: dict[tuple[str, int], Chunk] = {}
         rules = self._rule_chunks()
         spec = [c for part in self.parts for c in self._spec_chunks(part)]
         self._check("ranking", 0.6)
@@ -143,9 +146,12 @@ class ShaktimanRun(PeerRun):
                 continue
             draft = self.paragraph_draft(part, para, "score 0: no task keyword occurs in it, not a chunk")
             draft.score, draft.matched = scored.score, scored.matched
+            self.drafts[(part.part, para.index)] = draft
             if scored.score > 0:
                 draft.reason = f"score {scored.score}"
-                out.append(self._span_chunk(part, draft, para.index, para.index))
+                chunk = self._paragraph_chunk(part, para.index)
+                assert chunk is not None  # drafted just above
+                out.append(chunk)
         for first, last in self._heading_sections(paragraphs):
             matched = sorted({w for s in ranked.scored[first : last + 1] for w in s.matched})
             if not matched:
@@ -206,12 +212,14 @@ class ShaktimanRun(PeerRun):
         a, b = chunk.lines
         size = b - a + 1
         worst: tuple[Chunk, float] | None = None
+        most = 0
         for other in self.selected:
-            if other.draft.source != chunk.draft.source:
+            lo, hi = other.lines
+            if hi < a or lo > b or other.draft.source != chunk.draft.source:
                 continue
-            shared = min(b, other.lines[1]) - max(a, other.lines[0]) + 1
-            if shared > 0 and (worst is None or shared / size > worst[1]):
-                worst = (other, shared / size)
+            shared = (hi if hi < b else b) - (lo if lo > a else a) + 1
+            if shared > most:
+                most, worst = shared, (other, shared / size)
         return worst
 
     def _offer(self, chunk: Chunk, why: str, room: int | None = None) -> bool:
@@ -278,12 +286,11 @@ class ShaktimanRun(PeerRun):
         room = int((self.limit - self.used) * EXPANSION_SHARE)
         if room <= 0:
             return
-        chunks = {(c.part.part, c.first): c for c in self._spec_chunk_pool() if c.first == c.last and c.part}
         for seed in [c for c in self.selected if c.part is not None]:
             assert seed.part is not None
             added = 0
             for index in self._neighbours(seed):
-                neighbour = chunks.get((seed.part.part, index))
+                neighbour = self._paragraph_chunk(seed.part, index)
                 if neighbour is None or neighbour in self.selected or added >= NEIGHBOURS_PER_CHUNK:
                     continue
                 before = self.used
@@ -301,18 +308,13 @@ class ShaktimanRun(PeerRun):
                     out.append(index)
         return out
 
-    def _spec_chunk_pool(self) -> list[Chunk]:
-        """Every non-blank paragraph as a chunk (score 0 ones too: expansion may take them)."""
-        drafts = {(d.part, d.id): d for d in self.items if isinstance(d, ItemDraft) and d.kind == SPEC_PARAGRAPH}
-        pool = []
-        for part in self.parts:
-            for para in part.index.paragraphs:
-                draft = drafts.get((part.part, f"{part.part}:{para.index + 1}"))
-                if draft is None or para.blank:
-                    continue
-                existing = next((c for c in self.selected if c.draft is draft), None)
-                pool.append(existing or self._span_chunk(part, draft, para.index, para.index))
-        return pool
+    def _paragraph_chunk(self, part: SpecPart, index: int) -> Chunk | None:
+        """The chunk of one paragraph, made on first asking (None: a blank paragraph)."""
+        key = (part.part, index)
+        chunk = self.chunks.get(key)
+        if chunk is None and key in self.drafts:
+            chunk = self.chunks[key] = self._span_chunk(part, self.drafts[key], index, index)
+        return chunk
 
     def _pieces(self, kind: str) -> list[Placed]:
         return [
