@@ -69,21 +69,45 @@ MIN_PARTIAL_TOKENS = 24
 #: A keyword the context already covers counts this much of its weight again.
 REPEAT_WEIGHT = 0.25
 
-_WORD = re.compile(r"[A-Za-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_TRIPLE_WORD = re.compile(r"[a-z0-9]+")
+_NOT_WORD_BEFORE = r"(?<![^\W_])"
+_NOT_WORD_AFTER = r"(?![^\W_])"
 
 
 def words_of(text: str) -> list[str]:
-    """Lowercased words of *text*: split on non-alphanumerics and at camelCase humps."""
-    return [part.lower() for token in _WORD.findall(text) for part in _HUMP.findall(token)]
+    """Lowercased words of *text*: split on anything not a letter or digit (any script),
+    and ASCII words also at camelCase humps (``sessionStore`` -> session, store)."""
+    out: list[str] = []
+    for token in _WORD.findall(text):
+        parts = _HUMP.findall(token) if token.isascii() else [token]
+        out.extend(part.lower() for part in parts)
+    return out
 
 
 def normalise(word: str) -> str:
-    """A keyword's matching form: a plural ``s`` (not ``ss``) taken off words over 4 letters."""
-    if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+    """A keyword's matching form: an English plural folded on words over 4 characters.
+
+    ``policies`` -> policy, ``classes``/``dispatches``/``boxes`` -> class/dispatch/box,
+    ``sessions`` -> session; ``status``, ``analysis`` and ``access`` stay as they are.
+    """
+    if len(word) <= 4 or not word.endswith("s"):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "ches", "shes", "xes", "zes")):
+        return word[:-2]
+    if word.endswith(("ss", "us", "is")):
+        return word
+    return word[:-1]
+
+
+def forms(keyword: str) -> list[str]:
+    """The words a keyword matches: itself and its plurals (``policy``: policies)."""
+    out = [keyword, keyword + "s", keyword + "es"]
+    if keyword.endswith("y") and len(keyword) > 2:
+        out.append(keyword[:-1] + "ies")
+    return out
 
 
 def extract(task: Mapping[str, object]) -> tuple[Keyword, ...]:
@@ -133,20 +157,26 @@ def match_counts(index: SpecIndex, words: Iterable[str]) -> Mapping[int, Mapping
 
 
 def _match_counts(index: SpecIndex, words: tuple[str, ...]) -> dict[int, Counter[str]]:
-    alternatives = sorted((re.escape(w) for w in words), key=len, reverse=True)
     out: dict[int, Counter[str]] = {}
-    if not alternatives:
+    if not words:
         return out
-    pattern = re.compile(r"(?<![a-z0-9])(" + "|".join(alternatives) + r")(?:e?s)?(?![a-z0-9])")
+    # One named group per keyword, longest forms first, so each match names its keyword.
+    ordered = sorted(words, key=len, reverse=True)
+    groups = (
+        f"(?P<k{n}>" + "|".join(re.escape(f) for f in sorted(forms(w), key=len, reverse=True)) + ")"
+        for n, w in enumerate(ordered)
+    )
+    pattern = re.compile(_NOT_WORD_BEFORE + "(?:" + "|".join(groups) + ")" + _NOT_WORD_AFTER)
     for m in pattern.finditer(index.lower):
         para = bisect_right(index.starts, m.start()) - 1
-        out.setdefault(para, Counter())[m.group(1)] += 1
+        assert m.lastgroup is not None
+        out.setdefault(para, Counter())[ordered[int(m.lastgroup[1:])]] += 1
     return out
 
 
 def triples(text: str) -> frozenset[tuple[str, ...]]:
     """Word triples of *text* (its words, for texts under three words)."""
-    words = _TRIPLE_WORD.findall(text.lower())
+    words = _WORD.findall(text.lower())
     if len(words) < 3:
         return frozenset((w,) for w in words)
     return frozenset(zip(words, words[1:], words[2:], strict=False))

@@ -18,7 +18,9 @@ Seed 002's assembler, mapped to ctxviewer's sources:
   -- and the line's tokens count against the budget with the chunk's.
 * **Primary selection** packs chunks in rank order while they fit, skipping a chunk
   whose line range overlaps an already selected chunk of the same file by more than
-  50% of its own lines ("overlaps paragraph requirements:4 by 63%").
+  50% of the smaller of the two ("overlaps paragraph requirements:4 by 63%"), so a
+  section is never packed beside a paragraph it contains, nor a paragraph beside its
+  section: no text is in the context twice.
 * **Structural expansion**, up to 30% of what primary selection left unused: the
   neighbours of each selected spec chunk in the document (the paragraphs just
   before and after it, nearest first, up to 5 per chunk), when they fit.
@@ -209,17 +211,23 @@ class ShaktimanRun(PeerRun):
         return chunk.cost + (self.sep if self.selected else 0)
 
     def _overlap(self, chunk: Chunk) -> tuple[Chunk, float] | None:
+        """The selected chunk of the same file this one overlaps most, and by what share.
+
+        The share is of the smaller of the two, so a section holding a selected paragraph
+        overlaps it fully, as the paragraph does the section: either way the text would
+        be in the context twice.
+        """
         a, b = chunk.lines
         size = b - a + 1
         worst: tuple[Chunk, float] | None = None
-        most = 0
         for other in self.selected:
             lo, hi = other.lines
             if hi < a or lo > b or other.draft.source != chunk.draft.source:
                 continue
             shared = (hi if hi < b else b) - (lo if lo > a else a) + 1
-            if shared > most:
-                most, worst = shared, (other, shared / size)
+            share = shared / min(size, hi - lo + 1)
+            if worst is None or share > worst[1]:
+                worst = (other, share)
         return worst
 
     def _offer(self, chunk: Chunk, why: str, room: int | None = None) -> bool:

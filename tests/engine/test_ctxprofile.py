@@ -35,14 +35,37 @@ def test_keywords_split_words_and_humps_drop_plurals_and_note_stopwords() -> Non
     assert kws["obsession"].sources == ("files.read: docs/obsession.md",)
 
 
-def test_normalise_takes_off_a_plural_s_only() -> None:
-    assert [normalise(w) for w in ("sessions", "class", "bus", "tokens", "access")] == [
+def test_normalise_folds_english_plurals_only() -> None:
+    words = ("sessions", "class", "bus", "tokens", "access", "policies", "dispatches", "classes", "status", "analysis")
+    assert [normalise(w) for w in words] == [
         "session",
         "class",
         "bus",
         "token",
         "access",
+        "policy",
+        "dispatch",
+        "class",
+        "status",
+        "analysis",
     ]
+
+
+def test_keywords_and_matches_in_any_script() -> None:
+    kws = [k.word for k in extract({"title": "Сессия входа: façade für Nutzer"})]
+    assert kws == ["façade", "für", "nutzer", "входа", "сессия"]
+    index = build_index("Сессия истекает.\n\nНет сессии_x; façade.\n\nfaçades und Nutzer", 1)
+    # Whole words only: "сессии_x" is another word ("сессии"), the underscore a boundary.
+    assert match_counts(index, ["сессия", "façade", "nutzer"]) == {
+        0: {"сессия": 1},
+        1: {"façade": 1},
+        2: {"façade": 1, "nutzer": 1},
+    }
+
+
+def test_plural_forms_match_their_keyword() -> None:
+    index = build_index("One policy, two policies.\n\nIt dispatches; we dispatch.\n\nPolicyholder", 1)
+    assert match_counts(index, ["policy", "dispatch"]) == {0: {"policy": 2}, 1: {"dispatch": 2}}
 
 
 def test_keywords_match_whole_words_with_plural_endings() -> None:

@@ -42,6 +42,9 @@ VOCAB = [
     "Token",
     "µ",
     "🙂",
+    "сессия",
+    "Сессии",
+    "Façade",
 ]
 
 sentence = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=30).map(lambda ws: " ".join(ws) + ".")

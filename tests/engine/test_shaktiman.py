@@ -16,10 +16,12 @@ from typing import Any
 
 import pytest
 
+from ctxviewer.engine.assembly import ItemDraft
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.pipeline import assemble, assemble_task
 from ctxviewer.engine.project import Project, load_project
 from ctxviewer.engine.settings import Settings
+from ctxviewer.engine.shaktiman import Chunk, ShaktimanRun, percent
 from ctxviewer.engine.tokens import get_counter
 from ctxviewer.engine.trace import DROPPED, INCLUDED, Trace
 from tests.factories import make_project
@@ -313,10 +315,11 @@ def test_no_fit_steps_stop_at_forty_with_a_summary(tmp_path: Path) -> None:
 # -- overlaps -----------------------------------------------------------------------------------
 
 
-def test_section_overlapping_a_selected_paragraph_by_two_thirds_is_skipped(tmp_path: Path) -> None:
-    # Line 1 "## Login", line 3-6 a four-line paragraph.  The heading section spans lines 1-6
-    # and scores 1 like both its paragraphs, so it ranks last (largest).  It shares 4 of its
-    # 6 lines with requirements:2 (67% > 50%) and 1 of 6 with requirements:1.
+def test_section_holding_selected_paragraphs_is_skipped_at_100_percent(tmp_path: Path) -> None:
+    # Line 1 "## Login", lines 3-6 a four-line paragraph.  The heading section spans lines 1-6
+    # and scores 1 like both its paragraphs, so it ranks last (largest).  Overlap is a share of
+    # the smaller chunk: requirements:1 (1 line) lies wholly inside it, 1 of 1 = 100%, as does
+    # requirements:2 (4 of 4): packing it would put both paragraphs in the context twice.
     body = "The login form\nposts the\ncredentials\nback."
     proj = project(tmp_path, "login", f"## Login\n\n{body}\n")
     trace = run(proj)
@@ -326,7 +329,7 @@ def test_section_overlapping_a_selected_paragraph_by_two_thirds_is_skipped(tmp_p
     assert (section.line_start, section.line_end) == (1, 6)
     assert section.text == f"## Login\n\n{body}"
     assert section.details == {"chunk": "heading section: paragraphs 1-2"}
-    assert section.reason == "rank 3 of 3, score 1: skipped, overlaps paragraph requirements:2 by 67%"
+    assert section.reason == "rank 3 of 3, score 1: skipped, overlaps paragraph requirements:1 by 100%"
     assert trace.trim_steps == ()  # an overlap skip is not a trim step
 
 
@@ -348,19 +351,22 @@ def test_paragraphs_inside_a_selected_section_are_skipped_at_100_percent(tmp_pat
     assert section.span is not None and trace.context[section.span[0] : section.span[1]] == section.text
 
 
-def test_overlap_of_exactly_half_is_not_skipped(tmp_path: Path) -> None:
-    # Section lines 1-4; requirements:2 holds lines 3-4: 2 of 4 = 50%, not more than half.
-    # The section is packed too, so the paragraph text appears twice.
-    body = "The login form\nposts it."
-    proj = project(tmp_path, "login", f"## Login\n\n{body}")
-    trace = run(proj)
-    assert trace.context == blocks(
-        chunk(REQ, 1, 1, "score 1", "## Login"),
-        chunk(REQ, 3, 4, "score 1", body),
-        chunk(REQ, 1, 4, "score 1", f"## Login\n\n{body}"),
+def _chunk_at(first: int, last: int, source: str = REQ) -> Chunk:
+    draft = ItemDraft(
+        "x", "spec_paragraph", "spec_excerpts", "requirements", source, first, last, 1, (), None, DROPPED, "", "", 0
     )
-    assert trace.context.count(body) == 2
-    assert item(trace, "requirements:\u00a71").status == INCLUDED
+    return Chunk(draft, 1, (first, last))
+
+
+def test_overlap_is_a_share_of_the_smaller_chunk_and_half_is_not_more_than_half() -> None:
+    # Headings nest, so real chunks overlap wholly or not at all; the rule itself is checked
+    # on line ranges directly.  Selected: lines 1-4 of REQ, and lines 1-9 of another file.
+    run_ = ShaktimanRun.__new__(ShaktimanRun)
+    run_.selected = [_chunk_at(1, 4), _chunk_at(1, 9, "other.md")]
+    assert run_._overlap(_chunk_at(3, 6)) == (run_.selected[0], 0.5)  # 2 of 4 lines: not skipped
+    assert run_._overlap(_chunk_at(2, 10)) == (run_.selected[0], 0.75)  # 3 of the smaller's 4
+    assert run_._overlap(_chunk_at(5, 9)) is None  # touches nothing of REQ
+    assert percent(5 / 8) == "63%" and percent(0.625 - 1e-9) == "62%"
 
 
 def test_nested_heading_section_overlap_percentage(tmp_path: Path) -> None:
@@ -368,14 +374,14 @@ def test_nested_heading_section_overlap_percentage(tmp_path: Path) -> None:
     # "## Auth" spans paragraphs 1-4 (lines 1-9, 9 lines); "### Login" spans 2-3 (lines 3-7,
     # 5 lines; "### Other" ends it); "### Other" alone is one paragraph, not a section.
     # Keywords form, login, token: both sections score 3 and the smaller, §2, ranks first.
-    # §1 then shares 5 of its 9 lines with it: 55.6%, shown as 56%, more than half.
+    # §1 (9 lines) then holds all 5 of its lines: 100% of the smaller, skipped.
     body = "The form posts\na token\nback."
     text = f"## Auth\n\n### Login\n\n{body}\n\n### Other"
     trace = run(project(tmp_path, "login token form", text))
     inner, outer = item(trace, "requirements:\u00a72"), item(trace, "requirements:\u00a71")
     assert ((inner.line_start, inner.line_end), (outer.line_start, outer.line_end)) == ((3, 7), (1, 9))
     assert (inner.status, inner.rank, inner.score) == (INCLUDED, 1, 3)
-    assert outer.reason == "rank 2 of 4, score 3: skipped, overlaps section requirements:\u00a72 by 56%"
+    assert outer.reason == "rank 2 of 4, score 3: skipped, overlaps section requirements:\u00a72 by 100%"
     assert item(trace, "requirements:3").reason == (
         "rank 3 of 4, score 2: skipped, overlaps section requirements:\u00a72 by 100%"
     )
