@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxviewer.engine import rules as R
 from ctxviewer.engine.fsio import ProjectFS
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.engine.settings import Settings
@@ -21,6 +22,11 @@ from ctxviewer.engine.tokens import Census, TokenCounter
 from ctxviewer.engine.trace import Item, Keyword, Section, TraceError, TrimStep
 
 Progress = Callable[[str, float], None]
+
+#: Why a rule file outside the reference filter's four is not in the context.
+NEVER_CONSIDERED = (
+    "never considered: the pipeline reads only _core/owasp-2025.md and the python, javascript and docker rule files"
+)
 
 
 class Cancelled(Exception):
@@ -176,6 +182,13 @@ class RunBase:
 
     def _rule_rel(self, rule: str) -> str:
         return f"{self.settings.paths.rules}/{rule}"
+
+    def other_rule_files(self) -> list[str]:
+        """Rule files in the rules folder that the reference filter can never choose."""
+        base = self.settings.paths.rules
+        found = self.fs.walk_files(base, ".md")
+        rels = [f[len(base) + 1 :] for f in found if f.startswith(base + "/")]
+        return [r for r in rels if r not in R.CANDIDATES]
 
     def finish_items(self, sections: Sequence[Section]) -> tuple[Item, ...]:
         """The drafts as finished items, each kept text placed in its section's span."""

@@ -204,6 +204,9 @@ class Candidate:
 class CtxviewerRun(PeerRun):
     """One run of the ctxviewer profile over one task."""
 
+    #: The spec paragraphs packed, in the order they were (the partial fill last).
+    packed: list[Candidate]
+
     def extract_keywords(self) -> tuple[Keyword, ...]:
         return extract(self.clean_task())
 
@@ -433,7 +436,12 @@ class CtxviewerRun(PeerRun):
             if over is None and self.counter.count(whole) <= budget:
                 return
             plan = over or next(p for p in reversed(plans) if p.pieces)
-            victim = next(p for p in reversed(plan.pieces) if p.draft is not None)
+            # The last packed goes first: pieces are in document order, packing was by worth.
+            packed = {id(c.draft): n for n, c in enumerate(self.packed)}
+            victim = max(
+                (p for p in plan.pieces if p.draft is not None),
+                key=lambda p: (packed.get(id(p.draft), -1), plan.pieces.index(p)),
+            )
             before = joined(plan.pieces)
             plan.pieces.remove(victim)
             _drop_orphan_headers(plan.pieces)

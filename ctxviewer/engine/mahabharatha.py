@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxviewer.engine import rules as R
-from ctxviewer.engine.assembly import ItemDraft, ProfileResult, RunBase, draft_of, fmt
+from ctxviewer.engine.assembly import NEVER_CONSIDERED, ItemDraft, ProfileResult, RunBase, draft_of, fmt
 from ctxviewer.engine.fsio import Problem
 from ctxviewer.engine.keywords import KeywordError, describe_value, extract_keywords
 from ctxviewer.engine.spec import LRU, Ranking, Scored, SpecIndex, ranking, spec_index, strip_with_offset, truncate
@@ -125,12 +125,6 @@ class MahabharathaRun(RunBase):
 
     # -- security rules -----------------------------------------------------------------
 
-    def _other_rule_files(self) -> list[str]:
-        base = self.settings.paths.rules
-        found = self.fs.walk_files(base, ".md")
-        rels = [f[len(base) + 1 :] for f in found if f.startswith(base + "/")]
-        return [r for r in rels if r not in R.CANDIDATES]
-
     def _rule_item(
         self,
         rule: str,
@@ -169,13 +163,8 @@ class MahabharathaRun(RunBase):
         self._list_unconsidered()
 
     def _list_unconsidered(self) -> None:
-        for rule in self._other_rule_files():
-            self._rule_item(
-                rule,
-                DROPPED,
-                "never considered: the pipeline reads only _core/owasp-2025.md and the python, "
-                "javascript and docker rule files",
-            )
+        for rule in self.other_rule_files():
+            self._rule_item(rule, DROPPED, NEVER_CONSIDERED)
 
     def _security_not_run(self, fatal: str) -> None:
         self._all_rules_dropped(f"not reached: the run failed first ({fatal})")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxviewer.engine import rules as R
-from ctxviewer.engine.assembly import ItemDraft, ProfileResult, RunBase
+from ctxviewer.engine.assembly import NEVER_CONSIDERED, ItemDraft, ProfileResult, RunBase
 from ctxviewer.engine.fsio import Problem
 from ctxviewer.engine.keywords import describe_value, extract_keywords
 from ctxviewer.engine.mahabharatha import (
@@ -170,28 +170,34 @@ class PeerRun(RunBase):
         else:
             reason, matches = "", R.match_rules(self.task_files)
         for rule in R.CANDIDATES:
-            draft = ItemDraft(
-                id=f"rule:{rule}",
-                kind=RULE_FILE,
-                section=SECURITY,
-                part="rules",
-                source=self._rule_rel(rule),
-                line_start=None,
-                line_end=None,
-                score=None,
-                matched=(),
-                rank=None,
-                status=DROPPED,
-                reason=reason,
-                text="",
-                kept_chars=0,
-                details={"trigger": R.TRIGGER_TEXT[rule]},
-            )
-            self.items.append(draft)
-            if matches is None:
-                continue
-            out.append(self._rule_candidate(rule, draft, matches[rule]))
+            draft = self._rule_draft(rule, reason, {"trigger": R.TRIGGER_TEXT[rule]})
+            if matches is not None:
+                out.append(self._rule_candidate(rule, draft, matches[rule]))
+        for rule in self.other_rule_files():
+            self._rule_draft(rule, NEVER_CONSIDERED)
         return out
+
+    def _rule_draft(self, rule: str, reason: str, details: Mapping[str, Any] | None = None) -> ItemDraft:
+        """A dropped draft of one rule file, appended to the run's items."""
+        draft = ItemDraft(
+            id=f"rule:{rule}",
+            kind=RULE_FILE,
+            section=SECURITY,
+            part="rules",
+            source=self._rule_rel(rule),
+            line_start=None,
+            line_end=None,
+            score=None,
+            matched=(),
+            rank=None,
+            status=DROPPED,
+            reason=reason,
+            text="",
+            kept_chars=0,
+            details=details,
+        )
+        self.items.append(draft)
+        return draft
 
     def _rule_candidate(self, rule: str, draft: ItemDraft, match: R.RuleMatch) -> RuleCandidate:
         details = dict(draft.details or {})

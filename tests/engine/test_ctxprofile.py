@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from ctxviewer.engine import pipeline
+from ctxviewer.engine.assembly import NEVER_CONSIDERED
 from ctxviewer.engine.ctxprofile import CUT_MARKER, extract, match_counts, normalise, similarity, triples
 from ctxviewer.engine.mahabharatha import REQUIREMENTS_HEADER
 from ctxviewer.engine.pipeline import assemble
@@ -54,7 +55,7 @@ def test_normalise_folds_english_plurals_only() -> None:
 def test_keywords_and_matches_in_any_script() -> None:
     kws = [k.word for k in extract({"title": "Сессия входа: façade für Nutzer"})]
     assert kws == ["façade", "für", "nutzer", "входа", "сессия"]
-    index = build_index("Сессия истекает.\n\nНет сессии_x; façade.\n\nfaçades und Nutzer", 1)
+    index = build_index("Сессия истекает.\n\nнет сессии_x; façade.\n\nfaçades und Nutzer", 1)  # noqa: RUF001
     # Whole words only: "сессии_x" is another word ("сессии"), the underscore a boundary.
     assert match_counts(index, ["сессия", "façade", "nutzer"]) == {
         0: {"сессия": 1},
@@ -185,3 +186,26 @@ def test_the_exact_check_takes_out_the_last_packed_paragraph(tmp_path: Path, mon
     kept = [i for i in trace.items if i.status == INCLUDED]
     assert len(kept) == 1
     assert all("taken out again" in i.reason for i in trace.items if i.status == DROPPED and i.score)
+
+
+def test_the_exact_check_takes_out_the_last_packed_not_the_last_in_the_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipeline, "get_counter", lambda name: Inflating())
+    long_one = "Session " + "words " * 15 + "end."  # "session" only, and long: packed second
+    short_one = "Expiry of a session."  # both keywords in four words: packed first
+    root = _project(tmp_path, f"{long_one}\n\n{short_one}")
+    trace = _run(root, budget=200, security_share=0.0, spec_share=0.5)
+    # Header + both paragraphs: two blank lines, 80 more, over 100.  The long one was packed
+    # last, so it comes out, although it stands first in the text.
+    assert [s.target for s in trace.trim_steps if s.action == "verify_cut"] == ["requirements:1"]
+    assert trace.context == f"{REQUIREMENTS_HEADER}\n\n{short_one}"
+
+
+@pytest.mark.parametrize("profile", ["drift", "shaktiman", "ctxviewer"])
+def test_rule_files_the_filter_never_chooses_are_listed(tmp_path: Path, profile: str) -> None:
+    rules = {"_core/owasp-2025.md": "## Rule: A\n", "languages/go/CLAUDE.md": "## Rule: B\n"}
+    root = _project(tmp_path, P1, rules=rules)
+    trace = assemble(load_project(root), "feat", "T", {"profile": profile}, exact=False)
+    item = trace.item("rule:languages/go/CLAUDE.md")
+    assert item is not None and item.status == DROPPED and item.reason == NEVER_CONSIDERED
