@@ -201,8 +201,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not batch_targets(project, args.feature):
         _err(f"no tasks to check in {project.root}{f' (feature {args.feature})' if args.feature else ''}")
         return EXIT_BAD_INPUT
-    tokenizer = project.settings.tokenizer
-    exact = tokenizer != "heuristic"
+    from ctxviewer.engine.pipeline import decision_tokenizer
+
+    # In the unit the profile decides with: shaktiman and ctxviewer count exactly even when
+    # the configured tokenizer is the estimate.
+    tokenizer = decision_tokenizer(project.settings)
+    exact = False  # the decision tokenizer's counts are always measured
     limit = args.max_tokens if args.max_tokens is not None else project.settings.budget
     over: list[tuple[str, str, int]] = []
     total = 0
@@ -423,13 +427,16 @@ def _add_set(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="ctxviewer",
         description="Inspect the context an LLM context-assembly pipeline gives each task.",
     )
     parser.add_argument("--version", action="version", version=f"ctxviewer {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("assemble", help="assemble one task's context (markdown) or its trace (json)")
+    p = sub.add_parser(
+        "assemble", allow_abbrev=False, help="assemble one task's context (markdown) or its trace (json)"
+    )
     p.add_argument("project")
     p.add_argument("--feature", required=True)
     p.add_argument("--task", required=True)
@@ -441,7 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     p.set_defaults(func=cmd_assemble)
 
-    p = sub.add_parser("batch", help="every task of every feature, as JSON lines or CSV")
+    p = sub.add_parser("batch", allow_abbrev=False, help="every task of every feature, as JSON lines or CSV")
     p.add_argument("project")
     p.add_argument("--feature")
     p.add_argument("--budget", type=_positive_int)
@@ -453,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output")
     p.set_defaults(func=cmd_batch)
 
-    p = sub.add_parser("check", help="for CI: exit 1 if any task's context exceeds the budget")
+    p = sub.add_parser("check", allow_abbrev=False, help="for CI: exit 1 if any task's context exceeds the budget")
     p.add_argument("project")
     p.add_argument("--feature")
     p.add_argument("--max-tokens", type=_positive_int, help="limit (default: the project's budget)")
@@ -462,13 +469,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_set(p)
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("split", help="preview (or --apply) command-file splitting")
+    p = sub.add_parser("split", allow_abbrev=False, help="preview (or --apply) command-file splitting")
     p.add_argument("project")
     p.add_argument("--apply", action="store_true", help="write .core.md/.details.md for eligible files")
     p.add_argument("--no-exact", action="store_true")
     p.set_defaults(func=cmd_split)
 
-    p = sub.add_parser("whatif", help="compare a task's context under other settings with its baseline")
+    p = sub.add_parser(
+        "whatif", allow_abbrev=False, help="compare a task's context under other settings with its baseline"
+    )
     p.add_argument("project")
     p.add_argument("--feature", required=True)
     p.add_argument("--task", required=True)
@@ -486,7 +495,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output")
     p.set_defaults(func=cmd_whatif)
 
-    p = sub.add_parser("compare", help="one task assembled by two profiles (or two settings) side by side")
+    p = sub.add_parser(
+        "compare", allow_abbrev=False, help="one task assembled by two profiles (or two settings) side by side"
+    )
     p.add_argument("project")
     p.add_argument("--feature", required=True)
     p.add_argument("--task", required=True)
@@ -502,7 +513,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("follow", help="follow a worker's JSON-lines event log: tracker usage as it grows")
+    p = sub.add_parser(
+        "follow", allow_abbrev=False, help="follow a worker's JSON-lines event log: tracker usage as it grows"
+    )
     p.add_argument("log", help="the event log (format: docs/event-log.md)")
     p.add_argument("--project", help="take the threshold, max context and zones from this project")
     _add_set(p)
@@ -511,7 +524,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_follow)
 
-    p = sub.add_parser("gui", help="open the inspector window")
+    p = sub.add_parser("gui", allow_abbrev=False, help="open the inspector window")
     p.add_argument("project", nargs="?")
     p.add_argument("--feature")
     p.add_argument("--task")

@@ -21,7 +21,7 @@ from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.fsio import ProjectFS
 from ctxviewer.engine.mahabharatha import MahabharathaRun
 from ctxviewer.engine.project import Feature, Project, Task
-from ctxviewer.engine.settings import PROFILES, SHAKTIMAN_BUDGET_RANGE, SYSTEM_BUDGET_RANGE, Settings
+from ctxviewer.engine.settings import PROFILES, SYSTEM_BUDGET_RANGE, Settings, check_profile_budget
 from ctxviewer.engine.tokens import CL100K, HEURISTIC, Census, get_counter
 from ctxviewer.engine.trace import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
 from ctxviewer.engine.tracker import ContextTracker, budget_for_task, file_read_tokens
@@ -118,13 +118,7 @@ def _runner(settings: Settings) -> type[RunBase]:
     runner = runners.get(settings.profile)
     if runner is None:
         raise SettingsError(f"profile: unknown profile {settings.profile!r}; choose one of {', '.join(PROFILES)}")
-    if settings.profile == "shaktiman":
-        lo, hi = SHAKTIMAN_BUDGET_RANGE
-        if not lo <= settings.budget <= hi:
-            raise SettingsError(
-                f"budget: the shaktiman profile takes a budget of {lo:,}-{hi:,} tokens (seed 002), "
-                f"not {settings.budget:,}"
-            )
+    check_profile_budget(settings, settings.origin("budget"))
     return runner
 
 

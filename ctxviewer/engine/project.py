@@ -37,6 +37,7 @@ from ctxviewer.engine.settings import (
     CTXVIEWER_YAML_KEYS,
     Settings,
     apply_flat,
+    check_profile_budget,
     flatten_ctxviewer_yaml,
     flatten_system_config,
 )
@@ -309,7 +310,7 @@ def _load_feature(fs: ProjectFS, specs_rel: str, name: str) -> Feature:
 def _apply_yaml(settings: Settings, values: Mapping[str, Any]) -> Settings:
     """:func:`apply_flat` for ctxviewer.yaml values, with errors naming the key as the file writes it."""
     try:
-        return apply_flat(settings, values, CTXVIEWER_YAML)
+        return apply_flat(settings, values, CTXVIEWER_YAML, check=False)
     except SettingsError as exc:
         key, sep, rest = exc.message.partition(": ")
         if sep and key in _YAML_NAMES:
@@ -347,7 +348,7 @@ def load_project(
     if overrides:
         path_over = {k: v for k, v in overrides.items() if k.startswith("paths.")}
         if path_over:
-            settings = apply_flat(settings, path_over, override_origin)
+            settings = apply_flat(settings, path_over, override_origin, check=False)
 
     sys_cfg: str | None
     if settings.paths.config is not None:
@@ -357,14 +358,18 @@ def load_project(
     else:
         sys_cfg = next((c for c in SYSTEM_CONFIG_NAMES if fs.is_file(c)), None)
     if sys_cfg:
-        settings = apply_flat(settings, flatten_system_config(read_document(fs, sys_cfg), sys_cfg), sys_cfg)
+        settings = apply_flat(
+            settings, flatten_system_config(read_document(fs, sys_cfg), sys_cfg), sys_cfg, check=False
+        )
     rest = {k: v for k, v in ctx_values.items() if not k.startswith("paths.")}
     if rest:
         settings = _apply_yaml(settings, rest)
     if overrides:
         rest_over = {k: v for k, v in overrides.items() if not k.startswith("paths.")}
         if rest_over:
-            settings = apply_flat(settings, rest_over, override_origin)
+            settings = apply_flat(settings, rest_over, override_origin, check=False)
+    # The profile/budget combination once every layer is in (a later one may fix an earlier).
+    check_profile_budget(settings, settings.origin("budget"))
 
     for key in ("specs", "rules", "commands"):
         rel = getattr(settings.paths, key)

@@ -265,8 +265,28 @@ def _as_priority(origin: str, key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Settings:
-    """Apply flat ``key: value`` settings (keys as in :meth:`Settings.as_table`)."""
+def check_profile_budget(settings: Settings, origin: str) -> None:
+    """Refuse a budget the chosen profile does not take (shaktiman: 256-32,768)."""
+    if settings.profile != "shaktiman":
+        return
+    lo, hi = SHAKTIMAN_BUDGET_RANGE
+    if not lo <= settings.budget <= hi:
+        where = ""
+        if settings.origin("budget") != settings.origin("profile"):
+            where = f" (budget from {settings.origin('budget')}, profile from {settings.origin('profile')})"
+        raise SettingsError(
+            f"budget: the shaktiman profile takes a budget of {lo:,}-{hi:,} tokens, not {settings.budget:,}{where}; "
+            "change the budget or choose another profile",
+            origin,
+        )
+
+
+def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str, *, check: bool = True) -> Settings:
+    """Apply flat ``key: value`` settings (keys as in :meth:`Settings.as_table`).
+
+    With *check* false the profile/budget combination is left for the caller to check once
+    every layer is applied (a file's ``profile: shaktiman`` with a budget a later layer fixes).
+    """
     changes: dict[str, Any] = {}
     paths_changes: dict[str, Any] = {}
     origins = dict(settings.origins)
@@ -313,13 +333,8 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str) -> Se
     new = replace(settings, **changes, origins=origins)
     if paths_changes:
         new = replace(new, paths=replace(new.paths, **paths_changes))
-    if new.profile == "shaktiman" and ("profile" in values or "budget" in values):
-        lo, hi = SHAKTIMAN_BUDGET_RANGE
-        if not lo <= new.budget <= hi:
-            raise SettingsError(
-                f"budget: the shaktiman profile takes a budget of {lo:,}-{hi:,} tokens (seed 002), not {new.budget:,}",
-                origin,
-            )
+    if check and ("profile" in values or "budget" in values):
+        check_profile_budget(new, origin)
     if new.security_share + new.spec_share > 1.0 + 1e-9:
         raise SettingsError(
             f"section shares add up to {100 * (new.security_share + new.spec_share):.0f}%, more than the whole budget",

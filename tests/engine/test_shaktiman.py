@@ -82,18 +82,33 @@ def test_separator_is_one_token() -> None:
 
 @pytest.mark.parametrize("budget", [255, 32_769, 1, 100_000])
 def test_budget_outside_range_is_refused_by_settings(budget: int) -> None:
-    message = f"budget: the shaktiman profile takes a budget of 256-32,768 tokens (seed 002), not {budget:,}"
+    message = (
+        f"budget: the shaktiman profile takes a budget of 256-32,768 tokens, not {budget:,}; "
+        "change the budget or choose another profile"
+    )
     with pytest.raises(SettingsError) as both:
         Settings().with_overrides({"profile": "shaktiman", "budget": budget}, "test")
     assert both.value.message == message
     assert str(both.value) == f"test: {message}"
     # Either order: a budget set first, then the profile; or the profile first, then the budget.
+    # When they come from different places, the message says which from where.
     with pytest.raises(SettingsError) as profile_later:
         Settings().with_overrides({"budget": budget}, "a").with_overrides({"profile": "shaktiman"}, "b")
-    assert profile_later.value.message == message
+    assert profile_later.value.message == message.replace("; change", " (budget from a, profile from b); change")
     with pytest.raises(SettingsError) as budget_later:
         Settings().with_overrides({"profile": "shaktiman"}, "a").with_overrides({"budget": budget}, "b")
-    assert budget_later.value.message == message
+    assert budget_later.value.message == message.replace("; change", " (budget from b, profile from a); change")
+
+
+def test_a_file_combination_a_later_layer_fixes_is_accepted(tmp_path: Path) -> None:
+    proj = project(tmp_path, "login", "The login step.")
+    (tmp_path / "ctxviewer.yaml").write_text("profile: shaktiman\nbudget:\n  total: 100\n")
+    with pytest.raises(SettingsError) as refused:
+        load_project(tmp_path)
+    assert "not 100" in refused.value.message and refused.value.path == "ctxviewer.yaml"
+    assert load_project(tmp_path, {"budget": 1000}).settings.budget == 1000
+    assert load_project(tmp_path, {"profile": "mahabharatha"}).settings.profile == "mahabharatha"
+    del proj
 
 
 @pytest.mark.parametrize("budget", [256, 32_768])
@@ -116,7 +131,8 @@ def test_budget_outside_range_is_refused_by_assemble_task(tmp_path: Path, budget
     with pytest.raises(SettingsError) as info:
         assemble_task(proj, feature, feature.task("T"), settings)
     assert info.value.message == (
-        f"budget: the shaktiman profile takes a budget of 256-32,768 tokens (seed 002), not {budget:,}"
+        f"budget: the shaktiman profile takes a budget of 256-32,768 tokens, not {budget:,}; "
+        "change the budget or choose another profile"
     )
     with pytest.raises(SettingsError) as override:
         run(proj, budget)
