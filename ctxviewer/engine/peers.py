@@ -83,6 +83,8 @@ class Placed:
     draft: ItemDraft | None = None
     #: Characters of the piece before the draft's kept text (a metadata line, say).
     lead: int = 0
+    #: Further drafts whose whole text lies inside this one's, at these offsets in it.
+    inner: list[tuple[ItemDraft, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -285,6 +287,8 @@ class PeerRun(RunBase):
             for piece in plan.pieces:
                 if piece.draft is not None:
                     piece.draft.offset = offset + piece.lead
+                for draft, at in piece.inner:
+                    draft.offset = offset + piece.lead + at
                 offset += len(piece.text) + 2
             span = None
             if text:

@@ -32,7 +32,7 @@ selected, each with its metadata line, separated by blank lines.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
 from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, joined
@@ -64,6 +64,8 @@ class Chunk:
     meta: str = ""
     cost: int = 0
     base: str = ""  # what the chunk is, before its fate ("score 3")
+    #: For a packed section: its paragraphs, which are in the context with it, and where.
+    inner: list[tuple[ItemDraft, int]] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -105,6 +107,7 @@ class ShaktimanRun(PeerRun):
         ranked = rules + sorted(
             spec, key=lambda c: (-c.score, len(c.draft.text), order[c.draft.part], c.lines[0], c.last - c.first)
         )
+        self.ranked = len(ranked)
         for n, chunk in enumerate(ranked, start=1):
             chunk.draft.rank = n
         self.selected: list[Chunk] = []
@@ -117,6 +120,7 @@ class ShaktimanRun(PeerRun):
         self._expand()
         self._check("packing", 0.85)
         self._verify()
+        self._mark_covered()
         reason = (
             f"packed into the budget of {fmt(budget)} less a safety margin of {fmt(margin)} tokens "
             f"({self.counter.name}, metadata included)"
@@ -326,10 +330,28 @@ class ShaktimanRun(PeerRun):
 
     def _pieces(self, kind: str) -> list[Placed]:
         return [
-            Placed(f"{c.meta}\n{c.draft.text}", c.draft, lead=len(c.meta) + 1)
+            Placed(f"{c.meta}\n{c.draft.text}", c.draft, lead=len(c.meta) + 1, inner=c.inner)
             for c in self.selected
             if (c.draft.kind == RULE_FILE) == (kind == RULE_FILE)
         ]
+
+    def _mark_covered(self) -> None:
+        """The paragraphs of a packed section are in the context: say so, and where."""
+        for chunk in self.selected:
+            if chunk.part is None or chunk.first == chunk.last:
+                continue
+            at = 0
+            for index in range(chunk.first, chunk.last + 1):
+                draft = self.drafts.get((chunk.part.part, index))
+                if draft is not None:
+                    what = f"rank {draft.rank} of {self.ranked}, " if draft.rank else ""
+                    draft.status, draft.kept_chars = INCLUDED, len(draft.text)
+                    draft.reason = (
+                        f"{what}score {draft.score or 0}: in the context as part of {chunk.label}, "
+                        "so not packed again on its own"
+                    )
+                    chunk.inner.append((draft, at))
+                at += len(chunk.part.index.paragraphs[index].text) + 2
 
     def _verify(self) -> None:
         """Check the joined context with one exact count; take out the last chunks if it is over."""

@@ -44,8 +44,8 @@ CHANGE_MEANINGS: Mapping[str, str] = {
     LEFT: "was in the baseline's context, is not in the current one",
     GREW: "in both contexts, more of it is kept now",
     SHRANK: "in both contexts, less of it is kept now",
-    NEW: "a candidate only the current run has",
-    GONE: "a candidate only the baseline run had",
+    NEW: "a candidate only the current run has, in its context",
+    GONE: "a candidate only the baseline run had, in its context",
 }
 
 #: Unified-diff lines kept at most; a final marker says how many more there were.
@@ -209,9 +209,16 @@ def _sections(baseline: Trace, current: Trace) -> tuple[SectionDelta, ...]:
 def _item_change(before: Item | None, after: Item | None, tokenizer: str) -> ItemChange | None:
     if before is None and after is None:
         return None
+    # A candidate only one run has matters only if that run put it in its context (another
+    # profile's extra candidates, such as shaktiman's section chunks, otherwise flood the list).
     if before is None:
+        assert after is not None
+        if not in_context(after):
+            return None
         change = NEW
     elif after is None:
+        if not in_context(before):
+            return None
         change = GONE
     else:
         was, now = in_context(before), in_context(after)

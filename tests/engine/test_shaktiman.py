@@ -358,12 +358,15 @@ def test_paragraphs_inside_a_selected_section_are_skipped_at_100_percent(tmp_pat
     section = item(trace, "requirements:\u00a71")
     assert (section.status, section.rank) == (INCLUDED, 1)
     assert section.matched_keywords == ("login", "token")
-    assert item(trace, "requirements:1").reason == (
-        "rank 2 of 3, score 1: skipped, overlaps section requirements:\u00a71 by 100%"
-    )
-    assert item(trace, "requirements:2").reason == (
-        "rank 3 of 3, score 1: skipped, overlaps section requirements:\u00a71 by 100%"
-    )
+    # Both paragraphs are in the context, inside the section, and not packed again.
+    for n, rank in ((1, 2), (2, 3)):
+        para = item(trace, f"requirements:{n}")
+        assert para.status == INCLUDED
+        assert para.reason == (
+            f"rank {rank} of 3, score 1: in the context as part of section requirements:\u00a71, "
+            "so not packed again on its own"
+        )
+        assert para.span is not None and trace.context[para.span[0] : para.span[1]] == para.text
     assert section.span is not None and trace.context[section.span[0] : section.span[1]] == section.text
 
 
@@ -399,10 +402,10 @@ def test_nested_heading_section_overlap_percentage(tmp_path: Path) -> None:
     assert (inner.status, inner.rank, inner.score) == (INCLUDED, 1, 3)
     assert outer.reason == "rank 2 of 4, score 3: skipped, overlaps section requirements:\u00a72 by 100%"
     assert item(trace, "requirements:3").reason == (
-        "rank 3 of 4, score 2: skipped, overlaps section requirements:\u00a72 by 100%"
+        "rank 3 of 4, score 2: in the context as part of section requirements:\u00a72, so not packed again on its own"
     )
     assert item(trace, "requirements:2").reason == (
-        "rank 4 of 4, score 1: skipped, overlaps section requirements:\u00a72 by 100%"
+        "rank 4 of 4, score 1: in the context as part of section requirements:\u00a72, so not packed again on its own"
     )
     # Expansion: the neighbours of §2 as a whole, after (paragraph 4) then before (paragraph 1).
     assert trace.context == blocks(

@@ -30,6 +30,7 @@ from ctxviewer.engine.whatif import (
     diff_markdown,
     diff_to_json,
     diff_traces,
+    in_context,
 )
 from tests.conftest import SAMPLES
 
@@ -219,15 +220,20 @@ def test_changes_are_ordered_by_kind_and_stable_within(ledger_project) -> None: 
 
 
 def test_new_and_gone_candidates(base: Trace) -> None:
-    last = base.items[-1]
-    extra = dataclasses.replace(last, id="design:999", line_start=999, line_end=999)
-    without_last = dataclasses.replace(base, items=(*base.items[:-1], extra))
-    diff = diff_traces(base, without_last)
-    assert [(x.item_id, x.change) for x in diff.items] == [("design:999", "new"), (last.id, "gone")]
+    kept = next(i for i in base.items if in_context(i) and i.kind == "spec_paragraph")
+    dropped = next(i for i in base.items if not in_context(i) and i.kind == "spec_paragraph")
+    # Renamed: the kept one is gone from the baseline's view and new in the current one; the
+    # dropped one, in neither context, is no change worth listing.
+    items = tuple(
+        dataclasses.replace(i, id=f"{i.id}x", line_start=999, line_end=999) if i in (kept, dropped) else i
+        for i in base.items
+    )
+    diff = diff_traces(base, dataclasses.replace(base, items=items))
+    assert [(x.item_id, x.change) for x in diff.items] == [(f"{kept.id}x", "new"), (kept.id, "gone")]
     new, gone = diff.items
-    assert (new.status_before, new.status_after, new.reason_before) == (None, last.status, "")
-    assert (gone.status_before, gone.status_after, gone.reason_after) == (last.status, None, "")
-    assert new.label.endswith("design.md:999-999")
+    assert (new.status_before, new.status_after, new.reason_before) == (None, kept.status, "")
+    assert (gone.status_before, gone.status_after, gone.reason_after) == (kept.status, None, "")
+    assert new.label.endswith(":999-999")
 
 
 def test_entered_is_the_mirror_of_left(base: Trace, low: Trace) -> None:
