@@ -5,7 +5,8 @@ It fixes what the reference pipeline gets wrong, one rule each:
 * **Exact budgets.** Counted with an exact encoding (cl100k_base unless an exact
   tokenizer is set).  The security section gets ``int(budget * security_share)``;
   the spec section ``int(budget * spec_share)`` plus whatever the security section
-  left unused; the rest is the buffer.  After packing, each section and the whole
+  left unused (so the two budgets can add up to more than the shares: the unused part
+  is counted in both, used in one); the buffer is what the shares leave.  After packing, each section and the whole
   context are counted exactly and the last-packed item comes out until all fit, so
   no section is ever over its budget and the context never over the total.
 * **Keywords on word boundaries.** Words of the title and description (split on
@@ -226,7 +227,7 @@ class CtxviewerRun(PeerRun):
         plans = [
             SectionPlan(
                 SECURITY,
-                security_budget - unused,
+                security_budget,
                 security,
                 f"within its share of {fmt(security_budget)} tokens (exact {self.counter.name}); "
                 f"the {fmt(unused)} it did not use went to the spec excerpts",

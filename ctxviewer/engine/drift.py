@@ -117,6 +117,9 @@ class DriftRun(PeerRun):
                 c.draft.reason = f"{c.why}; left out: the hard cap of 0 rule lines per file (drift.caps.rule_lines)"
                 continue
             c.draft.reason = f"{c.why}; first {max_lines} of {len(lines) - 1} rule lines (drift.caps.rule_lines)"
+            details = dict(c.draft.details or {})
+            details["kept_lines"] = list(c.block.kept_lines[:max_lines])
+            c.draft.details = details
             units.append(Unit("rules", c.draft, text, capped=True))
         return units
 

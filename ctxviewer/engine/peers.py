@@ -341,7 +341,7 @@ class PeerRun(RunBase):
         elif not self.task_files:
             security = "the task has no create/modify files"
         else:
-            security = "no matched rule file was kept"
+            security = "no matched rule file was kept: each one's reason is in Security rules"
         if not self.parts:
             spec = "no spec text: requirements and design files are missing or empty"
         elif not self.keywords:

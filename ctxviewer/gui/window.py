@@ -551,13 +551,13 @@ class MainWindow(QMainWindow):
             return
         used = trace.context_tokens.get(trace.tokenizer) or 0
         kept = sum(1 for i in trace.items_of(SPEC_PARAGRAPH) if i.status in ("included", "truncated"))
-        rules = sum(1 for i in trace.items_of(RULE_FILE) if i.status == "included")
+        rules = sum(1 for i in trace.items_of(RULE_FILE) if i.status in ("included", "truncated"))
         share = f"{100 * used / trace.budget:.0f}%" if trace.budget else "n/a"
         over = " \u2014 <b>over budget</b>" if trace.over_budget else ""
         lines = [
             f"<b>{trace.task_id}</b>: context <b>{used:,}</b> of {trace.budget:,} {trace.tokenizer} tokens "
             f"({share}){over}; {kept} spec paragraph(s) and {rules} rule file(s) in, "
-            f"{len(trace.trim_steps)} cut(s).",
+            f"{len(trace.trim_steps)} trim step(s).",
             f"Tracker after this task alone: {trace.tracker.usage_percent:.1f}% of "
             f"{trace.tracker.max_tokens:,} (checkpoint at {trace.tracker.threshold_percent:g}%; the task and "
             "its reads only, no tool calls or minutes \u2014 the replay adds those).",

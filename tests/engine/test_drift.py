@@ -239,7 +239,10 @@ def test_part_and_section_headers_go_with_their_last_item(tmp_path: Path) -> Non
     empty = run(tmp_path, {"budget": 1})  # seven cuts: everything
     assert empty.context == ""
     security = empty.section("security_rules")
-    assert security is not None and (security.status, security.reason) == ("empty", "no matched rule file was kept")
+    assert security is not None and (security.status, security.reason) == (
+        "empty",
+        "no matched rule file was kept: each one's reason is in Security rules",
+    )
     assert item(empty, CORE_ID).reason == (
         "core rules, always considered; cut by trim step 7: the context was 17 tokens, over the budget of 1, "
         "and rules is priority 3 of 3 to cut"
