@@ -145,6 +145,9 @@ class CompareTab(QWidget):
         self.a, self.b = SidePane("A", self), SidePane("B", self)
         for pane in (self.a, self.b):
             pane.editor.submitted.connect(self.compare)
+        #: The sides as last set by default: until they are changed, A follows the profile in
+        #: force and B is another profile.
+        self._defaults = self._state()
         self.button = QPushButton("Compare", self)
         self.button.setToolTip("Assemble the current task with both sides and compare them")
         self.button.clicked.connect(self.compare)
@@ -196,6 +199,11 @@ class CompareTab(QWidget):
     def set_target(self, project: Project, feature: Feature, task: Task, base: Settings) -> None:
         """The task to compare and the settings in force; re-run now if shown, else when shown."""
         self._target = Target(project, feature, task, base)
+        if self._state() == self._defaults:  # sides not chosen: the profile in force against another
+            other = "mahabharatha" if base.profile == "ctxviewer" else "ctxviewer"
+            self.a.editor.set_side(make_side(base.profile, "", "side A"))
+            self.b.editor.set_side(make_side(other, "", "side B"))
+            self._defaults = self._state()
         self._stale = True
         if self.isVisible():
             self.compare()
@@ -216,6 +224,9 @@ class CompareTab(QWidget):
             return False
         self.set_sides(a, b)
         return True
+
+    def _state(self) -> tuple[str, ...]:
+        return tuple(x for p in (self.a, self.b) for x in (p.editor.profile.currentText(), p.editor.settings.text()))
 
     def set_sides(self, a: Side, b: Side) -> None:
         self.a.editor.set_side(a)
@@ -301,6 +312,7 @@ class CompareTab(QWidget):
             self.changes.select(lambda _row: True)
         caption = diff_caption(diff, "A \u2192 B", "A's") if diff else ""
         self.diff_pane.set_lines(diff.context_diff if diff else (), caption)
+        self.diff_pane.view.setPlaceholderText("The two contexts are the same." if diff else "")
         self._fit_sides()
 
     def _fit_sides(self) -> None:

@@ -283,3 +283,21 @@ def test_a_dark_palette_switches_the_diff_colours(qtbot, tab: CompareTab, projec
     number = lines.index(f"-{COMPARE_P2}")
     layout = tab.diff_pane.view.document().findBlockByNumber(number).layout()
     assert QTextCharFormat(layout.formats()[0].format).background().color() == QColor(_DIFF_COLOURS["del"][1])
+
+
+def test_until_sides_are_chosen_a_is_the_profile_in_force(qtbot, tab: CompareTab, project: Project) -> None:
+    feature = project.feature("feat")
+    drift = project.settings.with_overrides({"profile": "drift"}, "test")
+    with qtbot.waitSignal(tab.compared, timeout=20_000) as blocker:
+        tab.set_target(project, feature, feature.task("T1"), drift)
+    assert (tab.a.editor.profile.currentText(), tab.b.editor.profile.currentText()) == ("drift", "ctxviewer")
+    assert (blocker.args[0].baseline.profile, blocker.args[0].current.profile) == ("drift", "ctxviewer")
+    ctxviewer = project.settings.with_overrides({"profile": "ctxviewer"}, "test")
+    with qtbot.waitSignal(tab.compared, timeout=20_000):
+        tab.set_target(project, feature, feature.task("T1"), ctxviewer)
+    assert (tab.a.editor.profile.currentText(), tab.b.editor.profile.currentText()) == ("ctxviewer", "mahabharatha")
+    # Once chosen, the sides stay whatever the profile in force.
+    tab.b.editor.settings.setText("budget=900")
+    with qtbot.waitSignal(tab.compared, timeout=20_000):
+        tab.set_target(project, feature, feature.task("T1"), drift)
+    assert (tab.a.editor.profile.currentText(), tab.b.editor.settings.text()) == ("ctxviewer", "budget=900")
