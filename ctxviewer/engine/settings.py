@@ -42,6 +42,21 @@ PROFILE_SUMMARIES: Mapping[str, str] = {
 }
 #: Profiles that hold the whole context to the budget; their sections have no budgets of their own.
 WHOLE_BUDGET_PROFILES: tuple[str, ...] = ("drift", "shaktiman")
+#: Settings a profile does not use, and why (for the Budget panel).
+UNUSED_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "mahabharatha": {},
+    "drift": {
+        "security_share": "not used by drift: it holds the whole context to the budget",
+        "spec_share": "not used by drift: it holds the whole context to the budget",
+        "top_k": "not used by drift: it caps paragraphs with drift.caps.paragraphs",
+    },
+    "shaktiman": {
+        "security_share": "not used by shaktiman: it packs the whole context into the budget",
+        "spec_share": "not used by shaktiman: it packs the whole context into the budget",
+        "top_k": "not used by shaktiman: it packs by rank while chunks fit",
+    },
+    "ctxviewer": {"top_k": "not used by ctxviewer: it packs by worth per token while paragraphs fit"},
+}
 #: The budget range the shaktiman profile accepts (seed 002).
 SHAKTIMAN_BUDGET_RANGE = (256, 32_768)
 #: Sources the drift profile can cut, as its priority list names them.

@@ -35,7 +35,16 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.errors import SettingsError
-from ctxviewer.engine.settings import CTXVIEWER_YAML_KEYS, FLAT_KEYS, PROFILE_SUMMARIES, PROFILES, Settings
+from ctxviewer.engine.pipeline import decision_tokenizer
+from ctxviewer.engine.settings import (
+    CTXVIEWER_YAML_KEYS,
+    FLAT_KEYS,
+    PROFILE_SUMMARIES,
+    PROFILES,
+    UNUSED_SETTINGS,
+    WHOLE_BUDGET_PROFILES,
+    Settings,
+)
 from ctxviewer.engine.tokens import TOKENIZERS
 from ctxviewer.engine.tuning import TUNABLE
 from ctxviewer.gui.charts import segment_color
@@ -121,6 +130,10 @@ def format_zones(zones: tuple[tuple[str, float], ...]) -> str:
 # -- undo ----------------------------------------------------------------------------------
 
 
+#: Changes that are each their own undo step: a reset, a profile or tokenizer picked from a list.
+_NO_MERGE = ("*", "profile", "tokenizer")
+
+
 class _Change(QUndoCommand):
     """One accepted change: the whole tunable snapshot before and after."""
 
@@ -133,7 +146,8 @@ class _Change(QUndoCommand):
         return 1
 
     def mergeWith(self, other: QUndoCommand) -> bool:
-        if not isinstance(other, _Change) or other.key != self.key or self.key == "*":
+        # Edits of one field in a row are one step (a slider drag); picks from a list are not.
+        if not isinstance(other, _Change) or other.key != self.key or self.key in _NO_MERGE:
             return False
         self.after = other.after
         self.setText(other.text())
@@ -326,6 +340,13 @@ class _Row:
             self.slider.setValue(self.spec.to_slider(value))
             self.slider.blockSignals(False)
 
+    def set_used(self, why_not: str) -> None:
+        """Dim the row when the profile does not use the setting (*why_not* says so)."""
+        for widget in (self.label, self.field, self.slider):
+            if widget is not None:
+                widget.setEnabled(not why_not)
+                widget.setToolTip(why_not or self.spec.tip)
+
     def show_error(self, message: str) -> None:
         self.message.setText(message)
         self.message.setVisible(bool(message))
@@ -377,7 +398,8 @@ class BudgetPanel(QWidget):
         self.tokenizer.addItems(list(TOKENIZERS))
         self.tokenizer.setToolTip(
             "Counter the pipeline decides with: heuristic is the real system's len(text) // 4; "
-            "an exact encoding budgets in real tokens (a what-if)"
+            "an exact encoding budgets in real tokens (a what-if). The shaktiman and ctxviewer "
+            "profiles always count exactly: with heuristic they decide with cl100k_base"
         )
         self.tokenizer.currentTextChanged.connect(lambda name: self._set("tokenizer", name, f"tokenizer {name}"))
         grid.addWidget(QLabel("Decide with", self), line, 0)
@@ -667,15 +689,17 @@ class BudgetPanel(QWidget):
 
     def _show_state(self) -> None:
         settings = self.settings()
-        budgets = settings.section_budgets
+        unused = UNUSED_SETTINGS.get(settings.profile, {})
+        for key, row in self.rows.items():
+            row.set_used(unused.get(key, ""))
+        whole = settings.profile in WHOLE_BUDGET_PROFILES
+        self.share_bar.setEnabled(not whole)
+        self.buffer_label.setEnabled(not whole)
         buffer_share = max(0.0, 1 - settings.security_share - settings.spec_share)
         self.share_bar.set_shares(settings.security_share, settings.spec_share)
         self.buffer_label.setText(f"{buffer_share * 100:.0f}% \u00b7 {settings.buffer:,}")
         changed = [k for k in TUNABLE if self.values[k] != getattr(self.base, k)]
-        lines = [
-            f"security <b>{budgets['security_rules']:,}</b> \u00b7 spec <b>{budgets['spec_excerpts']:,}</b> "
-            f"\u00b7 buffer <b>{settings.buffer:,}</b> {settings.tokenizer} tokens"
-        ]
+        lines = [budget_line(settings)]
         if changed:
             self.note = ""
             lines.append(f"Tuned, not saved: {', '.join(changed)}")
@@ -686,6 +710,21 @@ class BudgetPanel(QWidget):
         self.state.setText("<br>".join(lines))
         self.save_button.setEnabled(bool(changed))
         self.reset_button.setEnabled(bool(changed))
+
+
+def budget_line(settings: Settings) -> str:
+    """What the budget buys under the settings' profile, in the unit it decides with."""
+    unit = decision_tokenizer(settings)
+    if settings.profile in WHOLE_BUDGET_PROFILES:
+        return f"whole context <b>{settings.budget:,}</b> {unit} tokens; no per-section budgets"
+    budgets = settings.section_budgets
+    spec = f"spec <b>{budgets['spec_excerpts']:,}</b>"
+    if settings.profile == "ctxviewer":
+        spec += " + what security leaves"
+    return (
+        f"security <b>{budgets['security_rules']:,}</b> \u00b7 {spec} "
+        f"\u00b7 buffer <b>{settings.buffer:,}</b> {unit} tokens"
+    )
 
 
 def _zones_tuple(value: Any) -> Any:

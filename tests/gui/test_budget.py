@@ -313,3 +313,25 @@ def test_a_negative_budget_gets_the_engines_range_message(qtbot, window: MainWin
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
     _type(qtbot, window.budget, "budget", "-100")
     assert "must be between 1 and 10,000,000" in window.budget.rows["budget"].message.text()
+
+
+def test_the_profile_dims_what_it_does_not_use_and_each_pick_is_one_undo_step(qtbot) -> None:  # type: ignore[no-untyped-def]
+    panel = BudgetPanel()
+    qtbot.addWidget(panel)
+    panel.set_base(load_project(LEDGER).settings)
+    assert all(row.field.isEnabled() for row in panel.rows.values())
+    assert "heuristic tokens" in panel.state.text()
+    panel.profile.setCurrentText("drift")
+    unused = {key for key, row in panel.rows.items() if not row.field.isEnabled()}
+    assert unused == {"security_share", "spec_share", "top_k"}
+    assert panel.rows["top_k"].field.toolTip() == "not used by drift: it caps paragraphs with drift.caps.paragraphs"
+    assert "whole context <b>4,000</b> heuristic tokens" in panel.state.text()
+    panel.profile.setCurrentText("ctxviewer")
+    assert {key for key, row in panel.rows.items() if not row.field.isEnabled()} == {"top_k"}
+    # ctxviewer decides with cl100k_base although the tokenizer says heuristic.
+    assert "+ what security leaves \u00b7 buffer <b>800</b> cl100k_base tokens" in panel.state.text()
+    # Two picks, two undo steps.
+    panel.undo_stack.undo()
+    assert panel.settings().profile == "drift"
+    panel.undo_stack.undo()
+    assert panel.settings().profile == "mahabharatha"
