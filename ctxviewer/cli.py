@@ -72,6 +72,15 @@ def _report_project_warnings(project: Any) -> None:
         _err(f"note: {warning}")
 
 
+def _format_of(output: str | None, by_suffix: dict[str, str], default: str) -> str:
+    """The output format an ``-o`` file's extension implies."""
+    if output:
+        for suffix, fmt in by_suffix.items():
+            if output.lower().endswith(suffix):
+                return fmt
+    return default
+
+
 def _report_trace_errors(trace: Any) -> int:
     """Print the trace's errors to stderr; the exit code they call for."""
     return _report_errors(trace.errors)
@@ -110,6 +119,8 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         text = json.dumps(trace_to_json(trace), ensure_ascii=False, indent=2) + "\n"
     else:
         text = trace.context
+        for warning in trace.warnings:  # the JSON carries them; plain output says them here
+            _err(f"note: {warning}")
     _write_out(text, args.output)
     return _report_trace_errors(trace)
 
@@ -294,9 +305,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     settings_b = b.settings(project.settings, "--profiles B")
     names = (f"A: {a.label}", f"B: {b.label}")
     diff = compare_task(project, feature, task, settings_a, settings_b, exact=not args.no_exact, names=names)
-    if args.format == "json":
+    fmt = args.format or _format_of(args.output, {".json": "json", ".md": "md"}, "text")
+    if fmt == "json":
         text = json.dumps(compare_to_json(diff, a, b), ensure_ascii=False, indent=2) + "\n"
-    elif args.format == "md":
+    elif fmt in ("md", "markdown"):
         text = compare_markdown(diff, a, b)
     else:
         text = compare_text(diff, a, b)
@@ -508,7 +520,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the two sides, each a profile with optional settings: mahabharatha,drift:budget=6000,top_k=8",
     )
     _add_set(p)
-    p.add_argument("--format", choices=("text", "md", "json"), default="text")
+    p.add_argument(
+        "--format",
+        choices=("text", "md", "markdown", "json"),
+        help="default: from the -o file's extension (.md, .json), else text",
+    )
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     p.set_defaults(func=cmd_compare)

@@ -429,3 +429,38 @@ def test_compare_unknown_task_is_bad_input(project: Path, capsys: pytest.Capture
         "mahabharatha,mahabharatha",
     )
     assert code == 2 and "NOPE" in err and err.count("\n") == 1
+
+
+def test_compare_output_format_follows_the_file_extension(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["compare", str(project), "--feature", "feat", "--task", "T1", "--profiles", "mahabharatha,ctxviewer"]
+    assert run(capsys, *base, "-o", str(tmp_path / "c.md"))[0] == 0
+    assert (
+        (tmp_path / "c.md").read_text(encoding="utf-8").startswith("## Compare T1: A `mahabharatha` vs B `ctxviewer`")
+    )
+    assert run(capsys, *base, "-o", str(tmp_path / "c.JSON"))[0] == 0
+    assert json.loads((tmp_path / "c.JSON").read_text(encoding="utf-8"))["sides"]["B"]["profile"] == "ctxviewer"
+    assert run(capsys, *base, "-o", str(tmp_path / "c.txt"))[0] == 0
+    assert (tmp_path / "c.txt").read_text(encoding="utf-8").startswith("T1 (feat):")
+
+
+def test_check_counts_in_the_unit_the_profile_decides_with(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", str(project), "--profile", "shaktiman")
+    assert code == 0 and out.endswith("0 of 2 tasks over 4,000 cl100k_base tokens\n")
+    code, out, _ = run(capsys, "check", str(project), "--profile", "drift")
+    assert out.endswith("0 of 2 tasks over 4,000 heuristic tokens\n")
+
+
+def test_options_are_never_abbreviated(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["compare", str(project), "--feature", "feat", "--task", "T1", "--profile", "drift"])
+    assert exited.value.code == 2
+    assert "the following arguments are required: --profiles" in capsys.readouterr().err
+
+
+def test_assemble_says_the_trace_warnings_on_stderr(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["assemble", str(project), "--feature", "feat", "--task", "T1", "--profile", "drift"]
+    code, out, err = run(capsys, *argv, "--set", "budget=20", "--set", "drift_priority=design")
+    assert code == 0 and out
+    assert err.startswith("ctxviewer: note: drift: the context is still ") and "over the budget of 20" in err

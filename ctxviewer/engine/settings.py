@@ -275,8 +275,9 @@ def _as_priority(origin: str, key: str, value: Any) -> tuple[str, ...]:
     for v in value:
         if v not in DRIFT_SOURCES:
             raise _fail(origin, key, f"{v!r} is not a source; choose from {', '.join(DRIFT_SOURCES)}")
-    if len(set(value)) != len(value):
-        raise _fail(origin, key, "names a source twice")
+    twice = sorted({v for v in value if value.count(v) > 1})
+    if twice:
+        raise _fail(origin, key, f"names {', '.join(twice)} more than once")
     return tuple(value)
 
 
