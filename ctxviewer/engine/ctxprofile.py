@@ -302,7 +302,9 @@ class CtxviewerRun(PeerRun):
         out: list[Candidate] = []
         for part, counts in per_part:
             scoring = [p for p in part.index.paragraphs if not p.blank and p.index in counts]
-            tokens = dict(zip((p.index for p in scoring), self._count_many(p.text for p in scoring), strict=True))
+            tokens = dict(
+                zip((p.index for p in scoring), self.counter.count_many(p.text for p in scoring), strict=True)
+            )
             for para in part.index.paragraphs:
                 if para.blank:
                     self.paragraph_draft(part, para, "blank paragraph")
@@ -317,11 +319,6 @@ class CtxviewerRun(PeerRun):
                 draft.details = {"matches": dict(sorted(found.items())), "worth": round(full, 3)}
                 out.append(Candidate(part, para.index, draft, found, tokens[para.index], full))
         return out
-
-    def _count_many(self, texts: Iterable[str]) -> list[int]:
-        many = getattr(self.counter, "count_many", None)
-        items = list(texts)
-        return list(many(items)) if many is not None else [self.counter.count(t) for t in items]
 
     def _worth(self, counts: Mapping[str, int], covered: set[str]) -> float:
         return sum(self.weight[w] * (REPEAT_WEIGHT if w in covered else 1.0) for w in counts)

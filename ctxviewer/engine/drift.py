@@ -18,9 +18,10 @@ Seed 001's strategy, mapped to ctxviewer's sources:
    budget is met.  With ``drift_partial`` (seed 001's v2 note, the default) a cut
    removes one item -- the lowest-ranked paragraph of the source, or its last rule
    file -- instead of the whole source.  A part or section left with no items loses
-   its header too.  Each cut is a trim step with the context's tokens before and
-   after.  A source missing from the priority list is never cut, so the context can
-   stay over budget; the trace says so.
+   its header too.  Each cut is a trim step with the whole context's tokens before and
+   after (a cap step measures the text of what it capped: the rule blocks, one rule
+   block, or a spec file's scoring paragraphs).  A source missing from the priority
+   list is never cut, so the context can stay over budget; the trace says so.
 
 Tokens are counted with the configured tokenizer: ``heuristic`` is the estimate seed
 001 uses (a quarter token per character); an exact encoding is its v2 suggestion.
@@ -41,7 +42,6 @@ from ctxviewer.engine.trace import DROPPED, SECURITY, SPEC
 class Unit:
     """A kept candidate that trimming may still cut: its draft and the text it adds."""
 
-    source: str  # "rules", "requirements" or "design"
     draft: ItemDraft
     text: str
     capped: bool = False  # its text was cut by a hard cap
@@ -102,7 +102,7 @@ class DriftRun(PeerRun):
             lines = c.draft.text.split("\n")  # the block's own header line, then its kept lines
             c.draft.reason = c.why
             if len(lines) - 1 <= max_lines:
-                units.append(Unit("rules", c.draft, c.draft.text))
+                units.append(Unit(c.draft, c.draft.text))
                 continue
             text = "\n".join(lines[: max_lines + 1]) if max_lines else ""
             self._step(
@@ -120,7 +120,7 @@ class DriftRun(PeerRun):
             details = dict(c.draft.details or {})
             details["kept_lines"] = list(c.block.kept_lines[:max_lines])
             c.draft.details = details
-            units.append(Unit("rules", c.draft, text, capped=True))
+            units.append(Unit(c.draft, text, capped=True))
         return units
 
     def _paragraph_units(self, part: SpecPart) -> list[Unit]:
@@ -151,7 +151,7 @@ class DriftRun(PeerRun):
                 ranked.ranked_text,
                 "\n\n".join(s.paragraph.text for s in top),
             )
-        return [Unit(part.part, drafts[s.paragraph.index], s.paragraph.text) for s in top]
+        return [Unit(drafts[s.paragraph.index], s.paragraph.text) for s in top]
 
     # -- composing and trimming ------------------------------------------------------------------
 

@@ -143,6 +143,10 @@ class TokenCounter(Protocol):
 
     def count(self, text: str) -> int: ...
 
+    def count_many(self, texts: Iterable[str]) -> list[int]:
+        """Counts of many texts (in one batch where the tokenizer can)."""
+        ...
+
     def fits_prefix(self, text: str, max_tokens: int) -> int:
         """Length in characters of the longest prefix of *text* within *max_tokens*."""
         ...
@@ -155,6 +159,9 @@ class HeuristicCounter:
 
     def count(self, text: str) -> int:
         return len(text) // 4
+
+    def count_many(self, texts: Iterable[str]) -> list[int]:
+        return [len(t) // 4 for t in texts]
 
     def fits_prefix(self, text: str, max_tokens: int) -> int:
         # The pipeline's own truncation allows max_tokens * 4 characters.

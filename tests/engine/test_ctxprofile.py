@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +169,9 @@ class Inflating:
 
     def count(self, text: str) -> int:
         return CL.count(text) + (80 if text.count("\n\n") >= 2 else 0)
+
+    def count_many(self, texts: Iterable[str]) -> list[int]:
+        return [self.count(t) for t in texts]
 
     def fits_prefix(self, text: str, max_tokens: int) -> int:
         return CL.fits_prefix(text, max_tokens)
