@@ -44,7 +44,16 @@ from pathlib import PurePosixPath
 
 from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
 from ctxviewer.engine.mahabharatha import SECURITY_HEADER
-from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, joined, keep_prefix, keep_whole
+from ctxviewer.engine.peers import (
+    PeerRun,
+    Placed,
+    SectionPlan,
+    SpecPart,
+    is_heading_only,
+    joined,
+    keep_prefix,
+    keep_whole,
+)
 from ctxviewer.engine.spec import LRU, SpecIndex
 from ctxviewer.engine.trace import DROPPED, SECURITY, SPEC, Keyword
 
@@ -63,6 +72,8 @@ STOPWORDS = frozenset(
     files test tests spec specs init index main
     """.split()  # noqa: SIM905 - a word list reads best as text
 )
+#: Why a heading-only paragraph is not packed by itself.
+HEADING_ALONE = "a heading: in the context only above a paragraph it heads"
 #: The marker after a paragraph cut to fit.
 CUT_MARKER = " [\u2026]"
 #: A partial paragraph is only worth adding with at least this many tokens of room.
@@ -190,6 +201,14 @@ def similarity(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> 
 
 
 @dataclass
+class Heading:
+    """A heading-only paragraph: placed above the packed paragraphs it heads, never alone."""
+
+    draft: ItemDraft
+    tokens: int
+
+
+@dataclass
 class Candidate:
     """A scoring paragraph: its draft, its keyword counts and its exact cost."""
 
@@ -199,6 +218,7 @@ class Candidate:
     counts: Mapping[str, int]
     tokens: int
     full: float  # its worth with nothing covered yet
+    heading: Heading | None = None  # the heading-only paragraph it stands under
     shingles: frozenset[tuple[str, ...]] = field(default_factory=frozenset)
 
 
@@ -291,6 +311,7 @@ class CtxviewerRun(PeerRun):
     # -- spec paragraphs ------------------------------------------------------------------------------
 
     def _candidates(self) -> list[Candidate]:
+        self.headings: set[int] = set()  # id() of the heading-only paragraphs' drafts
         words = [k.word for k in self.keywords if not k.note]
         per_part = [(part, match_counts(part.index, words)) for part in self.parts]
         nonblank = sum(1 for part in self.parts for p in part.index.paragraphs if not p.blank) or 1
@@ -305,9 +326,15 @@ class CtxviewerRun(PeerRun):
             tokens = dict(
                 zip((p.index for p in scoring), self.counter.count_many(p.text for p in scoring), strict=True)
             )
+            heading: Heading | None = None
             for para in part.index.paragraphs:
                 if para.blank:
                     self.paragraph_draft(part, para, "blank paragraph")
+                    continue
+                if is_heading_only(para):
+                    draft = self.paragraph_draft(part, para, HEADING_ALONE)
+                    heading = Heading(draft, self.counter.count(para.text))
+                    self.headings.add(id(draft))
                     continue
                 found = counts.get(para.index)
                 if found is None:
@@ -317,7 +344,7 @@ class CtxviewerRun(PeerRun):
                 draft.score, draft.matched = len(found), tuple(sorted(found))
                 full = self._worth(found, set())
                 draft.details = {"matches": dict(sorted(found.items())), "worth": round(full, 3)}
-                out.append(Candidate(part, para.index, draft, found, tokens[para.index], full))
+                out.append(Candidate(part, para.index, draft, found, tokens[para.index], full, heading))
         return out
 
     def _worth(self, counts: Mapping[str, int], covered: set[str]) -> float:
@@ -327,12 +354,13 @@ class CtxviewerRun(PeerRun):
         covered: set[str] = set()
         headers = {part.part: self.counter.count(part.header) + self.sep for part in self.parts}
         opened: set[str] = set()
+        headed: set[int] = set()  # id() of the headings already placed
         chosen: list[Candidate] = []
         unfit: list[Candidate] = []
         used = 0
 
         def cost(c: Candidate) -> int:
-            return c.tokens + self.sep + (0 if c.part.part in opened else headers[c.part.part])
+            return c.tokens + self.sep + self._extras(c, opened, headed, headers)
 
         # Lazy greedy: an entry's key is its worth per token when queued, at coverage
         # *version* (the number of paragraphs packed then); only packing changes worth
@@ -354,6 +382,8 @@ class CtxviewerRun(PeerRun):
                 continue
             used += need
             opened.add(c.part.part)
+            if c.heading is not None:
+                headed.add(id(c.heading))
             covered.update(c.counts)
             chosen.append(c)
             c.draft.reason = (
@@ -362,7 +392,7 @@ class CtxviewerRun(PeerRun):
             )
         pieces_by = {id(c): keep_whole(c.draft, c.draft.reason, n) for n, c in enumerate(chosen, start=1)}
         self.packed = chosen
-        partial = self._partial(unfit, budget - used, opened, headers, covered)
+        partial = self._partial(unfit, budget - used, opened, headed, headers, covered)
         if partial is not None:
             c, piece = partial
             chosen.append(c)
@@ -373,8 +403,35 @@ class CtxviewerRun(PeerRun):
             mine = sorted((c for c in chosen if c.part is part), key=lambda c: c.index)
             if mine:
                 pieces.append(Placed(part.header))
-                pieces.extend(pieces_by[id(c)] for c in mine)
+            for c in mine:
+                if c.heading is not None and c.heading.draft.status == DROPPED:
+                    why = f"the heading of {c.draft.id}, placed above it ({fmt(c.heading.tokens)} tokens)"
+                    pieces.append(keep_whole(c.heading.draft, why))
+                pieces.append(pieces_by[id(c)])
         return pieces
+
+    def _drop_orphans(self, pieces: list[Placed]) -> None:
+        """Take out part headers and headings that nothing they head follows any more."""
+
+        def heads(piece: Placed) -> bool:
+            return piece.draft is None or id(piece.draft) in self.headings
+
+        n = len(pieces) - 1
+        while n >= 0:  # from the end: taking out a heading can orphan the header above it
+            piece = pieces[n]
+            if heads(piece) and (n + 1 == len(pieces) or heads(pieces[n + 1])):
+                del pieces[n]
+                if piece.draft is not None:
+                    piece.draft.status, piece.draft.kept_chars = DROPPED, 0
+                    piece.draft.reason = f"{HEADING_ALONE}; the paragraph under it was taken out again"
+            n -= 1
+
+    def _extras(self, c: Candidate, opened: set[str], headed: set[int], headers: Mapping[str, int]) -> int:
+        """What packing *c* costs beyond its own text: its part's header and its heading, if not yet placed."""
+        extra = 0 if c.part.part in opened else headers[c.part.part]
+        if c.heading is not None and id(c.heading) not in headed:
+            extra += c.heading.tokens + self.sep
+        return extra
 
     def _near_duplicate(self, c: Candidate, chosen: list[Candidate]) -> bool:
         if not c.shingles:
@@ -395,7 +452,13 @@ class CtxviewerRun(PeerRun):
         return False
 
     def _partial(
-        self, unfit: list[Candidate], room: int, opened: set[str], headers: Mapping[str, int], covered: set[str]
+        self,
+        unfit: list[Candidate],
+        room: int,
+        opened: set[str],
+        headed: set[int],
+        headers: Mapping[str, int],
+        covered: set[str],
     ) -> tuple[Candidate, Placed] | None:
         """The best paragraph that did not fit, cut to the room left (None: not worth it)."""
         marker = self.counter.count(CUT_MARKER)
@@ -407,7 +470,7 @@ class CtxviewerRun(PeerRun):
         for c in sorted(unfit, key=lambda c: -c.full / max(1, c.tokens)):
             if best is not None and c.full / max(1, c.tokens) <= best[2]:
                 break
-            space = room - self.sep - marker - (0 if c.part.part in opened else headers[c.part.part])
+            space = room - self.sep - marker - self._extras(c, opened, headed, headers)
             worth = self._worth(c.counts, covered)
             if space >= MIN_PARTIAL_TOKENS and worth > 0 and (best is None or worth / max(1, c.tokens) > best[2]):
                 best = (c, space, worth / max(1, c.tokens))
@@ -442,7 +505,7 @@ class CtxviewerRun(PeerRun):
             )
             before = joined(plan.pieces)
             plan.pieces.remove(victim)
-            _drop_orphan_headers(plan.pieces)
+            self._drop_orphans(plan.pieces)
             assert victim.draft is not None
             victim.draft.status, victim.draft.kept_chars = DROPPED, 0
             victim.draft.reason += "; taken out again by the exact check of the joined section"
@@ -454,16 +517,6 @@ class CtxviewerRun(PeerRun):
                 before,
                 joined(plan.pieces),
             )
-
-
-def _drop_orphan_headers(pieces: list[Placed]) -> None:
-    """Remove headers no item follows any more (a part or section left empty)."""
-    keep: list[Placed] = []
-    for n, piece in enumerate(pieces):
-        if piece.draft is None and (n + 1 == len(pieces) or pieces[n + 1].draft is None):
-            continue
-        keep.append(piece)
-    pieces[:] = keep
 
 
 def _boundary(text: str, limit: int) -> int:

@@ -98,6 +98,18 @@ class SectionPlan:
     sub_budgets: Mapping[str, int] = field(default_factory=dict)
 
 
+def heading_level(para: Paragraph) -> int:
+    """The markdown heading level of a paragraph's first line (0: not a heading)."""
+    line = para.text.lstrip("\n").split("\n", 1)[0]
+    level = len(line) - len(line.lstrip("#"))
+    return level if 0 < level <= 6 and line[level : level + 1] == " " else 0
+
+
+def is_heading_only(para: Paragraph) -> bool:
+    """Whether the paragraph is a markdown heading line and nothing else."""
+    return "\n" not in para.text.strip("\n") and heading_level(para) > 0
+
+
 def joined(pieces: Sequence[Placed]) -> str:
     return "\n\n".join(p.text for p in pieces)
 

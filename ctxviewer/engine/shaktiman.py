@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass, field
 
 from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
-from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, joined
+from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, heading_level, joined
 from ctxviewer.engine.spec import Paragraph, ranking
 from ctxviewer.engine.trace import DROPPED, INCLUDED, RULE_FILE, SECURITY, SPEC, SPEC_PARAGRAPH
 
@@ -79,13 +79,6 @@ class Chunk:
 def percent(share: float) -> str:
     """*share* as a whole percent, halves rounded up (5/8 is 63%)."""
     return f"{math.floor(share * 100 + 0.5)}%"
-
-
-def heading_level(para: Paragraph) -> int:
-    """The markdown heading level of a paragraph's first line (0: not a heading)."""
-    line = para.text.lstrip("\n").split("\n", 1)[0]
-    level = len(line) - len(line.lstrip("#"))
-    return level if 0 < level <= 6 and line[level : level + 1] == " " else 0
 
 
 class ShaktimanRun(PeerRun):

@@ -213,3 +213,22 @@ def test_rule_files_the_filter_never_chooses_are_listed(tmp_path: Path, profile:
     trace = assemble(load_project(root), "feat", "T", {"profile": profile}, exact=False)
     item = trace.item("rule:languages/go/CLAUDE.md")
     assert item is not None and item.status == DROPPED and item.reason == NEVER_CONSIDERED
+
+
+def test_headings_come_only_above_the_paragraphs_they_head(tmp_path: Path) -> None:
+    spec = "## Session expiry\n\nSessions end after 30 idle minutes.\n\n## Docker\n\nThe image is unchanged."
+    root = _project(tmp_path, spec)
+    trace = _run(root, budget=400)
+    # The heading matches keywords too, but is never packed alone: it comes with the
+    # paragraph under it, its tokens counted in that paragraph's cost.  "## Docker" heads
+    # nothing that was packed, so it stays out.
+    assert trace.context == f"{REQUIREMENTS_HEADER}\n\n## Session expiry\n\nSessions end after 30 idle minutes."
+    heading, para = trace.item("requirements:1"), trace.item("requirements:2")
+    assert heading is not None and para is not None
+    assert heading.status == INCLUDED and heading.reason.startswith("the heading of requirements:2, placed above it")
+    assert para.status == INCLUDED
+    need = CL.count("Sessions end after 30 idle minutes.") + 1 + CL.count(REQUIREMENTS_HEADER) + 1
+    need += CL.count("## Session expiry") + 1
+    assert f"for {need} tokens" in para.reason
+    docker = trace.item("requirements:3")
+    assert docker is not None and docker.status == DROPPED and docker.reason.startswith("a heading:")
