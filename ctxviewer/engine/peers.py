@@ -263,20 +263,25 @@ class PeerRun(RunBase):
 
     def paragraph_draft(self, part: SpecPart, para: Paragraph, reason: str) -> ItemDraft:
         """A dropped draft of one paragraph, appended to the run's items."""
+        return self.span_draft(part, para.index, para.index, reason)
+
+    def span_draft(self, part: SpecPart, first: int, last: int, reason: str, item_id: str = "") -> ItemDraft:
+        """A dropped draft of paragraphs *first*..*last* of *part* as one candidate, appended."""
+        paragraphs = part.index.paragraphs[first : last + 1]
         draft = ItemDraft(
-            id=f"{part.part}:{para.index + 1}",
+            id=item_id or f"{part.part}:{first + 1}",
             kind=SPEC_PARAGRAPH,
             section=SPEC,
             part=part.part,
             source=part.source,
-            line_start=para.line_start,
-            line_end=para.line_end,
+            line_start=paragraphs[0].line_start,
+            line_end=paragraphs[-1].line_end,
             score=None,
             matched=(),
             rank=None,
             status=DROPPED,
             reason=reason,
-            text=para.text,
+            text="\n\n".join(p.text for p in paragraphs),
             kept_chars=0,
         )
         self.items.append(draft)

@@ -155,25 +155,9 @@ class ShaktimanRun(PeerRun):
             matched = sorted({w for s in ranked.scored[first : last + 1] for w in s.matched})
             if not matched:
                 continue
-            head = paragraphs[first]
-            draft = ItemDraft(
-                id=f"{part.part}:\u00a7{first + 1}",
-                kind=SPEC_PARAGRAPH,
-                section=SPEC,
-                part=part.part,
-                source=part.source,
-                line_start=head.line_start,
-                line_end=paragraphs[last].line_end,
-                score=len(matched),
-                matched=tuple(matched),
-                rank=None,
-                status=DROPPED,
-                reason=f"score {len(matched)}",
-                text="\n\n".join(p.text for p in paragraphs[first : last + 1]),
-                kept_chars=0,
-                details={"chunk": f"heading section: paragraphs {first + 1}-{last + 1}"},
-            )
-            self.items.append(draft)
+            draft = self.span_draft(part, first, last, f"score {len(matched)}", f"{part.part}:\u00a7{first + 1}")
+            draft.score, draft.matched = len(matched), tuple(matched)
+            draft.details = {"chunk": f"heading section: paragraphs {first + 1}-{last + 1}"}
             out.append(self._span_chunk(part, draft, first, last))
         return out
 
