@@ -398,6 +398,10 @@ class CtxviewerRun(PeerRun):
             chosen.append(c)
             opened.add(c.part.part)
             pieces_by[id(c)] = piece
+        return self._spec_pieces(chosen, pieces_by)
+
+    def _spec_pieces(self, chosen: list[Candidate], pieces_by: Mapping[int, Placed]) -> list[Placed]:
+        """The packed paragraphs in document order, under their part's header and their headings."""
         pieces: list[Placed] = []
         for part in self.parts:
             mine = sorted((c for c in chosen if c.part is part), key=lambda c: c.index)
