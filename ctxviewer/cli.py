@@ -12,13 +12,15 @@ its output is written before exiting 2, so no result is lost.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any
 
 from ctxviewer import __version__
 from ctxviewer.engine.atomic import atomic_write
@@ -34,8 +36,42 @@ def _write_out(text: str, output: str | None) -> None:
     if output:
         atomic_write(output, text)
     else:
-        sys.stdout.buffer.write(text.encode("utf-8"))
-        sys.stdout.flush()
+        _print(text)
+
+
+def _print(text: str) -> bool:
+    """Write *text* to stdout as UTF-8 whatever the locale's encoding, and flush.
+
+    Task ids, titles and paths come from the project and may be in any script: a console
+    that cannot show them must not turn a report into a traceback.  When the reader has
+    gone (``check ... | head -1``) the rest is discarded and False returned, so a command
+    still ends with the exit code its findings call for, not 0.
+    """
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    try:
+        if buffer is None:  # a stdout replaced by a text-only stream
+            stream.write(text)
+        else:
+            stream.flush()  # anything written as text first stays first
+            buffer.write(text.encode("utf-8"))
+        stream.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+        return False
+    return True
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device, so nothing more (not the flush at exit) fails."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+#: The window's tabs (``ctxviewer.gui.window.TABS``; repeated here so the CLI needs no Qt).
+GUI_TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task")
 
 
 def _err(message: str) -> None:
@@ -121,6 +157,10 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         text = trace.context
         for warning in trace.warnings:  # the JSON carries them; plain output says them here
             _err(f"note: {warning}")
+    if args.debug:  # seed 004's DEBUG_CONTEXT: the record on stderr, the context stays clean
+        from ctxviewer.engine.computed import debug_text
+
+        sys.stderr.write(debug_text(trace))
     _write_out(text, args.output)
     return _report_trace_errors(trace)
 
@@ -194,12 +234,18 @@ def cmd_batch(args: argparse.Namespace) -> int:
             writer.writerow(_csv_row(row.trace))
         else:
             buffer.write(json.dumps(trace_to_json(row.trace), ensure_ascii=False) + "\n")
-        if any(e.kind == "input" for e in row.trace.errors):
-            code = EXIT_BAD_INPUT
-            for error in row.trace.errors:
-                if error.kind == "input":
-                    _err(f"{row.feature.name}/{row.task.id}: {error.one_line()}")
+        code = max(code, _report_row_input_errors(row))
     _write_out(buffer.getvalue(), args.output)
+    return code
+
+
+def _report_row_input_errors(row: Any) -> int:
+    """Name a batch row's bad input on stderr (``feature/task: ...``); the exit code it calls for."""
+    code = EXIT_OK
+    for error in row.trace.errors:
+        if error.kind == "input":
+            _err(f"{row.feature.name}/{row.task.id}: {error.one_line()}")
+            code = EXIT_BAD_INPUT
     return code
 
 
@@ -221,17 +267,20 @@ def cmd_check(args: argparse.Namespace) -> int:
     limit = args.max_tokens if args.max_tokens is not None else project.settings.budget
     over: list[tuple[str, str, int]] = []
     total = 0
-    out: TextIO = sys.stdout
+    bad_input = EXIT_OK
     for row in run_batch(project, args.feature, exact=exact):
         assert row.trace is not None  # without collect_errors, a refused task raises
         total += 1
+        # A file left out (not UTF-8, too large, unreadable) makes the count too low: the
+        # task is still measured, but CI must not pass on it (exit 2, as assemble and batch).
+        bad_input = max(bad_input, _report_row_input_errors(row))
         used = row.trace.context_tokens.get(tokenizer) or 0
         if used > limit:
             over.append((row.feature.name, row.task.id, used))
     for feature, task, used in over:
-        out.write(f"OVER  {feature}/{task}: {used:,} {tokenizer} tokens > {limit:,}\n")
-    out.write(f"{len(over)} of {total} tasks over {limit:,} {tokenizer} tokens\n")
-    return EXIT_FINDINGS if over else EXIT_OK
+        _print(f"OVER  {feature}/{task}: {used:,} {tokenizer} tokens > {limit:,}\n")
+    _print(f"{len(over)} of {total} tasks over {limit:,} {tokenizer} tokens\n")
+    return bad_input or (EXIT_FINDINGS if over else EXIT_OK)
 
 
 def cmd_split(args: argparse.Namespace) -> int:
@@ -240,10 +289,9 @@ def cmd_split(args: argparse.Namespace) -> int:
 
     project = load_project(args.project)
     analyses = analyze_project(project, exact=not args.no_exact)
-    out = sys.stdout
     code = EXIT_OK
     if not analyses:
-        out.write(f"no command files under {project.settings.paths.commands}\n")
+        _print(f"no command files under {project.settings.paths.commands}\n")
     for a in analyses:
         if a.problem:
             _err(a.problem)
@@ -253,21 +301,21 @@ def cmd_split(args: argparse.Namespace) -> int:
         if a.tokens.cl100k_base is not None:
             exact = f", cl100k_base {a.tokens.cl100k_base:,} -> {a.core_tokens.cl100k_base:,}"
         if a.eligible:
-            out.write(
+            _print(
                 f"SPLIT {a.path}: {a.lines} lines, {len(a.sections)} sections; split after line "
                 f"{a.split_line} (target {a.target_line}); core {a.core_tokens.heuristic:,} + details "
                 f"{a.details_tokens.heuristic:,} est. tokens, saves {a.tokens_saved:,} of "
                 f"{a.tokens.heuristic:,}{exact}\n"
             )
         else:
-            out.write(f"keep  {a.path}: {a.lines} lines (< 300), {a.tokens.heuristic:,} est. tokens\n")
+            _print(f"keep  {a.path}: {a.lines} lines (< 300), {a.tokens.heuristic:,} est. tokens\n")
     if args.apply:
         for a in analyses:
             if a.eligible and not a.problem:
                 written = apply_split(project, a)
-                out.write(f"wrote {', '.join(written)}\n")
+                _print(f"wrote {', '.join(written)}\n")
     elif any(a.eligible for a in analyses):
-        out.write("preview only: run with --apply to write the split files\n")
+        _print("preview only: run with --apply to write the split files\n")
     return code
 
 
@@ -341,6 +389,10 @@ def _usage_line(usage: Any, zones: Sequence[tuple[str, float]]) -> str:
     )
 
 
+#: Longest ``follow --interval`` (a day).
+MAX_INTERVAL = 86_400
+
+
 def cmd_follow(args: argparse.Namespace) -> int:
     import time
     from dataclasses import asdict
@@ -348,6 +400,12 @@ def cmd_follow(args: argparse.Namespace) -> int:
     from ctxviewer.engine.eventlog import EventLogFollower
 
     settings = _follow_limits(args)
+    if not math.isfinite(args.interval):  # nan or inf: time.sleep would raise
+        _err(f"--interval: {args.interval:g} is not a number of seconds")
+        return EXIT_BAD_INPUT
+    if args.interval > MAX_INTERVAL:  # time.sleep overflows far above this
+        _err(f"--interval: {args.interval:g} s is too long; use {MAX_INTERVAL:,} s or less")
+        return EXIT_BAD_INPUT
     if args.interval < 0.05:
         _err(f"--interval: {args.interval:g} s is too short; use 0.05 s or more")
         return EXIT_BAD_INPUT
@@ -356,7 +414,6 @@ def cmd_follow(args: argparse.Namespace) -> int:
         _err(f"{args.log}: {what}")
         return EXIT_BAD_INPUT
     follower = EventLogFollower(args.log, settings.threshold_percent, settings.max_context_tokens)
-    out = sys.stdout
     shown: tuple[Any, ...] | None = None
     while True:
         result = follower.poll()
@@ -377,10 +434,11 @@ def cmd_follow(args: argparse.Namespace) -> int:
                 record = asdict(usage)
                 record.pop("history")
                 record["status"] = status
-                out.write(json.dumps(record) + "\n")
+                line = json.dumps(record) + "\n"
             else:
-                out.write(f"{status}: {_usage_line(usage, settings.all_zones)}\n")
-            out.flush()
+                line = f"{status}: {_usage_line(usage, settings.all_zones)}\n"
+            if not _print(line) and not args.once:  # nobody is reading any more
+                return EXIT_OK
         shown = state
         if args.once:
             return EXIT_FINDINGS if follower.problem_count else EXIT_OK
@@ -458,6 +516,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_set(p)
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="also print the Context Debug record (seed 004's DEBUG_CONTEXT) to stderr: signals, knowledge "
+        "matched, dependencies, context-map filtering, limits and budget (other profiles: the signals)",
+    )
     p.set_defaults(func=cmd_assemble)
 
     p = sub.add_parser("batch", allow_abbrev=False, help="every task of every feature, as JSON lines or CSV")
@@ -472,7 +536,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output")
     p.set_defaults(func=cmd_batch)
 
-    p = sub.add_parser("check", allow_abbrev=False, help="for CI: exit 1 if any task's context exceeds the budget")
+    p = sub.add_parser(
+        "check",
+        allow_abbrev=False,
+        help="for CI: exit 1 if any task's context exceeds the budget, 2 on bad input",
+    )
     p.add_argument("project")
     p.add_argument("--feature")
     p.add_argument("--max-tokens", type=_positive_int, help="limit (default: the project's budget)")
@@ -546,8 +614,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task")
     p.add_argument(
         "--tab",
-        choices=("sections", "paragraphs", "rules", "trimming", "context", "whatif", "compare", "task"),
+        choices=GUI_TABS,
         help="the tab to show first",
+    )
+    p.add_argument(
+        "--panel",
+        choices=("budget", "tracker", "session", "window"),
+        help="the right-hand panel to show first (window: the worker's whole context window)",
     )
     _add_profile(p)
     _add_set(p)
@@ -592,4 +665,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err("interrupted")
         return 130
     except BrokenPipeError:
+        _discard_stdout()
         return EXIT_OK

@@ -1,70 +1,303 @@
 """The one way ctxviewer writes files: atomically, never losing the old file.
 
-:func:`atomic_write` writes to a temporary file in the same folder, flushes and
-fsyncs it, then renames it over the target, so a reader sees either the old file or
-the new one, never half of either.  On any failure the temporary file is removed
-and the old file is left exactly as it was.  With *expect_unchanged* (the mtime and
-size read earlier) it refuses to overwrite a file that changed on disk since.
+Every file ctxviewer writes (exports, ``-o`` outputs, ``ctxviewer.yaml``, command
+splits, screenshots) goes through this module; ``tests/engine/test_safe_writes.py``
+fails on any direct write elsewhere in the package.
+
+:func:`atomic_write` writes to a temporary file in the target's folder, flushes and
+fsyncs it, gives it the old file's permissions (or the umask's for a new file),
+renames it over the target with :func:`os.replace` and fsyncs the folder where the
+platform allows, so a reader sees either the old file or the new one, never half of
+either.  On any failure -- including ``KeyboardInterrupt`` -- the temporary file is
+removed and the old file is left exactly as it was.
+
+With ``check_unchanged`` it refuses to overwrite a file whose :func:`file_signature`
+(``(mtime_ns, size)``, or None when it did not exist) differs from
+*expect_unchanged*, the signature taken when the file was read.  It is checked before
+anything is written and again just before the rename.  (A same-size edit within one
+tick of the file system's clock cannot be told apart; a rename cannot be made
+conditional, so a change in the microseconds between the last check and the rename
+cannot be caught either.)
+
+:func:`atomic_write_all` writes several files all or nothing (a command split): every
+temporary file is written and fsynced before the first rename, and if a later rename
+fails, the files already renamed are put back -- an old file from a copy taken
+beforehand, a file this call created removed -- so either every target is new or every
+target is as it was.
+
+Targets that are not plain files:
+
+* a **symlink** is written *through*: the new data replaces the file the link points
+  to (the temporary file goes in that file's folder, so the rename stays atomic) and
+  the link itself is kept.  A link whose target is missing or loops is refused rather
+  than guessed at.  (Replacing the link with a regular file would silently cut a
+  shared file -- say a ``ctxviewer.yaml`` linked from a dotfiles repository -- loose.)
+* a **folder**, a device, a pipe or a socket is refused; nothing is written.
+* a **read-only file** is refused, as a plain write to it would be: renaming over it
+  would succeed, but its mode says it is not to be changed.
+* a **hard link** is replaced by a new file (as any atomic save does); the other names
+  keep the old content.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ctxviewer.engine.errors import WriteError
 
+#: ``(st_mtime_ns, st_size)`` of a file, as :func:`file_signature` gives it.
+Signature = tuple[int, int]
 
-def file_signature(path: str | os.PathLike[str]) -> tuple[int, int] | None:
-    """(mtime_ns, size) of *path*, or None when it does not exist."""
+
+def _read_umask() -> int:
+    # os.umask can only be read by setting it; do that once, at import, before the GUI
+    # starts worker threads (a thread creating a file meanwhile would get mode 0o666).
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_IMPORT_UMASK = _read_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the platform allows."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    return _IMPORT_UMASK
+
+
+def file_signature(path: str | os.PathLike[str]) -> Signature | None:
+    """``(mtime_ns, size)`` of *path* (a symlink's target), or None when it does not exist.
+
+    Raises :class:`WriteError` when it cannot be told (no permission to look, a
+    symlink loop): a file that cannot be checked is never treated as unchanged.
+    """
     try:
         st = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError as exc:
+        raise WriteError(f"cannot tell whether it changed ({exc.strerror or exc})", os.fspath(path)) from None
     return st.st_mtime_ns, st.st_size
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedWrite:
+    """One file for :func:`atomic_write_all`: where, what, and the signature it was read with."""
+
+    path: str | os.PathLike[str]
+    data: str | bytes
+    expect_unchanged: Signature | None = None
+    check_unchanged: bool = False
 
 
 def atomic_write(
     path: str | os.PathLike[str],
     data: str | bytes,
     *,
-    expect_unchanged: tuple[int, int] | None = None,
+    expect_unchanged: Signature | None = None,
     check_unchanged: bool = False,
 ) -> None:
-    """Write *data* to *path* atomically; raises :class:`WriteError` saying why not."""
-    target = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    if check_unchanged and file_signature(target) != expect_unchanged:
-        raise WriteError("changed on disk since it was read; not overwritten", str(target))
-    folder = target.parent if str(target.parent) else Path(".")
-    tmp_name: str | None = None
+    """Write *data* (``str`` as UTF-8) to *path* atomically; raises :class:`WriteError` saying why not."""
+    atomic_write_all([PlannedWrite(path, data, expect_unchanged, check_unchanged)])
+
+
+@dataclass(slots=True)
+class _Step:
+    planned: PlannedWrite
+    shown: str  # the path as the caller gave it, for messages
+    target: Path  # where the data goes (a symlink resolved)
+    payload: bytes
+    existed: bool
+    tmp: str | None = None  # the staged new content, until it is renamed
+    backup: str | None = None  # a copy of the old file, to put back if a later step fails
+    keep_backup: bool = False  # the backup could not be put back: it is the old file now
+    committed: bool = False  # renamed over the target
+    done: Signature | None = None  # the target's signature right after the rename
+
+
+def atomic_write_all(writes: Sequence[PlannedWrite]) -> None:
+    """Write every file of *writes* atomically, in order, all or nothing.
+
+    Raises :class:`WriteError` naming the file that failed (or was refused); the files
+    renamed before it are put back as they were.  ``KeyboardInterrupt`` and other
+    ``BaseException`` are undone the same way and re-raised as they are.
+    """
+    steps = [_prepare(w) for w in writes]
+    seen: set[str] = set()
+    for step in steps:
+        key = os.path.normcase(os.path.abspath(step.target))
+        if key in seen:
+            raise WriteError("is written twice by one save; nothing written", step.shown)
+        seen.add(key)
+    if not steps:
+        return
+    current = steps[0]
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "wb") as handle:
+        for step in steps:  # refuse before writing anything
+            current = step
+            _check_unchanged(step)
+        for step in steps:  # everything that can run out of space happens before any rename
+            current = step
+            step.tmp = _stage(step.target, step.payload, _mode_for(step.target, step.existed))
+        for step in steps[:-1]:  # the last rename needs no way back
+            if step.existed:
+                current = step
+                step.backup = _stage(step.target, _read_old(step.target), _mode_for(step.target, True), ".bak")
+        for step in steps:
+            current = step
+            _check_unchanged(step)
+            assert step.tmp is not None
+            os.replace(step.tmp, step.target)
+            step.tmp, step.committed = None, True
+            step.done = file_signature(step.target)
+        for folder in dict.fromkeys(s.target.parent for s in steps):
+            _fsync_folder(folder)
+    except BaseException as exc:
+        kept = _undo(steps)
+        if not isinstance(exc, Exception):
+            raise
+        raise _failure(current, exc, steps, kept) from None
+    finally:
+        for step in steps:
+            for name in (step.tmp, None if step.keep_backup else step.backup):
+                if name is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(name)
+
+
+def _prepare(planned: PlannedWrite) -> _Step:
+    shown = os.fspath(planned.path)
+    given = Path(shown)
+    target = given
+    if given.is_symlink():
+        try:
+            target = given.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise WriteError("is a symlink whose target is missing or loops; not written", shown) from None
+    try:
+        st = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        st = None
+    except OSError as exc:
+        raise WriteError(f"could not be written ({exc.strerror or exc})", shown) from None
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise WriteError("is a folder, not a file; nothing written", shown)
+        if not stat.S_ISREG(st.st_mode):
+            raise WriteError("is not a regular file (a device, pipe or socket); not written", shown)
+        if not os.access(target, os.W_OK):
+            raise WriteError("is read-only; not overwritten", shown)
+    data = planned.data
+    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    return _Step(planned, shown, target, payload, existed=st is not None)
+
+
+def _check_unchanged(step: _Step) -> None:
+    planned = step.planned
+    if planned.check_unchanged and file_signature(step.target) != planned.expect_unchanged:
+        what = "created" if planned.expect_unchanged is None else "changed"
+        raise WriteError(f"{what} on disk since it was read; not overwritten", step.shown)
+
+
+def _mode_for(target: Path, existed: bool) -> int:
+    if existed:
+        with contextlib.suppress(OSError):
+            return os.stat(target).st_mode & 0o7777
+    return 0o666 & ~_umask()
+
+
+def _stage(target: Path, payload: bytes, mode: int, kind: str = "") -> str:
+    """A fsynced temporary file holding *payload* in *target*'s folder; returns its name."""
+    folder = target.parent if str(target.parent) else Path(".")
+    # A name of up to 255 bytes must leave room for the dots and mkstemp's random part.
+    fd, name = tempfile.mkstemp(prefix=f".{target.name[:64]}.", suffix=f"{kind}.tmp", dir=folder)
+    try:
+        handle = os.fdopen(fd, "wb")
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    try:
+        with handle:
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
         with contextlib.suppress(OSError):
-            if target.exists():
-                os.chmod(tmp_name, os.stat(target).st_mode & 0o7777)
-            else:
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(tmp_name, 0o666 & ~umask)
-        os.replace(tmp_name, target)
-        tmp_name = None
+            os.chmod(name, mode)
+    except BaseException:
         with contextlib.suppress(OSError):
-            dir_fd = os.open(folder, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
-    except OSError as exc:
-        kept = "; the old file is intact" if target.exists() else ""
-        raise WriteError(f"could not be written ({exc.strerror or exc}){kept}", str(target)) from None
-    finally:
-        if tmp_name is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
+            os.unlink(name)
+        raise
+    return name
+
+
+def _read_old(target: Path) -> bytes:
+    with open(target, "rb") as handle:
+        return handle.read()
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the renames durable; folders cannot be opened on every platform (Windows)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _undo(steps: list[_Step]) -> list[str]:
+    """Put back the targets already renamed, newest first; returns what could not be."""
+    kept: list[str] = []
+    undone = False
+    for step in reversed(steps):
+        if not step.committed:
+            continue
+        try:
+            if step.done is None or file_signature(step.target) != step.done:
+                kept.append(f"{step.shown} changed again meanwhile and was left as it is")
+            elif step.backup is not None:
+                os.replace(step.backup, step.target)
+                step.backup = None
+            else:
+                os.unlink(step.target)
+            undone = True
+        except (OSError, WriteError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            if step.backup is not None:
+                step.keep_backup = True
+                kept.append(f"{step.shown} could not be put back ({why}); its old content is in {step.backup}")
+            else:
+                kept.append(f"{step.shown} could not be removed ({why})")
+    if undone:
+        for folder in dict.fromkeys(s.target.parent for s in steps if s.committed):
+            _fsync_folder(folder)
+    return kept
+
+
+def _failure(step: _Step, exc: Exception, steps: list[_Step], kept: list[str]) -> WriteError:
+    """The one-line error for a failed (or refused) write of *step*."""
+    if isinstance(exc, WriteError):
+        message, path = exc.message, exc.path or step.shown
+    elif isinstance(exc, OSError):
+        message, path = f"could not be written ({exc.strerror or exc})", step.shown
+    else:
+        message, path = f"could not be written ({type(exc).__name__}: {exc})", step.shown
+    if kept:
+        message += f"; could not undo everything: {'; '.join(kept)}"
+    elif len(steps) > 1:
+        message += "; nothing was changed"
+    elif step.existed and not isinstance(exc, WriteError):
+        message += "; the old file is intact"
+    return WriteError(message, path)

@@ -122,7 +122,7 @@ def parse_assignment(text: str, origin: str | None = None) -> tuple[str, Any]:
         raise SettingsError(f"{text.strip()!r}: write KEY=VALUE, e.g. budget=1500 or spec_share=0.4", origin)
     try:
         value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         value = raw.strip()
     return key.strip(), value
 

@@ -121,16 +121,20 @@ class ProjectFS:
             return self.root
         if rel_s.startswith("/") or os.path.isabs(rel_s) or _has_drive(rel_s):
             raise OutsideRootError(rel_s, "absolute path outside the project")
-        pending: deque[str] = deque(rel_s.replace("\\", "/").split("/"))
+        # Each component comes with the target of the symlink it was read from (None for
+        # the components of *rel* itself), so a '..' that climbs out names the link.
+        pending: deque[tuple[str, str | None]] = deque((p, None) for p in rel_s.replace("\\", "/").split("/"))
         current: list[str] = []
         hops = 0
         missing = False
         while pending:
-            part = pending.popleft()
+            part, via = pending.popleft()
             if part in ("", "."):
                 continue
             if part == "..":
                 if not current:
+                    if via is not None:
+                        raise OutsideRootError(rel_s, f"symlink to {via} outside the project")
                     raise OutsideRootError(rel_s, "goes above the project root ('..')")
                 current.pop()
                 # What follows may exist again (and may be a symlink): check it.
@@ -167,9 +171,9 @@ class ProjectFS:
                 current = []
                 inside = os.path.relpath(real_target, root_s)
                 if inside != ".":
-                    pending.extendleft(reversed(inside.split(os.sep)))
+                    pending.extendleft((p, target) for p in reversed(inside.split(os.sep)))
             else:
-                pending.extendleft(reversed(target.split("/")))
+                pending.extendleft((p, target) for p in reversed(target.split("/")))
         return self.root.joinpath(*current)
 
     def relative(self, path: Path) -> str:
@@ -199,6 +203,40 @@ class ProjectFS:
 
     def exists(self, rel: str) -> bool:
         return self.lstat(rel) is not None
+
+    def refusal(self, rel: str) -> ReadResult | None:
+        """Why *rel* is not followed -- it leaves the root or loops -- or None when it stays inside.
+
+        The failed :class:`ReadResult` is the one a read of *rel* gives, so the reason reads
+        the same wherever it is reported.
+        """
+        try:
+            self.resolve(rel)
+        except OutsideRootError as exc:
+            return _refused(rel, exc)
+        except OSError:
+            return None
+        return None
+
+    def present(self, rel: str) -> bool:
+        """Whether anything is at *rel*, as opposed to nothing at all.
+
+        True for a file, a folder, a named pipe, an entry that cannot be stat'ed, and a
+        path that is not followed (a symlink out of the project, a loop): a reader that
+        looks for *rel* must report those, not skip them as absent.  A symlink to a missing
+        target inside the project is absent, as the real system's ``Path.exists()`` says.
+        """
+        try:
+            path = self.resolve(rel)
+        except (OutsideRootError, OSError):
+            return True
+        try:
+            os.lstat(path)  # resolved: inside the root, no symlink left to follow
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        except OSError:
+            return True
+        return True
 
     def file_size(self, rel: str) -> int | None:
         st = self.lstat(rel)
@@ -270,8 +308,9 @@ class ProjectFS:
         try:
             path = self.resolve(rel)
         except OutsideRootError as exc:
-            problem = Problem.LOOP if exc.loop else Problem.OUTSIDE
-            return None, ReadResult(rel, None, problem, f"not read: {exc.why}")
+            return None, _refused(rel, exc)
+        except OSError as exc:  # a symlink replaced while it was being followed
+            return None, ReadResult(rel, None, Problem.OS_ERROR, f"cannot be read ({exc.strerror})")
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
@@ -337,6 +376,10 @@ class ProjectFS:
             line, detail = utf8_error_line(data, exc)
             return ReadResult(rel, None, Problem.NOT_UTF8, detail, line=line)
         return ReadResult(rel, text, has_nul="\x00" in text)
+
+
+def _refused(rel: str, exc: OutsideRootError) -> ReadResult:
+    return ReadResult(rel, None, Problem.LOOP if exc.loop else Problem.OUTSIDE, f"not read: {exc.why}")
 
 
 def _has_drive(path: str) -> bool:

@@ -32,9 +32,10 @@ from ctxviewer.engine.errors import (
     UnknownFeatureError,
     UnknownTaskError,
 )
-from ctxviewer.engine.fsio import ProjectFS, ReadResult
+from ctxviewer.engine.fsio import OutsideRootError, ProjectFS, ReadResult
 from ctxviewer.engine.settings import (
     CTXVIEWER_YAML_KEYS,
+    DEFAULT,
     Settings,
     apply_flat,
     check_profile_budget,
@@ -51,6 +52,10 @@ MAX_DOCUMENT_DEPTH = 100
 MAX_YAML_ALIASES = 1_000
 #: Nodes a YAML document may expand to once its aliases are followed ("billion laughs").
 MAX_EXPANDED_NODES = 2_000_000
+#: Largest YAML file read (a JSON file may be as large as any file, 64 MiB).  PyYAML reads
+#: about 1 MB (10,000 tasks) a second with libyaml and 4x slower without: this keeps a load
+#: to seconds.
+MAX_YAML_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -130,56 +135,169 @@ class Project:
 # -- parsing helpers ---------------------------------------------------------------
 
 
+class _Refused(yaml.YAMLError):
+    """A YAML document over one of the limits: said as is, never re-parsed for another message."""
+
+
+def _too_many_aliases(line: int) -> _Refused:
+    return _Refused(f"more than {MAX_YAML_ALIASES} alias references (line {line}); refusing a possible alias bomb")
+
+
+def _too_deep(line: int) -> _Refused:
+    return _Refused(f"nested deeper than {MAX_DOCUMENT_DEPTH} levels (line {line})")
+
+
 class _LimitedLoader(yaml.SafeLoader):
-    """SafeLoader that refuses alias floods and absurd nesting."""
+    """SafeLoader that refuses alias floods and absurd nesting (pure Python: the reference)."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
-        self._aliases = 0
+        self.aliases = 0
         self._depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            self._aliases += 1
-            if self._aliases > MAX_YAML_ALIASES:
+            self.aliases += 1
+            if self.aliases > MAX_YAML_ALIASES:
                 mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]  # untyped in types-PyYAML
-                raise yaml.YAMLError(
-                    f"more than {MAX_YAML_ALIASES} alias references (line {mark.line + 1}); "
-                    "refusing a possible alias bomb"
-                )
+                raise _too_many_aliases(mark.line + 1)
         self._depth += 1
         try:
             if self._depth > MAX_DOCUMENT_DEPTH:
                 mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]  # untyped in types-PyYAML
-                raise yaml.YAMLError(f"nested deeper than {MAX_DOCUMENT_DEPTH} levels (line {mark.line + 1})")
+                raise _too_deep(mark.line + 1)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
 
 
+#: libyaml's parser and composer, when PyYAML was built with it (about 3x faster than pure Python).
+_CSafeLoader: Any = getattr(yaml, "CSafeLoader", None) if getattr(yaml, "__with_libyaml__", False) else None
+
+
+def _check_events(text: str) -> int | None:
+    """Check *text*'s events against the limits with libyaml's parser, before anything is composed.
+
+    libyaml's composer recurses in C without a bound (a document nested 100,000 levels
+    deep crashes the process), so the nesting is checked here first, event by event, in
+    the order :class:`_LimitedLoader` checks it, with the same messages.  Returns the
+    number of aliases, or None when the stream is not one well-formed document as libyaml
+    reads it: the caller then lets the pure-Python loader say what is wrong, in its words.
+    """
+    parser = _CSafeLoader(text)
+    ev = yaml.events
+    depth = aliases = 0
+    try:
+        while True:
+            event = parser.get_event()
+            kind = type(event)
+            if kind is ev.ScalarEvent or kind is ev.AliasEvent:
+                if kind is ev.AliasEvent:
+                    aliases += 1
+                    if aliases > MAX_YAML_ALIASES:
+                        raise _too_many_aliases(event.start_mark.line + 1)
+                if depth >= MAX_DOCUMENT_DEPTH:
+                    raise _too_deep(event.start_mark.line + 1)
+            elif kind is ev.SequenceStartEvent or kind is ev.MappingStartEvent:
+                depth += 1
+                if depth > MAX_DOCUMENT_DEPTH:
+                    raise _too_deep(event.start_mark.line + 1)
+            elif kind is ev.SequenceEndEvent or kind is ev.MappingEndEvent:
+                depth -= 1
+            elif kind is ev.DocumentEndEvent:
+                # a second document is an error (the pure-Python loader words it)
+                return aliases if type(parser.peek_event()) is ev.StreamEndEvent else None
+            elif kind is ev.StreamEndEvent or event is None:
+                return aliases
+    except _Refused:
+        raise
+    except yaml.YAMLError:
+        return None
+    finally:
+        parser.dispose()
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+class _Constructor(yaml.constructor.SafeConstructor):
+    """``yaml.safe_load``'s constructor, with a shortcut for strings.
+
+    A string scalar constructs to its value (``SafeConstructor.construct_yaml_str``); taken
+    directly, it skips the bookkeeping meant for collections -- about a fifth of the time
+    of a task graph, which is mostly strings.
+    """
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        if node.__class__ is yaml.ScalarNode and node.tag == _STR_TAG:
+            return node.value
+        return super().construct_object(node, deep)
+
+
+def _compose(text: str) -> tuple[yaml.Node | None, int]:
+    """The node graph of *text* and its number of aliases, composed within the limits.
+
+    By libyaml when present, else by pure Python.  Whatever libyaml cannot read is
+    composed again by the pure-Python loader, so an error is worded the same with or
+    without libyaml (and the reference parser has the last word).
+    """
+    aliases = None if _CSafeLoader is None else _check_events(text)
+    if aliases is not None:
+        loader = _CSafeLoader(text)
+        try:
+            node: yaml.Node | None = loader.get_single_node()
+            return node, aliases
+        except yaml.YAMLError:
+            pass
+        finally:
+            loader.dispose()
+    slow = _LimitedLoader(text)
+    try:
+        return slow.get_single_node(), slow.aliases
+    finally:
+        slow.dispose()
+
+
+def _load(text: str) -> Any:
+    """``yaml.safe_load`` of *text* within the limits (see :func:`_compose`)."""
+    node, aliases = _compose(text)
+    data = None if node is None else _Constructor().construct_document(node)
+    # Without aliases nothing is shared: the values are the ones written, no bomb.
+    if aliases and _expanded_size(data, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
+        raise _Refused(
+            f"expands to more than {MAX_EXPANDED_NODES:,} values through aliases; refusing a possible alias bomb"
+        )
+    return data
+
+
+def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
+    """PyYAML's problem in one line, with its context unless that only says where the parser
+    was ("while parsing a block mapping"): "expected a single document in the stream, but
+    found another document"."""
+    problem = exc.problem or ""
+    context = exc.context or ""
+    if context and problem and not context.startswith("while "):
+        return f"{context}, {problem}"
+    return problem or context or "invalid YAML"
+
+
 def parse_yaml(text: str, rel: str) -> Any:
     """``yaml.safe_load`` with limits; errors become :class:`ProjectError` with the line."""
-    loader = _LimitedLoader(text)
     try:
-        data = loader.get_single_data()
-        if _expanded_size(data, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
-            raise ProjectError(
-                f"invalid YAML: expands to more than {MAX_EXPANDED_NODES:,} values through "
-                "aliases; refusing a possible alias bomb",
-                rel,
-            )
-        return data
+        return _load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise ProjectError(f"invalid YAML: {problem}", rel, line) from None
+        raise ProjectError(f"invalid YAML: {_yaml_message(exc)}", rel, line) from None
+    except yaml.reader.ReaderError as exc:  # its str() spans two lines
+        line = text.count("\n", 0, exc.position) + 1
+        raise ProjectError(
+            f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}", rel, line
+        ) from None
     except yaml.YAMLError as exc:
         raise ProjectError(f"invalid YAML: {exc}", rel) from None
     except RecursionError:
         raise ProjectError("invalid YAML: nested too deeply", rel) from None
-    finally:
-        loader.dispose()
 
 
 def _expanded_size(value: Any, limit: int) -> int:
@@ -213,7 +331,8 @@ def _expanded_size(value: Any, limit: int) -> int:
 
 
 def _depth_ok(value: Any, limit: int) -> bool:
-    stack: list[tuple[Any, int]] = [(value, 0)]
+    """Whether *value* nests at most *limit* levels, counting as YAML does: the top value is level 1."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > limit:
@@ -240,12 +359,23 @@ def parse_json(text: str, rel: str) -> Any:
 
 def read_document(fs: ProjectFS, rel: str) -> Any:
     """Read and parse a JSON or YAML project file, raising :class:`ProjectError`."""
+    is_json = rel.endswith(".json")
+    size = None if is_json else fs.file_size(rel)
+    # Refused before it is read; over every file's limit, the read says so.
+    if size is not None and MAX_YAML_BYTES < size <= fs.max_file_bytes:
+        raise ProjectError(_yaml_too_large(size), rel)
     result: ReadResult = fs.read_text(rel)
     if result.text is None:
         raise ProjectError(result.detail, rel, result.line)
-    if rel.endswith(".json"):
+    if is_json:
         return parse_json(result.text, rel)
+    if len(result.text) > MAX_YAML_BYTES:  # grew since (a character is never less than a byte)
+        raise ProjectError(_yaml_too_large(len(result.text.encode("utf-8"))), rel)
     return parse_yaml(result.text, rel)
+
+
+def _yaml_too_large(size: int) -> str:
+    return f"not read: {size:,} bytes is over the {MAX_YAML_BYTES:,}-byte limit for YAML files"
 
 
 # -- task graph --------------------------------------------------------------------
@@ -270,31 +400,47 @@ def parse_task_graph(data: Any, rel: str) -> tuple[tuple[Task, ...], tuple[str, 
         raise ProjectError(f"'tasks' must be a list, not {type(raw_tasks).__name__}", rel)
     tasks: list[Task] = []
     warnings: list[str] = []
-    seen: set[str] = set()
+    # Every real id first: a name made up for a missing or duplicate id must not take one,
+    # wherever in the graph the task that has it stands.
+    real = {_display(raw.get("id")) for raw in raw_tasks if isinstance(raw, Mapping) and not _no_id(raw.get("id"))}
+    taken: set[str] = set()
+
+    def made_up(base: str) -> str:
+        n = 2
+        while f"{base}~{n}" in real or f"{base}~{n}" in taken:
+            n += 1
+        return f"{base}~{n}"
+
     for index, raw in enumerate(raw_tasks):
         if not isinstance(raw, Mapping):
             warnings.append(f"{rel}: tasks[{index}] is a {type(raw).__name__}, not a task; skipped")
             continue
         raw_id = raw.get("id")
-        if raw_id is None or raw_id == "":
+        if _no_id(raw_id):
             task_id = f"#{index + 1}"
+            if task_id in real or task_id in taken:
+                task_id = made_up(task_id)
             warnings.append(f"{rel}: tasks[{index}] has no id; shown as {task_id}")
         else:
             task_id = _display(raw_id)
-        if task_id in seen:
-            n = 2
-            while f"{task_id}~{n}" in seen:
-                n += 1
-            warnings.append(f"{rel}: duplicate task id {task_id!r} at tasks[{index}]; shown as {task_id}~{n}")
-            task_id = f"{task_id}~{n}"
-        seen.add(task_id)
+            if task_id in taken:
+                shown = made_up(task_id)
+                warnings.append(f"{rel}: duplicate task id {task_id!r} at tasks[{index}]; shown as {shown}")
+                task_id = shown
+        taken.add(task_id)
         tasks.append(Task(id=task_id, title=_display(raw.get("title")), raw=raw, index=index))
     return tuple(tasks), tuple(warnings)
 
 
+def _no_id(raw_id: Any) -> bool:
+    return raw_id is None or raw_id == ""
+
+
 def _load_feature(fs: ProjectFS, specs_rel: str, name: str) -> Feature:
     spec_dir = f"{specs_rel}/{name}"
-    graph_rel = next((f"{spec_dir}/{g}" for g in TASK_GRAPH_NAMES if fs.is_file(f"{spec_dir}/{g}")), None)
+    # The first name present is the graph, even when it cannot be read (a symlink out of the
+    # project, a loop, a named pipe, a folder): its error is shown, not skipped for the next name.
+    graph_rel = next((f"{spec_dir}/{g}" for g in TASK_GRAPH_NAMES if fs.present(f"{spec_dir}/{g}")), None)
     if graph_rel is None:
         return Feature(name=name, spec_dir=spec_dir, graph_path=None)
     try:
@@ -335,9 +481,9 @@ def load_project(
         raise ProjectError("not a folder", str(path))
     fs = ProjectFS(root)
     settings = Settings()
-    ctx_cfg: str | None = None
-    if fs.is_file(CTXVIEWER_YAML):
-        ctx_cfg = CTXVIEWER_YAML
+    # Present but unreadable (a symlink out of the project, a loop, not a file) is an error,
+    # not an absent file: the project would silently run on other settings than it says.
+    ctx_cfg: str | None = CTXVIEWER_YAML if fs.present(CTXVIEWER_YAML) else None
     ctx_values: dict[str, Any] = {}
     if ctx_cfg:
         ctx_values = flatten_ctxviewer_yaml(read_document(fs, ctx_cfg), ctx_cfg)
@@ -352,11 +498,12 @@ def load_project(
 
     sys_cfg: str | None
     if settings.paths.config is not None:
-        sys_cfg = settings.paths.config if fs.is_file(settings.paths.config) else None
+        _check_contained(fs, settings, "config")
+        sys_cfg = settings.paths.config if fs.present(settings.paths.config) else None
         if sys_cfg is None:
             raise ProjectError(f"the system config {settings.paths.config} does not exist", str(root))
     else:
-        sys_cfg = next((c for c in SYSTEM_CONFIG_NAMES if fs.is_file(c)), None)
+        sys_cfg = next((c for c in SYSTEM_CONFIG_NAMES if fs.present(c)), None)
     if sys_cfg:
         settings = apply_flat(
             settings, flatten_system_config(read_document(fs, sys_cfg), sys_cfg), sys_cfg, check=False
@@ -372,11 +519,7 @@ def load_project(
     check_profile_budget(settings, settings.origin("budget"))
 
     for key in ("specs", "rules", "commands"):
-        rel = getattr(settings.paths, key)
-        try:
-            fs.resolve(rel)
-        except Exception as exc:
-            raise SettingsError(f"paths.{key}: {exc}", settings.origin(f"paths.{key}")) from None
+        _check_contained(fs, settings, key)
 
     warnings: list[str] = []
     specs_rel = settings.paths.specs
@@ -388,16 +531,21 @@ def load_project(
             warnings.append(
                 f"paths.{key} is {rel} ({settings.origin(f'paths.{key}')}), which is not a folder in the project"
             )
-    features = tuple(
-        _load_feature(fs, specs_rel, name) for name in fs.list_dir(specs_rel) if fs.is_dir(f"{specs_rel}/{name}")
-    )
+    features: list[Feature] = []
+    for name in fs.list_dir(specs_rel):
+        rel = f"{specs_rel}/{name}"
+        if fs.is_dir(rel):
+            features.append(_load_feature(fs, specs_rel, name))
+        elif (refused := fs.refusal(rel)) is not None:
+            # A feature folder that leaves the project (or loops) is named, not dropped unseen.
+            warnings.append(refused.describe())
     for feature in features:
         warnings.extend(feature.warnings)
     return Project(
         root=fs.root,
         fs=fs,
         settings=settings,
-        features=features,
+        features=tuple(features),
         system_config=sys_cfg,
         ctxviewer_config=ctx_cfg,
         warnings=tuple(warnings),
@@ -405,12 +553,26 @@ def load_project(
     )
 
 
+def _check_contained(fs: ProjectFS, settings: Settings, key: str) -> None:
+    """Raise :class:`SettingsError` when ``paths.<key>`` leaves the project, naming where it was set."""
+    rel = getattr(settings.paths, key)
+    try:
+        fs.resolve(rel)
+    except (OutsideRootError, OSError) as exc:
+        origin = settings.origin(f"paths.{key}")
+        # A default's origin is no file: the message then names only the setting.
+        raise SettingsError(f"paths.{key}: {exc}", None if origin == DEFAULT else origin) from None
+
+
 # -- noticing changes on disk ------------------------------------------------------
 
 
-def _signature(fs: ProjectFS, rel: str) -> tuple[int, int, int] | None:
+def _signature(fs: ProjectFS, rel: str) -> tuple[int, int, int] | str | None:
     st = fs.lstat(rel)
-    return None if st is None else (st.st_ino, st.st_size, st.st_mtime_ns)
+    if st is None:  # absent, or refused: then why (a symlink retargeted changes it)
+        refused = fs.refusal(rel)
+        return None if refused is None else refused.detail
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _config_names(settings: Settings) -> tuple[str, ...]:
@@ -420,9 +582,12 @@ def _config_names(settings: Settings) -> tuple[str, ...]:
 def _sources(fs: ProjectFS, settings: Settings) -> dict[str, Any]:
     """Signatures of what loading depends on: the configs, the feature list, each task graph."""
     specs = settings.paths.specs
-    names = tuple(n for n in fs.list_dir(specs) if fs.is_dir(f"{specs}/{n}"))
+    entries = fs.list_dir(specs)
+    names = tuple(n for n in entries if fs.is_dir(f"{specs}/{n}"))
     out: dict[str, Any] = {rel: _signature(fs, rel) for rel in _config_names(settings)}
-    out["features"] = names
+    # Feature folders, and the entries refused as feature folders (their warning may change).
+    refused = tuple((n, r.detail) for n in entries if n not in names and (r := fs.refusal(f"{specs}/{n}")) is not None)
+    out["features"] = (names, refused)
     for name in names:
         for graph in TASK_GRAPH_NAMES:
             rel = f"{specs}/{name}/{graph}"

@@ -13,16 +13,24 @@ Reference rules (``CommandSplitter``):
   (a header, then the rest) and rewrites ``{name}.md`` as the core plus a
   ``<!-- SPLIT: ... -->`` reference -- here atomically, and only for eligible files.
 
+Applying is all or nothing (:func:`ctxviewer.engine.atomic.atomic_write_all`): the two
+new files are written first and the command file last, and if any step fails the
+files already written are removed (or, when they existed, put back).  It is refused
+when the command file or an existing ``.core.md``/``.details.md`` changed on disk
+since :func:`analyze_project` read them, or one of those appeared meanwhile.
+
 Estimates are ``len(text) // 4`` as the splitter's own; exact counts sit beside them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ctxviewer.engine.atomic import atomic_write
+from ctxviewer.engine.atomic import PlannedWrite, Signature, atomic_write_all, file_signature
 from ctxviewer.engine.errors import WriteError
+from ctxviewer.engine.fsio import OutsideRootError
 from ctxviewer.engine.project import Project
 from ctxviewer.engine.tokens import Census, TokenCounts
 
@@ -39,6 +47,16 @@ class CommandSection:
     start_line: int
     end_line: int
     lines: int
+
+
+@dataclass(frozen=True, slots=True)
+class OnDisk:
+    """The :func:`~ctxviewer.engine.atomic.file_signature` of a split's three files when the
+    command file was read (None: the file did not exist)."""
+
+    source: Signature | None
+    core: Signature | None
+    details: Signature | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +80,9 @@ class CommandAnalysis:
     details_tokens: TokenCounts
     already_split: bool
     problem: str | None = None
+    #: The three files as :func:`analyze_project` found them; None for an analysis that
+    #: was not read from a project (:func:`analyze_text`), which cannot be applied.
+    on_disk: OnDisk | None = None
 
     @property
     def tokens_saved(self) -> int:
@@ -146,15 +167,43 @@ def command_files(project: Project) -> list[str]:
     ]
 
 
+def _on_disk(project: Project, rel: str, core_rel: str, details_rel: str) -> OnDisk:
+    """Signatures of the command file and its split outputs (raises :class:`WriteError`)."""
+
+    def signature(path: str) -> Signature | None:
+        try:
+            target = project.fs.resolve(path)
+        except OutsideRootError:
+            return None  # apply_split refuses to write it
+        return file_signature(target)
+
+    return OnDisk(signature(rel), signature(core_rel), signature(details_rel))
+
+
 def analyze_project(project: Project, exact: bool = True) -> list[CommandAnalysis]:
-    """Analyze every command file of *project*; unreadable files carry a problem."""
+    """Analyze every command file of *project*; unreadable files carry a problem.
+
+    Each analysis records its files' signatures *before* reading them, so a change made
+    while (or after) they are read makes :func:`apply_split` refuse rather than
+    overwrite it.
+    """
     census = Census(exact)
     out: list[CommandAnalysis] = []
     for rel in command_files(project):
+        p = PurePosixPath(rel)
+        core_rel = str(p.with_name(f"{p.stem}.core{p.suffix}"))
+        details_rel = str(p.with_name(f"{p.stem}.details{p.suffix}"))
+        problem: str | None = None
+        on_disk: OnDisk | None = None
+        try:
+            on_disk = _on_disk(project, rel, core_rel, details_rel)
+        except WriteError as exc:
+            problem = str(exc)
         read = project.fs.read_text(rel)
-        core_rel = str(PurePosixPath(rel).with_name(PurePosixPath(rel).stem + ".core.md"))
         already = project.fs.is_file(core_rel)
-        if read.text is None:
+        if problem is None and read.text is None:
+            problem = read.describe()
+        if problem is not None:
             empty = census.measure("")
             out.append(
                 CommandAnalysis(
@@ -174,28 +223,45 @@ def analyze_project(project: Project, exact: bool = True) -> list[CommandAnalysi
                     empty,
                     empty,
                     already,
-                    problem=read.describe(),
+                    problem=problem,
                 )
             )
             continue
-        out.append(analyze_text(rel, read.text, census, already))
+        assert read.text is not None
+        analysis = analyze_text(rel, read.text, census, already)
+        out.append(dataclasses.replace(analysis, on_disk=on_disk))
     return out
 
 
 def apply_split(project: Project, analysis: CommandAnalysis) -> list[str]:
-    """Write the three files of one eligible split atomically; returns the paths written."""
+    """Write the three files of one eligible split, all or nothing; returns the paths written.
+
+    The ``.core.md`` and ``.details.md`` files are written first and the command file
+    last; a failure at any step leaves all three as they were.  Raises
+    :class:`WriteError` when a file changed on disk since :func:`analyze_project` read
+    it (nothing is written) or cannot be written.
+    """
     if not analysis.eligible or analysis.problem:
         raise WriteError("not eligible for splitting (fewer than 300 lines)", analysis.path)
-    written: list[str] = []
-    for rel, text in (
-        (analysis.core_path, analysis.core_text),
-        (analysis.details_path, analysis.details_text),
-        (analysis.path, analysis.rewritten_text),
-    ):
+    on_disk = analysis.on_disk
+    if on_disk is None:
+        raise WriteError("was not read from the project; analyze the project first", analysis.path)
+    planned: list[PlannedWrite] = []
+    order = (
+        (analysis.core_path, analysis.core_text, on_disk.core),
+        (analysis.details_path, analysis.details_text, on_disk.details),
+        (analysis.path, analysis.rewritten_text, on_disk.source),
+    )
+    for rel, text, seen in order:
         try:
             target = project.fs.resolve(rel)
         except Exception as exc:
             raise WriteError(f"refusing to write outside the project ({exc})", rel) from None
-        atomic_write(target, text)
-        written.append(rel)
-    return written
+        planned.append(PlannedWrite(target, text, expect_unchanged=seen, check_unchanged=True))
+    try:
+        atomic_write_all(planned)
+    except WriteError as exc:
+        # Name the project-relative path, as the rest of the split's messages do.
+        shown = {str(w.path): rel for w, (rel, _, _) in zip(planned, order, strict=True)}
+        raise WriteError(exc.message, shown.get(exc.path or "", exc.path)) from None
+    return [rel for rel, _, _ in order]

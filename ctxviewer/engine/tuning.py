@@ -5,7 +5,10 @@ updated, not replaced: keys already in it stay unless a tuned value changes them
 a tuned value that equals what the project gets anyway (defaults, system config) is not
 added.  Before anything is written the new text is parsed back through the same loader
 functions the project uses, so a file the loader would refuse is never written.  The
-write is atomic, and refused when the file changed on disk since it was read.
+write is atomic (:func:`ctxviewer.engine.atomic.atomic_write`: a failure leaves the old
+file as it was), and refused when the file changed on disk since it was read: since the
+project was loaded (the tuned values were chosen against what it said then), and
+between :func:`plan_save` and :func:`save_ctxviewer_yaml`.
 
 PyYAML does not keep comments: a leading block of ``#`` lines is kept; comments
 elsewhere are lost, and :class:`SaveResult` says so.
@@ -19,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from ctxviewer.engine.atomic import atomic_write, file_signature
-from ctxviewer.engine.errors import ProjectError, SettingsError
-from ctxviewer.engine.project import CTXVIEWER_YAML, Project, parse_yaml
+from ctxviewer.engine.atomic import Signature, atomic_write, file_signature
+from ctxviewer.engine.errors import ProjectError, SettingsError, WriteError
+from ctxviewer.engine.project import CTXVIEWER_YAML, Project, _signature, parse_yaml
 from ctxviewer.engine.settings import (
     CTXVIEWER_YAML_KEYS,
     SettingChange,
@@ -45,7 +48,7 @@ class SaveResult:
     written: bool = True
     #: The file's (mtime_ns, size) when planned (None: it did not exist); the write is
     #: refused if it differs then, so what was shown is what gets written.
-    signature: tuple[int, int] | None = None
+    signature: Signature | None = None
 
     def summary(self) -> str:
         if not self.changes:
@@ -102,7 +105,11 @@ def _split_comments(text: str) -> tuple[str, int]:
 
 
 def plan_save(project: Project, tuned: Settings) -> SaveResult:
-    """What saving *tuned* would write, without writing (raises :class:`SettingsError`)."""
+    """What saving *tuned* would write, without writing.
+
+    Raises :class:`SettingsError` for a file the loader would refuse, and
+    :class:`WriteError` when it changed on disk since *project* was loaded.
+    """
     fs = project.fs
     path = str(project.root / CTXVIEWER_YAML)
     signature = file_signature(path)
@@ -116,6 +123,11 @@ def plan_save(project: Project, tuned: Settings) -> SaveResult:
         existing = flatten_ctxviewer_yaml(parse_yaml(old_text, CTXVIEWER_YAML), CTXVIEWER_YAML) if old_text else {}
     except ProjectError as exc:
         raise SettingsError(f"cannot update it, fix it first: {exc.message}", CTXVIEWER_YAML, exc.line) from None
+    if CTXVIEWER_YAML in project.sources and _signature(fs, CTXVIEWER_YAML) != project.sources[CTXVIEWER_YAML]:
+        raise WriteError(
+            "changed on disk since the project was loaded; not overwritten (reload the project, then save again)",
+            CTXVIEWER_YAML,
+        )
     changes = changed_settings(project.settings, tuned)
     flat = dict(existing)
     for change in changes:
@@ -140,7 +152,9 @@ def save_ctxviewer_yaml(project: Project, tuned: Settings, plan: SaveResult | No
     """Write the tuned settings into the project's ``ctxviewer.yaml`` atomically.
 
     With *plan* (from :func:`plan_save`, e.g. shown to the user first) exactly that text
-    is written, and only if the file is still as it was when planned.
+    is written, and only if the file is still as it was when planned.  Raises
+    :class:`WriteError` when it changed on disk since, or cannot be written (the old
+    file is then left as it was).
     """
     result = plan if plan is not None else plan_save(project, tuned)
     if not result.changes:
