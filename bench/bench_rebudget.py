@@ -43,7 +43,7 @@ def _clear() -> None:
     spec_mod.clear_caches()
     from ctxviewer.engine import ctxprofile, mahabharatha
 
-    mahabharatha._base_items.clear()
+    mahabharatha.clear_caches()
     ctxprofile._matches.clear()
     for counter in tokens._counters.values():
         if isinstance(counter, tokens.TiktokenCounter):

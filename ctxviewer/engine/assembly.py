@@ -18,7 +18,7 @@ from ctxviewer.engine import rules as R
 from ctxviewer.engine.fsio import ProjectFS
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.engine.settings import Settings
-from ctxviewer.engine.tokens import Census, TokenCounter
+from ctxviewer.engine.tokens import Census, TokenCounter, TokenCounts
 from ctxviewer.engine.trace import Item, Keyword, Section, TraceError, TrimStep
 
 Progress = Callable[[str, float], None]
@@ -27,6 +27,10 @@ Progress = Callable[[str, float], None]
 NEVER_CONSIDERED = (
     "never considered: the pipeline reads only _core/owasp-2025.md and the python, javascript and docker rule files"
 )
+
+
+#: Texts counted per call by :meth:`RunBase.measure_many` (between two cancel checks).
+MEASURE_CHUNK = 8192
 
 
 class Cancelled(Exception):
@@ -96,6 +100,8 @@ class ProfileResult:
     section_budgets: Mapping[str, int] | None = None
     buffer: int | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: The computed profile's "Context Debug" record.
+    debug: str = ""
 
 
 def fmt(n: int) -> str:
@@ -140,6 +146,26 @@ class RunBase:
             raise Cancelled(stage)
         if self.progress is not None:
             self.progress(stage, fraction)
+
+    def _poll(self, stage: str) -> None:
+        """Stop if cancelled: the cheap check long loops make every few thousand steps.
+
+        :meth:`_check` marks a stage's end and reports progress; this only raises
+        :class:`Cancelled` (naming *stage*) once the cancel token is set.
+        """
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled(stage)
+
+    def measure_many(self, texts: Sequence[str], stage: str) -> list[TokenCounts]:
+        """:meth:`Census.measure_many`, a few thousand texts at a time, :meth:`_poll`-ing between.
+
+        Counting a spec's paragraphs exactly can take seconds; this keeps it cancellable.
+        """
+        out: list[TokenCounts] = []
+        for start in range(0, len(texts), MEASURE_CHUNK):
+            self._poll(stage)
+            out.extend(self.census.measure_many(texts[start : start + MEASURE_CHUNK]))
+        return out
 
     def _step(self, section: str, action: str, target: str, description: str, before: str, after: str) -> None:
         self._step_counted(
@@ -194,7 +220,7 @@ class RunBase:
         """The drafts as finished items, each kept text placed in its section's span."""
         spans = {s.name: s.span for s in sections}
         drafts = [(n, d) for n, d in enumerate(self.items) if isinstance(d, ItemDraft)]
-        counts = self.census.measure_many([d.text for _, d in drafts])
+        counts = self.measure_many([d.text for _, d in drafts], "finish")
         out: list[Any] = list(self.items)
         for (n, draft), tokens in zip(drafts, counts, strict=True):
             span = None

@@ -36,7 +36,6 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -54,7 +53,7 @@ from ctxviewer.engine.peers import (
     keep_prefix,
     keep_whole,
 )
-from ctxviewer.engine.spec import LRU, SpecIndex
+from ctxviewer.engine.spec import CHECK_EVERY, LRU, Check, SpecIndex
 from ctxviewer.engine.trace import DROPPED, SECURITY, SPEC, Keyword
 
 #: Words that say nothing about what a task is about.
@@ -153,36 +152,92 @@ def extract(task: Mapping[str, object]) -> tuple[Keyword, ...]:
 _matches = LRU(64)
 
 
-def match_counts(index: SpecIndex, words: Iterable[str]) -> Mapping[int, Mapping[str, int]]:
+def match_counts(index: SpecIndex, words: Iterable[str], check: Check | None = None) -> Mapping[int, Mapping[str, int]]:
     """For each paragraph index, how often each keyword occurs in it as a whole word.
 
     Cached per (index, keywords), as the reference ranking is: a re-budget rescans nothing.
+    *check* is called every few thousand paragraphs and may raise to cancel.
     """
     key = (id(index), tuple(sorted(set(words))))
     found = _matches.get(key)
     if found is not None and found[0] is index:
         counts: Mapping[int, Mapping[str, int]] = found[1]
         return counts
-    counts = _match_counts(index, key[1])
+    counts = _match_counts(index, key[1], check)
     _matches.put(key, (index, counts))
     return counts
 
 
-def _match_counts(index: SpecIndex, words: tuple[str, ...]) -> dict[int, Counter[str]]:
+def _match_counts(index: SpecIndex, words: tuple[str, ...], check: Check | None) -> dict[int, Counter[str]]:
+    """Whole-word matches of every keyword's forms in each paragraph's lowercased text.
+
+    What is matched is the pattern of :func:`_match_pattern`: any form, not preceded or
+    followed by a letter or digit.  When every form is made of letters and digits only
+    (always, but for the odd letter that lowercases to a letter and a combining mark), a
+    match is exactly one of the paragraph's words (maximal runs of letters and digits)
+    that equals a form, so each paragraph's words are looked up in a table of the forms,
+    all keywords at once, instead of trying every keyword at every position.  A form two
+    keywords share counts for the one the pattern tries first (the longer keyword).
+    """
     out: dict[int, Counter[str]] = {}
     if not words:
         return out
-    # One named group per keyword, longest forms first, so each match names its keyword.
     ordered = sorted(words, key=len, reverse=True)
+    owner: dict[str, str] = {}
+    for word in ordered:
+        for form in forms(word):
+            owner.setdefault(form, word)
+    plain = all(_WORD.fullmatch(form) for form in owner)
+    pattern = None if plain else _match_pattern(ordered)
+    keys = owner.keys()
+    for para in index.paragraphs:
+        if check is not None and not para.index % CHECK_EVERY:
+            check()
+        if para.blank:
+            continue
+        low = para.text.lower()
+        if pattern is not None:
+            for m in pattern.finditer(low):
+                assert m.lastgroup is not None
+                out.setdefault(para.index, Counter())[ordered[int(m.lastgroup[1:])]] += 1
+            continue
+        for piece in _pieces(low) if len(low) > _PIECE_CHARS else (low,):
+            tokens = _WORD.findall(piece)
+            if keys.isdisjoint(tokens):
+                continue
+            counts = out.setdefault(para.index, Counter())
+            for token in tokens:
+                owned = owner.get(token)
+                if owned is not None:
+                    counts[owned] += 1
+    return out
+
+
+def _match_pattern(ordered: list[str]) -> re.Pattern[str]:
+    """One named group per keyword, longest forms first, so each match names its keyword."""
     groups = (
         f"(?P<k{n}>" + "|".join(re.escape(f) for f in sorted(forms(w), key=len, reverse=True)) + ")"
         for n, w in enumerate(ordered)
     )
-    pattern = re.compile(_NOT_WORD_BEFORE + "(?:" + "|".join(groups) + ")" + _NOT_WORD_AFTER)
-    for m in pattern.finditer(index.lower):
-        para = bisect_right(index.starts, m.start()) - 1
-        assert m.lastgroup is not None
-        out.setdefault(para, Counter())[ordered[int(m.lastgroup[1:])]] += 1
+    return re.compile(_NOT_WORD_BEFORE + "(?:" + "|".join(groups) + ")" + _NOT_WORD_AFTER)
+
+
+#: A paragraph longer than this is split into words a piece at a time (cut between words).
+_PIECE_CHARS = 1 << 20
+_NOT_WORD = re.compile(r"[\W_]")
+
+
+def _pieces(low: str) -> list[str]:
+    """*low* cut just before a character that is not a letter or digit, about every megabyte."""
+    out: list[str] = []
+    begin = 0
+    while len(low) - begin > _PIECE_CHARS:
+        cut = _NOT_WORD.search(low, begin + _PIECE_CHARS)
+        if cut is None:
+            break
+        out.append(low[begin : cut.start()])
+        begin = cut.start()
+    out.append(low[begin:])
     return out
 
 
@@ -313,7 +368,7 @@ class CtxviewerRun(PeerRun):
     def _candidates(self) -> list[Candidate]:
         self.headings: set[int] = set()  # id() of the heading-only paragraphs' drafts
         words = [k.word for k in self.keywords if not k.note]
-        per_part = [(part, match_counts(part.index, words)) for part in self.parts]
+        per_part = [(part, match_counts(part.index, words, lambda: self._poll("packing"))) for part in self.parts]
         nonblank = sum(1 for part in self.parts for p in part.index.paragraphs if not p.blank) or 1
         df: Counter[str] = Counter()
         for _, counts in per_part:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
 from ctxviewer.engine.mahabharatha import SECURITY_HEADER
 from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, joined, keep_prefix, keep_whole
-from ctxviewer.engine.spec import ranking
+from ctxviewer.engine.spec import CHECK_EVERY, ranking
 from ctxviewer.engine.trace import DROPPED, SECURITY, SPEC
 
 
@@ -124,21 +124,24 @@ class DriftRun(PeerRun):
         return units
 
     def _paragraph_units(self, part: SpecPart) -> list[Unit]:
-        ranked = ranking(part.index, [k.word for k in self.keywords])
+        ranked = ranking(part.index, [k.word for k in self.keywords], lambda: self._poll("caps"))
         cap = self.settings.drift_max_paragraphs
         drafts: dict[int, ItemDraft] = {}
-        for para, scored in zip(part.index.paragraphs, ranked.scored, strict=True):
+        for para in part.index.paragraphs:
+            if not para.index % CHECK_EVERY:
+                self._poll("caps")
             position = ranked.positions.get(para.index)
+            matched = ranked.matched(para.index)
             if para.blank:
                 why = "blank paragraph: skipped before scoring"
             elif position is None:
                 why = "score 0: no task keyword occurs in it"
             elif position > cap:
-                why = f"rank {position} (score {scored.score}): left out by the hard cap of {cap} paragraphs per file"
+                why = f"rank {position} (score {len(matched)}): left out by the hard cap of {cap} paragraphs per file"
             else:
-                why = f"rank {position} of {len(ranked.ranked)} (score {scored.score})"
+                why = f"rank {position} of {len(ranked.ranked)} (score {len(matched)})"
             draft = self.paragraph_draft(part, para, why)
-            draft.score, draft.matched, draft.rank = scored.score, scored.matched, position
+            draft.score, draft.matched, draft.rank = len(matched), matched, position
             drafts[para.index] = draft
         top = ranked.ranked[:cap]
         if len(ranked.ranked) > cap:

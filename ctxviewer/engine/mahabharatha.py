@@ -28,7 +28,18 @@ from ctxviewer.engine import rules as R
 from ctxviewer.engine.assembly import NEVER_CONSIDERED, ItemDraft, ProfileResult, RunBase, draft_of, fmt
 from ctxviewer.engine.fsio import Problem
 from ctxviewer.engine.keywords import KeywordError, describe_value, extract_keywords
-from ctxviewer.engine.spec import LRU, Ranking, Scored, SpecIndex, ranking, spec_index, strip_with_offset, truncate
+from ctxviewer.engine.spec import (
+    CHECK_EVERY,
+    LRU,
+    Ranking,
+    Scored,
+    SpecIndex,
+    paragraph_limit_problem,
+    ranking,
+    spec_index,
+    strip_with_offset,
+    truncate,
+)
 from ctxviewer.engine.trace import (
     DROPPED,
     INCLUDED,
@@ -51,6 +62,14 @@ SECTION_TITLES = {SECURITY: "Security rules", SPEC: "Spec excerpts"}
 #: Finished paragraph items per (spec content, keywords, top_k, reason): see
 #: :meth:`MahabharathaRun._paragraph_items`.
 _base_items = LRU(8)
+#: Each spec file's paragraphs as unscored items: see :meth:`MahabharathaRun._unscored_items`.
+_unscored = LRU(16)
+
+
+def clear_caches() -> None:
+    """Forget the cached paragraph items (benchmarks and tests start cold with this)."""
+    _base_items.clear()
+    _unscored.clear()
 
 
 class _SpecFailure(Exception):
@@ -318,6 +337,10 @@ class MahabharathaRun(RunBase):
                     rel,
                 )
             stripped, first_line = strip_with_offset(read.text)
+            too_many = paragraph_limit_problem(stripped)
+            if too_many is not None:
+                self._error(SPEC, "input", too_many, "treated as an empty spec file", rel)
+                continue
             if stripped:
                 return stripped, rel, first_line
         return "", None, 1
@@ -358,33 +381,84 @@ class MahabharathaRun(RunBase):
     def _build_paragraph_items(
         self, part: str, rel: str, index: SpecIndex, ranked: Ranking | None, reason: str | None, top_k: int
     ) -> tuple[Item, ...]:
-        counts = self.census.measure_many([p.text for p in index.paragraphs])
+        """The items of one run: the index's unscored items (shared by every run, see
+        :meth:`_unscored_items`) with those of the paragraphs that score replaced."""
+        zero = None if ranked is None else 0
+        base = self._unscored_items(part, rel, index, reason, zero)
+        if ranked is None or not ranked.hits:
+            return base
+        out = list(base)
+        positions = ranked.positions
+        for count, (n, matched) in enumerate(ranked.hits.items()):
+            if not count % CHECK_EVERY:
+                self._poll("spec excerpts")
+            position = positions.get(n)
+            if reason is not None:
+                why = reason
+            elif position is None:  # not reached: every paragraph with a hit is ranked
+                why = "score 0: no task keyword occurs in it"
+            elif position > top_k:
+                why = f"rank {position}, only the top {top_k} are kept (score {len(matched)})"
+            else:
+                why = f"rank {position} of the top {top_k} (placed by the run)"
+            b = base[n]
+            out[n] = Item(  # as dataclasses.replace would, at a fifth of its cost
+                b.id,
+                b.kind,
+                b.section,
+                b.part,
+                b.source,
+                b.line_start,
+                b.line_end,
+                len(matched),
+                matched,
+                position,
+                b.status,
+                why,
+                b.text,
+                b.kept_chars,
+                b.tokens,
+            )
+        return tuple(out)
+
+    def _unscored_items(
+        self, part: str, rel: str, index: SpecIndex, reason: str | None, zero: int | None
+    ) -> tuple[Item, ...]:
+        """Every paragraph of *index* as a dropped item that no keyword matched, counted once.
+
+        These do not depend on the task: a batch or the window's background pass builds
+        them once per spec file and each task replaces only the paragraphs that score.
+        """
+        key = (id(index), part, rel, reason, zero, self.census.encodings)
+        cached = _unscored.get(key)
+        if cached is not None and cached[0] is index:
+            return cached[1]  # type: ignore[no-any-return]
+        paragraphs = index.paragraphs
+        counts = self.measure_many([p.text for p in paragraphs], "spec excerpts")
         out: list[Item] = []
-        for para, tokens in zip(index.paragraphs, counts, strict=True):
-            s = ranked.scored[para.index] if ranked is not None else None
-            position = ranked.positions.get(para.index) if ranked is not None else None
+        append = out.append
+        for para, tokens in zip(paragraphs, counts, strict=True):
+            n = para.index
+            if not n % CHECK_EVERY:
+                self._poll("spec excerpts")
             if reason is not None:
                 why = reason
             elif para.blank:
                 why = "blank paragraph: skipped before scoring"
-            elif position is None:
-                why = "score 0: no task keyword occurs in it"
-            elif position > top_k:
-                why = f"rank {position}, only the top {top_k} are kept (score {s.score if s else 0})"
             else:
-                why = f"rank {position} of the top {top_k} (placed by the run)"
-            out.append(
+                why = "score 0: no task keyword occurs in it"
+            append(
                 Item(
-                    id=f"{part}:{para.index + 1}",
+                    id=f"{part}:{n + 1}",
                     kind=SPEC_PARAGRAPH,
                     section=SPEC,
                     part=part,
                     source=rel,
                     line_start=para.line_start,
                     line_end=para.line_end,
-                    score=None if s is None else s.score,
-                    matched_keywords=() if s is None else s.matched,
-                    rank=position,
+                    score=zero,
+                    matched_keywords=(),
+                    rank=None,
                     status=DROPPED,
                     reason=why,
                     text=para.text,
@@ -392,7 +466,9 @@ class MahabharathaRun(RunBase):
                     tokens=tokens,
                 )
             )
-        return tuple(out)
+        items = tuple(out)
+        _unscored.put(key, (index, items))
+        return items
 
     def _spec(self, max_tokens: int) -> str:
         loaded: dict[str, tuple[str, str | None, int]] = {}
@@ -443,7 +519,7 @@ class MahabharathaRun(RunBase):
             if not text:
                 continue
             index = spec_index(text, line)
-            ranked_all = ranking(index, words)
+            ranked_all = ranking(index, words, lambda: self._poll("spec excerpts"))
             base = len(self.items)
             self._paragraph_items(part, text, rel, line, ranked_all, None)
             ranked = ranked_all.ranked

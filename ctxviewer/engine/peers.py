@@ -35,7 +35,7 @@ from ctxviewer.engine.mahabharatha import (
     REQUIREMENTS_NAMES,
     SECTION_TITLES,
 )
-from ctxviewer.engine.spec import Paragraph, SpecIndex, spec_index, strip_with_offset
+from ctxviewer.engine.spec import Paragraph, SpecIndex, paragraph_limit_problem, spec_index, strip_with_offset
 from ctxviewer.engine.trace import (
     DROPPED,
     INCLUDED,
@@ -47,6 +47,8 @@ from ctxviewer.engine.trace import (
     Section,
 )
 
+#: What happens to a file with NUL bytes: the same words as the ``mahabharatha`` profile's.
+AS_READ = "read as text all the same, as the real system does"
 PART_HEADERS = {"requirements": REQUIREMENTS_HEADER, "design": DESIGN_HEADER}
 SPEC_FILES = (("requirements", REQUIREMENTS_NAMES), ("design", DESIGN_NAMES))
 
@@ -151,7 +153,12 @@ class PeerRun(RunBase):
         out: dict[str, list[str]] = {}
         if isinstance(files, Mapping):
             for key, entries in files.items():
+                if entries is None:  # `create:` with nothing after it: no files, as in the reference
+                    continue
                 if not isinstance(entries, list):
+                    self._error(
+                        "task", "input", f"files.{key} is {describe_value(entries)}, not a list", "ignored", where
+                    )
                     continue
                 good = [e for e in entries if isinstance(e, str)]
                 for bad in (e for e in entries if not isinstance(e, str)):
@@ -233,6 +240,8 @@ class PeerRun(RunBase):
             self._error(SECURITY, "input", read.detail, "this rule file is left out", draft.source, read.line)
             draft.reason = f"{why}, but it cannot be read: {read.detail}"
             return RuleCandidate(rule, draft, None, why)
+        if read.has_nul:
+            self._error(SECURITY, "input", "binary content (NUL bytes) in a rule file", AS_READ, draft.source)
         block = R.summarize_file(rule, read.text)
         draft.line_start, draft.line_end = 1, block.total_lines
         details["kept_lines"] = list(block.kept_lines)
@@ -255,7 +264,13 @@ class PeerRun(RunBase):
                 if not read.ok or read.text is None:
                     self._error(SPEC, "input", read.detail, f"the {part} file is left out", rel, read.line)
                     break
+                if read.has_nul:
+                    self._error(SPEC, "input", "binary content (NUL bytes) in a spec file", AS_READ, rel)
                 stripped, first_line = strip_with_offset(read.text)
+                too_many = paragraph_limit_problem(stripped)
+                if too_many is not None:
+                    self._error(SPEC, "input", too_many, f"the {part} file is left out", rel)
+                    break
                 if stripped:
                     parts.append(SpecPart(part, rel, spec_index(stripped, first_line)))
                     break

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
 from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, heading_level, joined
-from ctxviewer.engine.spec import Paragraph, ranking
+from ctxviewer.engine.spec import CHECK_EVERY, Paragraph, ranking
 from ctxviewer.engine.trace import DROPPED, INCLUDED, RULE_FILE, SECURITY, SPEC, SPEC_PARAGRAPH
 
 #: A chunk is skipped when more than this share of its lines is already selected.
@@ -136,23 +136,26 @@ class ShaktimanRun(PeerRun):
         return out
 
     def _spec_chunks(self, part: SpecPart) -> list[Chunk]:
-        ranked = ranking(part.index, [k.word for k in self.keywords])
+        ranked = ranking(part.index, [k.word for k in self.keywords], lambda: self._poll("ranking"))
         paragraphs = part.index.paragraphs
         out: list[Chunk] = []
-        for para, scored in zip(paragraphs, ranked.scored, strict=True):
+        for para in paragraphs:
+            if not para.index % CHECK_EVERY:
+                self._poll("ranking")
             if para.blank:
                 self.paragraph_draft(part, para, "blank paragraph: not a chunk")
                 continue
             draft = self.paragraph_draft(part, para, "score 0: no task keyword occurs in it, not a chunk")
-            draft.score, draft.matched = scored.score, scored.matched
+            hits = ranked.matched(para.index)
+            draft.score, draft.matched = len(hits), hits
             self.drafts[(part.part, para.index)] = draft
-            if scored.score > 0:
-                draft.reason = f"score {scored.score}"
+            if hits:
+                draft.reason = f"score {len(hits)}"
                 chunk = self._paragraph_chunk(part, para.index)
                 assert chunk is not None  # drafted just above
                 out.append(chunk)
         for first, last in self._heading_sections(paragraphs):
-            matched = sorted({w for s in ranked.scored[first : last + 1] for w in s.matched})
+            matched = sorted({w for n in range(first, last + 1) for w in ranked.matched(n)})
             if not matched:
                 continue
             draft = self.span_draft(part, first, last, f"score {len(matched)}", f"{part.part}:\u00a7{first + 1}")

@@ -8,6 +8,11 @@
   at the last ``"\\n\\n"`` if past ``max_chars // 2``, else just after the last
   ``". "``/``".\\n"`` if past half, else hard; then the truncation marker.
 
+A file that splits into more than :data:`MAX_PARAGRAPHS` paragraphs is not used
+(:func:`paragraph_limit_problem` says why), as a file over the size limit is not read.
+Scoring takes time with the text's size, not with keywords x size (see
+:func:`paragraph_hits`), and calls a cancel check every few thousand steps.
+
 Everything here that depends only on content is cached by content, so a re-run with
 other budgets or shares redoes none of it: stripping a file's text
 (:func:`strip_with_offset`), splitting it (:func:`spec_index`), and scoring and ranking
@@ -17,16 +22,32 @@ has new content and so misses every cache; nothing has to be invalidated by hand
 
 from __future__ import annotations
 
+import re
 import threading
+from array import array
 from bisect import bisect_right
-from collections import OrderedDict
-from collections.abc import Iterable
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from ctxviewer.engine.tokens import HEURISTIC, TokenCounter
 
 TRUNCATION_MARKER = "\n\n[... truncated for context limits ...]"
+
+
+#: The most paragraphs a spec file may split into (README "Limits (hostile input)"),
+#: blank ones included.  Every paragraph becomes an item of the trace, so time and memory
+#: grow with their number, not with the bytes (a few microseconds and a few hundred bytes
+#: each): a file over the limit is not used, by every profile.  A file at the 64 MiB size
+#: limit is within it if its paragraphs average 269 bytes or more.
+MAX_PARAGRAPHS = 250_000
+
+#: A cancel check: raises (:class:`~ctxviewer.engine.assembly.Cancelled`) to stop.
+Check = Callable[[], None]
+#: Paragraphs (or keywords, or distinct words) handled between two cancel checks.
+CHECK_EVERY = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,46 +56,52 @@ class Paragraph:
 
     index: int
     text: str
-    lower: str
     line_start: int
     line_end: int
+    #: Empty or whitespace only: skipped before scoring.
+    blank: bool
 
     @property
-    def blank(self) -> bool:
-        return not self.text.strip()
+    def lower(self) -> str:
+        """The lowercased text (what scoring matches; computed, not stored)."""
+        return self.text.lower()
 
 
 @dataclass(frozen=True, slots=True)
 class SpecIndex:
-    """A spec text split into paragraphs, with their line numbers in the file.
-
-    ``lower`` is the paragraphs' lowercased texts joined by ``"\n\n"`` and ``starts``
-    their offsets in it, so a keyword is found in every paragraph with one C-level
-    scan of the whole text instead of one test per paragraph.
-    """
+    """A spec text split into paragraphs, with their line numbers in the file."""
 
     text: str
     paragraphs: tuple[Paragraph, ...]
-    lower: str = ""
-    starts: tuple[int, ...] = ()
+
+
+def paragraph_count(stripped: str) -> int:
+    """How many paragraphs :func:`build_index` splits *stripped* into, without splitting it."""
+    return stripped.count("\n\n") + 1
+
+
+def paragraph_limit_problem(stripped: str, limit: int | None = None) -> str | None:
+    """Why *stripped* is not used (over *limit*, :data:`MAX_PARAGRAPHS`), or None when it may be."""
+    limit = MAX_PARAGRAPHS if limit is None else limit
+    if len(stripped) < 2 * limit:  # every paragraph but the first costs at least its "\n\n"
+        return None
+    count = paragraph_count(stripped)
+    if count <= limit:
+        return None
+    return f"not used: {count:,} paragraphs is over the {limit:,}-paragraph limit"
 
 
 def build_index(stripped: str, first_line: int) -> SpecIndex:
     """Split *stripped* (the file text after ``.strip()``); *first_line* is where it starts."""
     paragraphs: list[Paragraph] = []
+    append = paragraphs.append
     line = first_line
     for index, text in enumerate(stripped.split("\n\n")):
-        lead = len(text) - len(text.lstrip("\n"))
-        start = line + lead
-        end = max(start, line + text.count("\n"))
-        paragraphs.append(Paragraph(index, text, text.lower(), start, end))
-        line += text.count("\n") + 2
-    starts: list[int] = []
-    offset = 0
-    for para in paragraphs:
-        starts.append(offset)
-        offset += len(para.lower) + 2
-    return SpecIndex(stripped, tuple(paragraphs), "\n\n".join(p.lower for p in paragraphs), tuple(starts))
+        newlines = text.count("\n")
+        start = line + (len(text) - len(text.lstrip("\n")) if text[:1] == "\n" else 0)
+        append(Paragraph(index, text, start, max(start, line + newlines), not text or text.isspace()))
+        line += newlines + 2
+    return SpecIndex(stripped, tuple(paragraphs))
 
 
 _index_cache: OrderedDict[tuple[str, int], SpecIndex] = OrderedDict()
@@ -158,38 +185,215 @@ class Scored:
     matched: tuple[str, ...]
 
 
-def _paragraphs_containing(index: SpecIndex, word: str) -> list[int]:
+# -- scoring ---------------------------------------------------------------------------------
+#
+# A paragraph's score is how many keywords are substrings of its lowercased text.  Testing
+# every keyword against the whole text costs keywords x size; so with more than a few
+# keywords, scoring goes through the text's words instead.  A keyword without whitespace
+# can only occur inside one whitespace-free run (a "word" of ``str.split()``), so a
+# paragraph holds it exactly when one of its words does; and a text has far fewer distinct
+# words than characters.  Each batch of about a megabyte of paragraphs is split once, its
+# distinct words matched against all keywords (by whichever of two exact ways costs less),
+# and the paragraphs holding a matching word collect its keywords.  Keywords holding
+# whitespace (a file stem with a space) and a few keywords at a time are found by a plain
+# scan of the lowercased text, one keyword at a time.
+
+#: Characters of paragraphs split per batch (a paragraph longer than this is cut at
+#: whitespace into pieces of about this size).
+_BATCH_CHARS = 1 << 20
+#: Estimated costs in nanoseconds: scanning one character for one keyword (C); splitting
+#: one character into words; handling one paragraph in Python, when splitting it and when
+#: testing one keyword in it; looking up one substring of a word; one word per length.
+_SCAN_NS, _SPLIT_NS, _PARAGRAPH_NS, _TEST_NS, _SUBSTRING_NS, _RUN_NS = 0.5, 15.0, 1000.0, 50.0, 70.0, 150.0
+_SPACE = re.compile(r"\s")
+
+
+def _lowered(paragraphs: Sequence[Paragraph]) -> list[str]:
+    """Each paragraph's lowercased text, as the reference lowercases it: one at a time."""
+    return [p.text.lower() for p in paragraphs]
+
+
+def _joined(lows: Sequence[str]) -> tuple[str, list[int]]:
+    """*lows* joined by ``"\\n\\n"``, and each one's offset in the joined text."""
+    starts = [0, *accumulate(len(low) + 2 for low in lows)]
+    starts.pop()
+    return "\n\n".join(lows), starts
+
+
+def _paragraphs_containing(word: str, lows: Sequence[str], joined: str, starts: Sequence[int]) -> list[int]:
     """Indices of the paragraphs whose lowercased text contains *word*."""
     if "\n" in word or not word:
         # A match could straddle the "\n\n" joining two paragraphs: test one by one.
-        return [p.index for p in index.paragraphs if word in p.lower]
-    text, starts = index.lower, index.starts
-    if text.count(word) * 4 > len(starts):
+        return [n for n, low in enumerate(lows) if word in low]
+    if joined.count(word) * 4 > len(starts):
         # A common word: testing each paragraph beats walking every occurrence.
-        return [i for i, p in enumerate(index.paragraphs) if word in p.lower]
+        return [n for n, low in enumerate(lows) if word in low]
     found: list[int] = []
-    pos = text.find(word)
+    pos = joined.find(word)
     while pos != -1:
         para = bisect_right(starts, pos) - 1
         found.append(para)
         if para + 1 >= len(starts):
             break
-        pos = text.find(word, starts[para + 1])
+        pos = joined.find(word, starts[para + 1])
     return found
 
 
-def score_paragraphs(index: SpecIndex, keywords: Iterable[str]) -> list[Scored]:
+def _pieces(low: str) -> list[str]:
+    """*low* cut at whitespace into pieces of about :data:`_BATCH_CHARS` (words stay whole)."""
+    out: list[str] = []
+    begin = 0
+    while len(low) - begin > _BATCH_CHARS:
+        space = _SPACE.search(low, begin + _BATCH_CHARS)
+        if space is None:
+            break
+        out.append(low[begin : space.start()])
+        begin = space.start()
+    out.append(low[begin:])
+    return out
+
+
+def _words_holding(words: Collection[str], runs: Collection[str], check: Check | None) -> dict[str, list[str]]:
+    """For each of *runs* (distinct whitespace-free words) that contains keywords, those keywords.
+
+    *words* are distinct keywords without whitespace.  Either every keyword is looked for
+    in the runs joined by newlines (cost: keywords x characters, in C), or every substring
+    of every run whose length is a keyword's is looked up among the keywords (cost: those
+    substrings, in Python) -- whichever is estimated cheaper.  Both find exactly the
+    (run, keyword) pairs where the keyword is a substring of the run.
+    """
+    by_length: dict[int, set[str]] = {}
+    for word in words:
+        by_length.setdefault(len(word), set()).add(word)
+    lengths = sorted(by_length)
+    run_lengths = Counter(map(len, runs))
+    substrings = sum(
+        count * sum(n - length + 1 for length in lengths if length <= n) for n, count in run_lengths.items()
+    )
+    long_enough = sum(count for n, count in run_lengths.items() for length in lengths if length <= n)
+    chars = sum(n * count for n, count in run_lengths.items()) + len(runs)
+    out: dict[str, list[str]] = {}
+    listed = sorted(runs, key=len, reverse=True)
+    if len(words) * chars * _SCAN_NS <= substrings * _SUBSTRING_NS + long_enough * _RUN_NS:
+        joined = "\n".join(listed)
+        starts = [0, *accumulate(len(run) + 1 for run in listed)]
+        for n, word in enumerate(sorted(words)):
+            if check is not None and n % 256 == 0:
+                check()
+            pos = joined.find(word)
+            while pos != -1:
+                at = bisect_right(starts, pos) - 1
+                out.setdefault(listed[at], []).append(word)
+                pos = joined.find(word, starts[at + 1])
+        return out
+    descending = [-len(run) for run in listed]
+    for length in lengths:
+        if check is not None:
+            check()
+        wanted = by_length[length]
+        fit = listed[: bisect_right(descending, -length)]  # the runs at least *length* long
+        holding = {run for run in fit for i in range(len(run) - length + 1) if run[i : i + length] in wanted}
+        for run in holding:
+            found = {run[i : i + length] for i in range(len(run) - length + 1)} & wanted
+            out.setdefault(run, []).extend(sorted(found))
+    return out
+
+
+def _word_hits(
+    paragraphs: Sequence[Paragraph], words: Collection[str], check: Check | None
+) -> dict[int, tuple[str, ...]]:
+    """Keywords (without whitespace, sorted) found in each non-blank paragraph, through its words."""
+    found: dict[int, tuple[str, ...]] = {}
+    batch: list[tuple[int, list[str]]] = []
+    size = 0
+    # The sorted keywords of a set of matching words: paragraphs often share one.
+    memo: dict[frozenset[str], tuple[str, ...]] = {}
+
+    def flush() -> None:
+        if check is not None:
+            check()
+        holding = _words_holding(words, set().union(*(runs for _, runs in batch)), check)
+        if holding:
+            keys = frozenset(holding)
+            for n, runs in batch:
+                if keys.isdisjoint(runs):
+                    continue
+                hit = keys.intersection(runs)
+                matched = memo.get(hit)
+                if matched is None:
+                    matched = memo[hit] = tuple(sorted({w for run in hit for w in holding[run]}))
+                if n in found:  # the next piece of a paragraph cut into pieces
+                    matched = tuple(sorted({*found[n], *matched}))
+                found[n] = matched
+        batch.clear()
+
+    for para in paragraphs:
+        if check is not None and not para.index % CHECK_EVERY:
+            check()
+        if para.blank:
+            continue
+        low = para.text.lower()
+        for piece in _pieces(low) if len(low) > _BATCH_CHARS else (low,):
+            batch.append((para.index, piece.split()))
+            size += len(piece)
+            if size >= _BATCH_CHARS or len(batch) >= _BATCH_CHARS // 8:
+                flush()
+                memo.clear()
+                size = 0
+    if batch:
+        flush()
+    return found
+
+
+def paragraph_hits(
+    paragraphs: Sequence[Paragraph], keywords: Iterable[str], check: Check | None = None
+) -> dict[int, tuple[str, ...]]:
+    """The keywords (sorted) occurring in each non-blank paragraph that holds any, by index.
+
+    Exactly "``keyword in paragraph.text.lower()``" for every keyword and paragraph, in
+    time that grows with the text rather than with keywords x text.  *check* is called
+    every so often (every few thousand paragraphs, keywords or words) and may raise to
+    cancel.
+    """
+    words = sorted(set(keywords))
+    plain: list[str] = []
+    others: list[str] = []
+    for word in words:
+        (plain if word.split() == [word] else others).append(word)
+    size = sum(len(p.text) for p in paragraphs)
+    # The cost of one keyword's plain scan vs. going through the words once, for all.
+    per_keyword = size * _SCAN_NS + len(paragraphs) * _TEST_NS
+    through_words = size * _SPLIT_NS + len(paragraphs) * _PARAGRAPH_NS
+    found: dict[int, tuple[str, ...]] = {}
+    scan = words
+    if len(plain) * per_keyword > through_words:
+        found = _word_hits(paragraphs, plain, check)
+        scan = others
+    if not scan:
+        return found
+    more: dict[int, list[str]] = {}
+    lows = _lowered(paragraphs)
+    joined, starts = _joined(lows)
+    for word in scan:
+        if check is not None:
+            check()
+        for para in _paragraphs_containing(word, lows, joined, starts):
+            if not paragraphs[para].blank:
+                more.setdefault(para, []).append(word)
+    for para, extra in more.items():
+        found[para] = tuple(sorted({*found.get(para, ()), *extra}))
+    return dict(sorted(found.items()))
+
+
+def score_paragraphs(index: SpecIndex, keywords: Iterable[str], check: Check | None = None) -> list[Scored]:
     """Score every non-blank paragraph (blank ones get score 0 and no matches).
 
     The score is the number of keywords that occur in the lowercased paragraph.
     """
-    hits: dict[int, list[str]] = {}
-    for word in sorted(set(keywords)):
-        for number in _paragraphs_containing(index, word):
-            hits.setdefault(number, []).append(word)
+    hits = paragraph_hits(index.paragraphs, keywords, check)
     out: list[Scored] = []
     for para in index.paragraphs:
-        matched = () if para.blank else tuple(hits.get(para.index, ()))
+        matched = hits.get(para.index, ())
         out.append(Scored(para, len(matched), matched))
     return out
 
@@ -203,32 +407,126 @@ def rank(scored: list[Scored]) -> list[Scored]:
 
 @dataclass(frozen=True, slots=True)
 class Ranking:
-    """One spec index scored against one keyword set: what every run of a task needs."""
+    """One spec index scored against one keyword set: what every run of a task needs.
+
+    Only the paragraphs that score are held (``hits``); :meth:`score` and
+    :meth:`matched` answer for any paragraph.
+    """
 
     index: SpecIndex
-    scored: tuple[Scored, ...]
+    #: The keywords each scoring paragraph holds, by paragraph index.
+    hits: Mapping[int, tuple[str, ...]]
     ranked: tuple[Scored, ...]
     #: Position (1-based) of each ranked paragraph, by paragraph index.
     positions: dict[int, int]
     #: The ranked paragraphs joined by ``"\n\n"`` (the text top-k selection starts from).
     ranked_text: str
 
+    def matched(self, index: int) -> tuple[str, ...]:
+        """The keywords paragraph *index* holds (none for a blank paragraph)."""
+        return self.hits.get(index, ())
+
+    def score(self, index: int) -> int:
+        return len(self.hits.get(index, ()))
+
+    @property
+    def scored(self) -> tuple[Scored, ...]:
+        """Every paragraph with its score, in document order (built on each access)."""
+        return tuple(Scored(p, self.score(p.index), self.matched(p.index)) for p in self.index.paragraphs)
+
 
 _ranking_cache = LRU(64)
+#: Each spec index's word postings (see :func:`indexed_hits`), and the indexes scored once.
+_postings_cache = LRU(16)
+_scored_once = LRU(256)
 
 
-def ranking(index: SpecIndex, keywords: Iterable[str]) -> Ranking:
-    """:func:`score_paragraphs` and :func:`rank` for *index*, cached per (index, keywords)."""
+def word_postings(index: SpecIndex, check: Check | None = None) -> dict[str, array[int]]:
+    """Each distinct whitespace-free word of the lowercased paragraphs, and the (non-blank)
+    paragraphs holding it, in order; built once per index and cached.
+
+    A keyword without whitespace occurs in a lowercased paragraph exactly when it occurs
+    in one of its words, so scoring against the postings gives the plain definition's
+    answer while touching each paragraph's text only once per index, not once per task.
+    """
+    key = id(index)
+    cached = _postings_cache.get(key)
+    if cached is not None and cached[0] is index:
+        return cached[1]  # type: ignore[no-any-return]
+    postings: dict[str, array[int]] = {}
+    for para in index.paragraphs:
+        if check is not None and not para.index % CHECK_EVERY:
+            check()
+        if para.blank:
+            continue
+        n = para.index
+        for word in set(para.text.lower().split()):
+            found = postings.get(word)
+            if found is None:
+                postings[word] = array("i", (n,))
+            else:
+                found.append(n)
+    _postings_cache.put(key, (index, postings))
+    return postings
+
+
+def indexed_hits(index: SpecIndex, keywords: Iterable[str], check: Check | None = None) -> dict[int, tuple[str, ...]]:
+    """:func:`paragraph_hits` for *index*, through its cached :func:`word_postings`.
+
+    Keywords holding whitespace are scanned as :func:`paragraph_hits` scans them.
+    """
+    words = sorted(set(keywords))
+    plain = [w for w in words if w.split() == [w]]
+    others = [w for w in words if w.split() != [w]]
+    postings = word_postings(index, check)
+    holding = _words_holding(plain, postings.keys(), check) if plain else {}
+    sets: dict[int, set[str]] = {}
+    for n, (run, found) in enumerate(holding.items()):
+        if check is not None and not n % CHECK_EVERY:
+            check()
+        for para in postings[run]:
+            known = sets.get(para)
+            if known is None:
+                sets[para] = set(found)
+            else:
+                known.update(found)
+    if others:
+        for para, extra in paragraph_hits(index.paragraphs, others, check).items():
+            sets.setdefault(para, set()).update(extra)
+    memo: dict[frozenset[str], tuple[str, ...]] = {}
+    out: dict[int, tuple[str, ...]] = {}
+    for para in sorted(sets):
+        key = frozenset(sets[para])
+        matched = memo.get(key)
+        if matched is None:
+            matched = memo[key] = tuple(sorted(key))
+        out[para] = matched
+    return out
+
+
+def ranking(index: SpecIndex, keywords: Iterable[str], check: Check | None = None) -> Ranking:
+    """Scores and :func:`rank` for *index*, cached per (index, keywords).
+
+    *check* is called while scoring, every few thousand paragraphs; it may raise to
+    cancel (nothing is cached then).
+    """
     words = tuple(keywords)
     key = (id(index), words)
     found: Ranking | None = _ranking_cache.get(key)
     if found is not None and found.index is index:
         return found
-    scored = score_paragraphs(index, words)
-    ranked = rank(scored)
+    # A spec scored a second time with other keywords (the next task of a feature, in a
+    # batch or the window) is scored through its word postings from then on.
+    if _scored_once.get(id(index)) is index:
+        hits = indexed_hits(index, words, check)
+    else:
+        hits = paragraph_hits(index.paragraphs, words, check)
+        _scored_once.put(id(index), index)
+    paragraphs = index.paragraphs
+    ranked = sorted((Scored(paragraphs[n], len(m), m) for n, m in hits.items()), key=lambda s: -s.score)
     built = Ranking(
         index=index,
-        scored=tuple(scored),
+        hits=hits,
         ranked=tuple(ranked),
         positions={s.paragraph.index: n for n, s in enumerate(ranked, start=1)},
         ranked_text="\n\n".join(s.paragraph.text for s in ranked),
@@ -241,6 +539,8 @@ def clear_caches() -> None:
     """Forget every cached strip, index and ranking (benchmarks start cold with this)."""
     _strip_cache.clear()
     _ranking_cache.clear()
+    _postings_cache.clear()
+    _scored_once.clear()
     with _index_lock:
         _index_cache.clear()
 

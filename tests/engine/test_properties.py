@@ -60,7 +60,7 @@ def test_any_task_gives_a_trace_never_an_exception(
 def test_every_spec_paragraph_is_accounted_for(req: str, des: str, budget: int, warm: bool) -> None:
     if not warm:
         spec_mod.clear_caches()
-        mahabharatha._base_items.clear()
+        mahabharatha.clear_caches()
     task = {"id": "T", "title": "Login session token ledger", "files": {"create": ["src/app.py"]}}
     trace = _run(task, req, des, budget)
     paragraphs = trace.items_of(SPEC_PARAGRAPH)

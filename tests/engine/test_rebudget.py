@@ -42,7 +42,7 @@ def project_root(tmp_path: Path) -> Path:
 
 def _cold() -> None:
     spec_mod.clear_caches()
-    mahabharatha._base_items.clear()
+    mahabharatha.clear_caches()
 
 
 CHANGES: list[dict[str, Any]] = [
