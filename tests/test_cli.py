@@ -51,7 +51,7 @@ def test_assemble_json_and_output_file(project: Path, tmp_path: Path, capsys: py
     )
     assert code == 0 and out == ""
     data = json.loads(out_file.read_text(encoding="utf-8"))
-    assert (data["feature"], data["task_id"], data["schema_version"]) == ("feat", "T1", "1.0")
+    assert (data["feature"], data["task_id"], data["schema_version"]) == ("feat", "T1", "1.1")
     assert data["context_tokens"]["cl100k_base"] > 0
 
 
@@ -464,3 +464,25 @@ def test_assemble_says_the_trace_warnings_on_stderr(project: Path, capsys: pytes
     code, out, err = run(capsys, *argv, "--set", "budget=20", "--set", "drift_priority=design")
     assert code == 0 and out
     assert err.startswith("ctxviewer: note: drift: the context is still ") and "over the budget of 20" in err
+
+
+def test_debug_prints_the_context_debug_record_to_stderr(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(
+        project,
+        ".mahabharatha/context-map.yaml",
+        "knowledge:\n  - {type: pattern, summary: Hash session ids, tags: [session]}\n",
+    )
+    argv = ("assemble", str(project), "--feature", "feat", "--task", "T1", "--profile", "computed", "--debug")
+    code, out, err = run(capsys, *argv)
+    assert code == 0
+    assert out.startswith("## Context (Computed)\n\n### Patterns to Follow\n- **Hash session ids**\n")
+    # title "Login session": keywords login, session; login and session both trigger auth
+    assert err.startswith(
+        "## Context Debug\n\n### Signals Extracted\n- Keywords: [login, session]\n- Domains: [auth]\n"
+        "- Files Mentioned: []\n- Task: []\n\n### Knowledge Graph Query\n"
+        "- Source: .mahabharatha/context-map.yaml\n- Nodes matched: 1\n- Patterns found: 1 (kept 1)\n"
+    )
+    # another profile: the signals part, and a line saying the rest is the computed profile's
+    code, out, err = run(capsys, *argv[:-3], "--debug")
+    assert code == 0 and out.startswith("## Security Rules")
+    assert "- Keywords: [login, session]" in err and "the mahabharatha profile computes no knowledge" in err

@@ -19,9 +19,11 @@ from typing import Any
 from ctxviewer.engine.assembly import Cancelled, Progress, RunBase
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.fsio import ProjectFS
+from ctxviewer.engine.layout import window_layout
 from ctxviewer.engine.mahabharatha import MahabharathaRun
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.engine.settings import PROFILES, SYSTEM_BUDGET_RANGE, Settings, check_profile_budget
+from ctxviewer.engine.signals import extract_signals
 from ctxviewer.engine.tokens import CL100K, HEURISTIC, Census, get_counter
 from ctxviewer.engine.trace import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
 from ctxviewer.engine.tracker import ContextTracker, budget_for_task, file_read_tokens
@@ -105,6 +107,7 @@ def decision_tokenizer(settings: Settings) -> str:
 
 
 def _runner(settings: Settings) -> type[RunBase]:
+    from ctxviewer.engine.computed import ComputedRun
     from ctxviewer.engine.ctxprofile import CtxviewerRun
     from ctxviewer.engine.drift import DriftRun
     from ctxviewer.engine.shaktiman import ShaktimanRun
@@ -114,6 +117,7 @@ def _runner(settings: Settings) -> type[RunBase]:
         "drift": DriftRun,
         "shaktiman": ShaktimanRun,
         "ctxviewer": CtxviewerRun,
+        "computed": ComputedRun,
     }
     runner = runners.get(settings.profile)
     if runner is None:
@@ -153,6 +157,8 @@ def assemble_task(
             "plugins.context_engineering.enabled is false: the real system builds no task "
             "context; this is what it would build"
         )
+    context_tokens = census.measure(result.context)
+    tracker = tracker_state(project.fs, task, settings, result.task_files)
     trace = Trace(
         schema_version=SCHEMA_VERSION,
         project=str(project.root),
@@ -165,16 +171,19 @@ def assemble_task(
         section_budgets=dict(result.section_budgets or settings.section_budgets),
         buffer=settings.buffer if result.buffer is None else result.buffer,
         context=result.context,
-        context_tokens=census.measure(result.context),
+        context_tokens=context_tokens,
         sections=result.sections,
         items=result.items,
         trim_steps=result.trim_steps,
         keywords=result.keywords,
-        tracker=tracker_state(project.fs, task, settings, result.task_files),
+        tracker=tracker,
         errors=result.errors,
         settings={k: Setting(v, o) for k, (v, o) in settings.as_table().items()},
         task_files=result.task_files,
         warnings=tuple(warnings),
+        signals=extract_signals(task.raw, settings.domains),
+        window=window_layout(project.fs, settings, context_tokens, tracker, census),
+        debug=result.debug,
     )
     if progress is not None:
         progress("done", 1.0)

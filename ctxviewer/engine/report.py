@@ -71,7 +71,19 @@ def html_report(trace: Trace, diff: TraceDiff | None = None) -> str:
     parts: list[Callable[[Trace], str]] = [_header, _alerts]
     if diff is not None:
         parts.append(lambda _trace: _whatif(diff))
-    parts += [_token_shares, _spec_table, _rules_table, _trimming, _tracker, _keywords, _settings, _context]
+    parts += [
+        _token_shares,
+        _spec_table,
+        _rules_table,
+        _computed_entries,
+        _trimming,
+        _tracker,
+        _window,
+        _keywords,
+        _signals,
+        _settings,
+        _context,
+    ]
     body = "\n".join(filter(None, (part(trace) for part in parts)))
     title = _e(f"{_project_name(trace)} · {trace.task_id} · ctxviewer report")
     css = _CSS + (_WHATIF_CSS if diff is not None else "")
@@ -378,6 +390,64 @@ def _keywords(trace: Trace) -> str:
     rows = [[k.word, ", ".join(k.sources)] for k in trace.keywords]
     table = _table("Keyword|Sources", rows) if rows else "<p>The task has no keywords.</p>"
     return _part("keywords", "Keywords", table)
+
+
+#: The computed profile's item kinds (see ctxviewer.engine.computed), in report order.
+_COMPUTED_KINDS = ("knowledge_node", "context_map_entry", "dependency", "open_question")
+
+
+def _computed_entries(trace: Trace) -> str:
+    """The computed profile's entries with their scores and fates, and its Context Debug record."""
+    items = [i for i in trace.items if i.kind in _COMPUTED_KINDS]
+    if not items and not trace.debug:
+        return ""
+    rows = []
+    for it in items:
+        label = it.details.get("summary") or it.details.get("component") or it.id.split(":", 1)[-1]
+        rows.append(
+            [it.section.replace("_", " "), label, _n(it.score, ""), _n(it.rank, ""), _status(it.status), it.reason]
+        )
+    table = _table("Section|Entry|Score|Rank|Status|Reason", rows, (2, 3)) if rows else "<p>No entries.</p>"
+    debug = f"<pre>{_e(trace.debug)}</pre>" if trace.debug else ""
+    return _part("computed", "Computed context: entries and Context Debug", table, debug)
+
+
+def _signals(trace: Trace) -> str:
+    s = trace.signals
+    rows = [[g.kind, g.value, "; ".join(g.sources)] for g in (*s.keywords, *s.domains, *s.files, *s.task)]
+    stop = ", ".join(g.value for g in s.stopwords)
+    table = _table("Kind|Signal|From", rows) if rows else "<p>The task gives no signals.</p>"
+    return _part("signals", "Signals", table, f"<p>Stopwords removed: {_e(stop)}</p>" if stop else "")
+
+
+def _window(trace: Trace) -> str:
+    w = trace.window
+    if w is None:
+        return ""
+    rows = [
+        [
+            b.title,
+            _n(b.tokens),
+            _n(b.estimate),
+            _n(b.exact),
+            f"{100 * b.tokens / max(w.window, 1):.1f}%",
+            b.source,
+            b.note,
+        ]
+        for b in w.blocks
+    ]
+    used = w.used - next((b.tokens for b in w.blocks if b.name == "reserve"), 0)
+    marks = ", ".join(f"{name} {pct:g}% ({int(w.window * pct / 100):,})" for name, pct in w.thresholds)
+    facts = _facts(
+        [
+            ("Window", _n(w.window)),
+            ("Used without the reserve", f"{used:,} ({100 * used / max(w.window, 1):.1f}%)"),
+            ("Free", _n(w.free)),
+            ("Thresholds", marks),
+        ]
+    )
+    table = _table("Block|Tokens|Estimate|Exact (cl100k)|% of window|Source|Note", rows, (1, 2, 3, 4))
+    return _part("window", "The whole window", facts + "</dl>", table)
 
 
 def _setting_value(value: Any) -> str:

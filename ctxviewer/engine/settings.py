@@ -31,7 +31,7 @@ SYSTEM_BUDGET_RANGE = (500, 20_000)
 BUDGET_RANGE = (1, 10_000_000)
 
 #: The assembly strategies, the reproduced pipeline first (see ctxviewer.engine.profiles).
-PROFILES: tuple[str, ...] = ("mahabharatha", "drift", "shaktiman", "ctxviewer")
+PROFILES: tuple[str, ...] = ("mahabharatha", "drift", "shaktiman", "ctxviewer", "computed")
 #: What each profile is, in a line (for menus, tooltips and ``--help``).
 PROFILE_SUMMARIES: Mapping[str, str] = {
     "mahabharatha": "the reference pipeline, reproduced decision for decision",
@@ -39,9 +39,10 @@ PROFILE_SUMMARIES: Mapping[str, str] = {
     "shaktiman": "rank every candidate and pack the best into the budget with exact counts, skipping overlaps",
     "ctxviewer": "exact per-section budgets, word-boundary keywords, near-duplicate removal, "
     "packing by score per token, partial trimming",
+    "computed": "seed 004: patterns, warnings, decisions, prior work and code references chosen by the task's signals",
 }
 #: Profiles that hold the whole context to the budget; their sections have no budgets of their own.
-WHOLE_BUDGET_PROFILES: tuple[str, ...] = ("drift", "shaktiman")
+WHOLE_BUDGET_PROFILES: tuple[str, ...] = ("drift", "shaktiman", "computed")
 #: Settings a profile does not use, and why (for the Budget panel).
 UNUSED_SETTINGS: Mapping[str, Mapping[str, str]] = {
     "mahabharatha": {},
@@ -56,11 +57,25 @@ UNUSED_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "top_k": "not used by shaktiman: it packs by rank while chunks fit",
     },
     "ctxviewer": {"top_k": "not used by ctxviewer: it packs by worth per token while paragraphs fit"},
+    "computed": {
+        "security_share": "not used by computed: it holds the whole context to the budget",
+        "spec_share": "not used by computed: it holds the whole context to the budget",
+        "top_k": "not used by computed: it reads the context map and handoffs, not spec paragraphs",
+    },
 }
 #: The budget range the shaktiman profile accepts (seed 002).
 SHAKTIMAN_BUDGET_RANGE = (256, 32_768)
 #: Sources the drift profile can cut, as its priority list names them.
 DRIFT_SOURCES: tuple[str, ...] = ("design", "requirements", "rules")
+
+#: Seed 004's domain mapping table: a domain and the keywords that signal it.
+DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("api", ("endpoint", "rest", "graphql", "route", "request")),
+    ("auth", ("login", "token", "jwt", "session", "password")),
+    ("database", ("query", "schema", "migration", "model", "record")),
+    ("ui", ("component", "button", "form", "page", "style")),
+    ("testing", ("test", "spec", "mock", "assert", "coverage")),
+)
 
 #: Every flat setting key (as ``--set`` and overrides take them).
 FLAT_KEYS: tuple[str, ...] = (
@@ -86,10 +101,18 @@ FLAT_KEYS: tuple[str, ...] = (
     "drift_max_paragraphs",
     "shaktiman_margin",
     "near_duplicate",
+    "domains",
+    "reserve_percent",
+    "compaction_percent",
+    "base_prompt",
+    "base_prompt_tokens",
+    "window_command",
     "paths.specs",
     "paths.rules",
     "paths.commands",
     "paths.config",
+    "paths.context_map",
+    "paths.handoffs",
 )
 
 
@@ -101,6 +124,8 @@ class Paths:
     rules: str = ".claude/rules/security"
     commands: str = ".claude/commands"
     config: str | None = None  # None: first of .mahabharatha/config.yaml, .zerg/config.yaml
+    context_map: str = ".mahabharatha/context-map.yaml"
+    handoffs: str = ".mahabharatha/handoffs"
 
 
 @dataclass(frozen=True)
@@ -137,6 +162,16 @@ class Settings:
     shaktiman_margin: float = 0.02
     #: ctxviewer: word-shingle similarity at or above which a paragraph is a near-duplicate.
     near_duplicate: float = 0.8
+    #: computed: domain -> trigger keywords (seed 004's table by default).
+    domains: tuple[tuple[str, tuple[str, ...]], ...] = DEFAULT_DOMAINS
+    #: Window layout (seed 003): response reserve and compaction threshold, in percent
+    #: of ``max_context_tokens``; the base prompt's file (or assumed size) and the
+    #: worker's command file (relative to ``paths.commands``; None: found by name).
+    reserve_percent: float = 20.0
+    compaction_percent: float = 75.0
+    base_prompt: str | None = None
+    base_prompt_tokens: int = 300
+    window_command: str | None = None
     paths: Paths = field(default_factory=Paths)
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -160,7 +195,8 @@ class Settings:
         keys = [k for k in FLAT_KEYS if not k.startswith("paths.")]
         table = {k: (getattr(self, k), self.origin(k)) for k in keys}
         table["zones"] = (dict(self.zones), self.origin("zones"))
-        for k in ("specs", "rules", "commands", "config"):
+        table["domains"] = ({d: list(t) for d, t in self.domains}, self.origin("domains"))
+        for k in ("specs", "rules", "commands", "config", "context_map", "handoffs"):
             table[f"paths.{k}"] = (getattr(self.paths, k), self.origin(f"paths.{k}"))
         return table
 
@@ -267,6 +303,21 @@ def _as_zones(origin: str, key: str, value: Any) -> tuple[tuple[str, float], ...
     return tuple(sorted(out.items(), key=lambda z: (z[1], z[0])))
 
 
+def _as_domains(origin: str, key: str, value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, Mapping):
+        raise _fail(origin, key, f"must be a mapping of domain to trigger words, not {value!r}")
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for name, triggers in value.items():
+        if not isinstance(name, str) or not name.strip() or len(name) > 40:
+            raise _fail(origin, key, f"domain names must be short text, not {name!r}")
+        if isinstance(triggers, str):
+            triggers = [t.strip() for t in triggers.split(",") if t.strip()]
+        if not isinstance(triggers, (list, tuple)) or not all(isinstance(t, str) and t.strip() for t in triggers):
+            raise _fail(origin, f"{key}.{name}", f"must be a list of words, not {triggers!r}")
+        out.append((name.strip(), tuple(t.strip().lower() for t in triggers)))
+    return tuple(out)
+
+
 def _as_priority(origin: str, key: str, value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [v.strip() for v in value.split(",") if v.strip()]
@@ -341,7 +392,24 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str, *, ch
             changes[key] = _as_float(origin, key, value, 0.0, 0.5)
         elif key == "near_duplicate":
             changes[key] = _as_float(origin, key, value, 0.05, 1.0)
-        elif key in ("paths.specs", "paths.rules", "paths.commands", "paths.config"):
+        elif key == "domains":
+            changes[key] = _as_domains(origin, key, value)
+        elif key in ("reserve_percent", "compaction_percent"):
+            changes[key] = _as_float(origin, key, value, 0.0, 100.0 if key == "compaction_percent" else 90.0)
+            if key == "compaction_percent" and changes[key] <= 0:
+                raise _fail(origin, key, "must be above 0")
+        elif key in ("base_prompt", "window_command"):
+            changes[key] = None if value is None else _as_relpath(origin, key, value)
+        elif key == "base_prompt_tokens":
+            changes[key] = _as_int(origin, key, value, 0, 10_000_000)
+        elif key in (
+            "paths.specs",
+            "paths.rules",
+            "paths.commands",
+            "paths.config",
+            "paths.context_map",
+            "paths.handoffs",
+        ):
             paths_changes[key.split(".", 1)[1]] = _as_relpath(origin, key, value)
         else:
             raise _fail(origin, key, "unknown setting" + _did_you_mean(key, FLAT_KEYS))
@@ -429,6 +497,14 @@ CTXVIEWER_YAML_KEYS: dict[tuple[str, ...], str] = {
     ("paths", "rules"): "paths.rules",
     ("paths", "commands"): "paths.commands",
     ("paths", "config"): "paths.config",
+    ("paths", "context_map"): "paths.context_map",
+    ("paths", "handoffs"): "paths.handoffs",
+    ("computed", "domains"): "domains",
+    ("window", "reserve_percent"): "reserve_percent",
+    ("window", "compaction_percent"): "compaction_percent",
+    ("window", "base_prompt"): "base_prompt",
+    ("window", "base_prompt_tokens"): "base_prompt_tokens",
+    ("window", "command"): "window_command",
 }
 
 

@@ -14,7 +14,9 @@ from typing import Any
 
 from ctxviewer.engine.tokens import TokenCounts
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
+#: Older schemas :func:`trace_from_json` still reads (fields added since get their defaults).
+READABLE_SCHEMAS = ("1.0", SCHEMA_VERSION)
 
 INCLUDED = "included"
 TRUNCATED = "truncated"
@@ -153,6 +155,76 @@ class TrackerState:
 
 
 @dataclass(frozen=True, slots=True)
+class Signal:
+    """One task signal (seed 004, phase 1) and the task fields it came from.
+
+    ``kind`` is ``keyword``, ``domain``, ``file``, ``type``, ``phase``, ``complexity``
+    or ``stopword`` (a word removed before matching).
+    """
+
+    kind: str
+    value: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """What the task says about itself: see :mod:`ctxviewer.engine.signals`."""
+
+    keywords: tuple[Signal, ...] = ()
+    domains: tuple[Signal, ...] = ()
+    files: tuple[Signal, ...] = ()
+    task: tuple[Signal, ...] = ()
+    stopwords: tuple[Signal, ...] = ()
+
+    def values(self, kind: str) -> tuple[str, ...]:
+        group = {"keyword": self.keywords, "domain": self.domains, "file": self.files, "stopword": self.stopwords}
+        return tuple(s.value for s in group.get(kind, self.task) if s.kind == kind)
+
+
+@dataclass(frozen=True, slots=True)
+class WindowBlock:
+    """One block of the worker's whole context window (seed 003's layout).
+
+    ``tokens`` is the size the layout draws (exact where the engine can count it);
+    ``estimate`` is the heuristic (characters / 4) or the tracker's own estimate and
+    ``exact`` the cl100k_base count when known.  ``full`` is the unsplit size of a
+    command file when the worker loads its core.
+    """
+
+    name: str
+    title: str
+    tokens: int
+    estimate: int
+    exact: int | None
+    source: str
+    note: str = ""
+    full: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WindowLayout:
+    """The task's context placed in the model's whole window, with its thresholds."""
+
+    window: int
+    reserve_percent: float
+    blocks: tuple[WindowBlock, ...]
+    thresholds: tuple[tuple[str, float], ...]
+
+    @property
+    def used(self) -> int:
+        """Tokens of every block, the response reserve included."""
+        return sum(b.tokens for b in self.blocks)
+
+    @property
+    def free(self) -> int:
+        return self.window - self.used
+
+    def block(self, name: str) -> WindowBlock | None:
+        return next((b for b in self.blocks if b.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
 class Setting:
     """One effective setting and where its value came from."""
 
@@ -185,6 +257,10 @@ class Trace:
     settings: Mapping[str, Setting]
     task_files: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    signals: Signals = field(default_factory=Signals)
+    window: WindowLayout | None = None
+    #: The ``computed`` profile's "Context Debug" record (markdown); empty for other profiles.
+    debug: str = ""
 
     # -- convenience lookups (read-only) ---------------------------------------------
 
@@ -235,8 +311,8 @@ def _span(v: Any) -> tuple[int, int] | None:
 def trace_from_json(data: Mapping[str, Any]) -> Trace:
     """Rebuild a :class:`Trace` from :func:`trace_to_json` output."""
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise ValueError(f"trace schema {version!r} is not the supported {SCHEMA_VERSION!r}")
+    if version not in READABLE_SCHEMAS:
+        raise ValueError(f"trace schema {version!r} is not one of the supported {', '.join(READABLE_SCHEMAS)}")
     t = data["tracker"]
     return Trace(
         schema_version=data["schema_version"],
@@ -301,4 +377,28 @@ def trace_from_json(data: Mapping[str, Any]) -> Trace:
         },
         task_files=tuple(data.get("task_files", ())),
         warnings=tuple(data.get("warnings", ())),
+        signals=_signals(data.get("signals")),
+        window=_window(data.get("window")),
+        debug=data.get("debug", ""),
+    )
+
+
+def _signal_group(items: Any) -> tuple[Signal, ...]:
+    return tuple(Signal(s["kind"], s["value"], tuple(s["sources"])) for s in items or ())
+
+
+def _signals(data: Mapping[str, Any] | None) -> Signals:
+    if not data:
+        return Signals()
+    return Signals(**{k: _signal_group(data.get(k)) for k in ("keywords", "domains", "files", "task", "stopwords")})
+
+
+def _window(data: Mapping[str, Any] | None) -> WindowLayout | None:
+    if not data:
+        return None
+    return WindowLayout(
+        window=data["window"],
+        reserve_percent=data["reserve_percent"],
+        blocks=tuple(WindowBlock(**b) for b in data["blocks"]),
+        thresholds=tuple((str(n), float(p)) for n, p in data["thresholds"]),
     )

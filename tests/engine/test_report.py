@@ -454,3 +454,24 @@ def test_whatif_md_without_a_diff_is_refused(ledger: Trace, tmp_path: Path) -> N
     with pytest.raises(ValueError, match="pin a baseline run"):
         export(ledger, tmp_path / "x.whatif.md")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_report_shows_signals_the_window_and_the_computed_entries(tmp_path: Path) -> None:
+    from tests.factories import make_project, write
+
+    make_project(tmp_path, [{"id": "T1", "title": "Ledger <totals>", "complexity": "easy"}])
+    write(
+        tmp_path,
+        ".mahabharatha/context-map.yaml",
+        "knowledge:\n  - {type: pattern, summary: 'Sum in <cents>', tags: [ledger]}\n"
+        "  - {type: gotcha, summary: Unrelated, tags: [queue]}\n",
+    )
+    page = html_report(assemble(load_project(tmp_path), "feat", "T1", {"profile": "computed"}, exact=False))
+    assert '<h2 id="computed">' in page or 'id="computed"' in page
+    assert "Sum in &lt;cents&gt;" in page and "no tag among the task&#x27;s keywords or domains" in page
+    assert "## Context Debug" in page and "complexity &#x27;easy&#x27;: the easy limits" in page
+    # every profile: the signals (keyword "ledger" from the title) and the whole window
+    plain = html_report(assemble(load_project(tmp_path), "feat", "T1", exact=False))
+    assert 'id="signals"' in plain and "<td>ledger</td>" in plain
+    assert 'id="window"' in plain and "Response reserve" in plain and "checkpoint 70% (140,000)" in plain
+    assert 'id="computed"' not in plain
