@@ -428,7 +428,14 @@ def summary(diff: TraceDiff) -> str:
 
 
 def kind_word(kind: str) -> str:
-    return "rule file" if kind == RULE_FILE else "paragraph"
+    nouns = {
+        RULE_FILE: "rule file",
+        "knowledge_node": "knowledge node",
+        "context_map_entry": "component",
+        "dependency": "dependency",
+        "open_question": "blocking question",
+    }
+    return nouns.get(kind, "paragraph")
 
 
 # -- Markdown ---------------------------------------------------------------------------------
