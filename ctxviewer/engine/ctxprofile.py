@@ -53,7 +53,7 @@ from ctxviewer.engine.peers import (
     keep_prefix,
     keep_whole,
 )
-from ctxviewer.engine.spec import CHECK_EVERY, LRU, Check, SpecIndex
+from ctxviewer.engine.spec import CHECK_EVERY, LRU, Check, SpecIndex, cut_pieces
 from ctxviewer.engine.trace import DROPPED, SECURITY, SPEC, Keyword
 
 #: Words that say nothing about what a task is about.
@@ -229,16 +229,7 @@ _NOT_WORD = re.compile(r"[\W_]")
 
 def _pieces(low: str) -> list[str]:
     """*low* cut just before a character that is not a letter or digit, about every megabyte."""
-    out: list[str] = []
-    begin = 0
-    while len(low) - begin > _PIECE_CHARS:
-        cut = _NOT_WORD.search(low, begin + _PIECE_CHARS)
-        if cut is None:
-            break
-        out.append(low[begin : cut.start()])
-        begin = cut.start()
-    out.append(low[begin:])
-    return out
+    return cut_pieces(low, _PIECE_CHARS, _NOT_WORD)
 
 
 def triples(text: str) -> frozenset[tuple[str, ...]]:

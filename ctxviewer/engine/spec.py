@@ -239,18 +239,24 @@ def _paragraphs_containing(word: str, lows: Sequence[str], joined: str, starts: 
     return found
 
 
-def _pieces(low: str) -> list[str]:
-    """*low* cut at whitespace into pieces of about :data:`_BATCH_CHARS` (words stay whole)."""
+def cut_pieces(text: str, size: int, boundary: re.Pattern[str]) -> list[str]:
+    """*text* cut just before a *boundary* match about every *size* characters (so a word
+    the boundary ends stays whole); the pieces join back to *text*."""
     out: list[str] = []
     begin = 0
-    while len(low) - begin > _BATCH_CHARS:
-        space = _SPACE.search(low, begin + _BATCH_CHARS)
-        if space is None:
+    while len(text) - begin > size:
+        cut = boundary.search(text, begin + size)
+        if cut is None:
             break
-        out.append(low[begin : space.start()])
-        begin = space.start()
-    out.append(low[begin:])
+        out.append(text[begin : cut.start()])
+        begin = cut.start()
+    out.append(text[begin:])
     return out
+
+
+def _pieces(low: str) -> list[str]:
+    """*low* cut at whitespace into pieces of about :data:`_BATCH_CHARS` (words stay whole)."""
+    return cut_pieces(low, _BATCH_CHARS, _SPACE)
 
 
 def _words_holding(words: Collection[str], runs: Collection[str], check: Check | None) -> dict[str, list[str]]:
