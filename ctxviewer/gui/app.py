@@ -23,7 +23,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from ctxviewer import __version__
-from ctxviewer.engine.atomic import atomic_write
+from ctxviewer.engine.atomic import Signature, atomic_write, file_signature
 from ctxviewer.engine.errors import WriteError
 from ctxviewer.gui.resources import app_icon, style_sheet
 from ctxviewer.gui.window import MainWindow
@@ -126,7 +126,9 @@ def _wait(window: MainWindow, timeout_ms: int) -> str:
     window.load_lane.errored.connect(lambda m: fail(f"could not open the project: {m}"))
     window.run_lane.errored.connect(fail)
     window.batch_lane.errored.connect(lambda _m: check())
-    window.projectLoaded.connect(lambda p: None if p.tasks() else fail("the project has no task to show"))
+    window.projectLoaded.connect(
+        lambda p: None if any(f.tasks for f in p.features) else fail("the project has no task to show")
+    )
     QTimer.singleShot(timeout_ms, lambda: fail(f"timed out after {timeout_ms // 1000} s"))
     loop.exec()
     ticker.stop()
@@ -134,7 +136,11 @@ def _wait(window: MainWindow, timeout_ms: int) -> str:
 
 
 def take_screenshot(window: MainWindow, out: str, timeout_ms: int = SCREENSHOT_TIMEOUT_MS) -> str:
-    """Wait for the run, render the window at 1280x800 and save it; returns an error or ''."""
+    """Wait for the run, render the window at 1280x800 and save it; returns an error or ''.
+
+    The PNG is encoded in memory and written with :func:`atomic_write`, so a failed
+    write leaves an older screenshot at *out* as it was.
+    """
     window.resize(*SCREENSHOT_SIZE)
     window.show()
     error = _wait(window, timeout_ms)
@@ -162,6 +168,9 @@ def _show_tabs(window: MainWindow, args: argparse.Namespace) -> None:
     tab = args.tab or ("compare" if profiles else None)
     if tab:
         window.show_tab(tab)
+    panel = getattr(args, "panel", None)
+    if panel:
+        window.show_panel(panel)
 
 
 def _tune(args: argparse.Namespace) -> dict[str, Any]:
@@ -194,6 +203,7 @@ def _screenshot(args: argparse.Namespace) -> int:
     if not args.project:
         sys.stderr.write("ctxviewer: --screenshot needs a PROJECT folder\n")
         return 2
+    before = _signature(args.screenshot)
     # Screenshots must not depend on (or change) the user's saved window state.
     with tempfile.TemporaryDirectory(prefix="ctxviewer-shot-") as tmp:
         settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
@@ -207,5 +217,15 @@ def _screenshot(args: argparse.Namespace) -> int:
         settings.sync()
     if error:
         sys.stderr.write(f"ctxviewer: {error}\n")
-        return 1 if Path(args.screenshot).exists() else 2
+        # 1: the picture was taken (of a run that reported an error); 2: none was written
+        # -- an older file at the same path, left as it was, does not count.
+        after = _signature(args.screenshot)
+        return 1 if after is not None and after != before else 2
     return 0
+
+
+def _signature(path: str) -> Signature | None:
+    try:
+        return file_signature(path)
+    except WriteError:
+        return None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -33,6 +33,7 @@ from ctxviewer.engine import report
 from ctxviewer.engine.batch import run_batch
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.explain import Match
+from ctxviewer.engine.fsio import OutsideRootError, ProjectFS
 from ctxviewer.engine.pipeline import assemble_task
 from ctxviewer.engine.project import Project, load_project, refresh_project
 from ctxviewer.engine.session import SessionReplay, replay_session
@@ -43,6 +44,7 @@ from ctxviewer.engine.tuning import plan_save, save_ctxviewer_yaml
 from ctxviewer.engine.whatif import TraceDiff, diff_traces
 from ctxviewer.gui.budget import BudgetPanel
 from ctxviewer.gui.compare_view import CompareTab
+from ctxviewer.gui.computed_view import ComputedTab
 from ctxviewer.gui.context_view import ContextView
 from ctxviewer.gui.details import paragraph_html, rule_html
 from ctxviewer.gui.highlighter import LexedText, display_text, lex_blocks
@@ -53,12 +55,15 @@ from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.session_view import SessionPanel
 from ctxviewer.gui.tables import RecordTable
 from ctxviewer.gui.whatif_view import WhatIfTab
-from ctxviewer.gui.worker import Lane, RunState, make_pool
+from ctxviewer.gui.window_view import WindowLayoutTab
+from ctxviewer.gui.worker import Handoff, Lane, RunState, build_frozen, make_pool, reclaim_frozen
 
-TABS = ("sections", "paragraphs", "rules", "trimming", "context", "whatif", "compare", "task")
+TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task")
 MAX_RECENT = 10
 #: Quiet time after a budget change before the batch pass re-runs every task.
 BATCH_DELAY_MS = 800
+#: Batch rows reach the outline in bursts at most this often (each burst repaints what it changes).
+BATCH_ROWS_MS = 50
 #: Quiet time after a change on disk before the project is refreshed (editors write in bursts).
 DISK_DELAY_MS = 300
 #: At most this many project paths are watched (inotify watches are a shared resource).
@@ -75,10 +80,39 @@ class Assembled:
     diff: TraceDiff | None = None
 
 
-class _BatchRelay(QObject):
-    """Carries batch rows from the pool thread to the GUI thread (queued)."""
+@dataclass(frozen=True)
+class _Watch:
+    """The paths a loaded project watches besides its current feature's folder.
 
-    row = Signal(int, object)  # batch id, TaskTotal
+    Worked out with the project (off the GUI thread, where stat'ing them belongs): *head*
+    goes before the current feature's files and *tail* after them, so the list watched
+    -- and what the MAX_WATCHED cap keeps -- is the same as if it were built at once.
+    """
+
+    project: Project
+    head: tuple[str, ...]
+    tail: tuple[str, ...]
+
+
+def project_watch(project: Project) -> _Watch:
+    """The root, specs folder, configs and task graphs (head); the rules folder and rule files (tail).
+
+    Only what exists inside the project (``fs.lstat``) is kept.  Stats every task graph
+    and rule file, so it runs on a worker, with the load or the refresh.
+    """
+    fs, paths = project.fs, project.settings.paths
+
+    def present(rels: list[str]) -> tuple[str, ...]:
+        return tuple(str(project.root / rel) for rel in dict.fromkeys(rels) if fs.lstat(rel) is not None)
+
+    head = present([".", paths.specs, "ctxviewer.yaml", *(p for p in project.sources if p.endswith(".yaml"))])
+    tail = present([paths.rules, *fs.walk_files(paths.rules, ".md", limit=MAX_WATCHED)])
+    return _Watch(project, head, tail)
+
+
+def _load(folder: str) -> tuple[Project, _Watch]:
+    project = build_frozen(lambda: load_project(folder))
+    return project, project_watch(project)
 
 
 class MainWindow(QMainWindow):
@@ -139,8 +173,11 @@ class MainWindow(QMainWindow):
         self._keep_replay_position = False
         self._replay_inputs: tuple[Any, ...] = ()
         self._live_limits: tuple[float, int, tuple[tuple[str, float], ...]] | None = None
-        self._relay = _BatchRelay(self)
-        self._relay.row.connect(self._on_batch_row)
+        #: What the open project watches apart from the current feature (see project_watch).
+        self._watch: _Watch | None = None
+        #: Batch rows, (batch id, TaskTotal), from the pool thread to the GUI thread in bursts.
+        self._batch_rows = Handoff(self._on_batch_rows, self, BATCH_ROWS_MS)
+        self._batch_done = 0
         self._build_widgets()
         self._build_actions()
         self._connect_lanes()
@@ -162,14 +199,23 @@ class MainWindow(QMainWindow):
         self.rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files")
         self.trimming = TrimmingTab(self)
         self.context_view = ContextView(self)
+        self.computed_tab = ComputedTab(self)
+        self.computed_tab.itemActivated.connect(self.jump_to_item)
+        self.window_tab = WindowLayoutTab(self)
         self.whatif = WhatIfTab(self)
         self.whatif.itemActivated.connect(self._go_to_item_id)
         self.compare_tab = CompareTab(self.compare_lane, self)
         self.task_tab = TaskTab(self)
         for widget, title, tip in (
             (self.sections_tab, "Sections", "Token share of each section against its budget"),
-            (self.paragraphs, "Spec paragraphs", "Every candidate spec paragraph, its score and fate"),
-            (self.rules, "Security rules", "Every rule file and why it matched or was skipped"),
+            (self.paragraphs, "Paragraphs", "Every candidate spec paragraph, its score and fate"),
+            (self.rules, "Rules", "Every security rule file and why it matched or was skipped"),
+            (
+                self.computed_tab,
+                "Computed",
+                "The task's signals (every profile); the computed profile's knowledge, prior work and code "
+                "references with their scores and fates; its Context Debug record",
+            ),
             (self.trimming, "Trimming", "The cuts, in order, with tokens before and after"),
             (self.context_view, "Context", "The assembled context, exactly as the worker sees it"),
             (self.whatif, "What-if", "This run against the pinned baseline: token deltas, what entered or left"),
@@ -203,7 +249,13 @@ class MainWindow(QMainWindow):
         self.session.taskActivated.connect(self._on_replay_task)
         self.session_dock = self._dock("Session", self.session, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.budget_dock, self.tracker_dock)
+        self.window_dock = self._dock("Window", self.window_tab, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.window_dock.setToolTip(
+            "The worker's whole context window: base prompt, command, this context, the conversation and "
+            "the response reserve, against the checkpoint and compaction thresholds"
+        )
         self.tabifyDockWidget(self.tracker_dock, self.session_dock)
+        self.tabifyDockWidget(self.session_dock, self.window_dock)
         self.budget_dock.raise_()
         self._batch_timer = QTimer(self)
         self._batch_timer.setSingleShot(True)
@@ -359,7 +411,7 @@ class MainWindow(QMainWindow):
         self._set_exports_enabled(False)
 
     def _connect_lanes(self) -> None:
-        self.load_lane.finished.connect(self._on_project_loaded)
+        self.load_lane.finished.connect(self._on_loaded)
         self.load_lane.errored.connect(self._on_load_error)
         self.load_lane.stateChanged.connect(lambda s: self._show_state("loading", s))
         self.run_lane.finished.connect(self._on_assembled)
@@ -368,7 +420,6 @@ class MainWindow(QMainWindow):
         self.run_lane.stateChanged.connect(lambda s: self._show_state("assembly", s))
         self.batch_lane.finished.connect(self._on_batch_done)
         self.batch_lane.errored.connect(lambda m: self.batch_label.setText(f"batch pass failed: {m}"))
-        self.batch_lane.progress.connect(self._on_batch_progress)
         self.refresh_lane.finished.connect(self._on_refreshed)
         self.refresh_lane.errored.connect(lambda m: self.problems.show_messages([f"reloading failed: {m}"], []))
         self.session_lane.finished.connect(self._on_replayed)
@@ -400,13 +451,18 @@ class MainWindow(QMainWindow):
         self.run_lane.cancel()
         self.batch_lane.cancel()
         self.statusBar().showMessage(f"Opening {folder}\u2026")
-        self.load_lane.submit(lambda cancel, progress: load_project(folder))
+        reclaim_frozen()  # what the load before froze (here: a collection may destroy Qt objects)
+        self.load_lane.submit(lambda cancel, progress: _load(folder))
 
     def open_dialog(self) -> None:
         start = str(self.project.root.parent) if self.project else str(Path.home())
         folder = QFileDialog.getExistingDirectory(self, "Open project folder", start)
         if folder:
             self.open_project(folder)
+
+    def _on_loaded(self, result: tuple[Project, _Watch]) -> None:
+        project, self._watch = result
+        self._on_project_loaded(project)
 
     def _on_project_loaded(self, project: Project) -> None:
         if self._failed:
@@ -447,7 +503,11 @@ class MainWindow(QMainWindow):
         target = target or resolve_target(project, None, None)
         if target is None:
             self.header.setText(f"<b>{project.name}</b>: no task to show \u2014 no feature has a readable task graph.")
+            self.statusBar().showMessage(f"Opened {project.root}: no task to show")
         else:
+            # Replaced by "Assembled ..." once the run is done; says the open is over meanwhile
+            # (and after a run that fails).
+            self.statusBar().showMessage(f"Opened {project.root}")
             self.select_task(*target)
         self._watch_project()
         self.start_batch()
@@ -465,9 +525,23 @@ class MainWindow(QMainWindow):
             self._watch_folder(folder)
 
     def _watch_folder(self, folder: str) -> None:
-        """Watch a project that failed to load: its root, configs and specs folder."""
+        """Watch a project that failed to load: its root, configs and specs folder.
+
+        Through the project's contained file access, as a loaded project is watched: a
+        path that leaves the folder (a symlink out, a loop) is neither stat'ed nor watched,
+        and what is watched is the real path inside, so the watcher follows no symlink.
+        """
         rels = (".", "ctxviewer.yaml", ".mahabharatha", ".mahabharatha/config.yaml", ".zerg/config.yaml", ".gsd/specs")
-        self._watch_paths([str(Path(folder) / rel) for rel in rels if (Path(folder) / rel).exists()])
+        fs = ProjectFS(folder)
+        paths: list[str] = []
+        for rel in rels:
+            try:
+                real = fs.resolve(rel)
+            except (OutsideRootError, OSError):  # refused, or a link changed while followed
+                continue
+            if fs.lstat(rel) is not None:
+                paths.append(str(real))
+        self._watch_paths(list(dict.fromkeys(paths)))
 
     # -- assembling ------------------------------------------------------------------------
 
@@ -673,18 +747,26 @@ class MainWindow(QMainWindow):
     # -- changes on disk ----------------------------------------------------------------------
 
     def _watch_project(self) -> None:
-        """Watch the configs, the current feature's files and the rule files."""
+        """Watch the configs, the task graphs, the current feature's files and the rule files.
+
+        All but the current feature's folder were stat'ed with the load or refresh that
+        made the project (:func:`project_watch`), off the GUI thread; only that folder's
+        few files are listed and stat'ed here.
+        """
         project = self.project
         if project is None:
             self._watch_paths([])
             return
-        fs, paths = project.fs, project.settings.paths
-        rels = [".", paths.specs, "ctxviewer.yaml", *(p for p in project.sources if p.endswith(".yaml"))]
+        watch = self._watch
+        if watch is None or watch.project is not project:  # a project handed in directly
+            watch = self._watch = project_watch(project)
+        current: list[str] = []
         if self.current is not None:
+            fs = project.fs
             spec_dir = project.feature(self.current[0]).spec_dir
-            rels += [spec_dir, *(f"{spec_dir}/{n}" for n in fs.list_dir(spec_dir))]
-        rels += [paths.rules, *fs.walk_files(paths.rules, ".md", limit=MAX_WATCHED)]
-        self._watch_paths([str(project.root / rel) for rel in dict.fromkeys(rels) if fs.lstat(rel) is not None])
+            rels = [spec_dir, *(f"{spec_dir}/{n}" for n in fs.list_dir(spec_dir))]
+            current = [str(project.root / rel) for rel in dict.fromkeys(rels) if fs.lstat(rel) is not None]
+        self._watch_paths(list(dict.fromkeys([*watch.head, *current, *watch.tail])))
 
     def _watch_paths(self, paths: list[str]) -> None:
         """Watch exactly *paths* (at most MAX_WATCHED), instead of what was watched before."""
@@ -706,24 +788,26 @@ class MainWindow(QMainWindow):
         if project is None:
             return
 
-        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> tuple[Project, tuple[str, ...]]:
-            return refresh_project(project)
+        def job(
+            cancel: threading.Event, progress: Callable[[str, float], None]
+        ) -> tuple[Project, tuple[str, ...], _Watch]:
+            fresh, changed = refresh_project(project)
+            return fresh, changed, project_watch(fresh)
 
         self.refresh_lane.submit(job)
 
-    def _on_refreshed(self, result: tuple[Project, tuple[str, ...]]) -> None:
-        project, changed = result
+    def _on_refreshed(self, result: tuple[Project, tuple[str, ...], _Watch]) -> None:
+        project, changed, watch = result
         if self.project is None or project.root != self.project.root:
             return
+        self._watch = watch
         if project is not self.project:
             settings_changed = project.settings != self.project.settings
             self.project = project
             if settings_changed:
                 self.budget.rebase(project.settings)
                 self.tuned = self.budget.settings() if self.budget.is_tuned() else None
-            self.outline.set_project(project)
-            for total in self.batch_totals.values():
-                self.outline.set_total(total)
+            self.outline.set_project(project, self.batch_totals.values())
             self._replay_feature = None
             self.statusBar().showMessage(f"Reloaded: {', '.join(changed)} changed on disk", 6000)
             self._batch_timer.start()
@@ -790,6 +874,8 @@ class MainWindow(QMainWindow):
         self.trimming.set_trace(trace)
         self.context_view.set_trace(trace, lexed)
         self.task_tab.set_trace(trace)
+        self.computed_tab.set_trace(trace)
+        self.window_tab.set_trace(trace)
         self.tracker.set_trace(trace)
         self.search.set_trace(trace)
         errors = [e.one_line() for e in trace.errors]
@@ -885,6 +971,17 @@ class MainWindow(QMainWindow):
 
     # -- navigation ---------------------------------------------------------------------------
 
+    def show_panel(self, name: str) -> None:
+        """Bring a right-hand panel to the front: ``budget``, ``tracker``, ``session`` or ``window``."""
+        dock = {
+            "budget": self.budget_dock,
+            "tracker": self.tracker_dock,
+            "session": self.session_dock,
+            "window": self.window_dock,
+        }[name]
+        dock.show()
+        dock.raise_()
+
     def show_tab(self, name: str) -> None:
         self.tabs.setCurrentIndex(TABS.index(name))
 
@@ -940,39 +1037,41 @@ class MainWindow(QMainWindow):
             return
         self._batch_id += 1
         batch_id = self._batch_id
-        relay = self._relay
-        targets = project.tasks()
+        rows = self._batch_rows
+        count = sum(len(f.tasks) for f in project.features)
         settings = self.run_settings()
 
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> int:
             exact = settings.tokenizer != HEURISTIC
-
-            def done(n: int, total: int) -> None:
-                progress("batch", n / max(1, total))
-
-            for row in run_batch(project, None, settings, exact=exact, cancel=cancel, on_row=done, collect_errors=True):
+            # Progress is counted from the rows themselves (_on_batch_rows): no signal per row.
+            for row in run_batch(project, None, settings, exact=exact, cancel=cancel, collect_errors=True):
                 if row.trace is None:
                     total = TaskTotal(row.feature.name, row.task.id, 0, 0, "", row.error)
                 else:
                     used = row.trace.context_tokens.get(row.trace.tokenizer) or 0
                     total = TaskTotal(row.feature.name, row.task.id, used, row.trace.budget, row.trace.tokenizer)
-                relay.row.emit(batch_id, total)
-            return len(targets)
+                rows.put((batch_id, total))
+            return count
 
-        self._batch_size = len(targets)
-        self.batch_label.setText(f"batch pass: 0 of {len(targets)}")
+        self._batch_size = count
+        self._batch_done = 0
+        self.batch_label.setText(f"batch pass: 0 of {count}")
         self.batch_lane.submit(job)
 
-    def _on_batch_row(self, batch_id: int, total: TaskTotal) -> None:
-        if batch_id != self._batch_id:
-            return
-        self.batch_totals[(total.feature, total.task_id)] = total
-        self.outline.set_total(total)
-
-    def _on_batch_progress(self, _stage: str, fraction: float) -> None:
-        self.batch_label.setText(f"batch pass: {round(fraction * self._batch_size)} of {self._batch_size}")
+    def _on_batch_rows(self, rows: list[tuple[int, TaskTotal]]) -> None:
+        done = 0
+        for batch_id, total in rows:
+            if batch_id != self._batch_id:
+                continue
+            self.batch_totals[(total.feature, total.task_id)] = total
+            self.outline.set_total(total)
+            done += 1
+        if done:
+            self._batch_done += done
+            self.batch_label.setText(f"batch pass: {self._batch_done} of {self._batch_size}")
 
     def _on_batch_done(self, count: int) -> None:
+        self._batch_rows.flush()  # the last rows, before the tally
         over = sum(1 for t in self.batch_totals.values() if t.over)
         self.batch_label.setText(f"{count} tasks, {over} over budget")
         self.batchFinished.emit()
@@ -1118,8 +1217,15 @@ def _replay_inputs(settings: Settings) -> tuple[Any, ...]:
 
 
 def resolve_target(project: Project, feature: str | None, task: str | None) -> tuple[str, str] | None:
-    """The first (feature, task) matching the given parts; with neither, the first task."""
-    for feat, t in project.tasks():
-        if (feature is None or feat.name == feature) and (task is None or t.id == task):
-            return feat.name, t.id
+    """The first (feature, task) matching the given parts; with neither, the first task.
+
+    Walks the features in place (no list of every task is built: a project may hold
+    tens of thousands).
+    """
+    for feat in project.features:
+        if feature is not None and feat.name != feature:
+            continue
+        for t in feat.tasks:
+            if task is None or t.id == task:
+                return feat.name, t.id
     return None

@@ -512,9 +512,7 @@ CASES: list[Case] = [
                 "(treated as an empty spec file)"
             ),
         ),
-        peers=(
-            inp(f"{REQ}: not read: symlink to ../../../../outside/secret.md outside the project ({REQ_LEFT_OUT})"),
-        ),
+        peers=(inp(f"{REQ}: not read: symlink to ../../../../outside/secret.md outside the project ({REQ_LEFT_OUT})"),),
     ),
     Case(
         "spec-symlink-loop",

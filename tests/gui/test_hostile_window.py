@@ -194,12 +194,6 @@ def test_a_spec_linked_outside_is_not_shown_anywhere(qtbot, window: MainWindow, 
     assert window.paragraphs.model.rowCount() == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: when a project opens with no task to show (an empty folder, only broken task graphs), the "
-    "status bar keeps saying 'Opening <folder>…' as if it were still loading (window._on_project_loaded "
-    "never replaces the message set by open_project)",
-)
 def test_the_status_bar_stops_saying_opening_once_a_project_without_tasks_is_open(
     qtbot, window: MainWindow, tmp_path: Path
 ) -> None:
@@ -211,12 +205,6 @@ def test_the_status_bar_stops_saying_opening_once_a_project_without_tasks_is_ope
 
 
 @needs_symlinks
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: after a failed open the window watches the project's config paths through symlinks that "
-    "leave the project: Path.exists() stats the target outside and QFileSystemWatcher follows it "
-    "(window._watch_folder uses plain pathlib, not the project's contained ProjectFS)",
-)
 def test_a_project_that_failed_to_open_is_watched_only_inside(qtbot, window: MainWindow, tmp_path: Path) -> None:
     base = tmp_path.resolve()
     outside = base / "outside"

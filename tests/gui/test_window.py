@@ -332,3 +332,10 @@ def test_models_pass_the_model_tester(qtbot, qtmodeltester, window: MainWindow) 
     assert window.paragraphs.model.data(QModelIndex()) is None
     row0 = window.paragraphs.proxy.index(0, 0).data(RowRole)
     assert row0.kind == SPEC_PARAGRAPH
+
+
+def test_the_cli_offers_every_tab_of_the_window() -> None:
+    from ctxviewer.cli import GUI_TABS
+    from ctxviewer.gui.window import TABS
+
+    assert GUI_TABS == TABS
