@@ -38,6 +38,7 @@ from PySide6.QtGui import (
     QPalette,
     QPen,
     QPolygonF,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -934,6 +935,7 @@ class SessionPanel(QWidget):
         self.plot.pointClicked.connect(self._on_point_clicked)
 
         self.model = StepModel(self)
+        self._fitted = True
         self.table = QTableView(self)
         self.table.setModel(self.model)
         self.model.palette = self.table.palette
@@ -947,7 +949,11 @@ class SessionPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Fitted once per replay (set_replay), not re-measured on every change: with
+        # ResizeToContents each step of playback -- a dataChanged over the whole table --
+        # asked every cell for its text again, and each ask waits for the interpreter lock
+        # while a background batch pass holds it.
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.clicked.connect(lambda index: self.player.seek(index.row()))
         self.table.doubleClicked.connect(self._on_double_clicked)
@@ -983,6 +989,18 @@ class SessionPanel(QWidget):
     def replay(self) -> SessionReplay | None:
         return self._replay
 
+    def _fit_columns(self) -> None:
+        """Size the columns to their contents once (the step text column stretches)."""
+        self._fitted = True
+        for column in range(self.model.columnCount()):
+            if column != 1:
+                self.table.resizeColumnToContents(column)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._fitted and self.model.rowCount():
+            self._fit_columns()
+
     def set_replay(self, replay: SessionReplay | None, *, keep_position: bool = False) -> None:
         """Show *replay* ready to play from the start (or at the same step, with *keep_position*)."""
         position = self.player.position
@@ -990,6 +1008,10 @@ class SessionPanel(QWidget):
         steps = replay.steps if replay is not None else ()
         self.model.set_rows(steps)
         self.model.set_position(-1)
+        if steps and self.table.isVisible():
+            self._fit_columns()
+        else:
+            self._fitted = False  # fitted when first shown
         if replay is not None:
             for field, text in (
                 (self.tool_calls, str(replay.tool_calls_per_task)),

@@ -62,6 +62,8 @@ TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "w
 MAX_RECENT = 10
 #: Quiet time after a budget change before the batch pass re-runs every task.
 BATCH_DELAY_MS = 800
+#: After opening, the background pass waits for the first task on screen and this long more.
+BATCH_AFTER_TRACE_MS = 150
 #: Batch rows reach the outline in bursts at most this often (each burst repaints what it changes).
 BATCH_ROWS_MS = 50
 #: Quiet time after a change on disk before the project is refreshed (editors write in bursts).
@@ -257,6 +259,11 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.tracker_dock, self.session_dock)
         self.tabifyDockWidget(self.session_dock, self.window_dock)
         self.budget_dock.raise_()
+        self._batch_after_trace = False
+        self._first_batch_timer = QTimer(self)
+        self._first_batch_timer.setSingleShot(True)
+        self._first_batch_timer.setInterval(BATCH_AFTER_TRACE_MS)
+        self._first_batch_timer.timeout.connect(self.start_batch)
         self._batch_timer = QTimer(self)
         self._batch_timer.setSingleShot(True)
         self._batch_timer.setInterval(BATCH_DELAY_MS)
@@ -510,7 +517,13 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Opened {project.root}")
             self.select_task(*target)
         self._watch_project()
-        self.start_batch()
+        if target is None:
+            self.start_batch()
+        else:
+            # The background pass starts once the first task is on screen: filling every view
+            # asks Python for hundreds of cells, and each ask waits for the interpreter lock
+            # while a pass holds it (measured: a 300-550 ms freeze at 1,000 tasks).
+            self._batch_after_trace = True
 
     def _on_load_error(self, message: str) -> None:
         folder = self._opening
@@ -838,6 +851,14 @@ class MainWindow(QMainWindow):
     def _on_run_error(self, message: str) -> None:
         self.progress.hide()
         self.problems.show_messages([message], [])
+        self._start_deferred_batch()
+
+    def _start_deferred_batch(self) -> None:
+        """Start the background pass an open deferred until the first task was shown (or failed),
+        a moment later, once the views have painted."""
+        if self._batch_after_trace:
+            self._batch_after_trace = False
+            self._first_batch_timer.start()
 
     def _show_state(self, what: str, state: RunState) -> None:
         self.state_label.setText(f"{what}: {state.value}")
@@ -886,6 +907,7 @@ class MainWindow(QMainWindow):
         if trace.feature != self._replay_feature:
             self.update_replay()
         self.traceShown.emit(trace)
+        self._start_deferred_batch()
         self._run_startup()
 
     def _run_startup(self) -> None:
@@ -909,6 +931,8 @@ class MainWindow(QMainWindow):
             and not self.run_lane.is_busy()
             and not self.batch_lane.is_busy()
             and not self._batch_timer.isActive()
+            and not self._first_batch_timer.isActive()
+            and not self._batch_after_trace
             and not self.budget.is_pending()
             and not self.session_lane.is_busy()
             and self.compare_tab.is_settled()
@@ -1188,7 +1212,7 @@ class MainWindow(QMainWindow):
         self.session.stop_following()
         self.session.player.pause()
         self.budget.stop()
-        for timer in (self._disk_timer, self._batch_timer):
+        for timer in (self._disk_timer, self._batch_timer, self._first_batch_timer):
             timer.stop()
         lanes = (
             self.load_lane,

@@ -162,7 +162,8 @@ def test_ten_thousand_tasks_open_and_close_mid_batch(qtbot, window: MainWindow, 
     assert (trace.task_id, trace.context) == ("T1", FULL)
     assert window.outline.model.item(0, 0).rowCount() == 10_000
     assert window.outline.model.item(0, 1).text() == "10000 tasks"
-    assert window.batch_lane.is_busy()  # 10,000 tasks: the background pass has only begun
+    # the background pass starts once the first task is on screen; at 10,000 tasks it has only begun
+    qtbot.waitUntil(window.batch_lane.is_busy, timeout=5000)
     window.close()  # waits for the pool (up to 10 s): a cancelled pass must stop at once
     assert window.pool.activeThreadCount() == 0
     assert len(window.batch_totals) < 10_000
