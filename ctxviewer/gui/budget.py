@@ -197,7 +197,10 @@ class ShareBar(QWidget):
         x = rect.left()
         for index, share in enumerate(self.shares):
             width = rect.width() * max(0.0, min(1.0, share))
-            p.setBrush(QBrush(segment_color(index)))
+            colour = segment_color(index)
+            if not self.isEnabled():  # a whole-budget profile: the split does not apply
+                colour.setAlphaF(0.3)
+            p.setBrush(QBrush(colour))
             p.drawRect(QRectF(x, rect.top(), width, rect.height()))
             x += width
         p.end()

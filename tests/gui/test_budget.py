@@ -335,3 +335,19 @@ def test_the_profile_dims_what_it_does_not_use_and_each_pick_is_one_undo_step(qt
     assert panel.settings().profile == "drift"
     panel.undo_stack.undo()
     assert panel.settings().profile == "mahabharatha"
+
+
+def test_the_share_bar_is_muted_for_a_whole_budget_profile(qtbot: Any) -> None:
+    from ctxviewer.gui.budget import ShareBar
+    from ctxviewer.gui.charts import segment_color
+
+    bar = ShareBar()
+    qtbot.addWidget(bar)
+    bar.resize(200, 16)
+    bar.set_shares(0.5, 0.25)
+    # x = 50 lies in the security segment (the first half of the bar)
+    live = bar.grab().toImage().pixelColor(50, 8)
+    bar.setEnabled(False)
+    muted = bar.grab().toImage().pixelColor(50, 8)
+    assert live.name() == segment_color(0).name()
+    assert muted.name() != live.name()
