@@ -19,7 +19,7 @@ from ctxviewer.engine.fsio import ProjectFS
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.engine.settings import Settings
 from ctxviewer.engine.tokens import Census, TokenCounter, TokenCounts
-from ctxviewer.engine.trace import Item, Keyword, Section, TraceError, TrimStep
+from ctxviewer.engine.trace import Item, Keyword, Section, Signals, TraceError, TrimStep
 
 Progress = Callable[[str, float], None]
 
@@ -102,6 +102,8 @@ class ProfileResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
     #: The computed profile's "Context Debug" record.
     debug: str = ""
+    #: The task's signals when the profile extracted them itself (else the pipeline does).
+    signals: Signals | None = None
 
 
 def fmt(n: int) -> str:

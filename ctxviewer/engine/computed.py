@@ -42,7 +42,7 @@ of the trace with its score and fate; the "Context Debug" record (seed 004's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ctxviewer.engine.assembly import ItemDraft, ProfileResult, RunBase, fmt
@@ -440,7 +440,8 @@ class Entry:
     draft: ItemDraft
     text: str
     kept: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: Cut by :meth:`ComputedRun._fit` to meet the budget (not by a limit).
+    cut_for_budget: bool = False
 
 
 def _cell(text: str) -> str:
@@ -499,6 +500,7 @@ class ComputedRun(RunBase):
             buffer=0,
             notes=tuple(notes),
             debug=self.debug_record(used),
+            signals=self.signals,
         )
 
     # -- phase 2 --------------------------------------------------------------------------
@@ -818,9 +820,7 @@ class ComputedRun(RunBase):
             start = offset + 2
             parts.append(text)
             offset = start + len(text)
-            cut = sum(
-                1 for e in self.entries[name] if not e.kept and e.draft.status == DROPPED and "budget" in e.draft.reason
-            )
+            cut = sum(1 for e in self.entries[name] if e.cut_for_budget)
             sections.append(
                 Section(
                     name=name,
@@ -847,6 +847,7 @@ class ComputedRun(RunBase):
             if tokens <= budget:
                 break
             entry.kept = False
+            entry.cut_for_budget = True
             before = (tokens, len(context))
             context, sections = self._render()
             tokens = self.counter.count(context)

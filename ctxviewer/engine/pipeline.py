@@ -181,7 +181,7 @@ def assemble_task(
         settings={k: Setting(v, o) for k, (v, o) in settings.as_table().items()},
         task_files=result.task_files,
         warnings=tuple(warnings),
-        signals=extract_signals(task.raw, settings.domains),
+        signals=result.signals or extract_signals(task.raw, settings.domains),
         window=window_layout(project.fs, settings, context_tokens, tracker, census),
         debug=result.debug,
     )

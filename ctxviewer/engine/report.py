@@ -436,8 +436,8 @@ def _window(trace: Trace) -> str:
         ]
         for b in w.blocks
     ]
-    used = w.used - next((b.tokens for b in w.blocks if b.name == "reserve"), 0)
-    marks = ", ".join(f"{name} {pct:g}% ({int(w.window * pct / 100):,})" for name, pct in w.thresholds)
+    used = w.used_without_reserve
+    marks = ", ".join(f"{name} {pct:g}% ({w.threshold_tokens(pct):,})" for name, pct in w.thresholds)
     facts = _facts(
         [
             ("Window", _n(w.window)),

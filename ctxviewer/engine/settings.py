@@ -402,14 +402,7 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str, *, ch
             changes[key] = None if value is None else _as_relpath(origin, key, value)
         elif key == "base_prompt_tokens":
             changes[key] = _as_int(origin, key, value, 0, 10_000_000)
-        elif key in (
-            "paths.specs",
-            "paths.rules",
-            "paths.commands",
-            "paths.config",
-            "paths.context_map",
-            "paths.handoffs",
-        ):
+        elif key.startswith("paths.") and key in FLAT_KEYS:
             paths_changes[key.split(".", 1)[1]] = _as_relpath(origin, key, value)
         else:
             raise _fail(origin, key, "unknown setting" + _did_you_mean(key, FLAT_KEYS))

@@ -220,6 +220,15 @@ class WindowLayout:
     def free(self) -> int:
         return self.window - self.used
 
+    @property
+    def used_without_reserve(self) -> int:
+        """Tokens of the blocks the worker fills (everything but the response reserve)."""
+        return sum(b.tokens for b in self.blocks if b.name != "reserve")
+
+    def threshold_tokens(self, percent: float) -> int:
+        """Where a threshold of *percent* falls, in tokens of the window."""
+        return int(max(0, self.window) * max(0.0, float(percent)) / 100)
+
     def block(self, name: str) -> WindowBlock | None:
         return next((b for b in self.blocks if b.name == name), None)
 

@@ -75,10 +75,6 @@ class WindowGeometry(NamedTuple):
     window_y: float  # where the window ends (the column's bottom unless the blocks overflow it)
 
 
-def threshold_tokens(window: int, percent: float) -> int:
-    return int(_pos(window) * max(0.0, float(percent)) / 100)
-
-
 def window_geometry(layout: WindowLayout, rect: QRectF, min_height: float = MIN_BLOCK_H) -> WindowGeometry:
     """Blocks stacked down from the top of *rect*, the reserve at its bottom, free space between.
 
@@ -112,7 +108,7 @@ def window_geometry(layout: WindowLayout, rect: QRectF, min_height: float = MIN_
     free = QRectF(rect.left(), y, rect.width(), max(0.0, reserve_top - y))
     lines = []
     for name, pct in layout.thresholds:
-        at = threshold_tokens(layout.window, pct)
+        at = layout.threshold_tokens(pct)
         lines.append(ThresholdLine(str(name), float(pct), at, rect.top() + at * scale))
     return WindowGeometry(tuple(rects), free, tuple(lines), enlarged, scale, rect.top() + _pos(layout.window) * scale)
 
@@ -140,14 +136,10 @@ def spread_labels(wanted: Sequence[float], height: float, top: float, bottom: fl
     return ys
 
 
-def used_without_reserve(layout: WindowLayout) -> int:
-    return sum(_pos(b.tokens) for b in layout.blocks if b.name != RESERVE)
-
-
 def threshold_phrase(layout: WindowLayout, name: str, percent: float) -> str:
     """``97,682 to the checkpoint at 70% (140,000)``, or how far it is already passed."""
-    at = threshold_tokens(layout.window, percent)
-    left = at - used_without_reserve(layout)
+    at = layout.threshold_tokens(percent)
+    left = at - layout.used_without_reserve
     what = "the checkpoint" if name == CHECKPOINT else name
     where = f"{what} at {percent:g}% ({at:,})"
     if left <= 0:
@@ -160,7 +152,7 @@ def window_summary(layout: WindowLayout | None) -> str:
     if layout is None:
         return NO_LAYOUT
     used, window = layout.used, _pos(layout.window)
-    bare = used_without_reserve(layout)
+    bare = layout.used_without_reserve
     reserve = used - bare
     text = f"Used {used:,} of {window:,} ({percent_text(used, window)}) with the reserve"
     if reserve:
