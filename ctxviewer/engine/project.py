@@ -175,46 +175,66 @@ class _LimitedLoader(yaml.SafeLoader):
 _CSafeLoader: Any = getattr(yaml, "CSafeLoader", None) if getattr(yaml, "__with_libyaml__", False) else None
 
 
+def _walk_events(parser: Any) -> int | None:
+    """Check *parser*'s events against the limits, in the order :class:`_LimitedLoader` does.
+
+    Returns the number of aliases; raises :class:`_Refused` past a limit and
+    ``yaml.YAMLError`` on a stream the parser cannot read.
+    """
+    ev = yaml.events
+    depth = aliases = 0
+    while True:
+        event = parser.get_event()
+        kind = type(event)
+        if kind is ev.ScalarEvent or kind is ev.AliasEvent:
+            if kind is ev.AliasEvent:
+                aliases += 1
+                if aliases > MAX_YAML_ALIASES:
+                    raise _too_many_aliases(event.start_mark.line + 1)
+            if depth >= MAX_DOCUMENT_DEPTH:
+                raise _too_deep(event.start_mark.line + 1)
+        elif kind is ev.SequenceStartEvent or kind is ev.MappingStartEvent:
+            depth += 1
+            if depth > MAX_DOCUMENT_DEPTH:
+                raise _too_deep(event.start_mark.line + 1)
+        elif kind is ev.SequenceEndEvent or kind is ev.MappingEndEvent:
+            depth -= 1
+        elif kind is ev.DocumentEndEvent:
+            # a second document is an error (the pure-Python loader words it)
+            return aliases if type(parser.peek_event()) is ev.StreamEndEvent else None
+        elif kind is ev.StreamEndEvent or event is None:
+            return aliases
+
+
 def _check_events(text: str) -> int | None:
     """Check *text*'s events against the limits with libyaml's parser, before anything is composed.
 
     libyaml's composer recurses in C without a bound (a document nested 100,000 levels
-    deep crashes the process), so the nesting is checked here first, event by event, in
-    the order :class:`_LimitedLoader` checks it, with the same messages.  Returns the
-    number of aliases, or None when the stream is not one well-formed document as libyaml
-    reads it: the caller then lets the pure-Python loader say what is wrong, in its words.
+    deep crashes the process), so the nesting is checked here first, event by event, with
+    the pure-Python loader's messages.  Returns the number of aliases, or None when the
+    stream is not one well-formed document as libyaml reads it: the caller then lets the
+    pure-Python loader say what is wrong, in its words.
     """
     parser = _CSafeLoader(text)
-    ev = yaml.events
-    depth = aliases = 0
     try:
-        while True:
-            event = parser.get_event()
-            kind = type(event)
-            if kind is ev.ScalarEvent or kind is ev.AliasEvent:
-                if kind is ev.AliasEvent:
-                    aliases += 1
-                    if aliases > MAX_YAML_ALIASES:
-                        raise _too_many_aliases(event.start_mark.line + 1)
-                if depth >= MAX_DOCUMENT_DEPTH:
-                    raise _too_deep(event.start_mark.line + 1)
-            elif kind is ev.SequenceStartEvent or kind is ev.MappingStartEvent:
-                depth += 1
-                if depth > MAX_DOCUMENT_DEPTH:
-                    raise _too_deep(event.start_mark.line + 1)
-            elif kind is ev.SequenceEndEvent or kind is ev.MappingEndEvent:
-                depth -= 1
-            elif kind is ev.DocumentEndEvent:
-                # a second document is an error (the pure-Python loader words it)
-                return aliases if type(parser.peek_event()) is ev.StreamEndEvent else None
-            elif kind is ev.StreamEndEvent or event is None:
-                return aliases
+        return _walk_events(parser)
     except _Refused:
         raise
-    except yaml.YAMLError:
-        return None
+    except yaml.YAMLError as exc:
+        if "nesting depth" not in str(exc):
+            return None
     finally:
         parser.dispose()
+    # libyaml 0.2.5+ (in PyYAML 6.0.4's wheels) refuses nesting past 1,000 levels in its
+    # scanner, before the first event reaches us.  That is past our own limit, so the
+    # document is refused either way; the pure-Python parser's events (no composing, so
+    # no recursion) find the line where it first went past ours, for the same message.
+    slow = yaml.SafeLoader(text)
+    try:
+        _walk_events(slow)
+    finally:
+        slow.dispose()
+    raise _too_deep(1)  # not reached: the events went past the limit before libyaml's
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
