@@ -48,6 +48,7 @@ class ProblemPanel(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.label = QLabel(self)
         self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.RichText)  # our markup; every message is escaped
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.close_button = QToolButton(self)
         self.close_button.setText("\u2715")
@@ -306,6 +307,7 @@ class SearchPanel(QWidget):
         self.field.setToolTip("Lists every spec paragraph and rule file containing the text, with its fate")
         self.field.textChanged.connect(self._search)
         self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # the query and sources in it are escaped
         self.summary.setWordWrap(True)
         self.results = RecordTable(search_columns(), None, statuses=True, noun="candidates", parent=self)
         self.results.filter.hide()

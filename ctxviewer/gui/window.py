@@ -8,6 +8,7 @@ The window only reads the immutable results.
 from __future__ import annotations
 
 import functools
+import html
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ from ctxviewer.gui.highlighter import LexedText, display_text, lex_blocks
 from ctxviewer.gui.models import paragraph_columns, rule_columns
 from ctxviewer.gui.outline import ProjectOutline, TaskTotal
 from ctxviewer.gui.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
+from ctxviewer.gui.plaintext import safe_file_name
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.session_view import SessionPanel
 from ctxviewer.gui.tables import RecordTable
@@ -284,6 +286,7 @@ class MainWindow(QMainWindow):
         self.rules.rowActivated.connect(self.jump_to_item)
 
         self.state_label = QLabel("idle", self)
+        self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.state_label.setToolTip("State of the latest assembly run")
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 100)
@@ -291,6 +294,7 @@ class MainWindow(QMainWindow):
         self.progress.setTextVisible(False)
         self.progress.hide()
         self.batch_label = QLabel("", self)
+        self.batch_label.setTextFormat(Qt.TextFormat.PlainText)  # says why a pass failed, in project words
         self.batch_label.setToolTip("Background pass over every task (totals in the outline)")
         bar = self.statusBar()
         bar.addPermanentWidget(self.batch_label)
@@ -509,7 +513,9 @@ class MainWindow(QMainWindow):
                 target = resolve_target(project, *last.split("\n", 1))
         target = target or resolve_target(project, None, None)
         if target is None:
-            self.header.setText(f"<b>{project.name}</b>: no task to show \u2014 no feature has a readable task graph.")
+            self.header.setText(
+                f"<b>{html.escape(project.name)}</b>: no task to show \u2014 no feature has a readable task graph."
+            )
             self.statusBar().showMessage(f"Opened {project.root}: no task to show")
         else:
             # Replaced by "Assembled ..." once the run is done; says the open is over meanwhile
@@ -641,8 +647,9 @@ class MainWindow(QMainWindow):
         rules = sum(1 for i in trace.items_of(RULE_FILE) if i.status in ("included", "truncated"))
         share = f"{100 * used / trace.budget:.0f}%" if trace.budget else "n/a"
         over = " \u2014 <b>over budget</b>" if trace.over_budget else ""
+        e = html.escape  # the panel's label is rich text: project names escaped
         lines = [
-            f"<b>{trace.task_id}</b>: context <b>{used:,}</b> of {trace.budget:,} {trace.tokenizer} tokens "
+            f"<b>{e(trace.task_id)}</b>: context <b>{used:,}</b> of {trace.budget:,} {e(trace.tokenizer)} tokens "
             f"({share}){over}; {kept} spec paragraph(s) and {rules} rule file(s) in, "
             f"{len(trace.trim_steps)} trim step(s).",
             f"Tracker after this task alone: {trace.tracker.usage_percent:.1f}% of "
@@ -654,14 +661,14 @@ class MainWindow(QMainWindow):
             if replay.first_checkpoint is None:
                 last = replay.steps[-1].usage_percent if replay.steps else 0.0
                 lines.append(
-                    f"Replaying <b>{replay.feature}</b>: no checkpoint in {len(replay.steps)} task(s), "
+                    f"Replaying <b>{e(replay.feature)}</b>: no checkpoint in {len(replay.steps)} task(s), "
                     f"ending at {last:.1f}%."
                 )
             else:
                 step = replay.steps[replay.first_checkpoint]
                 lines.append(
-                    f"Replaying <b>{replay.feature}</b>: the worker must checkpoint after task "
-                    f"{step.index + 1} of {len(replay.steps)} ({step.task_id}, {step.usage_percent:.1f}%)."
+                    f"Replaying <b>{e(replay.feature)}</b>: the worker must checkpoint after task "
+                    f"{step.index + 1} of {len(replay.steps)} ({e(step.task_id)}, {step.usage_percent:.1f}%)."
                 )
         self.budget.show_effect(lines)
 
@@ -735,6 +742,7 @@ class MainWindow(QMainWindow):
             box = QMessageBox(self)
             box.setIcon(QMessageBox.Icon.Question)
             box.setWindowTitle("Save settings")
+            box.setTextFormat(Qt.TextFormat.PlainText)  # the path and the values are the project's
             box.setText(f"Write {len(plan.changes)} change(s) to {plan.path}?")
             box.setInformativeText(
                 "\n".join(c.describe() for c in plan.changes)
@@ -947,11 +955,11 @@ class MainWindow(QMainWindow):
             if (value := trace.context_tokens.get(name)) is not None
         ]
         over = ' <span style="color:#d32f2f"><b>over budget</b></span>' if trace.over_budget else ""
-        title = trace.task_title.replace("&", "&amp;").replace("<", "&lt;")
+        e = html.escape  # the markup is ours; every name in it is the project's, shown as text
         return (
-            f"<span style='font-size:13pt'><b>{trace.task_id}</b> {title}</span><br>"
-            f"feature <b>{trace.feature}</b> \u00b7 profile {trace.profile} \u00b7 context "
-            f"<b>{used_text}</b> of {trace.budget:,} {trace.tokenizer} tokens{over}"
+            f"<span style='font-size:13pt'><b>{e(trace.task_id)}</b> {e(trace.task_title)}</span><br>"
+            f"feature <b>{e(trace.feature)}</b> \u00b7 profile {e(trace.profile)} \u00b7 context "
+            f"<b>{used_text}</b> of {trace.budget:,} {e(trace.tokenizer)} tokens{over}"
             f" \u00b7 exact: {', '.join(exact) or 'n/a'}"
         )
 
@@ -1110,7 +1118,9 @@ class MainWindow(QMainWindow):
         if self.trace is None:
             return
         suffix = report.SUFFIXES[fmt]
-        default = str(Path(str(self.settings.value("export-dir", str(Path.home())))) / f"{self.trace.task_id}{suffix}")
+        # The task id is the project's: made one harmless name, so '../' cannot lead out of the folder.
+        name = safe_file_name(self.trace.task_id) + suffix
+        default = str(Path(str(self.settings.value("export-dir", str(Path.home())))) / name)
         filters = {
             "markdown": "Markdown (*.md)",
             "json": "JSON (*.json)",
@@ -1173,7 +1183,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         recent = self.recent_projects()
         for path in recent:
-            action = self.recent_menu.addAction(path)
+            action = self.recent_menu.addAction(path.replace("&", "&&"))  # a menu takes '&' for a shortcut
             action.triggered.connect(lambda _c=False, p=path: self.open_project(p))
         if not recent:
             none = self.recent_menu.addAction("(none yet)")
