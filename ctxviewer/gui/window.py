@@ -62,6 +62,10 @@ from ctxviewer.gui.worker import Handoff, Lane, RunState, build_frozen, make_poo
 
 TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task")
 MAX_RECENT = 10
+#: Settings key holding the folder being opened until its first task is on screen.  Still set
+#: at the next start, it means that open never finished (the window crashed or was closed on
+#: it), so a bare ``ctxviewer`` does not reopen it by itself (see :meth:`MainWindow.reopen_last`).
+OPENING_KEY = "opening-project"
 #: Quiet time after a budget change before the batch pass re-runs every task.
 BATCH_DELAY_MS = 800
 #: After opening, the background pass waits for the first task on screen and this long more.
@@ -462,8 +466,41 @@ class MainWindow(QMainWindow):
         self.run_lane.cancel()
         self.batch_lane.cancel()
         self.statusBar().showMessage(f"Opening {folder}\u2026")
+        self.settings.setValue(OPENING_KEY, folder)
+        self.settings.sync()  # on disk now: a crash while opening must not lose it
         reclaim_frozen()  # what the load before froze (here: a collection may destroy Qt objects)
         self.load_lane.submit(lambda cancel, progress: _load(folder))
+
+    def reopen_last(self, feature: str | None = None, task: str | None = None, **startup: Any) -> bool:
+        """Reopen the last project, as a bare ``ctxviewer`` does -- unless its last open never finished.
+
+        When the folder opened last time never got its first task on screen (the window
+        crashed on it, or was closed while opening), it is not opened again by itself: a
+        project that crashes the window would otherwise crash every later start.  The
+        window starts empty and offers to open it.  True when a project is being opened.
+        *feature*, *task* and *startup* (``tune``, ``compare``) go to :meth:`open_project`.
+        """
+        unfinished = self.settings.value(OPENING_KEY)
+        if unfinished:
+            folder = str(unfinished)
+            self.problems.add_notice(
+                f"ctxviewer did not finish opening {folder} last time (it crashed or was closed before the "
+                "first task was shown), so it was not reopened"
+            )
+            self.problems.offer("Open It Anyway", lambda: self.open_project(folder, feature, task, **startup))
+            self.statusBar().showMessage(f"Not reopened: {folder}")
+            return False
+        last = self.settings.value("last-project")
+        if last and Path(str(last)).is_dir():
+            self.open_project(str(last), feature, task, **startup)
+            return True
+        return False
+
+    def _opened_cleanly(self) -> None:
+        """The open in progress got as far as it goes (a task shown, no task, or an error shown)."""
+        if self.settings.contains(OPENING_KEY):
+            self.settings.remove(OPENING_KEY)
+            self.settings.sync()
 
     def open_dialog(self) -> None:
         start = str(self.project.root.parent) if self.project else str(Path.home())
@@ -524,6 +561,7 @@ class MainWindow(QMainWindow):
             self.select_task(*target)
         self._watch_project()
         if target is None:
+            self._opened_cleanly()
             self.start_batch()
         else:
             # The background pass starts once the first task is on screen: filling every view
@@ -539,6 +577,7 @@ class MainWindow(QMainWindow):
             "changes (or press F5)"
         )
         self.statusBar().showMessage("Open failed", 5000)
+        self._opened_cleanly()
         if folder and Path(folder).is_dir():
             self._remember_project(folder)
             self._watch_folder(folder)
@@ -859,6 +898,7 @@ class MainWindow(QMainWindow):
     def _on_run_error(self, message: str) -> None:
         self.progress.hide()
         self.problems.show_messages([message], [])
+        self._opened_cleanly()
         self._start_deferred_batch()
 
     def _start_deferred_batch(self) -> None:
@@ -914,6 +954,7 @@ class MainWindow(QMainWindow):
         self._show_effect()
         if trace.feature != self._replay_feature:
             self.update_replay()
+        self._opened_cleanly()
         self.traceShown.emit(trace)
         self._start_deferred_batch()
         self._run_startup()

@@ -8,6 +8,7 @@ window keeps working: the next project opens and is assembled as usual.
 
 from __future__ import annotations
 
+import argparse
 import importlib.resources
 import os
 import sys
@@ -16,16 +17,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLabel, QMessageBox, QTextBrowser, QWidget
 
 import ctxviewer
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
 from ctxviewer.engine.trace import Trace
+from ctxviewer.gui import app as gui_app
 from ctxviewer.gui.charts import _Chart
 from ctxviewer.gui.plaintext import NoResourceBrowser
-from ctxviewer.gui.window import TABS, MainWindow
+from ctxviewer.gui.window import OPENING_KEY, TABS, MainWindow
 from ctxviewer.gui.worker import RunState
 from tests.engine.test_hostile_corpus import (
     CASES,
@@ -415,6 +417,90 @@ def test_the_export_dialog_suggests_a_file_inside_the_export_folder(
     window.export_dialog("json")
     assert asked == [str(exports / "____outside__[2Jx.md"), str(exports / "____outside__[2Jx.json")]
     assert all(Path(a).parent == exports for a in asked)
+
+
+# -- reopening the last project only after a clean start ---------------------------------------
+
+
+def test_the_project_being_opened_is_on_disk_until_its_first_task_shows(
+    qtbot, window: MainWindow, settings: QSettings, tmp_path: Path
+) -> None:
+    root = graph_project(tmp_path / "p", [TASK])
+    with qtbot.waitSignal(window.traceShown, timeout=30_000):
+        window.open_project(root)
+        # what a crash now would leave behind: read from the file, not from this object
+        left = QSettings(settings.fileName(), QSettings.Format.IniFormat).value(OPENING_KEY)
+    assert left == str(root)
+    after = QSettings(settings.fileName(), QSettings.Format.IniFormat)
+    assert (after.contains(OPENING_KEY), after.value("last-project")) == (False, str(root))
+    # the next start reopens it
+    again = MainWindow(after)
+    qtbot.addWidget(again)
+    with qtbot.waitSignal(again.traceShown, timeout=30_000) as shown:
+        assert again.reopen_last() is True
+    assert shown.args[0].task_id == "T1"
+    again.close()
+
+
+def test_a_project_whose_last_open_never_finished_is_offered_not_reopened(
+    qtbot, settings: QSettings, tmp_path: Path
+) -> None:
+    root = graph_project(tmp_path / "p", [TASK])
+    settings.setValue("last-project", str(root))
+    settings.setValue(OPENING_KEY, str(root))  # left by a window that died opening it
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.reopen_last() is False
+    qtbot.wait(100)
+    assert (window.project, window.load_lane.state) == (None, RunState.IDLE)
+    assert window.problems.isVisible() and window.problems.messages == [
+        f"ctxviewer did not finish opening {root} last time (it crashed or was closed before the first task "
+        "was shown), so it was not reopened"
+    ]
+    assert window.statusBar().currentMessage() == f"Not reopened: {root}"
+    assert window.problems.action_button.isVisible() and window.problems.action_button.text() == "Open It Anyway"
+    with qtbot.waitSignal(window.traceShown, timeout=30_000) as shown:
+        qtbot.mouseClick(window.problems.action_button, Qt.MouseButton.LeftButton)
+    assert shown.args[0].task_id == "T1"
+    assert not window.problems.isVisible() and not settings.contains(OPENING_KEY)
+    window.close()
+
+
+def test_a_bare_ctxviewer_start_does_not_reopen_an_unfinished_project(
+    qtbot, settings: QSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = graph_project(tmp_path / "p", [TASK])
+    settings.setValue("last-project", str(root))
+    settings.setValue(OPENING_KEY, str(root))
+    made: list[MainWindow] = []
+
+    def window_with_test_settings() -> MainWindow:
+        made.append(MainWindow(settings))
+        qtbot.addWidget(made[-1])
+        return made[-1]
+
+    class _App:  # run_gui's application, without touching the test process's style or looping
+        def exec(self) -> int:
+            return 0
+
+    monkeypatch.setattr(gui_app, "MainWindow", window_with_test_settings)
+    monkeypatch.setattr(gui_app, "make_app", lambda _theme: _App())
+    args = argparse.Namespace(project=None, feature=None, task=None, screenshot=None, tab=None, compare=False)
+    assert gui_app.run_gui(args) == 0
+    qtbot.wait(100)
+    (window,) = made
+    assert (window.project, window.load_lane.state) == (None, RunState.IDLE)
+    assert window.problems.action_button.isVisible()
+    window.close()
+
+
+def test_an_open_that_fails_with_a_message_counts_as_finished(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    root = graph_project(tmp_path / "p", [TASK])
+    (root / CTX).write_text("budget: [unclosed\n", encoding="utf-8")
+    with qtbot.waitSignal(window.load_lane.errored, timeout=15_000):
+        window.open_project(root)
+    assert not window.settings.contains(OPENING_KEY)  # the window survived it and said why
 
 
 # -- no file outside the project is opened (Python's audit events) ------------------------------
