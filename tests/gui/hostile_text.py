@@ -110,7 +110,8 @@ def hostile_project(base: Path) -> tuple[Path, Path, Hostile]:
     write(root, f"{spec}/task-graph.json", json.dumps({"feature": h.feature, "tasks": [task, second]}))
     write(root, f"{spec}/requirements.md", f"{h.paragraph}\n\nUnrelated text.\n")
     write(root, f"{spec}/design.md", f"# Design\n\nLogin session design {h.paragraph}\n")
-    write(root, f"{RULES}/_core/{h.rule_name}", f"{h.rule_text}\n")
+    write(root, f"{RULES}/_core/owasp-2025.md", f"{h.rule_text}\n")  # the name the pipeline reads
+    write(root, f"{RULES}/_core/{h.rule_name}", "## Rule: listed, never read\n")
     write(root, "src/app.py", "print('login session')\n")
     write(root, f"src/{h.file_name}", "x = 1\n")
     write(root, "ctxviewer.yaml", f"zones:\n  {json.dumps(h.zone)}: 60\n")

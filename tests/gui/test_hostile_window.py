@@ -82,6 +82,7 @@ SUBSET = [
 RETRY = " \u2014 fix it and the window tries again when the file changes (or press F5)"
 NO_TASK = "no task to show \u2014 no feature has a readable task graph."
 AUTO, PLAIN, RICH = Qt.TextFormat.AutoText, Qt.TextFormat.PlainText, Qt.TextFormat.RichText
+PANELS = ("budget", "tracker", "session", "window")
 
 
 def _params() -> list[object]:
@@ -265,13 +266,14 @@ def _visit_everything(qtbot, window: MainWindow, root: Path, h: Hostile) -> None
     with qtbot.waitSignals([window.batchFinished, window.replayShown], timeout=30_000):
         trace = open_and_wait(qtbot, window, root)
     assert trace.task_id == h.task_id
-    window.pin_baseline()
-    with qtbot.waitSignal(window.traceShown, timeout=30_000):
-        window.select_task(h.feature, "T2")
     window.show_tab("compare")
     qtbot.waitUntil(window.compare_tab.is_settled, timeout=30_000)
     with qtbot.waitSignal(window.traceShown, timeout=30_000):
+        window.select_task(h.feature, "T2")
+    window.pin_baseline()  # the what-if tab then compares two tasks: both ids in its header
+    with qtbot.waitSignal(window.traceShown, timeout=30_000):
         window.select_task(h.feature, h.task_id)
+    qtbot.waitUntil(window.compare_tab.is_settled, timeout=30_000)
     window.focus_search()
     window.search.field.setText(h.paragraph)  # the query is quoted back in the summary
     for name in TABS:
@@ -281,21 +283,26 @@ def _visit_everything(qtbot, window: MainWindow, root: Path, h: Hostile) -> None
     window.context_view.show_span(0, 10)
     with qtbot.waitSignal(window.session.liveUpdated, timeout=10_000):
         window.follow_log(root / ".mahabharatha" / "logs" / "worker.jsonl")
-    for panel in ("budget", "tracker", "session", "window"):
+    for panel in PANELS:
         window.show_panel(panel)
         qtbot.wait(20)
 
 
 def _hover_rows(qtbot, window: MainWindow) -> list[str]:
-    """The tooltips the charts and the session plot set while the mouse moves over each row/point."""
-    tips = []
-    for chart in [*window.findChildren(_Chart), window.session.plot]:
-        if not chart.isVisible():
-            continue
-        for y in range(0, chart.height(), 6):
-            for x in range(0, chart.width(), 24):
-                qtbot.mouseMove(chart, QPoint(x, y))
-                tips.append(chart.toolTip())
+    """The tooltips the charts and the session plot set as the mouse moves over them, each tab
+    and panel brought to the front in turn (a chart hidden behind another gets no mouse)."""
+    tips: list[str] = []
+    window.stop_following()  # the session plot shows the replay's tasks again
+    for show, name in [*((window.show_tab, t) for t in TABS), *((window.show_panel, p) for p in PANELS)]:
+        show(name)
+        qtbot.wait(10)
+        for chart in [*window.findChildren(_Chart), window.session.plot]:
+            if not chart.isVisible():
+                continue
+            for y in range(0, chart.height(), 6):
+                for x in range(0, chart.width(), 24):
+                    qtbot.mouseMove(chart, QPoint(x, y))
+                    tips.append(chart.toolTip())
     return tips
 
 
@@ -310,8 +317,6 @@ def test_every_label_tooltip_and_cell_shows_project_markup_as_text(qtbot, window
             wrong.append(f"label {label.text()!r} shows project text in Qt's guessed format")
     for widget in [window, *window.findChildren(QWidget)]:
         wrong += [f"tooltip of {type(widget).__name__}: {w}" for w in interpreted(widget.toolTip(), AUTO, pairs)]
-    for tip in _hover_rows(qtbot, window):
-        wrong += [f"chart tooltip: {w}" for w in interpreted(tip, AUTO, pairs)]
     models = {id(v.model()): v.model() for v in window.findChildren(QAbstractItemView) if v.model() is not None}
     for model in models.values():
         for where, role, text in model_texts(model):
@@ -341,8 +346,19 @@ def test_every_label_tooltip_and_cell_shows_project_markup_as_text(qtbot, window
     assert f"unknown event {h.event!r}" in window.session.live_status.text()
     assert window.session.live_status.textFormat() == PLAIN
     assert h.paragraph in window.paragraphs.detail.toPlainText()
+    assert window.rules.select(lambda i: i.source.endswith("owasp-2025.md"))
+    assert h.rule_text in window.rules.detail.toPlainText()
+    assert h.rule_text in window.context_view.editor.toPlainText()
+    assert shown(window.whatif.header.text(), RICH).startswith(
+        f"Different task: the baseline is T2 ({h.feature}), the current run {h.task_id} ({h.feature})."
+    )
     assert all(isinstance(b, NoResourceBrowser) for b in window.findChildren(QTextBrowser))
     assert "<img" not in window.paragraphs.detail.toHtml()  # escaped: no element named in it
+    # The charts' and the plot's tooltips, hovering each one in turn (the live log is left).
+    tips = _hover_rows(qtbot, window)
+    assert any("Q2Z" in t for t in tips), "the plot's points were hovered: the first task's tooltip was set"
+    assert [w for tip in tips for w in interpreted(tip, AUTO, pairs)] == []
+    assert f"Task 1 of 2: {h.task_id}\n" in {shown(t)[: len(h.task_id) + 14] for t in tips}
     # ... and the image every string names was never opened, by Python or by Qt.
     assert watch.opened() == []
 
