@@ -188,12 +188,14 @@ def run_gui(args: argparse.Namespace) -> int:
             qInstallMessageHandler(previous)
     window = MainWindow()
     window.show()
-    project = args.project or window.settings.value("last-project")
     _show_tabs(window, args)
-    if project and Path(str(project)).is_dir():
-        window.open_project(str(project), args.feature, args.task, tune=_tune(args), compare=args.compare)
+    if args.project and Path(args.project).is_dir():
+        window.open_project(args.project, args.feature, args.task, tune=_tune(args), compare=args.compare)
     elif args.project:
         window.problems.show_messages([f"{args.project}: not a folder"], [])
+    else:
+        # The last project, unless its last open never finished (it may crash the window again).
+        window.reopen_last(args.feature, args.task, tune=_tune(args), compare=args.compare)
     if getattr(args, "follow", None):
         window.follow_log(args.follow)
     return int(app.exec())

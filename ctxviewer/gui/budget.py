@@ -49,6 +49,7 @@ from ctxviewer.engine.tokens import TOKENIZERS
 from ctxviewer.engine.tuning import TUNABLE
 from ctxviewer.gui.charts import segment_color
 from ctxviewer.gui.models import is_dark
+from ctxviewer.gui.plaintext import plain_tip
 
 ORIGIN = "gui"
 #: Quiet time after an accepted change before the new settings are emitted.
@@ -316,6 +317,7 @@ class _Row:
         self.field.setToolTip(spec.tip)
         self.slider: QSlider | None = None
         self.message = QLabel("", panel)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)  # may quote a value from the project's files
         self.message.setObjectName("fieldMessage")
         self.message.setWordWrap(True)
         self.message.hide()
@@ -426,8 +428,12 @@ class BudgetPanel(QWidget):
         self.redo_button.setEnabled(False)
         self.undo_stack.canUndoChanged.connect(self.undo_button.setEnabled)
         self.undo_stack.canRedoChanged.connect(self.redo_button.setEnabled)
-        self.undo_stack.undoTextChanged.connect(lambda t: self.undo_button.setToolTip(f"Undo {t}" if t else ""))
-        self.undo_stack.redoTextChanged.connect(lambda t: self.redo_button.setToolTip(f"Redo {t}" if t else ""))
+        self.undo_stack.undoTextChanged.connect(
+            lambda t: self.undo_button.setToolTip(plain_tip(f"Undo {t}") if t else "")
+        )
+        self.undo_stack.redoTextChanged.connect(
+            lambda t: self.redo_button.setToolTip(plain_tip(f"Redo {t}") if t else "")
+        )
         buttons = QHBoxLayout()
         for button in (self.undo_button, self.redo_button, self.reset_button, self.save_button):
             buttons.addWidget(button)
@@ -454,6 +460,7 @@ class BudgetPanel(QWidget):
             self.profile.setItemData(index, f"{name}: {PROFILE_SUMMARIES[name]}", Qt.ItemDataRole.ToolTipRole)
         self.profile.currentTextChanged.connect(self._choose_profile)
         self.profile_message = QLabel("", self)
+        self.profile_message.setTextFormat(Qt.TextFormat.PlainText)
         self.profile_message.setObjectName("fieldMessage")
         self.profile_message.setWordWrap(True)
         self.profile_message.hide()
@@ -479,6 +486,7 @@ class BudgetPanel(QWidget):
     def _add_buffer(self, grid: QGridLayout, line: int) -> int:
         self.share_bar = ShareBar(self)
         self.buffer_label = QLabel("", self)
+        self.buffer_label.setTextFormat(Qt.TextFormat.PlainText)
         self.buffer_label.setObjectName("bufferLabel")
         self.buffer_label.setToolTip("What the shares leave unassigned: budget - security - spec")
         grid.addWidget(QLabel("Buffer", self), line, 0)

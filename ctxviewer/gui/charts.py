@@ -31,6 +31,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QHelpEvent, QPainter, QPalette,
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from ctxviewer.gui.models import is_dark
+from ctxviewer.gui.plaintext import plain_tip
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QKeyEvent, QMouseEvent, QPaintEvent
@@ -375,13 +376,13 @@ class _Chart(QWidget):
                 QToolTip.hideText()
                 e.ignore()
             else:
-                QToolTip.showText(e.globalPos(), self._tooltip(i), self)
+                QToolTip.showText(e.globalPos(), plain_tip(self._tooltip(i)), self)
             return True
         return super().event(e)
 
     def mouseMoveEvent(self, e: QMouseEvent) -> None:
         i = self._index_at(e.position())
-        self.setToolTip("" if i is None else self._tooltip(i))
+        self.setToolTip("" if i is None else plain_tip(self._tooltip(i)))
 
     def mousePressEvent(self, e: QMouseEvent) -> None:
         i = self._index_at(e.position())

@@ -74,7 +74,8 @@ class SideEditor(QWidget):
     def __init__(self, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.name = name
-        label = QLabel(f"<b>{name}</b>", self)
+        label = QLabel(f"<b>{html.escape(name)}</b>", self)
+        label.setTextFormat(Qt.TextFormat.RichText)
         label.setToolTip(f"Side {name}" + (": the baseline of the diff" if name == "A" else ": compared with A"))
         self.profile = QComboBox(self)
         for index, profile in enumerate(PROFILES):
@@ -156,6 +157,7 @@ class CompareTab(QWidget):
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message = QLabel("", self)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)  # the engine's words about the sides typed
         self.message.setObjectName("fieldMessage")
         self.message.setWordWrap(True)
         self.message.hide()

@@ -322,6 +322,7 @@ def entries_summary(items: Sequence[Item]) -> str:
 
 def _heading(text: str, tip: str, parent: QWidget) -> QLabel:
     label = QLabel(f"<b>{html.escape(text)}</b>", parent)
+    label.setTextFormat(Qt.TextFormat.RichText)
     label.setToolTip(tip)
     return label
 
@@ -345,6 +346,7 @@ class ComputedTab(QWidget):
 
         # Signals (left)
         self.signals_summary = QLabel(NO_TRACE, self)
+        self.signals_summary.setTextFormat(Qt.TextFormat.PlainText)  # quotes the task's own words
         self.signals_summary.setWordWrap(True)
         self.signals_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.signals = RecordTable(signal_columns(), None, statuses=False, noun="signals", parent=self)
@@ -360,6 +362,7 @@ class ComputedTab(QWidget):
 
         # Entries (right, top)
         self.entries_message = QLabel(NO_TRACE, self)
+        self.entries_message.setTextFormat(Qt.TextFormat.PlainText)
         self.entries_message.setWordWrap(True)
         self.entries_message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.entries = RecordTable(entry_columns(), entry_html, statuses=True, noun="entries", parent=self)

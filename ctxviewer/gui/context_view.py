@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from ctxviewer.engine.trace import Trace
 from ctxviewer.gui.highlighter import LexedText, MarkdownHighlighter, OffsetMap, display_text, lex_blocks
 from ctxviewer.gui.models import is_dark
+from ctxviewer.gui.plaintext import plain_tip
 
 SpanRole = Qt.ItemDataRole.UserRole + 10
 
@@ -66,6 +67,7 @@ class ContextView(QWidget):
         self.editor.setPlaceholderText("The assembled context appears here.")
         self.highlighter = MarkdownHighlighter(self.editor.document(), is_dark(self.palette()))
         self.caption = QLabel(self)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setWordWrap(True)
 
         right = QWidget(self)
@@ -134,7 +136,7 @@ class ContextView(QWidget):
             label = section.title if section.status == "included" else f"{section.title} ({section.status})"
             node = QStandardItem(label)
             node.setData(section.span, SpanRole)
-            node.setToolTip(section.reason)
+            node.setToolTip(plain_tip(section.reason))
             if section.span is None:
                 node.setEnabled(False)
             items = sorted(
@@ -147,7 +149,7 @@ class ContextView(QWidget):
                 child = QStandardItem(f"{item.source.rsplit('/', 1)[-1]}{lines}{cut}")
                 child.setData(item.span, SpanRole)
                 child.setData(item.id, SpanRole + 1)
-                child.setToolTip(f"{item.source}\n{item.status}: {item.reason}")
+                child.setToolTip(plain_tip(f"{item.source}\n{item.status}: {item.reason}"))
                 node.appendRow(child)
             root.appendRow(node)
         self.outline.expandAll()
@@ -161,7 +163,7 @@ class ContextView(QWidget):
             fmt = QTextCharFormat()
             fmt.setBackground(QColor(_TINTS[n % len(_TINTS)][1 if dark else 0]))
             fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
-            fmt.setToolTip(section.title)
+            fmt.setToolTip(plain_tip(section.title))
             sel.format = fmt
             sel.cursor = self._cursor(*section.span)
             out.append(sel)

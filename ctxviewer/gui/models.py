@@ -30,6 +30,7 @@ from ctxviewer.engine.trace import (
     Section,
     Trace,
 )
+from ctxviewer.gui.plaintext import plain_tip
 
 #: The row object behind an index (for views that want the whole row).
 RowRole = Qt.ItemDataRole.UserRole + 1
@@ -145,7 +146,7 @@ class RecordModel(QAbstractTableModel):
             return col.text(row)
         if role == Qt.ItemDataRole.ToolTipRole:
             text = col.text(row)
-            return f"{col.header}: {text}\n{col.tip}" if col.tip else text
+            return plain_tip(f"{col.header}: {text}\n{col.tip}" if col.tip else text)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if col.numeric:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

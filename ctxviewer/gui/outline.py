@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.gui.models import is_dark, status_colour
+from ctxviewer.gui.plaintext import plain_tip
 
 #: The feature name, on a feature's row.
 FeatureRole = Qt.ItemDataRole.UserRole + 20
@@ -181,15 +182,15 @@ class ProjectOutline(QWidget):
             count = QStandardItem(f"{len(feature.tasks)} tasks" if feature.tasks else "")
             count.setForeground(grey)
             if feature.graph_error is not None:
-                node.setToolTip(f"{feature.name}: {feature.graph_error}")
+                node.setToolTip(plain_tip(f"{feature.name}: {feature.graph_error}"))
                 node.setForeground(grey)
                 count.setText("unreadable")
             elif not feature.has_graph:
-                node.setToolTip(f"{feature.name}: no task-graph.json/.yaml, so no tasks to assemble")
+                node.setToolTip(plain_tip(f"{feature.name}: no task-graph.json/.yaml, so no tasks to assemble"))
                 node.setForeground(grey)
                 count.setText("no graph")
             else:
-                node.setToolTip(f"{feature.name}: {len(feature.tasks)} tasks from {feature.graph_path}")
+                node.setToolTip(plain_tip(f"{feature.name}: {len(feature.tasks)} tasks from {feature.graph_path}"))
             counts.add(count.text())
             if feature.tasks:
                 # One label item per task; a tokens cell gets its item when its total arrives.
@@ -240,15 +241,16 @@ class ProjectOutline(QWidget):
         return None if found is None else (found[0].name, found[1].id)
 
     def tooltip(self, index: _Index) -> str | None:
-        """The tooltip of a task's cell, worked out now; None for a feature's (its item carries one)."""
+        """The tooltip of a task's cell, worked out now (shown literally: :func:`plain_tip`); None for
+        a feature's (its item carries one)."""
         found = self._task_of(index)
         if found is None:
             return None
         feature, task = found
         if index.column() == 0:
-            return f"{task.id}: {task.title}"
+            return plain_tip(f"{task.id}: {task.title}")
         total = self._totals.get((feature.name, task.id))
-        return total_tooltip(total) if total is not None else PENDING_TIP
+        return plain_tip(total_tooltip(total)) if total is not None else PENDING_TIP
 
     def select_task(self, feature: str, task_id: str) -> bool:
         """Make (feature, task_id) current without emitting ``taskChosen``."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -48,7 +50,13 @@ class ProblemPanel(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.label = QLabel(self)
         self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.RichText)  # our markup; every message is escaped
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        #: A one-click answer to a notice (e.g. open a project that was not reopened); hidden otherwise.
+        self.action_button = QPushButton(self)
+        self.action_button.hide()
+        self._action: Callable[[], object] | None = None
+        self.action_button.clicked.connect(self._run_action)
         self.close_button = QToolButton(self)
         self.close_button.setText("\u2715")
         self.close_button.setToolTip("Hide this panel (it comes back with the next problem)")
@@ -56,6 +64,7 @@ class ProblemPanel(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.action_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
         self.messages: list[str] = []
         #: Messages about something the user did (a refused save, a task not found) that
@@ -69,8 +78,22 @@ class ProblemPanel(QFrame):
         self.notices.append(message)
         self.show_messages(*self._shown)
 
+    def offer(self, text: str, action: Callable[[], object]) -> None:
+        """Show a button labelled *text* that runs *action* (and dismisses the panel)."""
+        self._action = action
+        self.action_button.setText(text)
+        self.action_button.show()
+
+    def _run_action(self) -> None:
+        action = self._action
+        self.dismiss()
+        if action is not None:
+            action()
+
     def dismiss(self) -> None:
         self.notices.clear()
+        self._action = None
+        self.action_button.hide()
         self.hide()
 
     def show_messages(self, errors: list[str], warnings: list[str]) -> None:
@@ -306,6 +329,7 @@ class SearchPanel(QWidget):
         self.field.setToolTip("Lists every spec paragraph and rule file containing the text, with its fate")
         self.field.textChanged.connect(self._search)
         self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # the query and sources in it are escaped
         self.summary.setWordWrap(True)
         self.results = RecordTable(search_columns(), None, statuses=True, noun="candidates", parent=self)
         self.results.filter.hide()

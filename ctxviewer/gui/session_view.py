@@ -62,6 +62,7 @@ from ctxviewer.engine.eventlog import EventLogFollower, LiveUsage, PollResult
 from ctxviewer.engine.session import MAX_MINUTES, MAX_TOOL_CALLS, ReplayStep, SessionReplay
 from ctxviewer.gui.charts import RED, Gauge, GaugeValue, zone_color
 from ctxviewer.gui.models import Column, RecordModel, is_dark, status_colour
+from ctxviewer.gui.plaintext import plain_tip
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QMouseEvent, QPaintEvent
@@ -548,13 +549,13 @@ class UsagePlot(QWidget):
                 QToolTip.hideText()
                 e.ignore()
             else:
-                QToolTip.showText(e.globalPos(), self.tooltip_for(i), self)
+                QToolTip.showText(e.globalPos(), plain_tip(self.tooltip_for(i)), self)
             return True
         return super().event(e)
 
     def mouseMoveEvent(self, e: QMouseEvent) -> None:
         i = self.point_at(e.position())
-        self.setToolTip("" if i is None else self.tooltip_for(i))
+        self.setToolTip("" if i is None else plain_tip(self.tooltip_for(i)))
 
     def mousePressEvent(self, e: QMouseEvent) -> None:
         i = self.point_at(e.position())
@@ -811,7 +812,9 @@ class StepModel(RecordModel):
                 font.setBold(True)
                 return font
             if role == Qt.ItemDataRole.ToolTipRole:
-                return f"{step.task_id}: {step.title}\n{_step_detail(step)}" if step.title else _step_detail(step)
+                return plain_tip(
+                    f"{step.task_id}: {step.title}\n{_step_detail(step)}" if step.title else _step_detail(step)
+                )
         return super().data(index, role)
 
 
@@ -893,6 +896,7 @@ class SessionPanel(QWidget):
             field.setMaximumWidth(72)
             field.editingFinished.connect(self.apply_parameters)
             field.textChanged.connect(self._validate)
+            error.setTextFormat(Qt.TextFormat.RichText)  # our colour around an escaped message
             error.setObjectName("fieldMessage")  # the house style sheet colours it
             error.setWordWrap(True)
         self.reset_after = QCheckBox("Reset the tracker after each checkpoint", self)
@@ -967,6 +971,7 @@ class SessionPanel(QWidget):
         self.splitter.setStretchFactor(1, 2)
 
         self.live_status = QLabel(self)
+        self.live_status.setTextFormat(Qt.TextFormat.PlainText)  # event names and paths from the log
         self.live_status.setWordWrap(True)
         self.live_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.live_status.hide()
@@ -1054,7 +1059,7 @@ class SessionPanel(QWidget):
             path = self._live_path
             assert path is not None
             self.header.setText(f"<b>Live:</b> <b>{_esc(path.name)}</b> in {_esc(str(path.parent))}")
-            self.header.setToolTip(str(self._live_path))
+            self.header.setToolTip(plain_tip(str(self._live_path)))
             return
         if replay is None:
             self.header.setText("No feature replayed")
@@ -1078,7 +1083,7 @@ class SessionPanel(QWidget):
             count = len(replay.notes)
             text += f"<br><i>{count} note{'s' if count != 1 else ''} on the task order (hover)</i>"
         self.header.setText(text)
-        self.header.setToolTip("\n".join(replay.notes))
+        self.header.setToolTip(plain_tip("\n".join(replay.notes)))
 
     def _on_position(self, position: int) -> None:
         if self._follower is not None:
@@ -1133,7 +1138,7 @@ class SessionPanel(QWidget):
             rows.append("reached " + _esc(", ".join(others)))
         self.breakdown.setText("<br>".join(rows))
         self.breakdown.setToolTip(
-            "\n".join(f"{f.path}: {f.tokens:,} tokens ({f.note})" for f in step.files) or "No task files"
+            plain_tip("\n".join(f"{f.path}: {f.tokens:,} tokens ({f.note})" for f in step.files) or "No task files")
         )
 
     def _on_playing(self, playing: bool) -> None:
@@ -1164,7 +1169,7 @@ class SessionPanel(QWidget):
             (self.minutes, self.minutes_error, mins_msg),
         ):
             label.setText(f"<span style='color:{colour}'>{_esc(msg)}</span>" if msg else "")
-            label.setToolTip(msg)
+            label.setToolTip(plain_tip(msg))
             if field.property("invalid") != bool(msg):
                 field.setProperty("invalid", bool(msg))  # a red border, by the house style sheet
                 field.style().unpolish(field)
@@ -1326,7 +1331,7 @@ class SessionPanel(QWidget):
         self.live_status.setText(self._live_status_text(result))
         follower = self._follower
         if follower is not None and follower.problems:
-            self.live_status.setToolTip("\n".join(p.message for p in follower.problems[-20:]))
+            self.live_status.setToolTip(plain_tip("\n".join(p.message for p in follower.problems[-20:])))
         self.gauge.setValue(
             GaugeValue(usage.estimated_tokens, usage.max_tokens, usage.threshold_percent, zones=self._live_zones),
             animate=True,

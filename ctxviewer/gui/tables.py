@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QSplitter,
     QTableView,
-    QTextBrowser,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from ctxviewer.engine.trace import DROPPED, INCLUDED, TRUNCATED
 from ctxviewer.gui.models import Column, RecordFilterProxy, RecordModel, RowRole
+from ctxviewer.gui.plaintext import NoResourceBrowser
 
 DetailFn = Callable[[Any], str]
 
@@ -99,7 +99,7 @@ class RecordTable(QWidget):
         self.view = make_table_view(self.proxy, self)
         self.view.selectionModel().currentRowChanged.connect(self._on_current)
         self.view.activated.connect(self._on_activated)
-        self.detail = QTextBrowser(self)
+        self.detail = NoResourceBrowser(self)  # its HTML quotes the project: nothing it names is loaded
         self.detail.setOpenLinks(False)
         self.detail.setPlaceholderText("Select a row to see why it is where it is.")
         splitter = QSplitter(Qt.Orientation.Vertical, self)

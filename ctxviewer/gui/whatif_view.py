@@ -58,6 +58,7 @@ from ctxviewer.engine.whatif import (
 )
 from ctxviewer.gui.highlighter import display_text
 from ctxviewer.gui.models import Column, RecordFilterProxy, RecordModel, RowRole, StatusRole, is_dark, status_colour
+from ctxviewer.gui.plaintext import plain_tip
 from ctxviewer.gui.tables import RecordTable, make_table_view
 
 EXPLANATION = (
@@ -321,6 +322,7 @@ class DiffPane(QWidget):
     def __init__(self, parent: QWidget | None = None, placeholder: str = "") -> None:
         super().__init__(parent)
         self.caption = QLabel(self)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setWordWrap(True)
         self.view = QPlainTextEdit(self)
         self.view.setReadOnly(True)
@@ -455,7 +457,9 @@ class WhatIfTab(QWidget):
             self.header.setToolTip("")
             return
         self.header.setText(header_html(diff, self._pinned_label, is_dark(self.palette())))
-        self.header.setToolTip(f"Baseline: {diff.baseline.task_id} ({diff.baseline.feature}), {diff.baseline.project}")
+        self.header.setToolTip(
+            plain_tip(f"Baseline: {diff.baseline.task_id} ({diff.baseline.feature}), {diff.baseline.project}")
+        )
 
     def changeEvent(self, event: QEvent) -> None:
         # Follow a light/dark switch: diff colours and the header's coloured delta.

@@ -8,6 +8,7 @@ The window only reads the immutable results.
 from __future__ import annotations
 
 import functools
+import html
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ from ctxviewer.gui.highlighter import LexedText, display_text, lex_blocks
 from ctxviewer.gui.models import paragraph_columns, rule_columns
 from ctxviewer.gui.outline import ProjectOutline, TaskTotal
 from ctxviewer.gui.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
+from ctxviewer.gui.plaintext import safe_file_name
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.session_view import SessionPanel
 from ctxviewer.gui.tables import RecordTable
@@ -60,6 +62,10 @@ from ctxviewer.gui.worker import Handoff, Lane, RunState, build_frozen, make_poo
 
 TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task")
 MAX_RECENT = 10
+#: Settings key holding the folder being opened until its first task is on screen.  Still set
+#: at the next start, it means that open never finished (the window crashed or was closed on
+#: it), so a bare ``ctxviewer`` does not reopen it by itself (see :meth:`MainWindow.reopen_last`).
+OPENING_KEY = "opening-project"
 #: Quiet time after a budget change before the batch pass re-runs every task.
 BATCH_DELAY_MS = 800
 #: After opening, the background pass waits for the first task on screen and this long more.
@@ -284,6 +290,7 @@ class MainWindow(QMainWindow):
         self.rules.rowActivated.connect(self.jump_to_item)
 
         self.state_label = QLabel("idle", self)
+        self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.state_label.setToolTip("State of the latest assembly run")
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 100)
@@ -291,6 +298,7 @@ class MainWindow(QMainWindow):
         self.progress.setTextVisible(False)
         self.progress.hide()
         self.batch_label = QLabel("", self)
+        self.batch_label.setTextFormat(Qt.TextFormat.PlainText)  # says why a pass failed, in project words
         self.batch_label.setToolTip("Background pass over every task (totals in the outline)")
         bar = self.statusBar()
         bar.addPermanentWidget(self.batch_label)
@@ -458,8 +466,41 @@ class MainWindow(QMainWindow):
         self.run_lane.cancel()
         self.batch_lane.cancel()
         self.statusBar().showMessage(f"Opening {folder}\u2026")
+        self.settings.setValue(OPENING_KEY, folder)
+        self.settings.sync()  # on disk now: a crash while opening must not lose it
         reclaim_frozen()  # what the load before froze (here: a collection may destroy Qt objects)
         self.load_lane.submit(lambda cancel, progress: _load(folder))
+
+    def reopen_last(self, feature: str | None = None, task: str | None = None, **startup: Any) -> bool:
+        """Reopen the last project, as a bare ``ctxviewer`` does -- unless its last open never finished.
+
+        When the folder opened last time never got its first task on screen (the window
+        crashed on it, or was closed while opening), it is not opened again by itself: a
+        project that crashes the window would otherwise crash every later start.  The
+        window starts empty and offers to open it.  True when a project is being opened.
+        *feature*, *task* and *startup* (``tune``, ``compare``) go to :meth:`open_project`.
+        """
+        unfinished = self.settings.value(OPENING_KEY)
+        if unfinished:
+            folder = str(unfinished)
+            self.problems.add_notice(
+                f"ctxviewer did not finish opening {folder} last time (it crashed or was closed before the "
+                "first task was shown), so it was not reopened"
+            )
+            self.problems.offer("Open It Anyway", lambda: self.open_project(folder, feature, task, **startup))
+            self.statusBar().showMessage(f"Not reopened: {folder}")
+            return False
+        last = self.settings.value("last-project")
+        if last and Path(str(last)).is_dir():
+            self.open_project(str(last), feature, task, **startup)
+            return True
+        return False
+
+    def _opened_cleanly(self) -> None:
+        """The open in progress got as far as it goes (a task shown, no task, or an error shown)."""
+        if self.settings.contains(OPENING_KEY):
+            self.settings.remove(OPENING_KEY)
+            self.settings.sync()
 
     def open_dialog(self) -> None:
         start = str(self.project.root.parent) if self.project else str(Path.home())
@@ -509,7 +550,9 @@ class MainWindow(QMainWindow):
                 target = resolve_target(project, *last.split("\n", 1))
         target = target or resolve_target(project, None, None)
         if target is None:
-            self.header.setText(f"<b>{project.name}</b>: no task to show \u2014 no feature has a readable task graph.")
+            self.header.setText(
+                f"<b>{html.escape(project.name)}</b>: no task to show \u2014 no feature has a readable task graph."
+            )
             self.statusBar().showMessage(f"Opened {project.root}: no task to show")
         else:
             # Replaced by "Assembled ..." once the run is done; says the open is over meanwhile
@@ -518,6 +561,7 @@ class MainWindow(QMainWindow):
             self.select_task(*target)
         self._watch_project()
         if target is None:
+            self._opened_cleanly()
             self.start_batch()
         else:
             # The background pass starts once the first task is on screen: filling every view
@@ -533,6 +577,7 @@ class MainWindow(QMainWindow):
             "changes (or press F5)"
         )
         self.statusBar().showMessage("Open failed", 5000)
+        self._opened_cleanly()
         if folder and Path(folder).is_dir():
             self._remember_project(folder)
             self._watch_folder(folder)
@@ -641,8 +686,9 @@ class MainWindow(QMainWindow):
         rules = sum(1 for i in trace.items_of(RULE_FILE) if i.status in ("included", "truncated"))
         share = f"{100 * used / trace.budget:.0f}%" if trace.budget else "n/a"
         over = " \u2014 <b>over budget</b>" if trace.over_budget else ""
+        e = html.escape  # the panel's label is rich text: project names escaped
         lines = [
-            f"<b>{trace.task_id}</b>: context <b>{used:,}</b> of {trace.budget:,} {trace.tokenizer} tokens "
+            f"<b>{e(trace.task_id)}</b>: context <b>{used:,}</b> of {trace.budget:,} {e(trace.tokenizer)} tokens "
             f"({share}){over}; {kept} spec paragraph(s) and {rules} rule file(s) in, "
             f"{len(trace.trim_steps)} trim step(s).",
             f"Tracker after this task alone: {trace.tracker.usage_percent:.1f}% of "
@@ -654,14 +700,14 @@ class MainWindow(QMainWindow):
             if replay.first_checkpoint is None:
                 last = replay.steps[-1].usage_percent if replay.steps else 0.0
                 lines.append(
-                    f"Replaying <b>{replay.feature}</b>: no checkpoint in {len(replay.steps)} task(s), "
+                    f"Replaying <b>{e(replay.feature)}</b>: no checkpoint in {len(replay.steps)} task(s), "
                     f"ending at {last:.1f}%."
                 )
             else:
                 step = replay.steps[replay.first_checkpoint]
                 lines.append(
-                    f"Replaying <b>{replay.feature}</b>: the worker must checkpoint after task "
-                    f"{step.index + 1} of {len(replay.steps)} ({step.task_id}, {step.usage_percent:.1f}%)."
+                    f"Replaying <b>{e(replay.feature)}</b>: the worker must checkpoint after task "
+                    f"{step.index + 1} of {len(replay.steps)} ({e(step.task_id)}, {step.usage_percent:.1f}%)."
                 )
         self.budget.show_effect(lines)
 
@@ -735,6 +781,7 @@ class MainWindow(QMainWindow):
             box = QMessageBox(self)
             box.setIcon(QMessageBox.Icon.Question)
             box.setWindowTitle("Save settings")
+            box.setTextFormat(Qt.TextFormat.PlainText)  # the path and the values are the project's
             box.setText(f"Write {len(plan.changes)} change(s) to {plan.path}?")
             box.setInformativeText(
                 "\n".join(c.describe() for c in plan.changes)
@@ -851,6 +898,7 @@ class MainWindow(QMainWindow):
     def _on_run_error(self, message: str) -> None:
         self.progress.hide()
         self.problems.show_messages([message], [])
+        self._opened_cleanly()
         self._start_deferred_batch()
 
     def _start_deferred_batch(self) -> None:
@@ -906,6 +954,7 @@ class MainWindow(QMainWindow):
         self._show_effect()
         if trace.feature != self._replay_feature:
             self.update_replay()
+        self._opened_cleanly()
         self.traceShown.emit(trace)
         self._start_deferred_batch()
         self._run_startup()
@@ -947,11 +996,11 @@ class MainWindow(QMainWindow):
             if (value := trace.context_tokens.get(name)) is not None
         ]
         over = ' <span style="color:#d32f2f"><b>over budget</b></span>' if trace.over_budget else ""
-        title = trace.task_title.replace("&", "&amp;").replace("<", "&lt;")
+        e = html.escape  # the markup is ours; every name in it is the project's, shown as text
         return (
-            f"<span style='font-size:13pt'><b>{trace.task_id}</b> {title}</span><br>"
-            f"feature <b>{trace.feature}</b> \u00b7 profile {trace.profile} \u00b7 context "
-            f"<b>{used_text}</b> of {trace.budget:,} {trace.tokenizer} tokens{over}"
+            f"<span style='font-size:13pt'><b>{e(trace.task_id)}</b> {e(trace.task_title)}</span><br>"
+            f"feature <b>{e(trace.feature)}</b> \u00b7 profile {e(trace.profile)} \u00b7 context "
+            f"<b>{used_text}</b> of {trace.budget:,} {e(trace.tokenizer)} tokens{over}"
             f" \u00b7 exact: {', '.join(exact) or 'n/a'}"
         )
 
@@ -1110,7 +1159,9 @@ class MainWindow(QMainWindow):
         if self.trace is None:
             return
         suffix = report.SUFFIXES[fmt]
-        default = str(Path(str(self.settings.value("export-dir", str(Path.home())))) / f"{self.trace.task_id}{suffix}")
+        # The task id is the project's: made one harmless name, so '../' cannot lead out of the folder.
+        name = safe_file_name(self.trace.task_id) + suffix
+        default = str(Path(str(self.settings.value("export-dir", str(Path.home())))) / name)
         filters = {
             "markdown": "Markdown (*.md)",
             "json": "JSON (*.json)",
@@ -1173,7 +1224,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         recent = self.recent_projects()
         for path in recent:
-            action = self.recent_menu.addAction(path)
+            action = self.recent_menu.addAction(path.replace("&", "&&"))  # a menu takes '&' for a shortcut
             action.triggered.connect(lambda _c=False, p=path: self.open_project(p))
         if not recent:
             none = self.recent_menu.addAction("(none yet)")

@@ -1,0 +1,102 @@
+"""Project text in the window: always shown as text, never as Qt rich text or a resource to load.
+
+A project's task ids, titles, feature and file names, paragraphs, rules and a worker
+log's event names are written by whoever wrote the project.  Shown as Qt rich text,
+``<img src="/etc/passwd">`` in a task id makes Qt read a local file (and
+``/proc/self/pagemap`` exhausts memory).  So, in the window:
+
+* labels that show project text say ``Qt.TextFormat.PlainText``; labels whose markup is
+  ours say ``RichText`` and escape every piece of project text (``html.escape``);
+* every tooltip that carries project text goes through :func:`plain_tip` (Qt decides a
+  tooltip is rich text by looking at it, ``Qt.mightBeRichText``, so it cannot be told);
+* rich-text panes are :class:`NoResourceBrowser`, which loads no resource whatever the
+  HTML names (their HTML is ours, with project text escaped; this is the second lock);
+* a file name suggested from project text goes through :func:`safe_file_name`.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QUrl
+from PySide6.QtGui import QImage, Qt, QTextDocument
+from PySide6.QtWidgets import QTextBrowser
+
+#: The markup a tooltip that Qt would read as rich text is wrapped in: a paragraph that keeps
+#: spaces and line breaks, as the plain tooltip would have shown them.
+_TIP = '<p style="white-space:pre-wrap">{}</p>'
+
+
+def plain_tip(text: str) -> str:
+    """*text* as a tooltip that Qt shows literally.
+
+    Text that Qt would show as plain text anyway is returned as it is.  Text that Qt
+    would take for rich text (it starts like a tag, or holds ``&lt;`` before one) is
+    escaped inside a paragraph of ours, so Qt shows exactly the characters of *text*
+    and interprets none of them: no bold, no link, no image loaded.
+    """
+    if not text or not Qt.mightBeRichText(text):
+        return text
+    return _TIP.format(html.escape(text, quote=False))
+
+
+class NoResourceBrowser(QTextBrowser):
+    """A read-only rich-text pane that never loads a resource (image, style sheet, page).
+
+    Its HTML is built by ctxviewer with project text escaped, so it names no resource;
+    should one ever slip through, nothing is read: not a local file, not ``/proc``.
+    Links are not followed either.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+
+    def loadResource(self, type: int, name: QUrl | str) -> Any:
+        # Something, not None: on a null answer the document reads a local file itself, and
+        # on an image it cannot decode the image handler loads the file by name.  So an image
+        # is a blank pixel, anything else empty data.
+        if type == QTextDocument.ResourceType.ImageResource.value:
+            blank = QImage(1, 1, QImage.Format.Format_ARGB32)
+            blank.fill(0)
+            return blank
+        return QByteArray()
+
+
+#: Characters Windows refuses in a file name (besides separators and control characters).
+_RESERVED_CHARS = re.compile(r'[<>:"/\\|?*]')
+#: Device names Windows reserves, whatever the extension.
+_DEVICES = frozenset(
+    ["CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(1, 10)), *(f"LPT{n}" for n in range(1, 10))]
+)
+#: At most this many characters of project text in a suggested file name.
+MAX_NAME_CHARS = 80
+
+
+def safe_file_name(text: str, fallback: str = "context") -> str:
+    """*text* (e.g. a task id) made into one harmless file-name component.
+
+    No path separator, no ``..``, no control or format character (a right-to-left
+    override could disguise the extension), no character Windows refuses, no leading
+    dot or space (no hidden file, no ``..``), no Windows device name, at most
+    :data:`MAX_NAME_CHARS` characters; *fallback* when nothing is left.
+    """
+    out = []
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or _RESERVED_CHARS.match(ch):
+            out.append("_")
+        else:
+            out.append(ch)
+    name = "".join(out)
+    while ".." in name:
+        name = name.replace("..", "_")
+    name = name.strip(" .")[:MAX_NAME_CHARS].rstrip(" .")
+    if not name:
+        return fallback
+    if name.split(".", 1)[0].upper() in _DEVICES:
+        name = "_" + name
+    return name
