@@ -128,11 +128,11 @@ def _tags(value: Any) -> tuple[str, ...]:
         value = [value]
     if not isinstance(value, list):
         return ()
-    out: list[str] = []
+    out: dict[str, None] = {}  # an ordered set: linear however many tags a node lists
     for tag in value:
         text = _text(tag).lower()
-        if text and normalise(text) not in out:
-            out.append(normalise(text))
+        if text:
+            out[normalise(text)] = None
     return tuple(out)
 
 

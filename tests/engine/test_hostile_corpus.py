@@ -1545,3 +1545,21 @@ def test_a_sixteen_megabyte_yaml_graph_is_read_or_refused_in_seconds(tmp_path: P
     write(root, GRAPH_YAML, YAML_GRAPH_TEXT + other)
     run = run_child(root, ("mahabharatha",), timeout=3)["mahabharatha"]
     assert run.get("context") == FULL or run["refused"].startswith(f"{GRAPH_YAML}: ")
+
+
+# -- issue 15: untrusted projects ---------------------------------------------------------------------
+
+
+@needs_rusage
+def test_a_task_listing_a_hundred_thousand_files_is_assembled_in_linear_time(tmp_path: Path) -> None:
+    # Every stem shares the word "mod": its sources were de-duplicated by searching a list,
+    # 100,000 searches of up to 100,000 entries (past 300 s; 32,000 files took 18 s).  The
+    # child's timeout is only the hang guard: the run takes about 1.5 s a profile on vm.
+    paths = [f"src/mod_{i:05d}.py" for i in range(100_000)]
+    task = {**TASK, "description": " ".join(paths), "files": {"create": paths}}
+    root = graph_project(tmp_path / "p", [task])
+    data = run_child(root, ("mahabharatha", "ctxviewer"), timeout=90)
+    # Keywords login, session, mod and the 100,000 numbers: only "Login session store." scores.
+    assert data["mahabharatha"]["context"] == FULL
+    assert data["mahabharatha"]["errors"] == data["ctxviewer"]["errors"] == []
+    assert data["ctxviewer"]["used"] <= data["ctxviewer"]["budget"]
