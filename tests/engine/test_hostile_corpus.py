@@ -1563,3 +1563,46 @@ def test_a_task_listing_a_hundred_thousand_files_is_assembled_in_linear_time(tmp
     assert data["mahabharatha"]["context"] == FULL
     assert data["mahabharatha"]["errors"] == data["ctxviewer"]["errors"] == []
     assert data["ctxviewer"]["used"] <= data["ctxviewer"]["budget"]
+
+
+@needs_rusage
+def test_a_sixteen_megabyte_spec_line_without_spaces_is_counted_in_pieces(tmp_path: Path) -> None:
+    # One paragraph "Login session " + 16 MiB of letters: a single pre-token that tiktoken
+    # merged in time growing faster than its length and held whole (50 MB: 78 s, 2.6 GB).
+    # Counted in pieces, both encodings' counts of it are estimates, and the trace says so.
+    root = graph_project(tmp_path / "p", [TASK])
+    letters = ("abcdefghijklmnopqrstuvwxyz" * 41)[:1024]
+    with open(root / REQ, "w", encoding="ascii") as f:
+        f.write("Login session ")
+        for _ in range(16 * 1024):
+            f.write(letters)
+        f.write("\n\nUnrelated text.\n")
+    code = (
+        "import io, json, resource, sys\n"
+        "from contextlib import redirect_stdout\n"
+        "from ctxviewer.cli import main\n"
+        "out = io.StringIO()\n"
+        "with redirect_stdout(out):\n"
+        "    code = main(['assemble', sys.argv[1], '--feature', 'feat', '--task', 'T1', '--format', 'json'])\n"
+        "trace = json.loads(out.getvalue())\n"
+        "print(json.dumps([code, trace['warnings'], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))\n"
+    )
+    limit = "import resource\nresource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", limit + code, str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    exit_code, warnings, peak_mb = json.loads(result.stdout)
+    length = len("Login session ") + 16 * 1024 * 1024
+    assert exit_code == 0
+    assert warnings == [
+        f"exact token counts are estimates for 1 text (the longest {length:,} characters): each holds a run of "
+        "over 32,768 characters without whitespace, counted in pieces of at most 65,536 characters; each cut "
+        "inside a run can move a count by a few tokens"
+    ]
+    assert peak_mb < 1024, peak_mb  # the whole line held as tokens was over 1.5 GB
