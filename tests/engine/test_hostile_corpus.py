@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 from ctxviewer.cli import main
-from ctxviewer.engine.errors import ProjectError, SettingsError
+from ctxviewer.engine.errors import ProjectError, SettingsError, WriteError
 from ctxviewer.engine.fsio import ProjectFS
 from ctxviewer.engine.pipeline import assemble, assemble_task
 from ctxviewer.engine.project import load_project, parse_json, parse_yaml
@@ -1606,3 +1606,129 @@ def test_a_sixteen_megabyte_spec_line_without_spaces_is_counted_in_pieces(tmp_pa
         "inside a run can move a count by a few tokens"
     ]
     assert peak_mb < 1024, peak_mb  # the whole line held as tokens was over 1.5 GB
+
+
+# A cloned repository's git config: its fsmonitor command runs on the next `git status`.
+GIT_CONFIG = "[core]\n\trepositoryformatversion = 0\n" + "".join(f"# line {i}\n" for i in range(320))
+BIG_COMMAND = "# Command\n" + "".join(f"step {i}\n" for i in range(400))
+
+
+def git_repo(root: Path) -> Path:
+    base_project(root)
+    write(root, ".git/config", GIT_CONFIG)
+    write(root, ".git/hooks/notes.md", BIG_COMMAND)
+    return root
+
+
+def tree(root: Path) -> dict[str, bytes | str]:
+    """Every entry under *root*: a file's bytes, a link's target (not followed)."""
+    out: dict[str, bytes | str] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            out[rel] = "-> " + os.readlink(path)
+        elif path.is_file():
+            out[rel] = path.read_bytes()
+    return out
+
+
+def test_split_apply_never_writes_through_a_command_file_linked_to_git_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = git_repo(tmp_path / "p")
+    (root / ".claude/commands").mkdir(parents=True)
+    os.symlink("../../.git/config", root / ".claude/commands/setup.md")
+    before = tree(root)
+    code, out, err = cli(capsys, "split", str(root), "--apply", "--no-exact")
+    assert (root / ".git/config").read_bytes() == GIT_CONFIG.encode()
+    assert tree(root) == before  # nothing written anywhere, the link kept
+    assert (code, out) == (2, "")
+    assert err == (
+        "ctxviewer: .claude/commands/setup.md: is a symlink (to ../../.git/config); split never writes through "
+        "a link; not split\n"
+    )
+
+
+@pytest.mark.parametrize("how", ["core link", "folder link", "hard link"])
+def test_split_apply_refuses_every_other_way_into_git(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    root = git_repo(tmp_path / "p")
+    commands = root / ".claude/commands"
+    commands.mkdir(parents=True)
+    if how == "core link":  # a plain command file whose .core.md is a link to a git hook
+        write(root, ".claude/commands/build.md", BIG_COMMAND)
+        os.symlink("../../.git/hooks/pre-commit", commands / "build.core.md")
+        rel, why = ".claude/commands/build.core.md", "is a symlink (to ../../.git/hooks/pre-commit)"
+        why += "; split never writes through a link"
+    elif how == "folder link":  # a folder of commands that is git's hooks folder
+        os.symlink("../../.git/hooks", commands / "hooks")
+        rel = ".claude/commands/hooks/notes.md"
+        why = "is under .claude/commands/hooks, a symlink (to ../../.git/hooks); split never writes through a link"
+    else:  # one file, two names: the command file and a file the repository keeps elsewhere
+        os.link(root / ".git/hooks/notes.md", commands / "notes.md")
+        rel, why = ".claude/commands/notes.md", "has 2 names (hard links); split never writes a file with other names"
+    before = tree(root)
+    code, out, err = cli(capsys, "split", str(root), "--apply", "--no-exact")
+    assert tree(root) == before
+    assert (code, out) == (2, "")
+    assert err == f"ctxviewer: {rel}: {why}; not split\n"
+
+
+def test_split_names_each_command_file_it_cannot_follow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 14: only broken links used to read "no command files under ..." and name none.
+    root = base_project(tmp_path / "p")
+    commands = root / ".claude/commands"
+    commands.mkdir(parents=True)
+    os.symlink("gone.md", commands / "broken.md")
+    os.symlink("loop.md", commands / "loop.md")
+    os.symlink("../../../outside.md", commands / "out.md")
+    code, out, err = cli(capsys, "split", str(root), "--no-exact")
+    assert (code, out) == (2, "")
+    assert err == (
+        "ctxviewer: .claude/commands/broken.md: a symlink to gone.md, which does not exist; not read\n"
+        "ctxviewer: .claude/commands/loop.md: not read: symlink loop\n"
+        "ctxviewer: .claude/commands/out.md: not read: symlink to ../../../outside.md outside the project\n"
+    )
+
+
+def test_ctxviewer_yaml_linked_into_git_is_never_saved_through(tmp_path: Path) -> None:
+    from ctxviewer.engine.tuning import save_ctxviewer_yaml
+
+    root = git_repo(tmp_path / "p")
+    hook = "#!/bin/sh\n"  # a YAML comment, so the project loads; saving would make it YAML, run at checkout
+    write(root, ".git/hooks/post-checkout", hook)
+    os.symlink(".git/hooks/post-checkout", root / CTX)
+    project = load_project(root)
+    with pytest.raises(WriteError) as info:
+        save_ctxviewer_yaml(project, project.settings.with_overrides({"budget": 3000}, "gui"))
+    assert str(info.value) == (
+        f"{root / CTX}: is a symlink (to .git/hooks/post-checkout); a project file is never written through a link; "
+        "not written"
+    )
+    assert (root / ".git/hooks/post-checkout").read_text(encoding="utf-8") == hook
+
+
+def test_an_output_the_user_names_may_be_a_link_but_never_into_git(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = git_repo(tmp_path / "p")
+    args = ("assemble", str(root), "--feature", "feat", "--task", "T1", "-o")
+    mine = tmp_path / "exports/context.md"
+    write(tmp_path, "exports/context.md", "old")
+    os.symlink(mine, tmp_path / "latest.md")
+    assert cli(capsys, *args, str(tmp_path / "latest.md")) == (0, "", "")
+    assert mine.read_text(encoding="utf-8") == FULL and (tmp_path / "latest.md").is_symlink()
+    os.symlink(root / ".git/config", tmp_path / "sneaky.md")
+    code, out, err = cli(capsys, *args, str(tmp_path / "sneaky.md"))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"ctxviewer: {tmp_path / 'sneaky.md'}: is a symlink into a .git folder ({(root / '.git/config').resolve()}); "
+        "ctxviewer never writes there\n"
+    )
+    code, out, err = cli(capsys, *args, str(root / ".git/context.md"))
+    assert (code, err) == (
+        2,
+        f"ctxviewer: {root / '.git/context.md'}: is inside a .git folder; ctxviewer never writes there\n",
+    )
+    assert (root / ".git/config").read_bytes() == GIT_CONFIG.encode() and not (root / ".git/context.md").exists()
