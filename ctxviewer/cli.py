@@ -661,6 +661,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CtxViewerError as exc:
         _err(str(exc))
         return EXIT_BAD_INPUT
+    except UnicodeEncodeError as exc:  # a lone surrogate the loaders did not catch (a file name's bytes)
+        bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else ""
+        _err(
+            f"cannot write the output: it holds {bad.encode('unicode_escape').decode('ascii')}, half of a UTF-16 "
+            "surrogate pair (from a name that is not valid UTF-8?), which is not text"
+        )
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         _err("interrupted")
         return 130

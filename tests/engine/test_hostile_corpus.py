@@ -1732,3 +1732,71 @@ def test_an_output_the_user_names_may_be_a_link_but_never_into_git(
         f"ctxviewer: {root / '.git/context.md'}: is inside a .git folder; ctxviewer never writes there\n",
     )
     assert (root / ".git/config").read_bytes() == GIT_CONFIG.encode() and not (root / ".git/context.md").exists()
+
+
+SURROGATE_LINE = (
+    f"ctxviewer: {GRAPH}:1: invalid JSON: \\ud800 (column 41) is half of a UTF-16 surrogate pair, not a character\n"
+)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("assemble", "--feature", "feat", "--task", "T1", "--format", "json"),
+        ("assemble", "--feature", "feat", "--task", "T1", "-o", "OUT"),
+        ("batch",),
+        ("batch", "--format", "csv"),
+        ("check",),
+        ("compare", "--feature", "feat", "--task", "T1", "--profiles", "mahabharatha,drift"),
+        ("whatif", "--feature", "feat", "--task", "T1", "--set", "budget=3000"),
+        ("split",),
+    ],
+    ids=lambda argv: " ".join(argv[:1] + argv[-2:]),
+)
+def test_a_lone_surrogate_in_the_task_graph_is_bad_input_in_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+) -> None:
+    root = base_project(tmp_path / "p")
+    # {"tasks": [{"id": "T1", "title": "Login \ud800 session"}]}: the escape starts at column 41.
+    write(root, GRAPH, '{"tasks": [{"id": "T1", "title": "Login \\ud800 session"}]}\n')
+    out_file = tmp_path / "out.md"
+    args = [str(out_file) if a == "OUT" else a for a in argv]
+    code, out, err = cli(capsys, args[0], str(root), *args[1:])
+    if argv == ("split",):  # split reads no task graph: nothing to refuse
+        assert (code, err) == (0, "")
+        return
+    assert (code, out, err) == (2, "", SURROGATE_LINE)
+    assert not out_file.exists()
+
+
+def test_a_surrogate_pair_in_json_is_one_character_and_yaml_surrogates_are_refused(tmp_path: Path) -> None:
+    root = base_project(tmp_path / "p")
+    write(root, GRAPH, '{"tasks": [{"id": "T1", "title": "Login \\ud83d\\ude00 session"}]}\n')
+    assert load_project(root).feature("feat").task("T1").title == "Login \U0001f600 session"
+    write(root, CTX, 'budget: 4000\npaths:\n  commands: "cmd\\U0000DC00"\n')
+    with pytest.raises(ProjectError) as info:
+        load_project(root)
+    assert str(info.value) == (
+        "ctxviewer.yaml:3: invalid YAML: \\U0000DC00 (column 17) is half of a UTF-16 surrogate pair, not a character"
+    )
+
+
+def test_a_feature_folder_whose_name_is_not_utf8_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = base_project(tmp_path / "p")
+    bad = os.fsdecode(b"sp\xe9c")  # Latin-1 "spéc": not UTF-8
+    os.mkdir(root / ".gsd/specs" / bad)
+    (root / ".gsd/specs" / bad / "task-graph.json").write_text(json.dumps({"tasks": [TASK]}))
+    project = load_project(root)
+    assert [f.name for f in project.features] == ["feat", "sp\\xe9c"]
+    line = "ctxviewer: .gsd/specs/sp\\xe9c: the folder name is not valid UTF-8; rename it to read this feature\n"
+    assert cli(capsys, "batch", str(root)) == (2, "", line)
+    assert cli(capsys, "check", str(root)) == (2, "", line)
+    # The other features are untouched.
+    assert cli(capsys, "check", str(root), "--feature", "feat") == (
+        0,
+        "0 of 1 tasks over 4,000 heuristic tokens\n",
+        "",
+    )
+    assert cli(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1") == (0, FULL, "")
