@@ -137,3 +137,62 @@ def test_csv_cells_that_a_spreadsheet_would_evaluate_are_neutralised(
     assert (first["context_chars"], first["heuristic_tokens"]) == ("46", "11")
     assert float(first["checkpoint_usage_percent"]) >= 0  # a number, not neutralised text
     assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for row in rows[1:] for cell in row[:3])
+
+
+IMG = '<img src="file:///etc/passwd">'
+
+
+def outside_fences(markdown: str) -> str:
+    """The Markdown with its fenced blocks taken out (their text is code: never rendered)."""
+    kept, fence = [], ""
+    for line in markdown.split("\n"):
+        if fence:
+            fence = "" if line == fence else fence
+        elif line.startswith("```"):
+            fence = line[: len(line) - len(line.lstrip("`"))]
+        else:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+@pytest.mark.parametrize("argv", [("compare", "--profiles", "mahabharatha,drift"), ("whatif", "--set", "budget=3000")])
+def test_markdown_reports_show_project_html_and_links_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+) -> None:
+    task = f"T1{IMG}![x](file:///etc/shadow)"
+    root = make_project(
+        tmp_path / "p", [{"id": task, "title": "Login session", "files": {}}], requirements=f"Login session {IMG}."
+    )
+    fmt = ("--format", "md") if argv[0] == "compare" else ()
+    code, out, err = run(capsys, argv[0], str(root), "--feature", "feat", "--task", task, *argv[1:], *fmt)
+    assert (code, err) == (0, "")
+    prose = outside_fences(out)
+    assert "<img" not in prose and "[x](" not in prose  # neither HTML nor a link a viewer renders
+    shown = 'T1&lt;img src="file:///etc/passwd"&gt;!\\[x\\](file:///etc/shadow)'
+    assert f"Baseline {shown} (feat)" in prose
+    if argv[0] == "compare":
+        assert prose.startswith(f"## Compare {shown}: A `mahabharatha` vs B `drift`\n")
+
+
+@pytest.mark.parametrize(
+    ("path", "stream"),
+    [
+        ("/dev/stdout", "standard output"),
+        ("/dev/stderr", "standard error"),
+        ("/dev/fd/1", "standard output"),
+        ("/proc/self/fd/2", "standard error"),
+        ("/dev/fd/7", "file descriptor 7"),
+    ],
+)
+def test_an_output_that_is_a_stream_is_refused_as_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], path: str, stream: str
+) -> None:
+    # Written "through" such a name, an atomic write replaced the file a shell had opened
+    # (`-o /dev/stdout >> log` lost the log) or, on a pipe, was refused as a missing link.
+    root = make_project(tmp_path / "p", [{"id": "T1", "title": "Login session", "files": {}}], requirements=REQ)
+    code, out, err = run(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1", "-o", path)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"ctxviewer: {path}: is {stream}, a stream, not a file: ctxviewer writes files atomically (a new file "
+        "renamed into place); leave out -o to write to standard output\n"
+    )

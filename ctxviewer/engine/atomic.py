@@ -43,6 +43,10 @@ Other targets that are not plain files:
   so the rename stays atomic) and the link itself is kept -- the user chose that path.
   A link whose target is missing or loops is refused rather than guessed at.
 * a **folder**, a device, a pipe or a socket is refused; nothing is written.
+* a **stream** named as a file (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``,
+  ``/proc/self/fd/N``) is refused as a stream, whatever it is connected to: an atomic
+  write makes a new file and renames it into place, which a pipe or terminal cannot take,
+  and which would silently replace a file the shell opened for appending (``>> log``).
 * a **read-only file** is refused, as a plain write to it would be: renaming over it
   would succeed, but its mode says it is not to be changed.
 * a **hard link** the user named is replaced by a new file (as any atomic save does);
@@ -215,10 +219,37 @@ def _link_refusal(path: Path) -> str | None:
     return None
 
 
+_STREAMS = {"/dev/stdin": "standard input", "/dev/stdout": "standard output", "/dev/stderr": "standard error"}
+_FD_NAMES = {0: "standard input", 1: "standard output", 2: "standard error"}
+
+
+def _stream_name(path: str) -> str | None:
+    """What stream *path* names (``/dev/stdout``, ``/dev/fd/1``, ``/proc/self/fd/1``), or None."""
+    absolute = os.path.abspath(path)
+    if absolute in _STREAMS:
+        return _STREAMS[absolute]
+    parts = Path(absolute).parts
+    fd = None
+    if len(parts) == 4 and parts[:3] == ("/", "dev", "fd"):
+        fd = parts[3]
+    elif len(parts) == 5 and parts[:2] == ("/", "proc") and parts[3] == "fd":
+        fd = parts[4]
+    if fd is None or not fd.isdigit():
+        return None
+    return _FD_NAMES.get(int(fd), f"file descriptor {int(fd)}")
+
+
 def _prepare(planned: PlannedWrite) -> _Step:
     shown = os.fspath(planned.path)
     given = Path(shown)
     target = given
+    stream = _stream_name(shown)
+    if stream is not None:
+        raise WriteError(
+            f"is {stream}, a stream, not a file: ctxviewer writes files atomically (a new file renamed into "
+            "place); leave out -o to write to standard output",
+            shown,
+        )
     if _in_git_folder(given):
         raise WriteError("is inside a .git folder; ctxviewer never writes there", shown)
     if planned.project_file:
