@@ -1800,3 +1800,23 @@ def test_a_feature_folder_whose_name_is_not_utf8_is_bad_input(
         "",
     )
     assert cli(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1") == (0, FULL, "")
+
+
+@needs_rusage
+def test_a_project_selecting_the_ctxviewer_profile_with_a_dotted_capital_i_keyword_stays_linear(
+    tmp_path: Path,
+) -> None:
+    # The project's own ctxviewer.yaml picks the ctxviewer profile; one keyword ("İstanbul")
+    # lowercases one character longer, which switched matching to one regex over all 20,000
+    # keywords (2,000 keywords over 2,000 paragraphs already took 10.5 s on vm).  The child's
+    # timeout is only the hang guard.
+    def word(i: int) -> str:  # letters only: digits would be split off (camelCase humps) and dropped
+        return "kw" + "".join(chr(97 + (i // 26**k) % 26) for k in range(4))
+
+    words = " ".join(word(i) for i in range(20_000))
+    root = graph_project(tmp_path / "p", [{**TASK, "description": f"\u0130stanbul {words}"}])
+    write(root, CTX, "profile: ctxviewer\n")
+    write(root, REQ, "".join(f"Paragraph {i}: {word(i)} and \u0130STANBUL.\n\n" for i in range(2000)))
+    run = run_child(root, ("ctxviewer",), timeout=60)["ctxviewer"]
+    assert run["errors"] == [] and run["used"] <= run["budget"]
+    assert "\u0130STANBUL" in run["context"]
