@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -32,11 +33,42 @@ EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 
 
+#: Characters a terminal acts on instead of showing: C0 controls, DEL, C1 controls (CSI,
+#: OSC...), bidi overrides and isolates (which reorder what follows), line and paragraph
+#: separators, and lone surrogates (undecodable bytes of a file name).
+_OTHER_CONTROLS = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSAFE = re.compile("[\x00-\x1f" + _OTHER_CONTROLS + "]")
+_UNSAFE_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f" + _OTHER_CONTROLS + "]")  # keeps tab and newline
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, *, lines: bool = False) -> str:
+    """*text* (from a project) safe to print on a terminal: every character a terminal would
+    act on -- ESC and the other controls, C1 controls, bidi overrides -- written visibly as
+    ``\\x1b`` or ``\\u202e``.  With *lines*, newlines and tabs are kept (a report of many
+    lines); otherwise they are escaped too, so a name cannot start a line of its own.
+    """
+    return (_UNSAFE_IN_LINES if lines else _UNSAFE).sub(_escape_char, text)
+
+
 def _write_out(text: str, output: str | None) -> None:
     if output:
         atomic_write(output, text)
     else:
-        _print(text)
+        # Data (a context, JSON, CSV) goes to files and pipes as it is; shown on a
+        # terminal, what the terminal would act on is escaped.
+        _print(visible(text, lines=True) if _is_terminal(sys.stdout) else text)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _print(text: str) -> bool:
@@ -75,7 +107,7 @@ GUI_TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context"
 
 
 def _err(message: str) -> None:
-    sys.stderr.write(f"ctxviewer: {message}\n")
+    sys.stderr.write(f"ctxviewer: {visible(message)}\n")
     sys.stderr.flush()
 
 
@@ -160,7 +192,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     if args.debug:  # seed 004's DEBUG_CONTEXT: the record on stderr, the context stays clean
         from ctxviewer.engine.computed import debug_text
 
-        sys.stderr.write(debug_text(trace))
+        sys.stderr.write(visible(debug_text(trace), lines=True))
     _write_out(text, args.output)
     return _report_trace_errors(trace)
 
@@ -187,6 +219,22 @@ CSV_COLUMNS = (
 )
 
 
+#: A cell starting with one of these is read as a formula by spreadsheets (CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(value: str) -> str:
+    """A text cell from the project, neutralised as spreadsheets expect: one that would start a
+    formula gets a leading ``'`` (shown as text, not evaluated).  Our own numbers are not passed here.
+
+    A carriage return becomes a line feed: the writer quotes a cell holding a line feed, but
+    not one holding a bare carriage return, which readers take as the end of the row.
+    """
+    if value.startswith(FORMULA_STARTS):
+        value = "'" + value
+    return value.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _csv_row(trace: Any) -> list[Any]:
     from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH
 
@@ -194,9 +242,9 @@ def _csv_row(trace: Any) -> list[Any]:
     rules = trace.items_of(RULE_FILE)
     sec = {s.name: s.tokens.heuristic for s in trace.sections}
     return [
-        trace.feature,
-        trace.task_id,
-        trace.task_title,
+        csv_text(trace.feature),
+        csv_text(trace.task_id),
+        csv_text(trace.task_title),
         trace.budget,
         trace.context_tokens.chars,
         trace.context_tokens.heuristic,
@@ -211,7 +259,7 @@ def _csv_row(trace: Any) -> list[Any]:
         len(trace.trim_steps),
         trace.over_budget,
         f"{trace.tracker.usage_percent:.2f}",
-        "; ".join(e.one_line() for e in trace.errors),
+        csv_text("; ".join(e.one_line() for e in trace.errors)),
     ]
 
 
@@ -278,7 +326,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if used > limit:
             over.append((row.feature.name, row.task.id, used))
     for feature, task, used in over:
-        _print(f"OVER  {feature}/{task}: {used:,} {tokenizer} tokens > {limit:,}\n")
+        _print(f"OVER  {visible(feature)}/{visible(task)}: {used:,} {tokenizer} tokens > {limit:,}\n")
     _print(f"{len(over)} of {total} tasks over {limit:,} {tokenizer} tokens\n")
     return bad_input or (EXIT_FINDINGS if over else EXIT_OK)
 
@@ -291,7 +339,7 @@ def cmd_split(args: argparse.Namespace) -> int:
     analyses = analyze_project(project, exact=not args.no_exact)
     code = EXIT_OK
     if not analyses:
-        _print(f"no command files under {project.settings.paths.commands}\n")
+        _print(f"no command files under {visible(project.settings.paths.commands)}\n")
     for a in analyses:
         if a.problem:
             _err(a.problem)
@@ -302,18 +350,18 @@ def cmd_split(args: argparse.Namespace) -> int:
             exact = f", cl100k_base {a.tokens.cl100k_base:,} -> {a.core_tokens.cl100k_base:,}"
         if a.eligible:
             _print(
-                f"SPLIT {a.path}: {a.lines} lines, {len(a.sections)} sections; split after line "
+                f"SPLIT {visible(a.path)}: {a.lines} lines, {len(a.sections)} sections; split after line "
                 f"{a.split_line} (target {a.target_line}); core {a.core_tokens.heuristic:,} + details "
                 f"{a.details_tokens.heuristic:,} est. tokens, saves {a.tokens_saved:,} of "
                 f"{a.tokens.heuristic:,}{exact}\n"
             )
         else:
-            _print(f"keep  {a.path}: {a.lines} lines (< 300), {a.tokens.heuristic:,} est. tokens\n")
+            _print(f"keep  {visible(a.path)}: {a.lines} lines (< 300), {a.tokens.heuristic:,} est. tokens\n")
     if args.apply:
         for a in analyses:
             if a.eligible and not a.problem:
                 written = apply_split(project, a)
-                _print(f"wrote {', '.join(written)}\n")
+                _print(f"wrote {', '.join(visible(w) for w in written)}\n")
     elif any(a.eligible for a in analyses):
         _print("preview only: run with --apply to write the split files\n")
     return code
@@ -436,7 +484,7 @@ def cmd_follow(args: argparse.Namespace) -> int:
                 record["status"] = status
                 line = json.dumps(record) + "\n"
             else:
-                line = f"{status}: {_usage_line(usage, settings.all_zones)}\n"
+                line = f"{visible(status)}: {visible(_usage_line(usage, settings.all_zones))}\n"
             if not _print(line) and not args.once:  # nobody is reading any more
                 return EXIT_OK
         shown = state
@@ -660,6 +708,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except CtxViewerError as exc:
         _err(str(exc))
+        return EXIT_BAD_INPUT
+    except UnicodeEncodeError as exc:  # a lone surrogate the loaders did not catch (a file name's bytes)
+        bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else ""
+        _err(
+            f"cannot write the output: it holds {bad.encode('unicode_escape').decode('ascii')}, half of a UTF-16 "
+            "surrogate pair (from a name that is not valid UTF-8?), which is not text"
+        )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         _err("interrupted")

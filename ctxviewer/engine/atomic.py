@@ -25,18 +25,32 @@ fails, the files already renamed are put back -- an old file from a copy taken
 beforehand, a file this call created removed -- so either every target is new or every
 target is as it was.
 
-Targets that are not plain files:
+Nothing is ever written inside a ``.git`` folder: a target whose path, or whose real
+path once symlinks are followed, has a ``.git`` component is refused (git runs
+commands named in ``.git/config`` and ``.git/hooks``, so a file there is code).
 
-* a **symlink** is written *through*: the new data replaces the file the link points
-  to (the temporary file goes in that file's folder, so the rename stays atomic) and
-  the link itself is kept.  A link whose target is missing or loops is refused rather
-  than guessed at.  (Replacing the link with a regular file would silently cut a
-  shared file -- say a ``ctxviewer.yaml`` linked from a dotfiles repository -- loose.)
+A **project file** (``project_file=True``: a command split, ``ctxviewer.yaml``) comes
+from a project that may not be trusted, so it is never written through a link: a
+target that is a symlink, or a file with other names (hard links, ``st_nlink > 1``), is
+refused -- checked before anything is written and again just before the rename.  (A
+repository can ship a command file that is a link to ``.git/config`` or to a file
+outside it.)
+
+Other targets that are not plain files:
+
+* a **symlink** the user named (``-o``, an export) is written *through*: the new data
+  replaces the file the link points to (the temporary file goes in that file's folder,
+  so the rename stays atomic) and the link itself is kept -- the user chose that path.
+  A link whose target is missing or loops is refused rather than guessed at.
 * a **folder**, a device, a pipe or a socket is refused; nothing is written.
+* a **stream** named as a file (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``,
+  ``/proc/self/fd/N``) is refused as a stream, whatever it is connected to: an atomic
+  write makes a new file and renames it into place, which a pipe or terminal cannot take,
+  and which would silently replace a file the shell opened for appending (``>> log``).
 * a **read-only file** is refused, as a plain write to it would be: renaming over it
   would succeed, but its mode says it is not to be changed.
-* a **hard link** is replaced by a new file (as any atomic save does); the other names
-  keep the old content.
+* a **hard link** the user named is replaced by a new file (as any atomic save does);
+  the other names keep the old content.
 """
 
 from __future__ import annotations
@@ -98,6 +112,8 @@ class PlannedWrite:
     data: str | bytes
     expect_unchanged: Signature | None = None
     check_unchanged: bool = False
+    #: A file of the project: refused when it is a symlink or has other hard links.
+    project_file: bool = False
 
 
 def atomic_write(
@@ -106,9 +122,10 @@ def atomic_write(
     *,
     expect_unchanged: Signature | None = None,
     check_unchanged: bool = False,
+    project_file: bool = False,
 ) -> None:
     """Write *data* (``str`` as UTF-8) to *path* atomically; raises :class:`WriteError` saying why not."""
-    atomic_write_all([PlannedWrite(path, data, expect_unchanged, check_unchanged)])
+    atomic_write_all([PlannedWrite(path, data, expect_unchanged, check_unchanged, project_file)])
 
 
 @dataclass(slots=True)
@@ -175,15 +192,77 @@ def atomic_write_all(writes: Sequence[PlannedWrite]) -> None:
                         os.unlink(name)
 
 
+GIT_FOLDER = ".git"
+
+
+def _in_git_folder(path: str | os.PathLike[str]) -> bool:
+    """Whether *path* (made absolute) has a ``.git`` component (case folded, for case-blind disks)."""
+    return any(part.casefold() == GIT_FOLDER for part in Path(os.path.abspath(path)).parts)
+
+
+def _link_refusal(path: Path) -> str | None:
+    """Why a project file at *path* is not written (a symlink, other hard links), or None."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return f"could not be checked ({exc.strerror or exc}); not written"
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            to = f" (to {os.readlink(path)})"
+        except OSError:
+            to = ""
+        return f"is a symlink{to}; a project file is never written through a link; not written"
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        return f"has {st.st_nlink} names (hard links); a project file with other names is never written; not written"
+    return None
+
+
+_STREAMS = {"/dev/stdin": "standard input", "/dev/stdout": "standard output", "/dev/stderr": "standard error"}
+_FD_NAMES = {0: "standard input", 1: "standard output", 2: "standard error"}
+
+
+def _stream_name(path: str) -> str | None:
+    """What stream *path* names (``/dev/stdout``, ``/dev/fd/1``, ``/proc/self/fd/1``), or None."""
+    absolute = os.path.abspath(path)
+    if absolute in _STREAMS:
+        return _STREAMS[absolute]
+    parts = Path(absolute).parts
+    fd = None
+    if len(parts) == 4 and parts[:3] == ("/", "dev", "fd"):
+        fd = parts[3]
+    elif len(parts) == 5 and parts[:2] == ("/", "proc") and parts[3] == "fd":
+        fd = parts[4]
+    if fd is None or not fd.isdigit():
+        return None
+    return _FD_NAMES.get(int(fd), f"file descriptor {int(fd)}")
+
+
 def _prepare(planned: PlannedWrite) -> _Step:
     shown = os.fspath(planned.path)
     given = Path(shown)
     target = given
+    stream = _stream_name(shown)
+    if stream is not None:
+        raise WriteError(
+            f"is {stream}, a stream, not a file: ctxviewer writes files atomically (a new file renamed into "
+            "place); leave out -o to write to standard output",
+            shown,
+        )
+    if _in_git_folder(given):
+        raise WriteError("is inside a .git folder; ctxviewer never writes there", shown)
+    if planned.project_file:
+        refusal = _link_refusal(given)
+        if refusal is not None:
+            raise WriteError(refusal, shown)
     if given.is_symlink():
         try:
             target = given.resolve(strict=True)
         except (OSError, RuntimeError):
             raise WriteError("is a symlink whose target is missing or loops; not written", shown) from None
+        if _in_git_folder(target):
+            raise WriteError(f"is a symlink into a .git folder ({target}); ctxviewer never writes there", shown)
     try:
         st = os.stat(target)
     except (FileNotFoundError, NotADirectoryError):
@@ -204,6 +283,10 @@ def _prepare(planned: PlannedWrite) -> _Step:
 
 def _check_unchanged(step: _Step) -> None:
     planned = step.planned
+    if planned.project_file:  # again just before the rename: a link may have been put there meanwhile
+        refusal = _link_refusal(step.target)
+        if refusal is not None:
+            raise WriteError(refusal, step.shown)
     if planned.check_unchanged and file_signature(step.target) != planned.expect_unchanged:
         what = "created" if planned.expect_unchanged is None else "changed"
         raise WriteError(f"{what} on disk since it was read; not overwritten", step.shown)

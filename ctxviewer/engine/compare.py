@@ -46,6 +46,7 @@ from ctxviewer.engine.whatif import (
     diff_to_json,
     diff_traces,
     kind_word,
+    md_escape,
     setting_text,
     signed,
 )
@@ -355,10 +356,10 @@ def compare_markdown(diff: TraceDiff, a: Side, b: Side) -> str:
     if body.startswith("## "):
         body = body.split("\n", 1)[1].lstrip("\n")
     legend = [
-        f"## Compare {diff.current.task_id}: A `{a.label}` vs B `{b.label}`",
+        f"## Compare {md_escape(diff.current.task_id)}: A `{a.label}` vs B `{b.label}`",
         "",
-        f"- **A** (the baseline, *before*): `{a.label}` \u2014 {run_summary(diff.baseline)}",
-        f"- **B** (the current run, *after*): `{b.label}` \u2014 {run_summary(diff.current)}",
+        f"- **A** (the baseline, *before*): `{a.label}` \u2014 {md_escape(run_summary(diff.baseline))}",
+        f"- **B** (the current run, *after*): `{b.label}` \u2014 {md_escape(run_summary(diff.current))}",
         "",
     ]
     return "\n".join(legend) + "\n" + body

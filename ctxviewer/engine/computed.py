@@ -128,11 +128,11 @@ def _tags(value: Any) -> tuple[str, ...]:
         value = [value]
     if not isinstance(value, list):
         return ()
-    out: list[str] = []
+    out: dict[str, None] = {}  # an ordered set: linear however many tags a node lists
     for tag in value:
         text = _text(tag).lower()
-        if text and normalise(text) not in out:
-            out.append(normalise(text))
+        if text:
+            out[normalise(text)] = None
     return tuple(out)
 
 
@@ -268,11 +268,15 @@ def _files_of(value: Any) -> tuple[tuple[str, str], ...]:
 
 
 def find_handoff(fs: Any, folder: str, task_id: str) -> str | None:
-    """The handoff file of *task_id* under *folder*, if there is one."""
+    """The handoff file of *task_id* under *folder*, if there is one.
+
+    A name that is present but not followed -- a symlink out of the project, a loop -- is
+    returned too: reading it reports why, instead of the handoff being dropped unseen.
+    """
     for suffix in HANDOFF_SUFFIXES:
         rel = f"{folder}/{task_id}{suffix}"
         try:
-            if fs.lstat(rel) is not None:
+            if fs.present(rel):
                 return rel
         except OutsideRootError:
             return rel  # reading it reports why

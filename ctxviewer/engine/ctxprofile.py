@@ -82,8 +82,6 @@ REPEAT_WEIGHT = 0.25
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_NOT_WORD_BEFORE = r"(?<![^\W_])"
-_NOT_WORD_AFTER = r"(?![^\W_])"
 
 
 def words_of(text: str) -> list[str]:
@@ -123,14 +121,12 @@ def forms(keyword: str) -> list[str]:
 
 def extract(task: Mapping[str, object]) -> tuple[Keyword, ...]:
     """The ctxviewer profile's keywords, sorted; stopwords included with a note."""
-    found: dict[str, list[str]] = {}
+    found: dict[str, dict[str, None]] = {}  # sources as ordered set keys: linear in the files listed
 
     def add(word: str, source: str) -> None:
         if len(word) < 3 or word.isdigit():
             return
-        sources = found.setdefault(normalise(word), [])
-        if source not in sources:
-            sources.append(source)
+        found.setdefault(normalise(word), {})[source] = None
 
     for key in ("title", "description"):
         text = task.get(key)
@@ -169,40 +165,33 @@ def match_counts(index: SpecIndex, words: Iterable[str], check: Check | None = N
 
 
 def _match_counts(index: SpecIndex, words: tuple[str, ...], check: Check | None) -> dict[int, Counter[str]]:
-    """Whole-word matches of every keyword's forms in each paragraph's lowercased text.
+    """Whole-word matches of every keyword's forms in each paragraph.
 
-    What is matched is the pattern of :func:`_match_pattern`: any form, not preceded or
-    followed by a letter or digit.  When every form is made of letters and digits only
-    (always, but for the odd letter that lowercases to a letter and a combining mark), a
-    match is exactly one of the paragraph's words (maximal runs of letters and digits)
-    that equals a form, so each paragraph's words are looked up in a table of the forms,
-    all keywords at once, instead of trying every keyword at every position.  A form two
-    keywords share counts for the one the pattern tries first (the longer keyword).
+    A paragraph's words are the maximal runs of letters and digits of its text, each
+    lowercased on its own -- exactly how :func:`words_of` makes keywords -- and a match
+    is a word equal to a form of a keyword.  Each paragraph's words are looked up in a
+    table of all the forms at once, so the cost is the text's length whatever the
+    keywords or their characters: a keyword whose lowercase is longer than its letters
+    (``İ`` lowercases to ``i`` and a combining dot) is looked up like any other.  A form
+    two keywords share counts for the longer keyword.  A keyword that is not one word
+    (it holds a space or punctuation) never matches.
     """
     out: dict[int, Counter[str]] = {}
     if not words:
         return out
-    ordered = sorted(words, key=len, reverse=True)
     owner: dict[str, str] = {}
-    for word in ordered:
+    for word in sorted(words, key=len, reverse=True):
         for form in forms(word):
             owner.setdefault(form, word)
-    plain = all(_WORD.fullmatch(form) for form in owner)
-    pattern = None if plain else _match_pattern(ordered)
     keys = owner.keys()
     for para in index.paragraphs:
         if check is not None and not para.index % CHECK_EVERY:
             check()
         if para.blank:
             continue
-        low = para.text.lower()
-        if pattern is not None:
-            for m in pattern.finditer(low):
-                assert m.lastgroup is not None
-                out.setdefault(para.index, Counter())[ordered[int(m.lastgroup[1:])]] += 1
-            continue
-        for piece in _pieces(low) if len(low) > _PIECE_CHARS else (low,):
-            tokens = _WORD.findall(piece)
+        text = para.text
+        for piece in _pieces(text) if len(text) > _PIECE_CHARS else (text,):
+            tokens = _lower_words(piece)
             if keys.isdisjoint(tokens):
                 continue
             counts = out.setdefault(para.index, Counter())
@@ -213,13 +202,11 @@ def _match_counts(index: SpecIndex, words: tuple[str, ...], check: Check | None)
     return out
 
 
-def _match_pattern(ordered: list[str]) -> re.Pattern[str]:
-    """One named group per keyword, longest forms first, so each match names its keyword."""
-    groups = (
-        f"(?P<k{n}>" + "|".join(re.escape(f) for f in sorted(forms(w), key=len, reverse=True)) + ")"
-        for n, w in enumerate(ordered)
-    )
-    return re.compile(_NOT_WORD_BEFORE + "(?:" + "|".join(groups) + ")" + _NOT_WORD_AFTER)
+def _lower_words(text: str) -> list[str]:
+    """The words of *text* (maximal runs of letters and digits), each lowercased on its own."""
+    if text.isascii():  # lowercasing ASCII keeps every character's place and kind: one call
+        return _WORD.findall(text.lower())
+    return [word.lower() for word in _WORD.findall(text)]
 
 
 #: A paragraph longer than this is split into words a piece at a time (cut between words).
@@ -227,9 +214,9 @@ _PIECE_CHARS = 1 << 20
 _NOT_WORD = re.compile(r"[\W_]")
 
 
-def _pieces(low: str) -> list[str]:
-    """*low* cut just before a character that is not a letter or digit, about every megabyte."""
-    return cut_pieces(low, _PIECE_CHARS, _NOT_WORD)
+def _pieces(text: str) -> list[str]:
+    """*text* cut just before a character that is not a letter or digit, about every megabyte."""
+    return cut_pieces(text, _PIECE_CHARS, _NOT_WORD)
 
 
 def triples(text: str) -> frozenset[tuple[str, ...]]:

@@ -24,7 +24,7 @@ from ctxviewer.engine.mahabharatha import MahabharathaRun
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.engine.settings import PROFILES, SYSTEM_BUDGET_RANGE, Settings, check_profile_budget
 from ctxviewer.engine.signals import extract_signals
-from ctxviewer.engine.tokens import CL100K, HEURISTIC, Census, get_counter
+from ctxviewer.engine.tokens import CL100K, HEURISTIC, PIECE_CHARS, Census, get_counter, noting_estimates
 from ctxviewer.engine.trace import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
 from ctxviewer.engine.tracker import ContextTracker, budget_for_task, file_read_tokens
 
@@ -126,6 +126,16 @@ def _runner(settings: Settings) -> type[RunBase]:
     return runner
 
 
+def estimate_note(texts: int, longest: int) -> str:
+    """The trace's warning when exact counts were estimated (cut inside long runs without spaces)."""
+    what = "1 text" if texts == 1 else f"{texts:,} texts"
+    return (
+        f"exact token counts are estimates for {what} (the longest {longest:,} characters): each holds a run of "
+        f"over {PIECE_CHARS // 2:,} characters without whitespace, counted in pieces of at most {PIECE_CHARS:,} "
+        "characters; each cut inside a run can move a count by a few tokens"
+    )
+
+
 def assemble_task(
     project: Project,
     feature: Feature,
@@ -142,10 +152,16 @@ def assemble_task(
     tokenizer = decision_tokenizer(settings)
     counter = get_counter(tokenizer)
     census = Census(exact, tokenizer)
-    result = runner(project, feature, task, settings, counter, census, cancel, progress).run()
-    if cancel is not None and cancel.is_set():
-        raise Cancelled("finish")
+    with noting_estimates() as estimated:
+        result = runner(project, feature, task, settings, counter, census, cancel, progress).run()
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("finish")
+        context_tokens = census.measure(result.context)
+        tracker = tracker_state(project.fs, task, settings, result.task_files)
+        window = window_layout(project.fs, settings, context_tokens, tracker, census)
     warnings = [*feature.warnings, *result.notes]
+    if estimated:
+        warnings.append(estimate_note(len(estimated), max(estimated.values())))
     lo, hi = SYSTEM_BUDGET_RANGE
     if settings.profile == "mahabharatha" and not lo <= settings.budget <= hi:
         warnings.append(
@@ -157,8 +173,6 @@ def assemble_task(
             "plugins.context_engineering.enabled is false: the real system builds no task "
             "context; this is what it would build"
         )
-    context_tokens = census.measure(result.context)
-    tracker = tracker_state(project.fs, task, settings, result.task_files)
     trace = Trace(
         schema_version=SCHEMA_VERSION,
         project=str(project.root),
@@ -182,7 +196,7 @@ def assemble_task(
         task_files=result.task_files,
         warnings=tuple(warnings),
         signals=result.signals or extract_signals(task.raw, settings.domains),
-        window=window_layout(project.fs, settings, context_tokens, tracker, census),
+        window=window,
         debug=result.debug,
     )
     if progress is not None:

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -301,8 +303,67 @@ def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
     return problem or context or "invalid YAML"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: An escape of a UTF-16 surrogate: ``\ud800`` (JSON, YAML) or ``\U0000d800`` (YAML).
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)([dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Whether any string of *value* (keys too) holds a lone UTF-16 surrogate, which is not text."""
+    stack = [value]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                return True
+        elif isinstance(node, (Mapping, list)):
+            if id(node) in seen:  # a YAML alias: its values are checked once
+                continue
+            seen.add(id(node))
+            if isinstance(node, Mapping):
+                stack.extend(node.keys())
+                stack.extend(node.values())
+            else:
+                stack.extend(node)
+    return False
+
+
+def _refuse_surrogates(data: Any, text: str, rel: str, kind: str) -> None:
+    """Raise :class:`ProjectError` when *data* holds a lone surrogate, naming the escape and its line.
+
+    Such a string cannot be written as UTF-8: every output (JSON, a file, the terminal)
+    would fail on it, so it is refused where it is read.  In JSON a high surrogate escape
+    followed by a low one is one character (``\ud83d\ude00``); YAML has no such pairs.
+    """
+    if not _SURROGATE_ESCAPE.search(text) or not _holds_surrogate(data):
+        return
+    matches = list(_SURROGATE_ESCAPE.finditer(text))
+    paired: set[int] = set()
+    if kind == "JSON":
+        for m, nxt in pairwise(matches):
+            if m.group(1)[1] in "89abAB" and nxt.start() == m.end() and nxt.group(1)[1] in "cdefCDEF":
+                paired.update((m.start(), nxt.start()))
+    lone = next((m for m in matches if m.start() not in paired), None)
+    if lone is None:  # the surrogate came another way (an escaped backslash in front): say it without a line
+        raise ProjectError(f"invalid {kind}: a string holds half of a UTF-16 surrogate pair, not a character", rel)
+    line = text.count("\n", 0, lone.start()) + 1
+    column = lone.start() - (text.rfind("\n", 0, lone.start()) + 1) + 1
+    raise ProjectError(
+        f"invalid {kind}: {lone.group(0)} (column {column}) is half of a UTF-16 surrogate pair, not a character",
+        rel,
+        line,
+    )
+
+
 def parse_yaml(text: str, rel: str) -> Any:
     """``yaml.safe_load`` with limits; errors become :class:`ProjectError` with the line."""
+    data = _parse_yaml(text, rel)
+    _refuse_surrogates(data, text, rel, "YAML")
+    return data
+
+
+def _parse_yaml(text: str, rel: str) -> Any:
     try:
         return _load(text)
     except yaml.MarkedYAMLError as exc:
@@ -374,6 +435,7 @@ def parse_json(text: str, rel: str) -> Any:
         raise ProjectError("invalid JSON: nested too deeply", rel) from None
     if not _depth_ok(data, MAX_DOCUMENT_DEPTH):
         raise ProjectError(f"nested deeper than {MAX_DOCUMENT_DEPTH} levels", rel)
+    _refuse_surrogates(data, text, rel, "JSON")
     return data
 
 
@@ -454,6 +516,23 @@ def parse_task_graph(data: Any, rel: str) -> tuple[tuple[Task, ...], tuple[str, 
 
 def _no_id(raw_id: Any) -> bool:
     return raw_id is None or raw_id == ""
+
+
+def is_text(name: str) -> bool:
+    """Whether a file name is text: not undecodable bytes (kept by the OS as lone surrogates)."""
+    return _SURROGATE.search(name) is None
+
+
+def shown_name(name: str) -> str:
+    """A file name as text, its undecodable bytes written ``\\xff``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace") if not is_text(name) else name
+
+
+def _undecodable_feature(specs_rel: str, name: str) -> Feature:
+    """A feature folder whose name is not UTF-8: listed, with the error, never read."""
+    shown = shown_name(name)
+    error = ProjectError("the folder name is not valid UTF-8; rename it to read this feature", f"{specs_rel}/{shown}")
+    return Feature(name=shown, spec_dir=f"{specs_rel}/{name}", graph_path=None, graph_error=error)
 
 
 def _load_feature(fs: ProjectFS, specs_rel: str, name: str) -> Feature:
@@ -554,7 +633,9 @@ def load_project(
     features: list[Feature] = []
     for name in fs.list_dir(specs_rel):
         rel = f"{specs_rel}/{name}"
-        if fs.is_dir(rel):
+        if fs.is_dir(rel) and not is_text(name):
+            features.append(_undecodable_feature(specs_rel, name))
+        elif fs.is_dir(rel):
             features.append(_load_feature(fs, specs_rel, name))
         elif (refused := fs.refusal(rel)) is not None:
             # A feature folder that leaves the project (or loops) is named, not dropped unseen.

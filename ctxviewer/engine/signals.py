@@ -56,7 +56,7 @@ def task_texts(task: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def path_tokens(text: str) -> list[str]:
     """The path-like tokens of *text*, in order, each once."""
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered set: a text listing 100,000 paths stays linear
     for raw in text.split():
         token = raw.strip(_STRIP).rstrip(".:")
         token = _LINE_SUFFIX.sub("", token).strip(_STRIP)
@@ -67,15 +67,12 @@ def path_tokens(text: str) -> list[str]:
                 continue
         elif not _NAME_EXT.match(token) or len(token.split(".", 1)[0]) < 2:
             continue
-        if token not in out:
-            out.append(token)
-    return out
+        out[token] = None
+    return list(out)
 
 
-def _add(found: dict[str, list[str]], value: str, source: str) -> None:
-    sources = found.setdefault(value, [])
-    if source not in sources:
-        sources.append(source)
+def _add(found: dict[str, dict[str, None]], value: str, source: str) -> None:
+    found.setdefault(value, {})[source] = None
 
 
 def extract_signals(
@@ -83,9 +80,9 @@ def extract_signals(
 ) -> Signals:
     """The task's signals, each with the fields it came from (*domains*: seed 004's table if None)."""
     domains = DEFAULT_DOMAINS if domains is None else dict(domains)
-    keywords: dict[str, list[str]] = {}
-    stopped: dict[str, list[str]] = {}
-    files: dict[str, list[str]] = {}
+    keywords: dict[str, dict[str, None]] = {}
+    stopped: dict[str, dict[str, None]] = {}
+    files: dict[str, dict[str, None]] = {}
     for source, text in task_texts(task):
         for word in words_of(text):
             if len(word) < 3 or word.isdigit():
@@ -94,7 +91,7 @@ def extract_signals(
             _add(stopped if word in STOPWORDS else keywords, word, source)
         for path in path_tokens(text):
             _add(files, path, source)
-    found_domains: dict[str, list[str]] = {}
+    found_domains: dict[str, dict[str, None]] = {}
     for domain, triggers in domains.items():
         for trigger in triggers:
             word = normalise(str(trigger).lower())

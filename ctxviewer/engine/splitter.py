@@ -19,12 +19,22 @@ files already written are removed (or, when they existed, put back).  It is refu
 when the command file or an existing ``.core.md``/``.details.md`` changed on disk
 since :func:`analyze_project` read them, or one of those appeared meanwhile.
 
+Applying never writes through a link (a project may be hostile: a command file that
+is a symlink to ``.git/config`` would hand the repository's text to git): a command
+file, ``.core.md`` or ``.details.md`` that is a symlink, has other hard links, lies
+under a symlinked folder or inside a ``.git`` folder is refused -- at analysis (the
+command file is reported, not split) and again by the write itself.  Entries under the
+commands folder that are not split because they cannot be followed (a broken or
+looping link, a link out of the project) are reported by name too.
+
 Estimates are ``len(text) // 4`` as the splitter's own; exact counts sit beside them.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -167,6 +177,69 @@ def command_files(project: Project) -> list[str]:
     ]
 
 
+def skipped_command_files(project: Project) -> list[tuple[str, str]]:
+    """``(path, why)`` of the entries under the commands folder that :func:`command_files`
+    leaves out because they cannot be followed: a broken or looping symlink, a link out of
+    the project (``*.md`` files, and folders, whose contents cannot be listed)."""
+    fs = project.fs
+    base = project.settings.paths.commands.rstrip("/")
+    out: list[tuple[str, str]] = []
+    seen: set[tuple[int, int]] = set()
+    stack = [base]
+    while stack:
+        folder = stack.pop()
+        st = fs.lstat(folder)
+        if st is None or not stat.S_ISDIR(st.st_mode) or (st.st_dev, st.st_ino) in seen:
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        for name in fs.list_dir(folder):
+            child = f"{folder}/{name}" if folder else name
+            child_st = fs.lstat(child)
+            if child_st is not None:
+                if stat.S_ISDIR(child_st.st_mode):
+                    stack.append(child)
+                continue
+            refused = fs.refusal(child)
+            if refused is not None:
+                why = refused.detail
+            else:
+                try:
+                    why = f"a symlink to {os.readlink(project.root / child)}, which does not exist; not read"
+                except OSError as exc:
+                    why = f"cannot be read ({exc.strerror or exc})"
+            split_output = name.endswith((".core.md", ".details.md"))  # checked when it would be written
+            if (name.endswith(".md") and not split_output) or (refused is not None and not name.endswith(".md")):
+                out.append((child, why))
+    return sorted(out)
+
+
+def write_refusal(project: Project, rel: str) -> str | None:
+    """Why splitting must not write *rel* (a symlink, a file with other names, a symlinked
+    folder on the way, a ``.git`` folder), or None when it may."""
+    parts = PurePosixPath(rel).parts
+    if any(part.casefold() == ".git" for part in parts):
+        return "is inside a .git folder; ctxviewer never writes there"
+    current = project.root
+    for n, part in enumerate(parts, start=1):
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            return None  # the rest does not exist yet: it will be a new file
+        except OSError as exc:
+            return f"could not be checked ({exc.strerror or exc})"
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                to = f" (to {os.readlink(current)})"
+            except OSError:
+                to = ""
+            where = "is a symlink" if n == len(parts) else f"is under {'/'.join(parts[:n])}, a symlink"
+            return f"{where}{to}; split never writes through a link"
+        if n == len(parts) and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            return f"has {st.st_nlink} names (hard links); split never writes a file with other names"
+    return None
+
+
 def _on_disk(project: Project, rel: str, core_rel: str, details_rel: str) -> OnDisk:
     """Signatures of the command file and its split outputs (raises :class:`WriteError`)."""
 
@@ -189,14 +262,22 @@ def analyze_project(project: Project, exact: bool = True) -> list[CommandAnalysi
     """
     census = Census(exact)
     out: list[CommandAnalysis] = []
+    empty = census.measure("")
+    for rel, why in skipped_command_files(project):
+        out.append(_problem(rel, f"{rel}: {why}", empty, False))
     for rel in command_files(project):
         p = PurePosixPath(rel)
         core_rel = str(p.with_name(f"{p.stem}.core{p.suffix}"))
         details_rel = str(p.with_name(f"{p.stem}.details{p.suffix}"))
         problem: str | None = None
         on_disk: OnDisk | None = None
+        for path in (rel, core_rel, details_rel):
+            refusal = write_refusal(project, path)
+            if problem is None and refusal is not None:
+                problem = f"{path}: {refusal}; not split"
         try:
-            on_disk = _on_disk(project, rel, core_rel, details_rel)
+            if problem is None:
+                on_disk = _on_disk(project, rel, core_rel, details_rel)
         except WriteError as exc:
             problem = str(exc)
         read = project.fs.read_text(rel)
@@ -204,33 +285,19 @@ def analyze_project(project: Project, exact: bool = True) -> list[CommandAnalysi
         if problem is None and read.text is None:
             problem = read.describe()
         if problem is not None:
-            empty = census.measure("")
-            out.append(
-                CommandAnalysis(
-                    rel,
-                    0,
-                    empty,
-                    False,
-                    (),
-                    0,
-                    0,
-                    0,
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                    empty,
-                    empty,
-                    already,
-                    problem=problem,
-                )
-            )
+            out.append(_problem(rel, problem, empty, already))
             continue
         assert read.text is not None
         analysis = analyze_text(rel, read.text, census, already)
         out.append(dataclasses.replace(analysis, on_disk=on_disk))
     return out
+
+
+def _problem(rel: str, problem: str, empty: TokenCounts, already: bool) -> CommandAnalysis:
+    """The analysis of a command file that is not split, saying why."""
+    return CommandAnalysis(
+        rel, 0, empty, False, (), 0, 0, 0, "", "", "", "", "", empty, empty, already, problem=problem
+    )
 
 
 def apply_split(project: Project, analysis: CommandAnalysis) -> list[str]:
@@ -254,10 +321,16 @@ def apply_split(project: Project, analysis: CommandAnalysis) -> list[str]:
     )
     for rel, text, seen in order:
         try:
-            target = project.fs.resolve(rel)
+            project.fs.resolve(rel)
         except Exception as exc:
             raise WriteError(f"refusing to write outside the project ({exc})", rel) from None
-        planned.append(PlannedWrite(target, text, expect_unchanged=seen, check_unchanged=True))
+        refusal = write_refusal(project, rel)
+        if refusal is not None:
+            raise WriteError(f"{refusal}; nothing written", rel)
+        # The path as named, no link on the way (checked above): the write refuses a link
+        # that appears there meanwhile, up to the rename.
+        target = project.root.joinpath(*PurePosixPath(rel).parts)
+        planned.append(PlannedWrite(target, text, expect_unchanged=seen, check_unchanged=True, project_file=True))
     try:
         atomic_write_all(planned)
     except WriteError as exc:

@@ -159,5 +159,5 @@ def save_ctxviewer_yaml(project: Project, tuned: Settings, plan: SaveResult | No
     result = plan if plan is not None else plan_save(project, tuned)
     if not result.changes:
         return result
-    atomic_write(result.path, result.text, expect_unchanged=result.signature, check_unchanged=True)
+    atomic_write(result.path, result.text, expect_unchanged=result.signature, check_unchanged=True, project_file=True)
     return result

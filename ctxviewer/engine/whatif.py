@@ -441,9 +441,17 @@ def kind_word(kind: str) -> str:
 # -- Markdown ---------------------------------------------------------------------------------
 
 
+def md_escape(text: str) -> str:
+    """Project text made inert in Markdown: HTML (``<img src=...>``, ``<script>``) written as
+    entities, and link or image brackets escaped (``![](file:///...)`` would load a file), so a
+    Markdown viewer shows the text instead of rendering it."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("[", "\\[").replace("]", "\\]")
+
+
 def _cell(value: object) -> str:
-    """A Markdown table cell: one line, pipes escaped."""
-    return " ".join(str(value).split()).replace("|", "\\|")
+    """A Markdown table cell from project text: one line, inert (:func:`md_escape`), pipes escaped."""
+    return md_escape(" ".join(str(value).split())).replace("|", "\\|")
 
 
 def _md_table(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Iterable[int] = ()) -> list[str]:
@@ -475,11 +483,11 @@ def diff_markdown(diff: TraceDiff) -> str:
     out = ["## What-if against the baseline", ""]
     if not diff.same_task:
         out += [
-            f"> **Different tasks:** the baseline is {run_name(b)}, the current run is {run_name(c)}. "
+            f"> **Different tasks:** the baseline is {_cell(run_name(b))}, the current run is {_cell(run_name(c))}. "
             "The comparison below is computed anyway; read it with care.",
             "",
         ]
-    out += [summary(diff), ""]
+    out += [_cell(summary(diff)), ""]
     if diff.unchanged:
         out += ["No change: settings, sections, candidates and the context are the same as the baseline's.", ""]
         return "\n".join(out)

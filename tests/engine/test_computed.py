@@ -6,6 +6,7 @@ Every expectation is worked out by hand from the small projects built here.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -413,3 +414,18 @@ def test_every_item_of_a_kept_section_sits_at_its_span(tmp_path: Path) -> None:
     for item in placed:
         assert item.span is not None
         assert trace.context[item.span[0] : item.span[1]] == item.text
+
+
+def test_a_handoff_that_leaves_the_project_is_reported_not_dropped(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    _dep_project(root, [{"id": "D1", "title": "A", "status": "completed", "description": "Did A."}])
+    dump(tmp_path, "outside/D1.yaml", {"status": "failed", "summary": "SECRET"})
+    (root / ".mahabharatha/handoffs").mkdir(parents=True)
+    os.symlink("../../../outside/D1.yaml", root / ".mahabharatha/handoffs/D1.yaml")
+    trace = run(root)
+    assert [(e.path, e.message) for e in trace.errors] == [
+        (".mahabharatha/handoffs/D1.yaml", "not read: symlink to ../../../outside/D1.yaml outside the project")
+    ]
+    # Not read: the graph's own status and description stand in for it.
+    item = by_id(trace)["dependency:D1"]
+    assert item.status == INCLUDED and "SECRET" not in trace.context

@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 from ctxviewer.cli import main
-from ctxviewer.engine.errors import ProjectError, SettingsError
+from ctxviewer.engine.errors import ProjectError, SettingsError, WriteError
 from ctxviewer.engine.fsio import ProjectFS
 from ctxviewer.engine.pipeline import assemble, assemble_task
 from ctxviewer.engine.project import load_project, parse_json, parse_yaml
@@ -1545,3 +1545,278 @@ def test_a_sixteen_megabyte_yaml_graph_is_read_or_refused_in_seconds(tmp_path: P
     write(root, GRAPH_YAML, YAML_GRAPH_TEXT + other)
     run = run_child(root, ("mahabharatha",), timeout=3)["mahabharatha"]
     assert run.get("context") == FULL or run["refused"].startswith(f"{GRAPH_YAML}: ")
+
+
+# -- issue 15: untrusted projects ---------------------------------------------------------------------
+
+
+@needs_rusage
+def test_a_task_listing_a_hundred_thousand_files_is_assembled_in_linear_time(tmp_path: Path) -> None:
+    # Every stem shares the word "mod": its sources were de-duplicated by searching a list,
+    # 100,000 searches of up to 100,000 entries (past 300 s; 32,000 files took 18 s).  The
+    # child's timeout is only the hang guard: the run takes about 1.5 s a profile on vm.
+    paths = [f"src/mod_{i:05d}.py" for i in range(100_000)]
+    task = {**TASK, "description": " ".join(paths), "files": {"create": paths}}
+    root = graph_project(tmp_path / "p", [task])
+    data = run_child(root, ("mahabharatha", "ctxviewer"), timeout=90)
+    # Keywords login, session, mod and the 100,000 numbers: only "Login session store." scores.
+    assert data["mahabharatha"]["context"] == FULL
+    assert data["mahabharatha"]["errors"] == data["ctxviewer"]["errors"] == []
+    assert data["ctxviewer"]["used"] <= data["ctxviewer"]["budget"]
+
+
+@needs_rusage
+def test_a_sixteen_megabyte_spec_line_without_spaces_is_counted_in_pieces(tmp_path: Path) -> None:
+    # One paragraph "Login session " + 16 MiB of letters: a single pre-token that tiktoken
+    # merged in time growing faster than its length and held whole (50 MB: 78 s, 2.6 GB).
+    # Counted in pieces, both encodings' counts of it are estimates, and the trace says so.
+    root = graph_project(tmp_path / "p", [TASK])
+    letters = ("abcdefghijklmnopqrstuvwxyz" * 41)[:1024]
+    with open(root / REQ, "w", encoding="ascii") as f:
+        f.write("Login session ")
+        for _ in range(16 * 1024):
+            f.write(letters)
+        f.write("\n\nUnrelated text.\n")
+    code = (
+        "import io, json, resource, sys\n"
+        "from contextlib import redirect_stdout\n"
+        "from ctxviewer.cli import main\n"
+        "out = io.StringIO()\n"
+        "with redirect_stdout(out):\n"
+        "    code = main(['assemble', sys.argv[1], '--feature', 'feat', '--task', 'T1', '--format', 'json'])\n"
+        "trace = json.loads(out.getvalue())\n"
+        "print(json.dumps([code, trace['warnings'], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))\n"
+    )
+    limit = "import resource\nresource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", limit + code, str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    exit_code, warnings, peak_mb = json.loads(result.stdout)
+    length = len("Login session ") + 16 * 1024 * 1024
+    assert exit_code == 0
+    assert warnings == [
+        f"exact token counts are estimates for 1 text (the longest {length:,} characters): each holds a run of "
+        "over 32,768 characters without whitespace, counted in pieces of at most 65,536 characters; each cut "
+        "inside a run can move a count by a few tokens"
+    ]
+    assert peak_mb < 1024, peak_mb  # the whole line held as tokens was over 1.5 GB
+
+
+# A cloned repository's git config: its fsmonitor command runs on the next `git status`.
+GIT_CONFIG = "[core]\n\trepositoryformatversion = 0\n" + "".join(f"# line {i}\n" for i in range(320))
+BIG_COMMAND = "# Command\n" + "".join(f"step {i}\n" for i in range(400))
+
+
+def git_repo(root: Path) -> Path:
+    base_project(root)
+    write(root, ".git/config", GIT_CONFIG)
+    write(root, ".git/hooks/notes.md", BIG_COMMAND)
+    return root
+
+
+def tree(root: Path) -> dict[str, bytes | str]:
+    """Every entry under *root*: a file's bytes, a link's target (not followed)."""
+    out: dict[str, bytes | str] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            out[rel] = "-> " + os.readlink(path)
+        elif path.is_file():
+            out[rel] = path.read_bytes()
+    return out
+
+
+def test_split_apply_never_writes_through_a_command_file_linked_to_git_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = git_repo(tmp_path / "p")
+    (root / ".claude/commands").mkdir(parents=True)
+    os.symlink("../../.git/config", root / ".claude/commands/setup.md")
+    before = tree(root)
+    code, out, err = cli(capsys, "split", str(root), "--apply", "--no-exact")
+    assert (root / ".git/config").read_bytes() == GIT_CONFIG.encode()
+    assert tree(root) == before  # nothing written anywhere, the link kept
+    assert (code, out) == (2, "")
+    assert err == (
+        "ctxviewer: .claude/commands/setup.md: is a symlink (to ../../.git/config); split never writes through "
+        "a link; not split\n"
+    )
+
+
+@pytest.mark.parametrize("how", ["core link", "folder link", "hard link"])
+def test_split_apply_refuses_every_other_way_into_git(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    root = git_repo(tmp_path / "p")
+    commands = root / ".claude/commands"
+    commands.mkdir(parents=True)
+    if how == "core link":  # a plain command file whose .core.md is a link to a git hook
+        write(root, ".claude/commands/build.md", BIG_COMMAND)
+        os.symlink("../../.git/hooks/pre-commit", commands / "build.core.md")
+        rel, why = ".claude/commands/build.core.md", "is a symlink (to ../../.git/hooks/pre-commit)"
+        why += "; split never writes through a link"
+    elif how == "folder link":  # a folder of commands that is git's hooks folder
+        os.symlink("../../.git/hooks", commands / "hooks")
+        rel = ".claude/commands/hooks/notes.md"
+        why = "is under .claude/commands/hooks, a symlink (to ../../.git/hooks); split never writes through a link"
+    else:  # one file, two names: the command file and a file the repository keeps elsewhere
+        os.link(root / ".git/hooks/notes.md", commands / "notes.md")
+        rel, why = ".claude/commands/notes.md", "has 2 names (hard links); split never writes a file with other names"
+    before = tree(root)
+    code, out, err = cli(capsys, "split", str(root), "--apply", "--no-exact")
+    assert tree(root) == before
+    assert (code, out) == (2, "")
+    assert err == f"ctxviewer: {rel}: {why}; not split\n"
+
+
+def test_split_names_each_command_file_it_cannot_follow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 14: only broken links used to read "no command files under ..." and name none.
+    root = base_project(tmp_path / "p")
+    commands = root / ".claude/commands"
+    commands.mkdir(parents=True)
+    os.symlink("gone.md", commands / "broken.md")
+    os.symlink("loop.md", commands / "loop.md")
+    os.symlink("../../../outside.md", commands / "out.md")
+    code, out, err = cli(capsys, "split", str(root), "--no-exact")
+    assert (code, out) == (2, "")
+    assert err == (
+        "ctxviewer: .claude/commands/broken.md: a symlink to gone.md, which does not exist; not read\n"
+        "ctxviewer: .claude/commands/loop.md: not read: symlink loop\n"
+        "ctxviewer: .claude/commands/out.md: not read: symlink to ../../../outside.md outside the project\n"
+    )
+
+
+def test_ctxviewer_yaml_linked_into_git_is_never_saved_through(tmp_path: Path) -> None:
+    from ctxviewer.engine.tuning import save_ctxviewer_yaml
+
+    root = git_repo(tmp_path / "p")
+    hook = "#!/bin/sh\n"  # a YAML comment, so the project loads; saving would make it YAML, run at checkout
+    write(root, ".git/hooks/post-checkout", hook)
+    os.symlink(".git/hooks/post-checkout", root / CTX)
+    project = load_project(root)
+    with pytest.raises(WriteError) as info:
+        save_ctxviewer_yaml(project, project.settings.with_overrides({"budget": 3000}, "gui"))
+    assert str(info.value) == (
+        f"{root / CTX}: is a symlink (to .git/hooks/post-checkout); a project file is never written through a link; "
+        "not written"
+    )
+    assert (root / ".git/hooks/post-checkout").read_text(encoding="utf-8") == hook
+
+
+def test_an_output_the_user_names_may_be_a_link_but_never_into_git(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = git_repo(tmp_path / "p")
+    args = ("assemble", str(root), "--feature", "feat", "--task", "T1", "-o")
+    mine = tmp_path / "exports/context.md"
+    write(tmp_path, "exports/context.md", "old")
+    os.symlink(mine, tmp_path / "latest.md")
+    assert cli(capsys, *args, str(tmp_path / "latest.md")) == (0, "", "")
+    assert mine.read_text(encoding="utf-8") == FULL and (tmp_path / "latest.md").is_symlink()
+    os.symlink(root / ".git/config", tmp_path / "sneaky.md")
+    code, out, err = cli(capsys, *args, str(tmp_path / "sneaky.md"))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"ctxviewer: {tmp_path / 'sneaky.md'}: is a symlink into a .git folder ({(root / '.git/config').resolve()}); "
+        "ctxviewer never writes there\n"
+    )
+    code, out, err = cli(capsys, *args, str(root / ".git/context.md"))
+    assert (code, err) == (
+        2,
+        f"ctxviewer: {root / '.git/context.md'}: is inside a .git folder; ctxviewer never writes there\n",
+    )
+    assert (root / ".git/config").read_bytes() == GIT_CONFIG.encode() and not (root / ".git/context.md").exists()
+
+
+SURROGATE_LINE = (
+    f"ctxviewer: {GRAPH}:1: invalid JSON: \\ud800 (column 41) is half of a UTF-16 surrogate pair, not a character\n"
+)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("assemble", "--feature", "feat", "--task", "T1", "--format", "json"),
+        ("assemble", "--feature", "feat", "--task", "T1", "-o", "OUT"),
+        ("batch",),
+        ("batch", "--format", "csv"),
+        ("check",),
+        ("compare", "--feature", "feat", "--task", "T1", "--profiles", "mahabharatha,drift"),
+        ("whatif", "--feature", "feat", "--task", "T1", "--set", "budget=3000"),
+        ("split",),
+    ],
+    ids=lambda argv: " ".join(argv[:1] + argv[-2:]),
+)
+def test_a_lone_surrogate_in_the_task_graph_is_bad_input_in_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+) -> None:
+    root = base_project(tmp_path / "p")
+    # {"tasks": [{"id": "T1", "title": "Login \ud800 session"}]}: the escape starts at column 41.
+    write(root, GRAPH, '{"tasks": [{"id": "T1", "title": "Login \\ud800 session"}]}\n')
+    out_file = tmp_path / "out.md"
+    args = [str(out_file) if a == "OUT" else a for a in argv]
+    code, out, err = cli(capsys, args[0], str(root), *args[1:])
+    if argv == ("split",):  # split reads no task graph: nothing to refuse
+        assert (code, err) == (0, "")
+        return
+    assert (code, out, err) == (2, "", SURROGATE_LINE)
+    assert not out_file.exists()
+
+
+def test_a_surrogate_pair_in_json_is_one_character_and_yaml_surrogates_are_refused(tmp_path: Path) -> None:
+    root = base_project(tmp_path / "p")
+    write(root, GRAPH, '{"tasks": [{"id": "T1", "title": "Login \\ud83d\\ude00 session"}]}\n')
+    assert load_project(root).feature("feat").task("T1").title == "Login \U0001f600 session"
+    write(root, CTX, 'budget: 4000\npaths:\n  commands: "cmd\\U0000DC00"\n')
+    with pytest.raises(ProjectError) as info:
+        load_project(root)
+    assert str(info.value) == (
+        "ctxviewer.yaml:3: invalid YAML: \\U0000DC00 (column 17) is half of a UTF-16 surrogate pair, not a character"
+    )
+
+
+def test_a_feature_folder_whose_name_is_not_utf8_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = base_project(tmp_path / "p")
+    bad = os.fsdecode(b"sp\xe9c")  # Latin-1 "spéc": not UTF-8
+    os.mkdir(root / ".gsd/specs" / bad)
+    (root / ".gsd/specs" / bad / "task-graph.json").write_text(json.dumps({"tasks": [TASK]}))
+    project = load_project(root)
+    assert [f.name for f in project.features] == ["feat", "sp\\xe9c"]
+    line = "ctxviewer: .gsd/specs/sp\\xe9c: the folder name is not valid UTF-8; rename it to read this feature\n"
+    assert cli(capsys, "batch", str(root)) == (2, "", line)
+    assert cli(capsys, "check", str(root)) == (2, "", line)
+    # The other features are untouched.
+    assert cli(capsys, "check", str(root), "--feature", "feat") == (
+        0,
+        "0 of 1 tasks over 4,000 heuristic tokens\n",
+        "",
+    )
+    assert cli(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1") == (0, FULL, "")
+
+
+@needs_rusage
+def test_a_project_selecting_the_ctxviewer_profile_with_a_dotted_capital_i_keyword_stays_linear(
+    tmp_path: Path,
+) -> None:
+    # The project's own ctxviewer.yaml picks the ctxviewer profile; one keyword ("İstanbul")
+    # lowercases one character longer, which switched matching to one regex over all 20,000
+    # keywords (2,000 keywords over 2,000 paragraphs already took 10.5 s on vm).  The child's
+    # timeout is only the hang guard.
+    def word(i: int) -> str:  # letters only: digits would be split off (camelCase humps) and dropped
+        return "kw" + "".join(chr(97 + (i // 26**k) % 26) for k in range(4))
+
+    words = " ".join(word(i) for i in range(20_000))
+    root = graph_project(tmp_path / "p", [{**TASK, "description": f"\u0130stanbul {words}"}])
+    write(root, CTX, "profile: ctxviewer\n")
+    write(root, REQ, "".join(f"Paragraph {i}: {word(i)} and \u0130STANBUL.\n\n" for i in range(2000)))
+    run = run_child(root, ("ctxviewer",), timeout=60)["ctxviewer"]
+    assert run["errors"] == [] and run["used"] <= run["budget"]
+    assert "\u0130STANBUL" in run["context"]

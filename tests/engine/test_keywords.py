@@ -157,3 +157,9 @@ def test_files_that_is_not_a_mapping_raises(files: Any) -> None:
 def test_a_path_entry_that_is_not_a_string_raises(entry: Any) -> None:
     with pytest.raises(KeywordError, match=r"files\.read"):
         extract_keywords({"files": {"read": ["fine_name.py", entry]}})
+
+
+def test_sources_of_a_word_shared_by_many_files_are_kept_once_each_in_order() -> None:
+    paths = [f"src/mod_{i}.py" for i in range(5)] + ["src/mod_0.py"]
+    (mod, *_rest) = [k for k in extract_keywords({"files": {"create": paths}}) if k.word == "mod"]
+    assert mod.sources == tuple(f"files.create: src/mod_{i}.py" for i in range(5))

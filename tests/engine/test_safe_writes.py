@@ -8,9 +8,11 @@ Rules under test:
 * **atomic_write** -- a temporary file in the target's folder, fsynced, renamed with
   ``os.replace``, the folder fsynced; the old file's permissions kept (the umask's for a
   new one); on any failure, ``KeyboardInterrupt`` included, the old file is
-  byte-identical and no temporary file is left; a symlink is written through (its
-  target gets the data, the link stays), a broken or looping link, a folder, a pipe and
-  a read-only file are refused;
+  byte-identical and no temporary file is left; a symlink the user named is written
+  through (its target gets the data, the link stays), a broken or looping link, a folder,
+  a pipe and a read-only file are refused (project files -- splits, ``ctxviewer.yaml`` --
+  are never written through links and nothing is written into ``.git``: the cases are in
+  ``tests/engine/test_hostile_corpus.py``);
 * **command splits** are all or nothing: the ``.core.md`` and ``.details.md`` files are
   written first and the command file last; a failure at any step leaves all three as
   they were; a file changed on disk since it was analyzed is not overwritten;

@@ -275,4 +275,11 @@ def test_apply_split_never_writes_outside_the_project(tmp_path: Path) -> None:
 
     assert sorted(p.name for p in outside.iterdir()) == ["big.md"]
     assert (outside / "big.md").read_text() == big
-    assert [a.path for a in analyses] == [".claude/commands/own.md"]
+    # The folder link that leaves the project is named, not skipped without a word.
+    assert [(a.path, a.problem) for a in analyses] == [
+        (
+            ".claude/commands/ext",
+            ".claude/commands/ext: not read: symlink to ../../outside/cmds outside the project",
+        ),
+        (".claude/commands/own.md", None),
+    ]

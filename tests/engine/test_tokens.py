@@ -6,9 +6,12 @@ import socket
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxviewer.engine import tokens
 from ctxviewer.engine.errors import EncodingUnavailableError
+from ctxviewer.engine.tokens import CL100K, EXACT_ENCODINGS, O200K, TiktokenCounter, load_encoding, noting_estimates
 
 
 @pytest.mark.parametrize("name", tokens.EXACT_ENCODINGS)
@@ -85,3 +88,78 @@ def test_census_counts_each_text() -> None:
     census = tokens.Census(exact=True)
     a, b = census.measure_many(["hello world", "hello world"])
     assert a == b == tokens.TokenCounts(11, 2, 2, 2)
+
+
+# -- long texts: counted a piece at a time (issue 15) ---------------------------------------------
+
+RICH = [
+    *"abcXYZ019'\u2019.,;:!?-_/\\\"()[]<>@#$%*+=|~` \t\r\n",
+    *"\u00a0\u3000\u00e9\u0301\u65e5\u0627\u0130\u00df\u00bd",
+    "'s",
+    "'ll",
+    "\r\n",
+    "://",
+]
+
+
+@pytest.mark.parametrize("name", EXACT_ENCODINGS)
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.sampled_from(RICH), min_size=1, max_size=60).map("".join), size=st.sampled_from([4, 6, 10]))
+def test_pieces_cut_where_the_pre_tokenizer_does(name: str, text: str, size: int) -> None:
+    # Cut exactly (no estimate), the pieces' counts add up to the whole text's count.
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(tokens, "PIECE_CHARS", size)
+        spans, estimated = tokens.pieces(text)
+    assert "".join(text[a:b] for a, b in spans) == text
+    assert all(b - a <= size for a, b in spans)
+    encoding = load_encoding(name)
+    if not estimated:
+        assert sum(len(encoding.encode_ordinary(text[a:b])) for a, b in spans) == len(encoding.encode_ordinary(text))
+
+
+class Spy:
+    """Wraps an encoding: records the length of every text it is given."""
+
+    def __init__(self, encoding: Any) -> None:
+        self.encoding = encoding
+        self.lengths: list[int] = []
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        self.lengths.append(len(text))
+        ids: list[int] = self.encoding.encode_ordinary(text)
+        return ids
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        out: bytes = self.encoding.decode_single_token_bytes(token)
+        return out
+
+
+def test_a_megabyte_run_without_whitespace_is_tokenized_in_bounded_pieces_and_noted() -> None:
+    counter = TiktokenCounter(CL100K)
+    spy = Spy(counter.encoding)
+    counter._encoding = spy  # type: ignore[assignment]
+    run = "ab" * (1 << 19)  # 1 MiB of letters: one pre-token to tiktoken
+    with noting_estimates() as noted:
+        total = counter.count(run)
+        counter.count(run)  # cached: noted again, tokenized no more
+    assert max(spy.lengths) <= tokens.PIECE_CHARS
+    assert sum(spy.lengths) == len(run)  # 16 pieces of 65,536, no cut found: each tokenized once
+    assert noted == {hash(run): len(run)}
+    # "ab" repeated is one token per 2 letters in cl100k_base within each piece.
+    assert total == sum(len(counter.encoding.encode_ordinary(run[i : i + 65536])) for i in range(0, len(run), 65536))
+
+
+def test_a_long_text_with_spaces_is_exact_and_not_noted() -> None:
+    counter = TiktokenCounter(O200K)
+    spy = Spy(counter.encoding)
+    counter._encoding = spy  # type: ignore[assignment]
+    text = "Login session store keeps tokens.\n" * 10_000  # 340,000 characters
+    with noting_estimates() as noted:
+        total = counter.count(text)
+    assert noted == {} and max(spy.lengths) <= tokens.PIECE_CHARS
+    assert total == len(spy.encoding.encode_ordinary(text))
+    # fits_prefix tokenizes only the piece where the budget runs out.
+    spy.lengths.clear()
+    cut = counter.fits_prefix(text, 100)
+    assert max(spy.lengths) <= tokens.PIECE_CHARS
+    assert cut == TiktokenCounter(O200K).fits_prefix(text[:60_000], 100)
