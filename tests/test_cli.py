@@ -136,7 +136,9 @@ def test_malformed_config_yaml(project: Path, capsys: pytest.CaptureFixture[str]
     write(project, "ctxviewer.yaml", "budget:\n  total: lots\n")
     code, _, err = run(capsys, "assemble", str(project), "--feature", "feat", "--task", "T1")
     assert code == 2
-    assert err == "ctxviewer: ctxviewer.yaml: budget.total: must be a whole number, not 'lots'\n"
+    assert err == (
+        "ctxviewer: ctxviewer.yaml: budget.total: must be a whole number of tokens (4000, 4,000 or 4k), not 'lots'\n"
+    )
 
 
 def test_non_utf8_spec_writes_output_then_exits_2(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
