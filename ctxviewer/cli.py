@@ -1,9 +1,11 @@
-"""The ``ctxviewer`` command line: assemble, batch, check, whatif, compare, follow, split (and the GUI).
+"""The ``ctxviewer`` command line: assemble, list, why, batch, check, whatif, compare, follow, split (and the GUI).
 
-Exit codes: 0 success; 1 ``check`` found tasks over budget, or the reproduced
-pipeline itself raised (``fallback_to_full: false``); 2 bad input -- a missing
-folder, an unknown feature or task, a malformed task graph or config, a project file
-that is unreadable, binary, not UTF-8, or outside the project.  Bad input is one
+Exit codes: 0 success; 1 ``check`` found tasks over budget or a finding that fails,
+``why`` found no candidate, or the reproduced pipeline itself raised
+(``fallback_to_full: false``); 2 bad input -- a missing folder, an unknown feature or
+task, a bad budget, setting or finding code, an ``-o`` extension that contradicts
+``--format``, a malformed task graph or config, a project file that is unreadable,
+binary, not UTF-8, or outside the project, no display for ``gui``.  Bad input is one
 line on stderr naming the file (and line), never a traceback.  Where a run could
 still be completed (an unreadable spec file is something the pipeline tolerates),
 its output is written before exiting 2, so no result is lost.
@@ -121,7 +123,7 @@ ASSEMBLE_SUFFIXES = {
 }
 BATCH_SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 COMPARE_SUFFIXES = {".txt": "text", ".md": "md", ".markdown": "md", ".json": "json"}
-REPORT_SUFFIXES = {".txt": "text", ".json": "json"}  # list, why, check
+REPORT_SUFFIXES = {".txt": "text", ".json": "json"}  # list, why
 #: ``--format`` spellings that name the same format.
 FORMAT_ALIASES = {"md": "markdown"}
 
@@ -230,6 +232,8 @@ CSV_COLUMNS = (
     "over_budget",
     "checkpoint_usage_percent",
     "errors",
+    "findings",
+    "finding_codes",
 )
 
 
@@ -263,8 +267,14 @@ def _csv_row(trace: Any) -> list[Any]:
     ]
 
 
+def _finding_cells(findings: Sequence[Any]) -> list[Any]:
+    """The CSV row's ``findings`` (how many) and ``finding_codes`` (each code once, space-separated)."""
+    return [len(findings), " ".join(dict.fromkeys(f.code for f in findings))]
+
+
 def cmd_batch(args: argparse.Namespace) -> int:
     from ctxviewer.engine.batch import batch_targets, run_batch
+    from ctxviewer.engine.findings import findings_of
     from ctxviewer.engine.project import load_project
     from ctxviewer.engine.trace import trace_to_json
 
@@ -279,10 +289,13 @@ def cmd_batch(args: argparse.Namespace) -> int:
     code = EXIT_OK
     for row in run_batch(project, args.feature, exact=not args.no_exact):
         assert row.trace is not None  # without collect_errors, a refused task raises
+        findings = findings_of(row.trace)
         if writer is not None:
-            writer.writerow(_csv_row(row.trace))
+            writer.writerow([*_csv_row(row.trace), *_finding_cells(findings)])
         else:
-            buffer.write(json.dumps(trace_to_json(row.trace), ensure_ascii=False) + "\n")
+            line = trace_to_json(row.trace)
+            line["findings"] = [_finding_json(f) for f in findings]  # derived: not part of the trace schema
+            buffer.write(json.dumps(line, ensure_ascii=False) + "\n")
         code = max(code, _report_row_input_errors(row))
     _write_out(buffer.getvalue(), args.output)
     return code
@@ -298,12 +311,55 @@ def _report_row_input_errors(row: Any) -> int:
     return code
 
 
+def _finding_codes(text: str | None, option: str) -> frozenset[str]:
+    """``rule-cut,over-budget`` (or a severity, ``warning``, for all its codes) as a set of codes."""
+    import difflib
+
+    from ctxviewer.engine.findings import CODES, SEVERITIES
+
+    codes: set[str] = set()
+    for word in (w.strip().lower() for w in (text or "").split(",")):
+        if not word:
+            continue
+        if word in SEVERITIES:
+            codes.update(code for code, (severity, _) in CODES.items() if severity == word)
+        elif word in CODES:
+            codes.add(word)
+        else:
+            close = difflib.get_close_matches(word, list(CODES), n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]}?" if close else f"codes: {', '.join(CODES)} (or error, warning, info)"
+            raise CtxViewerError(f"{option}: {word!r} is not a finding code; {hint}")
+    return frozenset(codes)
+
+
+def _failing_codes(args: argparse.Namespace) -> tuple[frozenset[str], frozenset[str]]:
+    """The codes that fail ``check`` (default: every error code) and the ones ignored altogether."""
+    from ctxviewer.engine.findings import CODES, ERROR
+
+    ignored = _finding_codes(args.ignore, "--ignore")
+    if args.fail_on is None:
+        fail = frozenset(code for code, (severity, _) in CODES.items() if severity == ERROR)
+    else:
+        fail = _finding_codes(args.fail_on, "--fail-on")
+    return fail - ignored, ignored
+
+
+def _tally(findings: Sequence[Any]) -> str:
+    """``rule-cut 15, tie-by-order 3`` (codes in the order findings come)."""
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.code] = counts.get(f.code, 0) + 1
+    return ", ".join(f"{code} {n}" for code, n in counts.items())
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from ctxviewer.engine.batch import batch_targets, run_batch
+    from ctxviewer.engine.findings import ESTIMATE_FLIP, findings_of
     from ctxviewer.engine.project import load_project
     from ctxviewer.engine.settings import parse_budget
 
     max_tokens = None if args.max_tokens is None else parse_budget(args.max_tokens, "--max-tokens")
+    fail, ignored = _failing_codes(args)  # unknown codes are bad input, before anything runs
     project = load_project(args.project, _overrides(args))
     _report_project_warnings(project)
     if not batch_targets(project, args.feature):
@@ -314,9 +370,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     # In the unit the profile decides with: shaktiman and ctxviewer count exactly even when
     # the configured tokenizer is the estimate.
     tokenizer = decision_tokenizer(project.settings)
-    exact = False  # the decision tokenizer's counts are always measured
+    # The decision tokenizer's counts are always measured; every candidate's exact count
+    # only when asked, or when a failing code needs it.
+    exact = bool(args.exact) or ESTIMATE_FLIP in fail
     limit = project.settings.budget if max_tokens is None else max_tokens
     over: list[tuple[str, str, int]] = []
+    found: list[Any] = []
     total = 0
     bad_input = EXIT_OK
     for row in run_batch(project, args.feature, exact=exact):
@@ -328,18 +387,48 @@ def cmd_check(args: argparse.Namespace) -> int:
         used = row.trace.context_tokens.get(tokenizer) or 0
         if used > limit:
             over.append((row.feature.name, row.task.id, used))
-    for feature, task, used in over:
-        _print(f"OVER  {feature}/{task}: {used:,} {tokenizer} tokens > {limit:,}\n")
-    _print(f"{len(over)} of {total} tasks over {limit:,} {tokenizer} tokens\n")
-    return bad_input or (EXIT_FINDINGS if over else EXIT_OK)
-
-
-def _fate_label(status: str) -> str:
-    """The label users read for a candidate's fate (``cut_for_budget`` -> "cut for budget")."""
-    from ctxviewer.engine import trace as trace_module
-
-    labels: Mapping[str, str] = getattr(trace_module, "FATE_LABELS", {})
-    return labels.get(status, status.replace("_", " "))
+        found += [f for f in findings_of(row.trace) if f.code not in ignored]
+    failing = [f for f in found if f.code in fail]
+    others = [f for f in found if f.code not in fail]
+    if args.format == "json":
+        data = {
+            "limit": limit,
+            "tokenizer": tokenizer,
+            "tasks": total,
+            "over": [{"feature": f, "task": t, "tokens": n} for f, t, n in over],
+            "fail_on": sorted(fail),
+            "ignored": sorted(ignored),
+            "exact": exact,
+            "failing": len(failing),
+            "findings": [
+                {
+                    "feature": f.feature,
+                    "task": f.task,
+                    **_finding_json(f),
+                    "section": f.section,
+                    "fails": f.code in fail,
+                }
+                for f in found
+            ],
+        }
+        _print(_json_text(data))
+    else:
+        for feature, task, used in over:
+            _print(f"OVER  {_one_line(feature)}/{_one_line(task)}: {used:,} {tokenizer} tokens > {limit:,}\n")
+        for f in failing:
+            where = f"{_one_line(f.feature)}/{_one_line(f.task)}"
+            _print(f"{f.severity.upper():<7} {f.code}  {where}: {_one_line(f.message)}\n")
+        _print(f"{len(over)} of {total} tasks over {limit:,} {tokenizer} tokens\n")
+        if failing:
+            tasks_failing = len({(f.feature, f.task) for f in failing})
+            summary = f"{tasks_failing} of {total} tasks have findings that fail: {_tally(failing)}"
+        else:
+            summary = "no finding fails"
+        if others:
+            summary += f"; not failing: {_tally(others)}"
+        if found:  # the line is left out when there is nothing to say
+            _print(summary + "\n")
+    return bad_input or (EXIT_FINDINGS if over or failing else EXIT_OK)
 
 
 def _one_line(text: str) -> str:
@@ -362,9 +451,27 @@ def _table(rows: Sequence[Sequence[str]], right: Sequence[int] = (), indent: str
     return lines
 
 
+def _finding_json(finding: Any) -> dict[str, Any]:
+    """A finding in a row or a match: ``{code, severity, item, message}`` (the row says the task)."""
+    return {"code": finding.code, "severity": finding.severity, "item": finding.item, "message": finding.message}
+
+
+def _severity_counts(findings: Sequence[Any]) -> dict[str, int]:
+    from ctxviewer.engine.findings import SEVERITIES
+
+    return {severity: sum(1 for f in findings if f.severity == severity) for severity in SEVERITIES}
+
+
+def _counts_text(counts: Mapping[str, int]) -> str:
+    """``1 error, 2 warnings`` (only the severities there are), or ``-``."""
+    parts = [f"{n} {k}" + ("s" if n != 1 and k != "info" else "") for k, n in counts.items() if n]
+    return ", ".join(parts) or "-"
+
+
 def _list_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     """What ``list`` shows, as JSON-able data, and the exit code bad input calls for."""
     from ctxviewer.engine.batch import run_batch
+    from ctxviewer.engine.findings import findings_of
     from ctxviewer.engine.pipeline import decision_tokenizer
     from ctxviewer.engine.project import load_project
 
@@ -374,14 +481,14 @@ def _list_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     tokenizer = decision_tokenizer(project.settings)
     code = EXIT_OK
     rows: dict[tuple[str, str], Any] = {}
-    for row in run_batch(project, args.feature, exact=False, collect_errors=True):
+    for row in run_batch(project, args.feature, exact=args.exact, collect_errors=True):
         rows[(row.feature.name, row.task.id)] = row
         if row.trace is None:
             _err(f"{row.feature.name}/{row.task.id}: {row.error}")
             code = EXIT_BAD_INPUT
         else:
             code = max(code, _report_row_input_errors(row))
-    out_features = []
+    out_features: list[dict[str, Any]] = []
     for feature in features:
         problem = None
         if feature.graph_error is not None:
@@ -398,23 +505,30 @@ def _list_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
             if trace is None:
                 entry.update(tokens=None, budget=None, over_budget=None, problem=row.error)
             else:
+                findings = findings_of(trace)
                 entry.update(
                     tokens=trace.context_tokens.get(tokenizer),
                     budget=trace.budget,
                     over_budget=(trace.context_tokens.get(tokenizer) or 0) > trace.budget,
                     chars=trace.context_tokens.chars,
+                    findings=_severity_counts(findings),
+                    finding_codes=sorted({f.code for f in findings}),
                     problem=None,
                 )
             tasks.append(entry)
         out_features.append(
             {"name": feature.name, "task_graph": feature.graph_path, "problem": problem, "tasks": tasks}
         )
+    listed = [t for f in out_features for t in f["tasks"] if t["tokens"] is not None]
+    totals = {k: sum(t["findings"][k] for t in listed) for k in _severity_counts(())}
     data = {
         "project": project.name,
         "root": str(project.root),
         "profile": project.settings.profile,
         "tokenizer": tokenizer,
         "budget": project.settings.budget,
+        "exact": bool(args.exact),
+        "findings": totals,
         "features": out_features,
     }
     return data, code
@@ -425,16 +539,19 @@ def _list_text(data: Mapping[str, Any]) -> str:
     n_tasks = sum(len(f["tasks"]) for f in features)
     head = (
         f"{_one_line(data['project'])}: {_count(len(features), 'feature')}, {_count(n_tasks, 'task')} · "
-        f"profile {data['profile']} · budget {data['budget']:,} {data['tokenizer']} tokens"
+        f"profile {data['profile']} · budget {data['budget']:,} {data['tokenizer']} tokens · "
+        f"findings: {_counts_text(data['findings']).replace('-', 'none')}"
     )
-    rows = [["TASK", "TOKENS", "BUDGET", "USED", "TITLE"]]
+    rows = [["TASK", "TOKENS", "BUDGET", "USED", "FINDINGS", "TITLE"]]
     for feature in features:
         for t in feature["tasks"]:
             if t["tokens"] is None:
-                rows.append([_one_line(t["id"]), "-", "-", "", f"not assembled: {_one_line(t['problem'])}"])
+                rows.append([_one_line(t["id"]), "-", "-", "", "", f"not assembled: {_one_line(t['problem'])}"])
                 continue
-            used = f"{100 * t['tokens'] / t['budget']:.0f}%" + (" over" if t["over_budget"] else "")
-            rows.append([_one_line(t["id"]), f"{t['tokens']:,}", f"{t['budget']:,}", used, _one_line(t["title"])])
+            used = f"{100 * t['tokens'] / t['budget']:.0f}%"
+            findings = _counts_text(t["findings"])
+            row = [_one_line(t["id"]), f"{t['tokens']:,}", f"{t['budget']:,}", used, findings, _one_line(t["title"])]
+            rows.append(row)
     lines = _table(rows, right=(1, 2, 3))  # one table, so every feature's columns line up
     out = [head]
     at = 1
@@ -468,8 +585,10 @@ def _item_label(item: Any) -> str:
 def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     """Every candidate of the task that mentions TEXT, as JSON-able data; the exit code the run's errors call for."""
     from ctxviewer.engine.explain import find_candidates, keyword_sources
+    from ctxviewer.engine.findings import findings_of
     from ctxviewer.engine.pipeline import assemble, decision_tokenizer
     from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.trace import fate_label
 
     query = args.text.strip()
     if not query:
@@ -479,6 +598,10 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     # Bad input (a file left out) is exit 2; the pipeline's own failures are in the answer.
     code = EXIT_BAD_INPUT if _report_trace_errors(trace) == EXIT_BAD_INPUT else EXIT_OK
     tokenizer = decision_tokenizer(project.settings)
+    about: dict[str, list[dict[str, Any]]] = {}
+    for finding in findings_of(trace):
+        if finding.item is not None:
+            about.setdefault(finding.item, []).append(_finding_json(finding))
     matches = []
     for match in find_candidates(trace, query):
         item = trace.item(match.item_id)
@@ -494,7 +617,7 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                 "section": item.section,
                 "section_title": section.title if section is not None else item.section,
                 "status": item.status,
-                "fate": _fate_label(item.status),
+                "fate": fate_label(item.status),
                 "reason": item.reason,
                 "score": item.score,
                 "rank": item.rank,
@@ -503,6 +626,7 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                 "token_counts": item.tokens.to_json(),
                 "found_in": list(match.found_in),
                 "excerpt": match.excerpt,
+                "findings": about.get(item.id, []),
             }
         )
     data = {
@@ -552,6 +676,8 @@ def _why_text(data: Mapping[str, Any]) -> str:
             out.append(f"   keywords: {_one_line(', '.join(m['matched_keywords']))}")
         if m["excerpt"]:
             out.append(f"   text: {_one_line(m['excerpt'])}")
+        for f in m["findings"]:
+            out.append(f"   finding {f['code']} ({f['severity']}): {_one_line(f['message'])}")
     return "\n".join(out) + "\n"
 
 
@@ -979,7 +1105,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "check",
         allow_abbrev=False,
-        help="for CI: exit 1 if any task's context exceeds the budget, 2 on bad input",
+        help="for CI: exit 1 if any task's context exceeds the budget or has a failing finding, 2 on bad input",
     )
     p.add_argument("project")
     p.add_argument("--feature")
@@ -987,6 +1113,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tokenizer", choices=TOKENIZERS, help="how to count (default: the project's)")
     _add_profile(p)
     _add_set(p)
+    p.add_argument(
+        "--fail-on",
+        metavar="CODE,...",
+        help="finding codes that fail the check (default: every error: rule-cut, context-empty, over-budget); "
+        "error, warning or info stands for all codes of that severity; codes in docs/findings.md",
+    )
+    p.add_argument("--ignore", metavar="CODE,...", help="finding codes neither listed nor failing")
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="count every candidate exactly, so estimate-flip findings are found (on by itself when "
+        "--fail-on names estimate-flip)",
+    )
+    p.add_argument("--format", choices=("text", "json"), default="text", help="json: the tasks over and every finding")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser(
@@ -998,6 +1138,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("project")
     p.add_argument("--feature", help="only this feature")
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="also count every candidate exactly, so findings that compare the estimate with the exact "
+        "count (estimate-flip) are found too (slower)",
+    )
     _add_budget(p)
     p.add_argument("--tokenizer", choices=TOKENIZERS, help="tokenizer used for decisions")
     _add_profile(p)

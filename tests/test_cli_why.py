@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -232,11 +234,15 @@ def test_list_text_is_aligned_with_features_as_headers(project: Path, capsys: py
     code, out, _ = run(capsys, "list", str(project), "--budget", "1k")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "proj: 3 features, 3 tasks · profile mahabharatha · budget 1,000 heuristic tokens"
+    # findings (see test_list_counts_findings_by_severity): T2 1 error + 2 warnings, B-001 1 warning
+    assert lines[0] == (
+        "proj: 3 features, 3 tasks · profile mahabharatha · budget 1,000 heuristic tokens · "
+        "findings: 1 error, 3 warnings"
+    )
     assert lines[2] == "billing (1 task)" and "feat (2 tasks)" in lines and lines[-1] == "notes (no task graph)"
     table = [line for line in lines if line.startswith("  ")]
     header = table[0]
-    assert header.split() == ["TASK", "TOKENS", "BUDGET", "USED", "TITLE"]
+    assert header.split() == ["TASK", "TOKENS", "BUDGET", "USED", "FINDINGS", "TITLE"]
     end_tokens = header.index("TOKENS") + len("TOKENS")
     title_at = header.index("TITLE")
     rows = {line.split()[0]: line for line in table if not line.startswith("  TASK")}
@@ -247,6 +253,24 @@ def test_list_text_is_aligned_with_features_as_headers(project: Path, capsys: py
     assert t1[title_at:] == "Login session"
     assert f"{100 * used / 1000:.0f}%" in t1  # share of the 1,000-token budget
     assert all(row[title_at - 2 : title_at] == "  " for row in rows.values())  # the title column lines up
+    findings_at = header.index("FINDINGS")
+    assert rows["T2"][findings_at:title_at].rstrip() == "1 error, 2 warnings"
+    assert rows["T1"][findings_at:title_at].rstrip() == "-"
+
+
+def test_list_counts_findings_by_severity(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # T1 gets its rule and all three paragraphs: nothing to say.  T2 ("Other work") has no task
+    # file (no rule file) and no keyword in any paragraph: an empty context (error) and both
+    # sections empty (warnings).  B-001 has its paragraph but no task file: rules empty.
+    code, out, _ = run(capsys, "list", str(project), "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    tasks = {t["id"]: t for f in data["features"] for t in f["tasks"]}
+    assert tasks["T1"]["findings"] == {"error": 0, "warning": 0, "info": 0} and tasks["T1"]["finding_codes"] == []
+    assert tasks["T2"]["findings"] == {"error": 1, "warning": 2, "info": 0}
+    assert tasks["T2"]["finding_codes"] == ["context-empty", "section-empty"]
+    assert tasks["B-001"]["findings"] == {"error": 0, "warning": 1, "info": 0}
+    assert data["findings"] == {"error": 1, "warning": 3, "info": 0}
 
 
 def test_list_feature_narrows_and_unknown_feature_is_exit_2(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -372,3 +396,96 @@ def test_list_and_why_write_o_files(project: Path, tmp_path: Path, capsys: pytes
     argv = ["why", str(project), "--feature", "feat", "--task", "T1", "alpha"]
     assert run(capsys, *argv, "-o", str(tmp_path / "w.txt")) == (0, "", "")
     assert (tmp_path / "w.txt").read_text(encoding="utf-8").startswith("'alpha' in feat/T1 ")
+
+
+# -- findings in why, check and batch ------------------------------------------------------------------
+
+
+def test_why_lists_the_findings_about_what_matched(capsys: pytest.CaptureFixture[str]) -> None:
+    # The JavaScript rule file matches src/lib/http.ts and does not fit: a rule-cut finding.
+    code, out, _ = run(capsys, *CHK, "javascript/CLAUDE.md", "--format", "json")
+    assert code == 0
+    [m] = json.loads(out)["matches"]
+    assert (m["status"], m["fate"]) == ("cut_for_budget", "cut for budget")
+    [finding] = m["findings"]
+    assert (finding["code"], finding["severity"], finding["item"]) == ("rule-cut", "error", m["id"])
+    assert "src/lib/http.ts" in finding["message"]
+    code, out, _ = run(capsys, *CHK, "javascript/CLAUDE.md")
+    assert "  [cut for budget]\n" in out and "\n   finding rule-cut (error): The security rule file " in out
+
+
+def test_check_fails_on_the_storefront_rule_cuts(capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 14: at the default budget the JavaScript rule file matches the files of 15 of the
+    # 16 storefront tasks and is cut for budget on all 15.
+    code, out, _ = run(capsys, "check", str(STOREFRONT))
+    assert code == 1
+    cuts = [line for line in out.splitlines() if line.startswith("ERROR   rule-cut  ")]
+    javascript = {line.split()[2].rstrip(":") for line in cuts if "languages/javascript/CLAUDE.md" in line}
+    assert len(javascript) == 15
+    assert "\n0 of 16 tasks over 3,000 heuristic tokens\n" in out
+    assert out.splitlines()[-1].startswith(f"15 of 16 tasks have findings that fail: rule-cut {len(cuts)}")
+    code, out, _ = run(capsys, "check", str(STOREFRONT), "--ignore", "rule-cut")
+    assert code == 0 and "ERROR" not in out and "rule-cut" not in out
+
+
+def test_check_fail_on_and_ignore_choose(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # project: T2's context is empty (error), T2 and B-001 have empty sections (warnings).
+    assert run(capsys, "check", str(project))[0] == 1
+    assert run(capsys, "check", str(project), "--ignore", "context-empty")[0] == 0
+    code, out, _ = run(capsys, "check", str(project), "--ignore", "context-empty", "--fail-on", "section-empty")
+    assert code == 1 and out.count("WARNING section-empty  ") == 3
+    code, out, _ = run(capsys, "check", str(project), "--fail-on", "warning", "--ignore", "context-empty")
+    assert code == 1 and "ERROR" not in out
+    code, out, _ = run(capsys, "check", str(project), "--fail-on", "tie-by-order", "--ignore", "error")
+    assert code == 0 and out.endswith("no finding fails; not failing: section-empty 3\n")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--fail-on", "rule-cutt"], "--fail-on: 'rule-cutt' is not a finding code; did you mean rule-cut?"),
+        (["--ignore", "rule-cut,bogus"], "--ignore: 'bogus' is not a finding code; codes: rule-cut, context-empty, "),
+    ],
+)
+def test_check_unknown_codes_are_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, "check", str(project), *argv)
+    assert (code, out) == (2, "") and err.startswith(f"ctxviewer: {message}") and err.count("\n") == 1
+
+
+def test_check_json_lists_every_finding(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", str(project), "--format", "json")
+    assert code == 1
+    data = json.loads(out)
+    assert (data["limit"], data["tokenizer"], data["tasks"], data["over"]) == (4000, "heuristic", 3, [])
+    assert data["fail_on"] == ["context-empty", "over-budget", "rule-cut"] and data["failing"] == 1
+    found = [(f["task"], f["code"], f["severity"], f["fails"]) for f in data["findings"]]
+    assert sorted(found) == [
+        ("B-001", "section-empty", "warning", False),
+        ("T2", "context-empty", "error", True),
+        ("T2", "section-empty", "warning", False),
+        ("T2", "section-empty", "warning", False),
+    ]
+    assert {f["section"] for f in data["findings"] if f["code"] == "section-empty"} == {
+        "security_rules",
+        "spec_excerpts",
+    }
+
+
+def test_batch_rows_carry_their_findings(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "batch", str(project), "--no-exact")
+    assert code == 0
+    rows = {row["task_id"]: row for row in map(json.loads, out.splitlines())}
+    assert rows["T1"]["findings"] == []
+    t2 = rows["T2"]["findings"]
+    assert [f["code"] for f in t2] == ["context-empty", "section-empty", "section-empty"]  # errors first
+    assert set(t2[0]) == {"code", "severity", "item", "message"} and t2[0]["item"] is None
+    code, out, _ = run(capsys, "batch", str(project), "--no-exact", "--format", "csv")
+    table = list(csv.DictReader(io.StringIO(out)))
+    by_task = {r["task"]: (r["findings"], r["finding_codes"]) for r in table}
+    assert by_task == {
+        "B-001": ("1", "section-empty"),
+        "T1": ("0", ""),
+        "T2": ("3", "context-empty section-empty"),
+    }
