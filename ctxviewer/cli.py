@@ -1064,7 +1064,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser(
-        "assemble", allow_abbrev=False, help="assemble one task's context (markdown) or its trace (json)"
+        "assemble",
+        allow_abbrev=False,
+        help="assemble one task's context (markdown), its trace (json) or the HTML report (html)",
     )
     p.add_argument("project")
     p.add_argument("--feature", required=True)

@@ -489,3 +489,19 @@ def test_batch_rows_carry_their_findings(project: Path, capsys: pytest.CaptureFi
         "T1": ("0", ""),
         "T2": ("3", "context-empty section-empty"),
     }
+
+
+def test_list_and_why_keep_hostile_text_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A title and a paragraph carrying a terminal escape and a line break: shown escaped, on one line.
+    root = make_project(
+        tmp_path / "p",
+        [{"id": "T1", "title": "Login \x1b[31mred\x1b[0m\nsecond line", "files": {}}],
+        requirements="Login \x1b]0;owned\x07 flow.",
+    )
+    code, out, _ = run(capsys, "list", str(root))
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    [row] = [line for line in out.splitlines() if line.startswith("  T1 ")]
+    assert row.endswith("Login \\x1b[31mred\\x1b[0m second line")
+    code, out, _ = run(capsys, "why", str(root), "--feature", "feat", "--task", "T1", "flow")
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert "   text: Login \\x1b]0;owned\\x07 flow." in out.splitlines()
