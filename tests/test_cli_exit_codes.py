@@ -56,7 +56,7 @@ def test_check_bad_input_outranks_tasks_over_budget(project: Path, capsys: pytes
     write(project, REQ, "Login session store.\n\nCaf\u00e9 text.\n".encode("latin-1"))
     code, out, err = run(capsys, "check", str(project), "--max-tokens", "1")
     assert code == 2
-    assert out.startswith("OVER  feat/T1: ") and out.endswith("1 of 1 tasks over 1 heuristic tokens\n")
+    assert out.startswith("OVER  feat/T1: ") and "\n1 of 1 tasks over 1 heuristic tokens\n" in out
     assert err == (
         f"ctxviewer: feat/T1: {REQ}:3: not UTF-8 (byte 0xe9 at line 3) "
         "(the spec section is left out (the real system's read raises))\n"
@@ -65,13 +65,16 @@ def test_check_bad_input_outranks_tasks_over_budget(project: Path, capsys: pytes
 
 def test_check_keeps_quiet_about_pipeline_notes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Not bad input: a files entry the pipeline fails on (fallback to an empty context) is as
-    # in batch, not reported by check, and the exit code is the budget's.
+    # in batch, not reported on stderr; the empty context it leaves is a failing finding.
     write(
         project,
         ".gsd/specs/feat/task-graph.json",
         '{"tasks": [{"id": "T1", "title": "Login session", "files": {"create": [7]}}]}',
     )
-    assert run(capsys, "check", str(project)) == (0, "0 of 1 tasks over 4,000 heuristic tokens\n", "")
+    code, out, err = run(capsys, "check", str(project))
+    assert (code, err) == (1, "")
+    assert out.startswith("ERROR   context-empty  feat/T1: The task's context is empty")
+    assert "\n0 of 1 tasks over 4,000 heuristic tokens\n1 of 1 tasks have findings that fail: context-empty 1" in out
 
 
 @pytest.mark.parametrize("profile", PEERS)

@@ -16,8 +16,10 @@ naming the file and key, never clamped silently.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 from ctxviewer.engine.errors import SettingsError
@@ -242,11 +244,11 @@ class SettingChange:
 # -- validation --------------------------------------------------------------------
 
 
-def _fail(origin: str, key: str, message: str) -> SettingsError:
+def _fail(origin: str | None, key: str, message: str) -> SettingsError:
     return SettingsError(f"{key}: {message}", origin)
 
 
-def _as_int(origin: str, key: str, value: Any, lo: int, hi: int) -> int:
+def _as_int(origin: str | None, key: str, value: Any, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -255,6 +257,40 @@ def _as_int(origin: str, key: str, value: Any, lo: int, hi: int) -> int:
     if not lo <= value <= hi:
         raise _fail(origin, key, f"must be between {lo:,} and {hi:,}, not {value:,}")
     return int(value)
+
+
+#: A token count as people write it: ``4000``, ``4,000`` or ``4_000`` (separators in groups of
+#: three), ``4k``, ``1.5k`` (k is 1,000).
+_TOKEN_COUNT = re.compile(r"([+-]?)(\d{1,3}(?:,\d{3})+|\d{1,3}(?:_\d{3})+|\d+)(?:\.(\d+))?(k?)", re.IGNORECASE)
+TOKEN_COUNT_FORMS = "4000, 4,000 or 4k"
+
+
+def _as_tokens(origin: str | None, key: str, value: Any, lo: int, hi: int) -> int:
+    """A whole number of tokens; text may be written ``4,000`` or ``4k`` (k = 1,000, not 1,024)."""
+    if isinstance(value, str):
+        value = _token_count(origin, key, value)
+    return _as_int(origin, key, value, lo, hi)
+
+
+def _token_count(origin: str | None, key: str, text: str) -> int:
+    match = _TOKEN_COUNT.fullmatch(text.strip()) if len(text) <= 64 else None
+    if match is None:
+        raise _fail(origin, key, f"must be a whole number of tokens ({TOKEN_COUNT_FORMS}), not {text.strip()!r}")
+    sign, whole, fraction, kilo = match.groups()
+    digits = whole.replace(",", "").replace("_", "") + (f".{fraction}" if fraction else "")
+    value = Decimal(digits) * (1000 if kilo else 1)
+    if value != value.to_integral_value():
+        raise _fail(origin, key, f"{text.strip()!r} is {value.normalize():,} tokens, not a whole number")
+    return -int(value) if sign == "-" else int(value)
+
+
+def parse_budget(text: str, key: str = "budget", origin: str | None = None) -> int:
+    """A budget typed on the command line (``4000``, ``4,000``, ``4k``), checked against :data:`BUDGET_RANGE`.
+
+    *key* names it in the message (``--budget``).  Raises :class:`SettingsError` with a
+    one-line message for anything else (``4kk``, ``-4k``, ``0``, ``nan``, ``1.2345k``).
+    """
+    return _as_tokens(origin, key, text, *BUDGET_RANGE)
 
 
 def _as_float(origin: str, key: str, value: Any, lo: float, hi: float) -> float:
@@ -363,7 +399,7 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str, *, ch
         elif key == "tokenizer":
             changes[key] = _as_choice(origin, key, value, TOKENIZERS)
         elif key == "budget":
-            changes[key] = _as_int(origin, key, value, *BUDGET_RANGE)
+            changes[key] = _as_tokens(origin, key, value, *BUDGET_RANGE)
         elif key in ("security_share", "spec_share"):
             changes[key] = _as_float(origin, key, value, 0.0, 1.0)
         elif key == "top_k":
@@ -373,7 +409,7 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str, *, ch
             if changes[key] <= 0:
                 raise _fail(origin, key, "must be above 0")
         elif key == "max_context_tokens":
-            changes[key] = _as_int(origin, key, value, 1_000, 100_000_000)
+            changes[key] = _as_tokens(origin, key, value, 1_000, 100_000_000)
         elif key in ("fallback_to_full", "security_rule_filtering", "command_splitting", "enabled"):
             changes[key] = _as_bool(origin, key, value)
         elif key == "zones":

@@ -970,7 +970,7 @@ def cli_project(tmp_path: Path) -> Path:
 def test_cli_output_that_cannot_be_written_is_one_line_and_exit_2(
     cli_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fmt: str
 ) -> None:
-    out = tmp_path / "out" / "context.txt"
+    out = tmp_path / "out" / ("context.txt" if fmt == "markdown" else "trace.json")  # -o's extension must agree
     out.parent.mkdir()
     out.write_bytes(b"yesterday's output\n")
     fail_on_call(monkeypatch, "replace", 1)
@@ -980,7 +980,7 @@ def test_cli_output_that_cannot_be_written_is_one_line_and_exit_2(
     stdout, stderr = capsys.readouterr()
     assert code == 2 and stdout == ""
     assert stderr == f"ctxviewer: {out}: could not be written ({ENOSPC}); the old file is intact\n"
-    assert out.read_bytes() == b"yesterday's output\n" and names(out.parent) == ["context.txt"]
+    assert out.read_bytes() == b"yesterday's output\n" and names(out.parent) == [out.name]
 
 
 def test_cli_output_into_a_folder_is_refused_in_one_line(
