@@ -32,6 +32,7 @@ from ctxviewer.engine.trace import (
     Section,
     Trace,
     fate_label,
+    step_label,
 )
 from ctxviewer.gui.plaintext import plain_tip
 
@@ -427,12 +428,17 @@ def _diff(counts: TokenCounts, name: str) -> int | None:
     return None if value is None else value - counts.get(HEURISTIC)  # type: ignore[operator]
 
 
-def trim_columns(unit: str) -> list[Column]:
+def trim_columns(unit: str, trace: Trace | None = None) -> list[Column]:
     return [
         Column("#", lambda s: str(s.order), lambda s: s.order, "Order in which the cuts happened", numeric=True),
-        Column("Section", lambda s: s.section, None, "Section the cut applies to"),
-        Column("Action", lambda s: s.action, None, "select_top_k: keep the best paragraphs; truncate: cut text to fit"),
-        Column("Target", lambda s: s.target, None, "Part of the section that was cut"),
+        Column("Section", lambda s: s.section.replace("_", " "), None, "Section the cut applies to"),
+        Column("Action", lambda s: step_label(s.action), None, "What this step did (the description says how)"),
+        Column(
+            "Target",
+            lambda s: trace.step_target(s) if trace is not None else s.target,
+            None,
+            "What the step cut: a candidate, a spec file or a source",
+        ),
         Column(
             "Before",
             lambda s: fmt_int(s.tokens_before),

@@ -222,7 +222,9 @@ class TrimmingTab(QWidget):
             self.table.set_rows([])
             return
         self.table.set_rows(
-            trace.trim_steps, widths=[36, 110, 100, 100, 70, 70, 70], columns=trim_columns(f"{trace.tokenizer} tokens")
+            trace.trim_steps,
+            widths=[36, 110, 100, 100, 70, 70, 70],
+            columns=trim_columns(f"{trace.tokenizer} tokens", trace),
         )
 
 

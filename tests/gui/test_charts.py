@@ -244,8 +244,10 @@ def test_values_from_trace(trace) -> None:  # type: ignore[no-untyped-def]
     trim = TrimValue.from_trace(trace)
     assert len(trim.steps) == len(trace.trim_steps)
     first = trace.trim_steps[0]
+    # The reference keeps the top 5 of the requirements first: named by its file, in words.
+    assert (first.action, first.target) == ("select_top_k", "requirements")
     assert trim.steps[0] == TrimBar(
-        f"{first.order}. {first.target or first.section}: {first.action}",
+        "1. requirements.md: kept the best paragraphs",
         first.tokens_before,
         first.tokens_after,
     )
