@@ -79,7 +79,12 @@ def settings_from(base: Settings, values: Mapping[str, Any]) -> Settings:
 
 # -- parsing typed text --------------------------------------------------------------------
 
-_NUMBER = re.compile(r"^\s*(-?(?:[0-9][0-9_,]*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\s*([kKmM]?)\s*$")
+#: Thousands separators only in groups of three (``4,000``, ``4_000``), as the engine's
+#: parser takes them: ``1,5k`` or ``4,00`` are typing slips, not 15,000 and 400.
+_NUMBER = re.compile(
+    r"^\s*(-?(?:(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]{1,3}(?:_[0-9]{3})+|[0-9]+)(?:\.[0-9]*)?|\.[0-9]+)"
+    r"(?:[eE][+-]?[0-9]+)?)\s*([kKmM]?)\s*$"
+)
 
 
 def parse_number(text: str) -> float:

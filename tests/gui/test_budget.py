@@ -198,6 +198,13 @@ def test_parse_number(text: str, value: float) -> None:
     assert parse_number(text) == value
 
 
+@pytest.mark.parametrize("text", ["1,5k", "4,00", "40,00", "4,0000", "4_00", ",4", "4kk", ""])
+def test_parse_number_refuses_what_the_engine_refuses(text: str) -> None:
+    # A comma or underscore that does not split off groups of three is a slip, not a separator.
+    with pytest.raises(ValueError):
+        parse_number(text)
+
+
 def test_parse_zones() -> None:
     assert parse_zones("compaction=75, warn: 50%") == {"compaction": 75.0, "warn": 50.0}
     assert parse_zones("  ") == {}
