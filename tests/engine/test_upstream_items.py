@@ -54,6 +54,11 @@ def test_rules_mcp_and_switches_are_explained(tmp_path: Path) -> None:
     budgets = {s.name: s.budget for s in trace.sections}
     assert budgets["engineering_rules"] == 400 and budgets["spec_excerpts"] == 800 and budgets["efficiency_hints"] == 0
     assert "passed and ignored" in next(s.reason for s in trace.sections if s.name == "mcp_hints")
+    # Upstream's token record: 58 characters -> round(14.5) = 14 (half to even), 59 -> 15.
+    assert any(
+        "tokens-unknown.json" in w and w.endswith("engineering_rules 14, mcp_hints 15; total 29")
+        for w in trace.warnings
+    )
 
 
 def test_compact_mode_abbreviates_and_records_each_replacement(tmp_path: Path) -> None:
@@ -80,3 +85,27 @@ def test_switch_settings_take_text_or_unset() -> None:
 def test_upstream_estimate_rounds_halves_to_even() -> None:
     # 10/4 = 2.5 -> 2 (even), 14/4 = 3.5 -> 4, 11/4 = 2.75 -> 3 where len // 4 says 2; never below 1.
     assert [upstream_estimate("x" * n) for n in (10, 14, 11, 0)] == [2, 4, 3, 1]
+
+
+def test_the_repository_map_cut_is_a_step_and_each_symbol_says_where_it_fell(tmp_path: Path) -> None:
+    spec = tmp_path / ".gsd" / "specs" / "feat"
+    spec.mkdir(parents=True)
+    task = {"id": "T1", "title": "x", "description": "Update ledger code", "files": {"create": ["src/new.py"]}}
+    (spec / "task-graph.json").write_text(json.dumps({"feature": "feat", "tasks": [task]}))
+    for n in range(60):
+        (tmp_path / f"m{n:02d}.py").write_text(f"def ledger_thing_{n:02d}():\n    pass\n")
+    trace = assemble(load_project(tmp_path), "feat", "T1", {"profile": "zerg-0.3.2"}, exact=False)
+    # "## Repository Symbol Map\n" is 25 characters; each module "\n### mNN\n" (9) plus
+    # "- `def ledger_thing_NN()`\n" (26) is 35: m00-m44 end exactly at 25 + 45 * 35 = 1,600,
+    # which fits (the test is "would pass"); m45's heading would pass it and ends the map.
+    section = next(s for s in trace.sections if s.name == "repo_map")
+    assert len(section.text) == 1600
+    assert section.text.endswith("\n### m44\n- `def ledger_thing_44()`\n")
+    (step,) = [s for s in trace.trim_steps if s.action == "cut_map"]
+    assert "fell at 1,600 characters: 45 of 60 chosen symbols listed, 45 of 60 modules" in step.description
+    assert (step.chars_before, step.chars_after) == (25 + 60 * 35, 1600)
+    items = {i.id: i for i in trace.items}
+    assert items["map:m44:1:ledger_thing_44"].status == INCLUDED
+    assert items["map:m45"].status == DROPPED and "limit was reached at 1,600" in items["map:m45"].reason
+    assert "map:m45:1:ledger_thing_45" not in items  # a module whose heading did not fit lists no symbols
+    assert "symbols contain 'ledger'" in items["map:m00"].reason

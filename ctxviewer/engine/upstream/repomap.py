@@ -351,6 +351,15 @@ class MapResult:
     cut_at: int | None = None  # characters used when the first thing did not fit
 
 
+def render_all(picks: Sequence[ModulePick]) -> str:
+    """The map with every chosen module and symbol, as it would read without the limit."""
+    out = [HEADING]
+    for pick in picks:
+        out.append(f"\n### {pick.module}\n")
+        out.extend(sym.entry for sym, _ in sorted(pick.symbols, key=lambda pair: pair[0].line))
+    return "".join(out) if picks else ""
+
+
 def _kw_hits(sym: Sym, keywords: Iterable[str]) -> tuple[str, ...]:
     name, signature = sym.name.lower(), sym.signature.lower()
     return tuple(k for k in keywords if k in name or k in signature)

@@ -119,11 +119,14 @@ class ZergRun(MahabharathaRun):
             texts.update(self._switch_sections())
             texts[REPO_MAP] = self._guarded(REPO_MAP, lambda: self._repo_map(task_files, shares[REPO_MAP]))
         self._check("repository map", 0.9)
+        raw_texts = dict(texts)
         if fatal is not None:
             texts = {name: "" for name in texts}
             self._fell_back(fatal)
         elif switches.compact_active(self.settings.compact_mode):
             texts = self._abbreviate(texts)
+        if fatal is None:
+            self._token_record(raw_texts)
         context, sections = self._layout(texts, shares, fatal)
         items = self.finish_items(sections)
         return ProfileResult(
@@ -350,12 +353,36 @@ class ZergRun(MahabharathaRun):
                 )
                 if placed:
                     offset += len(entry)
+        if result.cut_at is not None:
+            placed = sum(p.placed for p in result.picks)
+            total = sum(len(p.symbols) for p in result.picks)
+            self._step(
+                REPO_MAP,
+                "cut_map",
+                "repository map",
+                f"the {result.limit:,}-character limit fell at {result.cut_at:,} characters: "
+                f"{placed} of {total} chosen symbols listed, "
+                f"{sum(p.heading_placed for p in result.picks)} of {len(result.picks)} modules",
+                repomap.render_all(result.picks),
+                result.text,
+            )
         if result.unmatched:
             self.notes.append(
                 f"repository map: {result.unmatched} module(s) with symbols matched no task file or keyword "
                 f"(keywords: {', '.join(keywords) or 'none'})"
             )
         return result.text
+
+    def _token_record(self, texts: Mapping[str, str]) -> None:
+        """What upstream writes to its per-worker token file for this task (never part of the text)."""
+        names = {SPEC: "spec_excerpt"}  # upstream's component names where they differ from the sections'
+        breakdown = {names.get(n, n): upstream_estimate(t) for n, t in texts.items() if t}
+        worker = self.settings.worker_id or "unknown"
+        parts = ", ".join(f"{n} {c:,}" for n, c in breakdown.items()) or "no components"
+        self.notes.append(
+            f"upstream's token record for this task in {self.upstream.state_dir}/state/tokens-{worker}.json "
+            f"(round(len / 4), before abbreviation): {parts}; total {sum(breakdown.values()):,}"
+        )
 
     # -- compact formatter ------------------------------------------------------------------------------
 

@@ -184,6 +184,14 @@ def make_project(root: Path, seed: int, tasks: int) -> tuple[str, list[dict[str,
             )
         if rng.random() < 0.3:
             (rules / "broken.yaml").write_text("rules: [unclosed\n")
+    if rng.random() < 0.7:
+        budget = rng.choice([500, 1000, 2000, 3999, 4000, 4001, 7777, 20000])
+        filtering = "false" if rng.random() < 0.1 else "true"
+        (root / ".zerg" / "config.yaml").parent.mkdir(parents=True, exist_ok=True)
+        (root / ".zerg" / "config.yaml").write_text(
+            "plugins:\n  context_engineering:\n"
+            f"    task_context_budget_tokens: {budget}\n    security_rule_filtering: {filtering}\n"
+        )
     modules: list[str] = []
     files: list[str] = []
     for _ in range(rng.randint(0, 25)):
@@ -194,10 +202,17 @@ def make_project(root: Path, seed: int, tasks: int) -> tuple[str, list[dict[str,
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         if suffix.lower() == ".py":
-            path.write_text(_python_source(rng, modules))
+            text = _python_source(rng, modules)
             modules.append(rel.rsplit(".", 1)[0].replace("/", "."))
         else:
-            path.write_text(_js_source(rng, suffix.startswith(".ts")))
+            text = _js_source(rng, suffix.startswith(".ts"))
+        data = text.encode()
+        odd = rng.random()
+        if odd < 0.05:
+            data = data.replace(b"\n", b"\r\n")  # read with universal newlines
+        elif odd < 0.08:
+            data = data.replace(b"Limit", b"Lim\xe9t").replace(b"return", b'return "\xff"')  # not UTF-8
+        path.write_bytes(data)
         files.append(rel)
     for hidden in ("node_modules/dep/index.js", ".venv/lib/x.py", "build/out.py"):
         if rng.random() < 0.3:
