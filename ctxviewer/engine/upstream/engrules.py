@@ -8,8 +8,9 @@ true unless set false, ``description`` optional.  A file that is not UTF-8, not 
 not a mapping or whose ``rules`` is not a list is skipped; so is a rule that is not a
 mapping, lacks ``id`` or ``title`` or names an unknown priority.  Some malformed values
 make upstream raise instead, which leaves the whole section out (a ``priority`` that
-is not text, an ``applies_to`` that cannot be iterated, an ``id`` that cannot be
-hashed, a task file that is not a path).
+is not text; once the rule is reached while matching: an ``id`` that cannot be hashed,
+an ``applies_to`` that cannot be iterated or holds a glob that is not text; a task
+file that is not a path).
 
 Choosing: a rule applies when one of its globs matches (``fnmatch``) the base name of
 a create/modify file; disabled rules are passed over and the first rule of an ``id``
@@ -49,7 +50,7 @@ class EngRule:
     title: Any
     description: Any
     priority: str
-    globs: list[Any]
+    globs: Any  # a list of globs when well formed; anything else fails only when matched
     enabled: Any
     source: str
     index: int  # position in its file's rules list (0-based)
@@ -97,12 +98,8 @@ def _parse(entry: Mapping[Any, Any], source: str, index: int) -> EngRule | str:
     globs = entry.get("applies_to", ["*"])
     if isinstance(globs, str):
         globs = [globs]
-    if isinstance(globs, Mapping):
-        globs = list(globs)
-    if not isinstance(globs, (list, tuple)):
-        raise RulesFailure(f"{source}: rule {index + 1} has an applies_to of {type(globs).__name__}")
     return EngRule(
-        entry["id"], entry["title"], entry.get("description", ""), priority, list(globs),
+        entry["id"], entry["title"], entry.get("description", ""), priority, globs,
         entry.get("enabled", True), source, index,
     )  # fmt: skip
 
@@ -150,8 +147,17 @@ def _line(rule: EngRule) -> str:
     return text
 
 
+def _globs(rule: EngRule) -> list[Any]:
+    """The rule's globs as upstream iterates them (a mapping's keys); raises where iterating fails."""
+    if isinstance(rule.globs, (list, tuple)):
+        return list(rule.globs)
+    if isinstance(rule.globs, Mapping):
+        return list(rule.globs)
+    raise RulesFailure(f"{rule.source}: rule {rule.id!r} has an applies_to of {type(rule.globs).__name__}")
+
+
 def _first_match(rule: EngRule, names: Sequence[str]) -> tuple[str, str] | None:
-    for glob in rule.globs:
+    for glob in _globs(rule):
         for name in names:
             if not isinstance(glob, str):
                 raise RulesFailure(f"{rule.source}: rule {rule.id!r} has a glob that is not text ({glob!r})")
@@ -189,7 +195,7 @@ def build(fs: ProjectFS, folder: str, task_files: Sequence[Any], budget: int) ->
             continue
         hit = _first_match(rule, names)
         if hit is None:
-            globs = ", ".join(repr(g) for g in rule.globs) or "no globs"
+            globs = ", ".join(repr(g) for g in _globs(rule)) or "no globs"
             passed.append(RuleOutcome(rule, "not_matched", f"no task file's name matches {globs}"))
             continue
         chosen[rule.id] = RuleOutcome(rule, "kept", f"{hit[0]} matches {hit[1]!r}")

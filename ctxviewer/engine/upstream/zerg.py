@@ -206,7 +206,7 @@ class ZergRun(MahabharathaRun):
                 reason=f"rule {rule.id!r}: {outcome.why}",
                 text=outcome.line,
                 offset=outcome.offset,
-                details={"priority": rule.priority, "applies_to": [str(g) for g in rule.globs]},
+                details={"priority": rule.priority, "applies_to": repr(rule.globs)},
             )
         if result.omitted_note:
             kept = sum(1 for o in result.outcomes if o.status == "kept")

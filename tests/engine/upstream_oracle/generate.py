@@ -94,6 +94,13 @@ def _engineering_file(rng: random.Random, ids: list[str]) -> str:
             rule["enabled"] = False
         if rng.random() < 0.05:
             rule.pop("title")
+        if rng.random() < 0.04:  # odd values: some are skipped, some make upstream drop the section
+            key, value = rng.choice(
+                [("priority", None), ("applies_to", None), ("applies_to", 5), ("applies_to", {"*.py": 1}),
+                 ("applies_to", [5]), ("title", 42), ("description", ["a", "b"]), ("id", [1]), ("enabled", "no"),
+                 ("enabled", 0)]
+            )  # fmt: skip
+            rule[key] = value
         rules.append(rule)
     return json.dumps({"name": "generated", "rules": rules}, indent=1)  # JSON is YAML
 
