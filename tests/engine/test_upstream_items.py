@@ -109,3 +109,32 @@ def test_the_repository_map_cut_is_a_step_and_each_symbol_says_where_it_fell(tmp
     assert items["map:m45"].status == DROPPED and "limit was reached at 1,600" in items["map:m45"].reason
     assert "map:m45:1:ledger_thing_45" not in items  # a module whose heading did not fit lists no symbols
     assert "symbols contain 'ledger'" in items["map:m00"].reason
+
+
+def test_engineering_rules_past_the_limit_are_counted_in_a_note(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    rules = [{"id": f"L{n}", "title": f"T{n}", "description": "x" * 500} for n in range(1, 6)]
+    (root / ".zerg" / "rules" / "a.yaml").write_text(json.dumps({"rules": rules}))
+    trace = assemble(load_project(root), "feat", "T1", {"profile": "zerg-0.3.2"}, exact=False)
+    # Each line is "- **[RECOMMENDED]** Tn: " (24) + 500 characters, 525 with its newline:
+    # three fit 1,600 (1,575), the fourth would not; two are left.
+    section = next(s for s in trace.sections if s.name == "engineering_rules")
+    assert section.text.count("- **[RECOMMENDED]**") == 3
+    assert section.text.endswith("x\n\n_(2 more rules omitted due to token budget)_")
+    items = {i.id: i for i in trace.items}
+    assert [items[f"eng:.zerg/rules/a.yaml#{n}"].status for n in range(1, 6)] == [INCLUDED] * 3 + [DROPPED] * 2
+    assert "after 3 rule line(s) (1,575 characters)" in items["eng:.zerg/rules/a.yaml#4"].reason
+    (step,) = [s for s in trace.trim_steps if s.action == "omit_rules"]
+    assert step.description.startswith("2 rule line(s) after the first 3 did not fit 1,600 characters")
+
+
+def test_the_symbol_map_follows_a_changed_source(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "src").mkdir()
+    (root / "src" / "x.py").write_text("def first():\n    pass\n")
+    project = load_project(root)
+    before = assemble(project, "feat", "T1", {"profile": "zerg-0.3.2"}, exact=False)
+    assert before.context.endswith("### src.x\n- `def first()`\n")
+    (root / "src" / "x.py").write_text("def second_one(a: int) -> str:\n    pass\n")
+    after = assemble(project, "feat", "T1", {"profile": "zerg-0.3.2"}, exact=False)
+    assert after.context.endswith("### src.x\n- `def second_one(a: int) -> str`\n")

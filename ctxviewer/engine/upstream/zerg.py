@@ -210,13 +210,14 @@ class ZergRun(MahabharathaRun):
             )
         if result.omitted_note:
             kept = sum(1 for o in result.outcomes if o.status == "kept")
-            before = engrules.HEADER + "\n".join(_lines_of(result.outcomes, all_=True))
+            omitted = sum(1 for o in result.outcomes if o.status == "omitted")
+            before = engrules.HEADER + "\n".join(o.line for o in result.outcomes if o.status in ("kept", "omitted"))
             self._step(
                 ENGINEERING,
                 "omit_rules",
                 "engineering rules",
-                f"{len(result.outcomes) and sum(1 for o in result.outcomes if o.status == 'omitted')} rule line(s) "
-                f"after the first {kept} did not fit {result.limit:,} characters; a note says so instead",
+                f"{omitted} rule line(s) after the first {kept} did not fit {result.limit:,} characters; "
+                "a note says how many were left out",
                 before,
                 result.text,
             )
@@ -354,14 +355,14 @@ class ZergRun(MahabharathaRun):
                 if placed:
                     offset += len(entry)
         if result.cut_at is not None:
-            placed = sum(p.placed for p in result.picks)
+            listed = sum(p.placed for p in result.picks)
             total = sum(len(p.symbols) for p in result.picks)
             self._step(
                 REPO_MAP,
                 "cut_map",
                 "repository map",
                 f"the {result.limit:,}-character limit fell at {result.cut_at:,} characters: "
-                f"{placed} of {total} chosen symbols listed, "
+                f"{listed} of {total} chosen symbols listed, "
                 f"{sum(p.heading_placed for p in result.picks)} of {len(result.picks)} modules",
                 repomap.render_all(result.picks),
                 result.text,
@@ -469,7 +470,3 @@ class ZergRun(MahabharathaRun):
                 )
             )
         return "\n\n".join(chunks), tuple(sections)
-
-
-def _lines_of(outcomes: Sequence[engrules.RuleOutcome], *, all_: bool) -> list[str]:
-    return [o.line for o in outcomes if o.status in (("kept", "omitted") if all_ else ("kept",))]
