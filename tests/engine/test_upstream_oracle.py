@@ -11,12 +11,14 @@ package (no network): the tests are skipped and say why.
 from __future__ import annotations
 
 import difflib
+import fcntl
 import glob
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +67,18 @@ def find_python() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def oracle() -> str:
-    """The oracle virtualenv's python, created on first use."""
+def oracle() -> Iterator[str]:
+    """The oracle virtualenv's python, created on first use (one process at a time)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"zerg-ai-{VERSION}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield _oracle_python()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _oracle_python() -> str:
     venv = CACHE / f"zerg-ai-{VERSION}"
     python = venv / "bin" / "python"
     ready = venv / "ready"
@@ -76,7 +88,6 @@ def oracle() -> str:
     if base is None:
         pytest.skip("zerg-ai differential test: no Python >= 3.12 found (PATH, ~/.pyenv/versions)")
     shutil.rmtree(venv, ignore_errors=True)
-    venv.parent.mkdir(parents=True, exist_ok=True)
     steps = [
         [base, "-m", "venv", str(venv)],
         [

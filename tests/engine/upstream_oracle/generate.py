@@ -244,6 +244,8 @@ def make_project(root: Path, seed: int, tasks: int) -> tuple[str, list[dict[str,
                 chosen[key] = picks
         if rng.random() < 0.03 and chosen.get("create"):
             chosen["create"].append(rng.choice([7, None]))  # not a path: some builders raise
+        if rng.random() < 0.04:  # a real upstream shape: its spec keywords raise on it
+            chosen["move"] = [{"from": "src/old.py", "to": "src/new.py"}]  # type: ignore[list-item]
         if chosen or rng.random() < 0.5:
             task["files"] = chosen
         if rng.random() < 0.02:
