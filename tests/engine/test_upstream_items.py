@@ -10,7 +10,8 @@ import pytest
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import DROPPED, INCLUDED
+from ctxviewer.engine.trace import INCLUDED
+from ctxviewer.engine.upstream.fates import CUT_FOR_BUDGET, NOT_CANDIDATE
 from ctxviewer.engine.upstream.zerg import upstream_estimate
 
 RULES = """
@@ -42,15 +43,17 @@ def test_rules_mcp_and_switches_are_explained(tmp_path: Path) -> None:
     )
     items = {i.id: i for i in trace.items}
     r1, r2, r3 = (items[f"eng:.zerg/rules/a.yaml#{n}"] for n in (1, 2, 3))
-    assert (r1.status, r2.status, r3.status) == (INCLUDED, DROPPED, DROPPED)
+    assert (r1.status, r2.status, r3.status) == (INCLUDED, NOT_CANDIDATE, NOT_CANDIDATE)
     assert "x.py matches '*.py'" in r1.reason
     assert "'*.ts'" in r2.reason and "disabled" in r3.reason
     assert r1.span is not None and trace.context[r1.span[0] : r1.span[1]] == "- **[CRITICAL]** Alpha"
     morph = items["mcp:morphllm"]
     assert morph.status == INCLUDED and morph.score == 2 and morph.span is not None
     assert trace.context[morph.span[0] : morph.span[1]] == "morphllm"
-    assert items["mcp:sequential"].status == DROPPED
-    assert items["switch:tdd_mode"].status == DROPPED and "ZERG_TDD_MODE is unset" in items["switch:tdd_mode"].reason
+    assert items["mcp:sequential"].status == NOT_CANDIDATE
+    assert (
+        items["switch:tdd_mode"].status == NOT_CANDIDATE and "ZERG_TDD_MODE is unset" in items["switch:tdd_mode"].reason
+    )
     budgets = {s.name: s.budget for s in trace.sections}
     assert budgets["engineering_rules"] == 400 and budgets["spec_excerpts"] == 800 and budgets["efficiency_hints"] == 0
     assert "passed and ignored" in next(s.reason for s in trace.sections if s.name == "mcp_hints")
@@ -106,7 +109,7 @@ def test_the_repository_map_cut_is_a_step_and_each_symbol_says_where_it_fell(tmp
     assert (step.chars_before, step.chars_after) == (25 + 60 * 35, 1600)
     items = {i.id: i for i in trace.items}
     assert items["map:m44:1:ledger_thing_44"].status == INCLUDED
-    assert items["map:m45"].status == DROPPED and "limit was reached at 1,600" in items["map:m45"].reason
+    assert items["map:m45"].status == CUT_FOR_BUDGET and "limit was reached at 1,600" in items["map:m45"].reason
     assert "map:m45:1:ledger_thing_45" not in items  # a module whose heading did not fit lists no symbols
     assert "symbols contain 'ledger'" in items["map:m00"].reason
 
@@ -122,7 +125,7 @@ def test_engineering_rules_past_the_limit_are_counted_in_a_note(tmp_path: Path) 
     assert section.text.count("- **[RECOMMENDED]**") == 3
     assert section.text.endswith("x\n\n_(2 more rules omitted due to token budget)_")
     items = {i.id: i for i in trace.items}
-    assert [items[f"eng:.zerg/rules/a.yaml#{n}"].status for n in range(1, 6)] == [INCLUDED] * 3 + [DROPPED] * 2
+    assert [items[f"eng:.zerg/rules/a.yaml#{n}"].status for n in range(1, 6)] == [INCLUDED] * 3 + [CUT_FOR_BUDGET] * 2
     assert "after 3 rule line(s) (1,575 characters)" in items["eng:.zerg/rules/a.yaml#4"].reason
     (step,) = [s for s in trace.trim_steps if s.action == "omit_rules"]
     assert step.description.startswith("2 rule line(s) after the first 3 did not fit 1,600 characters")

@@ -19,5 +19,7 @@ CUT_FOR_BUDGET = DROPPED
 OUTRANKED = DROPPED
 #: Looked at, but never a candidate (no glob matched, disabled, no keyword hit, ...).
 NOT_CANDIDATE = DROPPED
+#: Would have been in, but its section (or the whole context) failed as upstream fails.
+LOST_TO_FAILURE = DROPPED
 
-__all__ = ["CUT_FOR_BUDGET", "CUT_SHORT", "KEPT", "NOT_CANDIDATE", "OUTRANKED"]
+__all__ = ["CUT_FOR_BUDGET", "CUT_SHORT", "KEPT", "LOST_TO_FAILURE", "NOT_CANDIDATE", "OUTRANKED"]

@@ -32,7 +32,7 @@ from ctxviewer.engine.keywords import describe_value
 from ctxviewer.engine.mahabharatha import MahabharathaRun
 from ctxviewer.engine.trace import INCLUDED, SECURITY, SPEC, TRUNCATED, Section
 from ctxviewer.engine.upstream import compact, engrules, repomap, switches
-from ctxviewer.engine.upstream.fates import CUT_FOR_BUDGET, KEPT, NOT_CANDIDATE, OUTRANKED
+from ctxviewer.engine.upstream.fates import CUT_FOR_BUDGET, KEPT, LOST_TO_FAILURE, NOT_CANDIDATE, OUTRANKED
 
 ENGINEERING = "engineering_rules"
 MCP = "mcp_hints"
@@ -157,7 +157,7 @@ class ZergRun(MahabharathaRun):
             self._error(section, "pipeline", message, "this section is left out", self.feature.graph_path)
             for draft in self.items:
                 if isinstance(draft, ItemDraft) and draft.section == section and draft.status in (INCLUDED, TRUNCATED):
-                    draft.status, draft.kept_chars, draft.offset = NOT_CANDIDATE, 0, None
+                    draft.status, draft.kept_chars, draft.offset = LOST_TO_FAILURE, 0, None
                     draft.reason = f"would be {draft.reason}, but the section is left out: {message}"
             return ""
 
@@ -418,7 +418,7 @@ class ZergRun(MahabharathaRun):
                     f"would be {draft.status} ({draft.reason}), but the whole context "
                     f"{'fell back to empty' if self.settings.fallback_to_full else 'failed'}: {fatal}"
                 )
-                draft.status, draft.kept_chars, draft.offset = CUT_FOR_BUDGET, 0, None
+                draft.status, draft.kept_chars, draft.offset = LOST_TO_FAILURE, 0, None
 
     # -- layout --------------------------------------------------------------------------------------------
 
