@@ -32,7 +32,7 @@ from ctxviewer.engine.keywords import describe_value
 from ctxviewer.engine.mahabharatha import MahabharathaRun
 from ctxviewer.engine.trace import INCLUDED, SECURITY, SPEC, TRUNCATED, Section
 from ctxviewer.engine.upstream import compact, engrules, repomap, switches
-from ctxviewer.engine.upstream.fates import CUT_FOR_BUDGET, KEPT, LOST_TO_FAILURE, NOT_CANDIDATE, OUTRANKED
+from ctxviewer.engine.upstream.fates import CUT_FOR_BUDGET, LOST_TO_FAILURE, NOT_CANDIDATE, OUTRANKED
 
 ENGINEERING = "engineering_rules"
 MCP = "mcp_hints"
@@ -169,7 +169,7 @@ class ZergRun(MahabharathaRun):
         fields.setdefault("rank", None)
         fields.setdefault("part", fields["section"])
         text = fields.setdefault("text", "")
-        fields.setdefault("kept_chars", len(text) if fields["status"] == KEPT else 0)
+        fields.setdefault("kept_chars", len(text) if fields["status"] == INCLUDED else 0)
         self.items.append(ItemDraft(**fields))
 
     def _python_and_javascript_note(self, task_files: Sequence[Any]) -> None:
@@ -193,7 +193,7 @@ class ZergRun(MahabharathaRun):
         result = engrules.build(self.fs, folder, task_files, budget)
         for where, why in result.skipped:
             self._error(ENGINEERING, "input", f"{where}: {why}", "skipped, as upstream does", where.split("#")[0])
-        fates = {"kept": KEPT, "omitted": CUT_FOR_BUDGET}
+        fates = {"kept": INCLUDED, "omitted": CUT_FOR_BUDGET}
         for n, outcome in enumerate(result.outcomes, start=1):
             rule = outcome.rule
             self._add(
@@ -258,7 +258,7 @@ class ZergRun(MahabharathaRun):
                 source=server.name,
                 score=server.overlap,
                 matched=server.shared,
-                status=KEPT if server.kept else OUTRANKED,
+                status=INCLUDED if server.kept else OUTRANKED,
                 reason=server.why,
                 text=server.name,
                 offset=offset if offset >= 0 else None,
@@ -288,7 +288,7 @@ class ZergRun(MahabharathaRun):
                 kind="switch",
                 section=section,
                 source=f"setting {key} (environment variable {variable})",
-                status=KEPT if text else NOT_CANDIDATE,
+                status=INCLUDED if text else NOT_CANDIDATE,
                 reason=(
                     f"{variable} is {shown}: builds this section"
                     if text
@@ -326,7 +326,7 @@ class ZergRun(MahabharathaRun):
                 kind="repo_module",
                 section=REPO_MAP,
                 source=source,
-                status=KEPT if pick.heading_placed else CUT_FOR_BUDGET,
+                status=INCLUDED if pick.heading_placed else CUT_FOR_BUDGET,
                 reason=f"{pick.why}; {pick.placed} of {len(pick.symbols)} symbol(s) listed"
                 + ("" if pick.placed == len(pick.symbols) else cut),
                 text=heading,
@@ -347,7 +347,7 @@ class ZergRun(MahabharathaRun):
                     line_start=sym.line,
                     line_end=sym.line,
                     matched=hits,
-                    status=KEPT if placed else CUT_FOR_BUDGET,
+                    status=INCLUDED if placed else CUT_FOR_BUDGET,
                     reason=f"{sym.kind} {sym.name}: {by}" + ("" if placed else cut),
                     text=entry,
                     offset=offset if placed else None,
