@@ -141,3 +141,19 @@ def test_the_symbol_map_follows_a_changed_source(tmp_path: Path) -> None:
     (root / "src" / "x.py").write_text("def second_one(a: int) -> str:\n    pass\n")
     after = assemble(project, "feat", "T1", {"profile": "zerg-0.3.2"}, exact=False)
     assert after.context.endswith("### src.x\n- `def second_one(a: int) -> str`\n")
+
+
+def test_switches_on_the_command_line_keep_the_text_as_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxviewer.cli import main
+
+    root = _project(tmp_path)
+    args = ["assemble", str(root), "--feature", "feat", "--task", "T1", "--profile", "zerg-0.3.2"]
+    # 'yes' is not one of upstream's '1' / 'true': no abbreviations, no efficiency section.
+    assert main([*args, "--set", "compact_mode=yes"]) == 0
+    assert "## Token Efficiency" not in capsys.readouterr().out
+    assert main([*args, "--set", "compact_mode=1", "--set", "behavioral_mode=debug"]) == 0
+    out = capsys.readouterr().out
+    mode = "## Behavioral Mode: debug\n\nSystematic debugging. Trace root causes. Add diagnostic logging."
+    assert mode in out and out.index(mode) < out.index("## Token Efficiency")

@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -336,7 +337,10 @@ def _build(fs: ProjectFS, files: Sequence[tuple[str, str]]) -> RepoGraph:
                 _parsed[key] = (js_symbols(source), [])
         found = _parsed[key]
         if found is None:
-            graph.skipped.append((rel, "does not parse as Python"))
+            why = "does not parse as Python"
+            if sys.version_info < (3, 12):  # upstream needs 3.12, whose grammar is larger (PEP 695, 701)
+                why += f" {sys.version_info[0]}.{sys.version_info[1]} (upstream runs on 3.12+, which may parse it)"
+            graph.skipped.append((rel, why))
             continue
         syms, edges = found
         if syms:
