@@ -26,7 +26,8 @@ import pytest
 
 from ctxviewer.engine.pipeline import assemble_task
 from ctxviewer.engine.project import load_project
-from tests.engine.upstream_oracle.generate import COMBOS, make_project
+from ctxviewer.engine.upstream.repomap import js_symbols, python_symbols
+from tests.engine.upstream_oracle.generate import COMBOS, js_soup, make_project, python_module
 
 VERSION = "0.3.2"
 HERE = Path(__file__).parent
@@ -121,13 +122,19 @@ def _oracle_python() -> str:
 HASH_SEED = "1"
 
 
-def run_oracle(python: str, jobs: list[dict[str, Any]]) -> list[dict[str, str]]:
+def run_oracle(python: str, jobs: list[dict[str, Any]], *mode: str) -> list[dict[str, Any]]:
     env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
     done = subprocess.run(
-        [python, str(DRIVER)], input=json.dumps(jobs), capture_output=True, text=True, timeout=600, check=False, env=env
+        [python, str(DRIVER), *mode],
+        input=json.dumps(jobs),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=env,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    out: list[dict[str, str]] = json.loads(done.stdout)
+    out: list[dict[str, Any]] = json.loads(done.stdout)
     assert len(out) == len(jobs)
     return out
 
@@ -223,3 +230,25 @@ def test_generated_projects_match_the_real_plugin(oracle: str, tmp_path: Path) -
     ):
         assert sum(marker in t for t in texts) >= 5, marker
     assert sum(t == "" for t in texts) >= 5
+
+
+def test_symbol_extractors_match_on_random_sources(oracle: str) -> None:
+    # 3,000 token soups for the JS/TS patterns (lines, comments, nesting across lines) and
+    # 1,000 Python modules with every parameter, annotation, base and import shape.
+    jobs: list[dict[str, Any]] = [{"js": js_soup(n)} for n in range(3000)]
+    jobs += [{"py": python_module(n)} for n in range(1000)]
+    theirs = run_oracle(oracle, jobs, "symbols")
+    differ = []
+    for job, got in zip(jobs, theirs, strict=True):
+        if "js" in job:
+            mine = [[s.name, s.kind, s.signature, s.line, s.doc] for s in js_symbols(job["js"])]
+            edges: list[list[str]] = []
+        else:
+            found = python_symbols(job["py"], "m.py", "pkg.m") or ([], [])  # None: does not parse, skipped
+            mine = [[s.name, s.kind, s.signature, s.line, s.doc] for s in found[0]]
+            edges = [list(e) for e in found[1]]
+        if mine != got["symbols"] or edges != got["edges"]:
+            differ.append(f"{job}\n  zerg-ai:   {got}\n  ctxviewer: {mine} {edges}")
+    assert not differ, f"{len(differ)} of {len(jobs)} sources differ; first:\n" + "\n".join(differ[:3])
+    assert sum(bool(g["symbols"]) for g in theirs[:3000]) > 1500  # most sources have symbols to compare
+    assert sum(bool(g["symbols"]) for g in theirs[3000:]) > 900

@@ -22,8 +22,34 @@ from zerg.plugin_config import ContextEngineeringConfig  # noqa: E402
 VARIABLES = ("ANALYSIS_DEPTH", "BEHAVIORAL_MODE", "TDD_MODE", "COMPACT_MODE", "WORKER_ID")
 
 
+def symbols(jobs: list[dict[str, str]]) -> list[dict[str, list[list[object]]]]:
+    """The repository map's extractors alone: {"js": source} or {"py": source} per job."""
+    import tempfile
+    from pathlib import Path
+
+    from zerg.repo_map import _extract_python_symbols
+    from zerg.repo_map_js import extract_js_symbols
+
+    out = []
+    folder = Path(tempfile.mkdtemp())
+    for job in jobs:
+        if "js" in job:
+            found = [[s.name, s.kind, s.signature, s.line, s.docstring] for s in extract_js_symbols(job["js"])]
+            out.append({"symbols": found, "edges": []})
+        else:
+            path = folder / "m.py"
+            path.write_text(job["py"], encoding="utf-8")
+            syms, edges = _extract_python_symbols(path, "pkg.m")
+            found = [[s.name, s.kind, s.signature, s.line, s.docstring] for s in syms]
+            out.append({"symbols": found, "edges": [[e.source, e.target] for e in edges]})
+    return out
+
+
 def main() -> None:
     jobs = json.load(sys.stdin)
+    if "symbols" in sys.argv[1:]:
+        json.dump(symbols(jobs), sys.stdout)
+        return
     home = os.getcwd()
     out = []
     last_root = None

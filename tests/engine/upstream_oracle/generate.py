@@ -254,3 +254,87 @@ def make_project(root: Path, seed: int, tasks: int) -> tuple[str, list[dict[str,
     graph = {"feature": feature, "tasks": out}
     (spec / "task-graph.json").write_text(json.dumps(graph, indent=1))
     return feature, out
+
+
+# -- sources for the symbol extractors alone -----------------------------------------------------
+
+_JS_TOKENS = (
+    "export ", "default ", "async ", "function ", "class ", " extends ", " implements ", "interface ", "type ",
+    "import ", " from ", "const ", "let ", "var ", " => ", "(", ")", "{", "}", "<", ">", " = ", ": ", "/** ", " */",
+    "*/", " * ", "@param ", "\n", "\n", "\n", "  ", "foo", "Bar", "baz_1", "A, B", " as ", "'mod'", '"x"', ",",
+    "abstract ", "{ type T }", "\t", "\u00e9",
+)  # fmt: skip
+
+
+_JS_STARTS = (
+    "", "export ", "export default ", "export async function ", "function ", "async function ", "import ",
+    "import type ", "class ", "export abstract class ", "interface ", "export interface ", "type ", "export type ",
+    "const ", "export const ", "export let ", "var ", "/** ", " * ", " */", "*/",
+)  # fmt: skip
+
+
+def js_soup(seed: int) -> str:
+    """Random JS/TS-ish text: lines starting like declarations, then every pattern's pieces in random order."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(rng.randint(1, 15)):
+        start = rng.choice(_JS_STARTS)
+        lines.append(start + "".join(rng.choice(_JS_TOKENS) for _ in range(rng.randint(0, 8))))
+    return "\n".join(lines)
+
+
+_ANNOTATIONS = (
+    "int", "str | None", "dict[str, int]", "a.b.C", "'Fwd'", "b'x'", "None", "...", "list[int, str]", "f(x)",
+    "lambda: 1", "[int]", "x[1:2]", "-1", "int + str", "tuple[()]", "Callable[[int], str]", "x if y else z",
+)  # fmt: skip
+
+
+def _function(rng: random.Random, indent: str = "") -> str:
+    params: list[str] = []
+    if rng.random() < 0.3:
+        params += ["a", "/"]
+    params += [
+        f"p{i}" + (f": {rng.choice(_ANNOTATIONS)}" if rng.random() < 0.6 else "") for i in range(rng.randint(0, 3))
+    ]
+    if rng.random() < 0.3:
+        params.append("*args: int")
+    elif rng.random() < 0.3:
+        params += ["*", "k: int = 1"]
+    if rng.random() < 0.3:
+        params.append("**kw")
+    ret = f" -> {rng.choice(_ANNOTATIONS)}" if rng.random() < 0.5 else ""
+    doc = rng.choice(
+        ["pass", '"""Doc line.\n\n    more"""', '"""\n    Second line first.\n    """', "'''x'''", '""""""']
+    )
+    deco = rng.choice(["", f"{indent}@decorator\n", f"{indent}@a.b(1)\n"])
+    head = rng.choice(["def", "async def"])
+    return f"{deco}{indent}{head} f{rng.randint(0, 9)}({', '.join(params)}){ret}:\n{indent}    {doc}\n"
+
+
+def python_module(seed: int) -> str:
+    """A random Python 3.11 module: functions, classes, imports and assignments of every shape the map reads."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(rng.randint(1, 10)):
+        kind = rng.random()
+        if kind < 0.35:
+            out.append(_function(rng))
+        elif kind < 0.55:
+            picked = [
+                rng.choice(["object", "ABC", "Base", "a.B", "Generic[T]", "*bs"]) for _ in range(rng.randint(0, 3))
+            ]
+            bases = ", ".join(picked + (["metaclass=M"] if rng.random() < 0.2 else []))
+            body = "".join(_function(rng, "    ") for _ in range(rng.randint(0, 3))) or "    X = 1\n"
+            doc = rng.choice(["", '    """Class doc."""\n'])
+            out.append(f"class C{rng.randint(0, 9)}({bases}):\n{doc}{body}")
+        elif kind < 0.65:
+            out.append(
+                rng.choice(["import os", "import a.b as c, d", "from . import x", "from ..p import (y as z, w)"])
+            )
+        elif kind < 0.85:
+            out.append(
+                rng.choice(["A = 1", "A = B = 2", "A, B = 1, 2", "a = 1", "A: int = 3", "A_B1 = 'x'", "X.Y = 1"])
+            )
+        else:
+            out.append(rng.choice(["if x:\n    def hidden(): pass", "try:\n    import q\nexcept ImportError: pass"]))
+    return "\n".join(out) + "\n"
