@@ -67,6 +67,7 @@ UNUSED_SETTINGS: Mapping[str, Mapping[str, str]] = {
     "zerg-0.3.2": {
         "security_share": "not used by zerg-0.3.2: its shares are fixed (10 % security, 20 % spec, ...)",
         "spec_share": "not used by zerg-0.3.2: its shares are fixed (10 % security, 20 % spec, ...)",
+        "tokenizer": "zerg-0.3.2 decides in characters and len // 4, as upstream does; other counts are only shown",
     },
 }
 #: Settings that stand for environment variables of the process running an upstream plugin
