@@ -157,3 +157,24 @@ def test_switches_on_the_command_line_keep_the_text_as_typed(
     out = capsys.readouterr().out
     mode = "## Behavioral Mode: debug\n\nSystematic debugging. Trace root causes. Add diagnostic logging."
     assert mode in out and out.index(mode) < out.index("## Token Efficiency")
+
+
+def test_the_mcp_cost_cut_can_drop_the_server_that_shares_most() -> None:
+    from ctxviewer.engine.upstream.switches import route
+
+    # Asked for: test, debug, refactor, document and ui (capabilities of all six servers).
+    # By overlap: magic 3; sequential, context7, playwright, morphllm 2; serena 1. Six is more
+    # than three, so capabilities per cost decide: context7 3/0.5 = 6, sequential 4/1 and
+    # serena 4/1 = 4, the rest 2 -- magic, which shares most, is cut.
+    routing = route("Debug and test the UI with a refactor and document it", [], None)
+    assert routing.text == "## MCP Servers (task-scoped)\n\nRecommended: context7, sequential, serena"
+    outcomes = {s.name: s for s in routing.servers}
+    assert [s.name for s in routing.servers if s.kept] == ["sequential", "context7", "serena"]
+    assert outcomes["magic"].overlap == 3 and not outcomes["magic"].kept
+    assert (
+        "only the top 3 are kept" in outcomes["magic"].why
+        and "3 capabilities / cost 1.5 = 2.00" in outcomes["magic"].why
+    )
+    # A depth tier asks for its servers' capabilities; the misspelt think_hard asks for nothing.
+    assert route("", [], "think-hard").text.endswith("Recommended: sequential, context7")
+    assert route("", [], "think_hard").text == ""

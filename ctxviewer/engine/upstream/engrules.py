@@ -213,7 +213,7 @@ def build(fs: ProjectFS, folder: str, task_files: Sequence[Any], budget: int) ->
                 later.line = _line(later.rule)
                 later.status = "omitted"
                 later.why += (
-                    f", {later.rule.priority}; omitted: the {result.limit:,}-character budget was reached "
+                    f", {later.rule.priority}; did not fit: the {result.limit:,}-character budget was reached "
                     f"after {len(lines)} rule line(s) ({used:,} characters)"
                 )
             break

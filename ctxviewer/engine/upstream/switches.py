@@ -173,8 +173,8 @@ def route(description: object, suffixes: Sequence[str], depth: str | None) -> Ro
                 why += f" after the cost cut ({len(caps)} capabilities / cost {weight:g})"
         else:
             why = (
-                f"{what}, rank {rank} by overlap; cut: more than {MAX_SERVERS} servers matched and its "
-                f"{len(caps)} capabilities / cost {weight:g} = {len(caps) / weight:.2f} ranks below the kept three"
+                f"{what}, rank {rank} by overlap; only the top {MAX_SERVERS} are kept: more servers matched and "
+                f"its {len(caps)} capabilities / cost {weight:g} = {len(caps) / weight:.2f} ranks below the kept three"
             )
         routing.servers.append(ServerOutcome(name, len(shared), shared, name in kept, why))
     if matched:

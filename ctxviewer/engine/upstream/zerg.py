@@ -157,8 +157,8 @@ class ZergRun(MahabharathaRun):
             self._error(section, "pipeline", message, "this section is left out", self.feature.graph_path)
             for draft in self.items:
                 if isinstance(draft, ItemDraft) and draft.section == section and draft.status in (INCLUDED, TRUNCATED):
+                    draft.reason = f"would be {draft.status} ({draft.reason}), but the section is left out: {message}"
                     draft.status, draft.kept_chars, draft.offset = LOST_TO_FAILURE, 0, None
-                    draft.reason = f"would be {draft.reason}, but the section is left out: {message}"
             return ""
 
     def _add(self, **fields: Any) -> None:
@@ -314,7 +314,7 @@ class ZergRun(MahabharathaRun):
             self._error(REPO_MAP, "input", f"{rel}: {why}", "not in the symbol map", rel)
         result = repomap.query(graph, task_files, keywords, budget * 4)
         cut = (
-            f"; the map's {result.limit:,}-character limit was reached at {result.cut_at:,} characters"
+            f"; did not fit: the map's {result.limit:,}-character limit was reached at {result.cut_at:,} characters"
             if result.cut_at is not None
             else ""
         )
