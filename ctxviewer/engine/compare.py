@@ -113,14 +113,21 @@ def split_top_level(text: str, separators: str = ",") -> list[str]:
 def parse_assignment(text: str, origin: str | None = None) -> tuple[str, Any]:
     """``KEY=VALUE`` with the value read as YAML (numbers, booleans, lists, mappings).
 
+    The upstream switches (``compact_mode`` ...) stand for environment variables: their
+    value is the text as typed (``null`` or ``~``: unset).
+
     A value YAML cannot read is kept as the text it is; the engine's validation says
     what it should have been.
     """
     import yaml
 
+    from ctxviewer.engine.settings import SWITCH_KEYS
+
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise SettingsError(f"{text.strip()!r}: write KEY=VALUE, e.g. budget=1500 or spec_share=0.4", origin)
+    if key.strip() in SWITCH_KEYS:  # an environment variable's text, exactly as typed ('yes' is not 'true')
+        return key.strip(), None if raw in ("null", "~") else raw
     try:
         value = yaml.safe_load(raw) if raw.strip() else ""
     except (yaml.YAMLError, RecursionError):

@@ -30,6 +30,8 @@ from ctxviewer.engine.tracker import ContextTracker, budget_for_task, file_read_
 
 #: Profiles that count exactly: with the ``heuristic`` tokenizer set they decide with cl100k_base.
 EXACT_PROFILES = ("shaktiman", "ctxviewer")
+#: Profiles that reproduce an upstream version whose every cut is in characters (4 per token).
+CHARACTER_PROFILES = ("zerg-0.3.2",)
 
 __all__ = ["Cancelled", "assemble", "assemble_task", "task_reads", "tracker_state"]
 
@@ -103,6 +105,8 @@ def decision_tokenizer(settings: Settings) -> str:
     """The tokenizer a profile decides with: exact profiles never decide with the estimate."""
     if settings.profile in EXACT_PROFILES and settings.tokenizer == HEURISTIC:
         return CL100K
+    if settings.profile in CHARACTER_PROFILES:
+        return HEURISTIC
     return settings.tokenizer
 
 
@@ -111,6 +115,7 @@ def _runner(settings: Settings) -> type[RunBase]:
     from ctxviewer.engine.ctxprofile import CtxviewerRun
     from ctxviewer.engine.drift import DriftRun
     from ctxviewer.engine.shaktiman import ShaktimanRun
+    from ctxviewer.engine.upstream.zerg import ZergRun
 
     runners: dict[str, type[RunBase]] = {
         "mahabharatha": MahabharathaRun,
@@ -118,6 +123,7 @@ def _runner(settings: Settings) -> type[RunBase]:
         "shaktiman": ShaktimanRun,
         "ctxviewer": CtxviewerRun,
         "computed": ComputedRun,
+        "zerg-0.3.2": ZergRun,
     }
     runner = runners.get(settings.profile)
     if runner is None:

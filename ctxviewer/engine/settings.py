@@ -33,7 +33,7 @@ SYSTEM_BUDGET_RANGE = (500, 20_000)
 BUDGET_RANGE = (1, 10_000_000)
 
 #: The assembly strategies, the reproduced pipeline first (see ctxviewer.engine.profiles).
-PROFILES: tuple[str, ...] = ("mahabharatha", "drift", "shaktiman", "ctxviewer", "computed")
+PROFILES: tuple[str, ...] = ("mahabharatha", "drift", "shaktiman", "ctxviewer", "computed", "zerg-0.3.2")
 #: What each profile is, in a line (for menus, tooltips and ``--help``).
 PROFILE_SUMMARIES: Mapping[str, str] = {
     "mahabharatha": "the reference pipeline, reproduced decision for decision",
@@ -42,6 +42,8 @@ PROFILE_SUMMARIES: Mapping[str, str] = {
     "ctxviewer": "exact per-section budgets, word-boundary keywords, near-duplicate removal, "
     "packing by score per token, partial trimming",
     "computed": "seed 004: patterns, warnings, decisions, prior work and code references chosen by the task's signals",
+    "zerg-0.3.2": "zerg-ai 0.3.2's nine sections (rules, security, spec, MCP, depth, mode, TDD, efficiency, "
+    "repository map), byte for byte",
 }
 #: Profiles that hold the whole context to the budget; their sections have no budgets of their own.
 WHOLE_BUDGET_PROFILES: tuple[str, ...] = ("drift", "shaktiman", "computed")
@@ -64,7 +66,15 @@ UNUSED_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "spec_share": "not used by computed: it holds the whole context to the budget",
         "top_k": "not used by computed: it reads the context map and handoffs, not spec paragraphs",
     },
+    "zerg-0.3.2": {
+        "security_share": "not used by zerg-0.3.2: its shares are fixed (10 % security, 20 % spec, ...)",
+        "spec_share": "not used by zerg-0.3.2: its shares are fixed (10 % security, 20 % spec, ...)",
+        "tokenizer": "zerg-0.3.2 decides in characters and len // 4, as upstream does; other counts are only shown",
+    },
 }
+#: Settings that stand for environment variables of the process running an upstream plugin
+#: (``ZERG_ANALYSIS_DEPTH`` ...); None is unset, as in the orchestrator's own process.
+SWITCH_KEYS: tuple[str, ...] = ("analysis_depth", "behavioral_mode", "tdd_mode", "compact_mode", "worker_id")
 #: The budget range the shaktiman profile accepts (seed 002).
 SHAKTIMAN_BUDGET_RANGE = (256, 32_768)
 #: Sources the drift profile can cut, as its priority list names them.
@@ -109,6 +119,7 @@ FLAT_KEYS: tuple[str, ...] = (
     "base_prompt",
     "base_prompt_tokens",
     "window_command",
+    *SWITCH_KEYS,
     "paths.specs",
     "paths.rules",
     "paths.commands",
@@ -174,6 +185,13 @@ class Settings:
     base_prompt: str | None = None
     base_prompt_tokens: int = 300
     window_command: str | None = None
+    #: Upstream switches (zerg-0.3.2): the values of ZERG_ANALYSIS_DEPTH, _BEHAVIORAL_MODE,
+    #: _TDD_MODE, _COMPACT_MODE and _WORKER_ID; None is unset.
+    analysis_depth: str | None = None
+    behavioral_mode: str | None = None
+    tdd_mode: str | None = None
+    compact_mode: str | None = None
+    worker_id: str | None = None
     paths: Paths = field(default_factory=Paths)
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -319,6 +337,20 @@ def _as_relpath(origin: str, key: str, value: Any) -> str:
     return value.strip().rstrip("/") or "."
 
 
+def _as_switch(origin: str, key: str, value: Any) -> str | None:
+    """An environment variable's value: text, or None (or an empty mapping value) for unset."""
+    if value is None:
+        return None
+    if isinstance(value, bool):  # YAML reads an unquoted true/false as a boolean
+        return "true" if value else "false"
+    if not isinstance(value, (str, int)):
+        raise _fail(origin, key, f"must be the variable's text (or null for unset), not {value!r}")
+    text = str(value)
+    if "\x00" in text or len(text) > 200:
+        raise _fail(origin, key, "must be a short text without NUL characters")
+    return text
+
+
 def _as_zones(origin: str, key: str, value: Any) -> tuple[tuple[str, float], ...]:
     if isinstance(value, Mapping):
         pairs = list(value.items())
@@ -438,6 +470,8 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str, *, ch
             changes[key] = None if value is None else _as_relpath(origin, key, value)
         elif key == "base_prompt_tokens":
             changes[key] = _as_int(origin, key, value, 0, 10_000_000)
+        elif key in SWITCH_KEYS:
+            changes[key] = _as_switch(origin, key, value)
         elif key.startswith("paths.") and key in FLAT_KEYS:
             paths_changes[key.split(".", 1)[1]] = _as_relpath(origin, key, value)
         else:
@@ -534,6 +568,7 @@ CTXVIEWER_YAML_KEYS: dict[tuple[str, ...], str] = {
     ("window", "base_prompt"): "base_prompt",
     ("window", "base_prompt_tokens"): "base_prompt_tokens",
     ("window", "command"): "window_command",
+    **{("upstream", key): key for key in SWITCH_KEYS},
 }
 
 

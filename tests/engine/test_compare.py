@@ -151,7 +151,10 @@ def test_two_sides_split_where_a_profile_name_starts() -> None:
         ("drift,mahabharatha:budget", "--profiles B: 'budget': write KEY=VALUE"),
         ("drift:profile=shaktiman,drift", "--profiles A: profile: the side's profile is chosen by its name"),
         ("drift:top_k=1,top_k=2,drift", "--profiles A: top_k: given twice"),
-        (":budget=3,drift", "--profiles A: name a profile (mahabharatha, drift, shaktiman, ctxviewer, computed)"),
+        (
+            ":budget=3,drift",
+            "--profiles A: name a profile (mahabharatha, drift, shaktiman, ctxviewer, computed, zerg-0.3.2)",
+        ),
     ],
 )
 def test_malformed_sides_are_refused_in_one_line(text: str, message: str) -> None:

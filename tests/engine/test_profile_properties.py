@@ -133,7 +133,7 @@ def test_ctxviewer_keeps_every_section_and_the_whole_within_budget(
     assert sum(trace.section_budgets.values()) + trace.buffer == budget + unused
 
 
-@pytest.mark.parametrize("profile", ["drift", "shaktiman", "ctxviewer"])
+@pytest.mark.parametrize("profile", ["drift", "shaktiman", "ctxviewer", "zerg-0.3.2"])
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(title=json_values, files=json_values, req=spec_text)
 def test_any_task_gives_a_trace_with_items_at_their_spans(profile: str, title: Any, files: Any, req: str) -> None:
