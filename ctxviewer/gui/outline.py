@@ -139,6 +139,10 @@ class ProjectOutline(QWidget):
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
+        # Elided at the right, unlike the tables' cells: the id stays whole and the title
+        # reads from its start (a middle cut left ids and titles both unreadable); the
+        # tooltip has the whole title.  A narrow indent leaves the title more room.
+        self.tree.setIndentation(14)
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)

@@ -98,7 +98,9 @@ class SectionsTab(QWidget):
         super().__init__(parent)
         self.chart = ShareChart(self)
         self.chart.sectionClicked.connect(self.sectionClicked)
-        self.table = RecordTable(section_columns("heuristic"), None, statuses=False, noun="sections", parent=self)
+        self.table = RecordTable(
+            section_columns("heuristic"), None, statuses=False, noun="sections", fit=True, parent=self
+        )
         self.table.filter.hide()
         self.arithmetic = QLabel(self)
         self.arithmetic.setWordWrap(True)
@@ -118,9 +120,7 @@ class SectionsTab(QWidget):
         if trace is None:
             self.table.set_rows([])
             return
-        self.table.set_rows(
-            section_rows(trace), widths=[105, 55, 62, 80, 62, 80, 62, 55, 80], columns=section_columns(trace.tokenizer)
-        )
+        self.table.set_rows(section_rows(trace), columns=section_columns(trace.tokenizer))
         self.arithmetic.setText(budget_arithmetic(trace))
         rows = self.table.view.verticalHeader().defaultSectionSize() * (len(trace.sections) + 2) + 80
         rest = max(100, self.splitter.height() - self.chart.sizeHint().height() - rows)
@@ -182,7 +182,7 @@ class TrimmingTab(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.chart = TrimChart(self)
-        self.table = RecordTable(trim_columns("tokens"), None, statuses=False, noun="steps", parent=self)
+        self.table = RecordTable(trim_columns("tokens"), None, statuses=False, noun="steps", fit=True, parent=self)
         self.chart.stepClicked.connect(lambda n: self.table.select(lambda s: s.order == n + 1))
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.addWidget(self.chart)
@@ -198,9 +198,7 @@ class TrimmingTab(QWidget):
         if trace is None:
             self.table.set_rows([])
             return
-        self.table.set_rows(
-            trace.trim_steps, widths=[36, 110, 100, 100, 70, 70, 70], columns=trim_columns(f"{trace.tokenizer} tokens")
-        )
+        self.table.set_rows(trace.trim_steps, columns=trim_columns(f"{trace.tokenizer} tokens"))
 
 
 class TaskTab(QWidget):
@@ -208,8 +206,8 @@ class TaskTab(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.keywords = RecordTable(keyword_columns(), None, statuses=False, noun="keywords", parent=self)
-        self.settings = RecordTable(setting_columns(), None, statuses=False, noun="settings", parent=self)
+        self.keywords = RecordTable(keyword_columns(), None, statuses=False, noun="keywords", fit=True, parent=self)
+        self.settings = RecordTable(setting_columns(), None, statuses=False, noun="settings", fit=True, parent=self)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.keywords)
         splitter.addWidget(self.settings)
@@ -218,8 +216,8 @@ class TaskTab(QWidget):
         layout.addWidget(splitter)
 
     def set_trace(self, trace: Trace | None) -> None:
-        self.keywords.set_rows(trace.keywords if trace else [], widths=[160])
-        self.settings.set_rows(setting_rows(trace) if trace else [], widths=[150, 150])
+        self.keywords.set_rows(trace.keywords if trace else [])
+        self.settings.set_rows(setting_rows(trace) if trace else [])
 
 
 class TrackerPanel(QWidget):
@@ -307,7 +305,7 @@ class SearchPanel(QWidget):
         self.field.textChanged.connect(self._search)
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
-        self.results = RecordTable(search_columns(), None, statuses=True, noun="candidates", parent=self)
+        self.results = RecordTable(search_columns(), None, statuses=True, noun="candidates", fit=True, parent=self)
         self.results.filter.hide()
         self.results.rowActivated.connect(self.matchChosen)
         self.results.view.clicked.connect(lambda _i: self._chosen())
@@ -335,7 +333,7 @@ class SearchPanel(QWidget):
             self.summary.setText("")
             return
         found = find_candidates(self._trace, text)
-        self.results.set_rows(found, widths=[260, 80, 80, 100, 380])
+        self.results.set_rows(found)
         fates = {s: sum(1 for m in found if m.status == s) for s in ("included", "truncated", "dropped")}
         text_parts = [f"{len(found)} candidates contain \u201c{html.escape(text.strip())}\u201d"]
         text_parts.append(", ".join(f"{n} {s}" for s, n in fates.items() if n))

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -22,28 +23,80 @@ from PySide6.QtWidgets import (
 
 from ctxviewer.engine.trace import DROPPED, INCLUDED, TRUNCATED
 from ctxviewer.gui.models import Column, RecordFilterProxy, RecordModel, RowRole
+from ctxviewer.gui.table_actions import TableActions, install_table_actions
 
 DetailFn = Callable[[Any], str]
 
+#: When the columns do not all fit, the last one (the reason, the description) keeps at
+#: least this share of the table's width; the widest of the others give way first.
+LAST_COLUMN_SHARE = 0.3
+#: A text column is not squeezed narrower than this (pixels) to make room for the others.
+MIN_COLUMN = 80
+#: A wrapping table (``wrap=True``) of at most this many rows fits its row heights to
+#: their texts; longer ones keep one line a row, elided, so they stay fast.
+WRAP_ROWS = 400
+
+
+def share_widths(wanted: Sequence[int], room: int, fixed: Sequence[bool] = (), floor: int = MIN_COLUMN) -> list[int]:
+    """Widths for columns that want *wanted* pixels in *room*; the last one stretches.
+
+    When everything fits, each column gets what it wants.  When not, the last column
+    keeps ``LAST_COLUMN_SHARE`` of the room (or what it wants, if less) and the others
+    share the rest by capping the widest: a column wanting more than the cap gets the
+    cap, the narrow ones keep their full width.  Columns marked in *fixed* (numbers,
+    statuses) always get what they want; the others never go under *floor* (nor under
+    what they want, if that is less) -- the table scrolls sideways before a column
+    becomes unreadable.  The last width is the last column's share; the view's stretch
+    gives it any pixels left over.
+    """
+    if not wanted:
+        return []
+    wants = [max(0, w) for w in wanted]
+    *head, last = wants
+    if sum(wants) <= room:
+        return wants
+    last_w = min(last, int(room * LAST_COLUMN_SHARE))
+    pinned = [n < len(fixed) and fixed[n] for n in range(len(head))]
+    rest = room - last_w - sum(w for w, p in zip(head, pinned, strict=True) if p)
+    free = sorted(w for w, p in zip(head, pinned, strict=True) if not p)
+    # The largest cap with sum(min(want, cap)) <= rest over the free columns.
+    cap = float(max(free, default=0))
+    spent = 0
+    for n, want in enumerate(free):
+        left = len(free) - n
+        if want * left + spent > rest:
+            cap = max(0, rest - spent) / left
+            break
+        spent += want
+    out = [w if p else max(min(w, floor), min(w, int(cap))) for w, p in zip(head, pinned, strict=True)]
+    return [*out, last_w]
+
 
 def make_table_view(proxy: Any, parent: QWidget | None = None) -> QTableView:
-    """A read-only table view with the house defaults (sortable, row selection)."""
+    """A read-only table view with the house defaults (sortable, row selection).
+
+    Rows are selected whole, several at once (Ctrl/Shift+click); Ctrl+C copies them and a
+    right click offers more (:mod:`ctxviewer.gui.table_actions`).  Long cells are elided
+    in the middle, so a path keeps its folder and its file name; the tooltip has it all.
+    """
     view = QTableView(parent)
     view.setModel(proxy)
     view.setSortingEnabled(True)
     # Start in the trace's own order (the pipeline's order); a header click sorts.
     view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
+    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     view.verticalHeader().setVisible(False)
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
     header = view.horizontalHeader()
     header.setHighlightSections(False)
     header.setStretchLastSection(True)
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    install_table_actions(view)
     return view
 
 
@@ -64,10 +117,20 @@ class RecordTable(QWidget):
         *,
         statuses: bool = True,
         noun: str = "rows",
+        fit: bool = False,
+        wrap: bool = False,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        #: Columns sized to their texts and the table's width (:func:`share_widths`), again
+        #: with each new set of rows and when the table is resized -- until the user drags one.
+        self.fit = fit
+        #: Long cells go onto more lines (tables of few rows whose reasons are long).
+        self.wrap = wrap
+        self._fitting = False
+        self._user_sized = False
         self.model = RecordModel(columns, self)
+        self._columns = tuple(columns)
         self.proxy = RecordFilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self._detail = detail
@@ -97,8 +160,11 @@ class RecordTable(QWidget):
         bar.addWidget(self.count)
 
         self.view = make_table_view(self.proxy, self)
+        #: Ctrl+C and the context menu (the window links them to the trace's candidates).
+        self.row_actions: TableActions = install_table_actions(self.view)
         self.view.selectionModel().currentRowChanged.connect(self._on_current)
         self.view.activated.connect(self._on_activated)
+        self.view.horizontalHeader().sectionResized.connect(self._on_section_resized)
         self.detail = QTextBrowser(self)
         self.detail.setOpenLinks(False)
         self.detail.setPlaceholderText("Select a row to see why it is where it is.")
@@ -125,11 +191,52 @@ class RecordTable(QWidget):
         self, rows: Sequence[Any], widths: Sequence[int] | None = None, columns: Sequence[Column] | None = None
     ) -> None:
         self.model.set_rows(rows, columns)
+        if columns is not None:
+            self._columns = tuple(columns)
         self.detail.clear()
         if widths:
             for col, width in enumerate(widths):
                 self.view.setColumnWidth(col, width)
+        elif self.fit:
+            self._user_sized = False
+            self.fit_columns()
         self._update_count()
+
+    def fit_columns(self) -> None:
+        """Size the columns to their texts (the rows on screen) within the table's width."""
+        view, header = self.view, self.view.horizontalHeader()
+        count = self.model.columnCount()
+        if not count:
+            return
+        shown = [c for c in range(count) if not header.isSectionHidden(c)]
+        wrap = self.wrap and self.model.rowCount() <= WRAP_ROWS
+        view.setWordWrap(False)  # measure each text on one line
+        metrics = header.fontMetrics()
+        heads = [str(self.model.headerData(c, Qt.Orientation.Horizontal) or "") for c in shown]
+        wanted = [
+            max(metrics.horizontalAdvance(h) + 14, view.sizeHintForColumn(c)) for c, h in zip(shown, heads, strict=True)
+        ]
+        fixed = [c < len(self._columns) and (self._columns[c].numeric or self._columns[c].status) for c in shown]
+        room = view.viewport().width() if view.isVisible() else max(view.width() - 20, 200)
+        self._fitting = True
+        try:
+            for column, width in zip(shown, share_widths(wanted, room, fixed), strict=True):
+                header.resizeSection(column, width)
+        finally:
+            self._fitting = False
+        view.setWordWrap(wrap)
+        if wrap:
+            view.resizeRowsToContents()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.fit and not self._user_sized and event.size().width() != event.oldSize().width():
+            self.fit_columns()
+
+    def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
+        # The stretching last column follows the table's width; any other change is the user's.
+        if not self._fitting and column < self.model.columnCount() - 1:
+            self._user_sized = True
 
     def select(self, predicate: Callable[[Any], bool]) -> bool:
         """Select (and scroll to) the first row matching *predicate*; clears filters that hide it."""

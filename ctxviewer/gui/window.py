@@ -53,6 +53,7 @@ from ctxviewer.gui.outline import ProjectOutline, TaskTotal
 from ctxviewer.gui.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.session_view import SessionPanel
+from ctxviewer.gui.source_lines import SourceLinesDialog, source_excerpt
 from ctxviewer.gui.tables import RecordTable
 from ctxviewer.gui.whatif_view import WhatIfTab
 from ctxviewer.gui.window_view import WindowLayoutTab
@@ -197,8 +198,13 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.sections_tab = SectionsTab(self)
-        self.paragraphs = RecordTable(paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs")
-        self.rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files")
+        self.paragraphs = RecordTable(paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs", fit=True)
+        # A paragraph's score is the number of its matched keywords, which are shown.
+        self.paragraphs.row_actions.hide_columns("Score")
+        self.rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files", fit=True, wrap=True)
+        # What triggers a file and its character counts are in the detail pane (and in the
+        # reason); hidden, the reason has room at 1280x800.  The header's menu shows them.
+        self.rules.row_actions.hide_columns("Trigger", "Needed", "Left")
         self.trimming = TrimmingTab(self)
         self.context_view = ContextView(self)
         self.computed_tab = ComputedTab(self)
@@ -276,12 +282,18 @@ class MainWindow(QMainWindow):
         toolbar.setMovable(False)
         self.search.field.setMinimumWidth(420)
         toolbar.addWidget(self.search.field)
-        self.resizeDocks([self.outline_dock, self.budget_dock], [250, 380], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.outline_dock, self.budget_dock], [270, 320], Qt.Orientation.Horizontal)
         self.resizeDocks([self.search_dock], [150], Qt.Orientation.Vertical)
 
         self.sections_tab.sectionClicked.connect(self.jump_to_section)
         self.paragraphs.rowActivated.connect(self.jump_to_item)
         self.rules.rowActivated.connect(self.jump_to_item)
+        #: The Show source lines window, made the first time it is asked for.
+        self.source_dialog: SourceLinesDialog | None = None
+        for table in (self.paragraphs, self.rules, self.search.results, self.computed_tab.entries, self.whatif.changes):
+            table.row_actions.link(self._item_of, self.jump_to_item, self.show_source_lines)
+        self.context_view.showInTable.connect(self._go_to_item_id)
+        self.context_view.showSource.connect(self.show_source_lines)
 
         self.state_label = QLabel("idle", self)
         self.state_label.setToolTip("State of the latest assembly run")
@@ -879,14 +891,8 @@ class MainWindow(QMainWindow):
             "counted with tiktoken's cl100k_base and o200k_base encodings"
         )
         self.sections_tab.set_trace(trace)
-        self.paragraphs.set_rows(
-            trace.items_of(SPEC_PARAGRAPH),
-            widths=[44, 120, 58, 48, 150, 56, 72],
-            columns=paragraph_columns(trace.tokenizer),
-        )
-        self.rules.set_rows(
-            trace.items_of(RULE_FILE), widths=[170, 140, 140, 66, 56, 50, 50], columns=rule_columns(trace.tokenizer)
-        )
+        self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), columns=paragraph_columns(trace.tokenizer))
+        self.rules.set_rows(trace.items_of(RULE_FILE), columns=rule_columns(trace.tokenizer))
         # Start with the most telling candidate explained: a truncated paragraph (the cut
         # shows), else the best-ranked one; the first rule file.
         if not self.paragraphs.select(lambda i: i.status == "truncated"):
@@ -1027,11 +1033,35 @@ class MainWindow(QMainWindow):
         self.show_tab("context")
         self.context_view.show_span(*item.span)
 
+    def _item_of(self, row: object) -> Item | None:
+        """The current trace's candidate a table row is about: the row itself, or the one its id names."""
+        if isinstance(row, Item):
+            return row
+        item_id = getattr(row, "item_id", None)
+        if not isinstance(item_id, str):
+            item_id = getattr(row, "item", None)
+        return self.trace.item(item_id) if isinstance(item_id, str) and self.trace is not None else None
+
+    def show_source_lines(self, item: Item) -> None:
+        """Show *item*'s lines in its file (read inside the project only) in the source window."""
+        if self.project is None:
+            return
+        excerpt = source_excerpt(self.project.fs, item.source, item.line_start, item.line_end)
+        if self.source_dialog is None:
+            self.source_dialog = SourceLinesDialog(self)
+        self.source_dialog.show_excerpt(item, excerpt)
+        self.source_dialog.show()
+        self.source_dialog.activateWindow()
+
     def _go_to_match(self, match: Match) -> None:
         self._select_candidate(match.kind, match.item_id)
 
     def _select_candidate(self, kind: str, item_id: str) -> None:
-        """Show the paragraph or rule file *item_id* selected in its table."""
+        """Show the paragraph, rule file or computed entry *item_id* selected in its table."""
+        if kind not in (SPEC_PARAGRAPH, RULE_FILE):
+            self.show_tab("computed")
+            self.computed_tab.select_item(item_id)
+            return
         table = self.paragraphs if kind == SPEC_PARAGRAPH else self.rules
         self.show_tab("paragraphs" if kind == SPEC_PARAGRAPH else "rules")
         table.select(lambda i: i.id == item_id)
