@@ -155,8 +155,10 @@ class TrimValue:
 
     @classmethod
     def from_trace(cls, trace: Trace) -> TrimValue:
+        from ctxviewer.gui.wording import step_label
+
         steps = tuple(
-            TrimBar(f"{s.order}. {s.target or s.section}: {s.action}", s.tokens_before, s.tokens_after)
+            TrimBar(step_label(s.order, s.section, s.action, s.target, trace), s.tokens_before, s.tokens_after)
             for s in trace.trim_steps
         )
         return cls(steps, f"{trace.tokenizer} tokens")

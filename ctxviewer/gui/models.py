@@ -409,12 +409,15 @@ def _diff(counts: TokenCounts, name: str) -> int | None:
     return None if value is None else value - counts.get(HEURISTIC)  # type: ignore[operator]
 
 
-def trim_columns(unit: str) -> list[Column]:
+def trim_columns(unit: str, trace: Trace | None = None) -> list[Column]:
+    """The trim steps' columns, in plain words (the identifiers are in the trace and exports)."""
+    from ctxviewer.gui.wording import action_words, section_words, target_words
+
     return [
         Column("#", lambda s: str(s.order), lambda s: s.order, "Order in which the cuts happened", numeric=True),
-        Column("Section", lambda s: s.section, None, "Section the cut applies to"),
-        Column("Action", lambda s: s.action, None, "select_top_k: keep the best paragraphs; truncate: cut text to fit"),
-        Column("Target", lambda s: s.target, None, "Part of the section that was cut"),
+        Column("Section", lambda s: section_words(s.section, trace), None, "Section the cut applies to"),
+        Column("Action", lambda s: action_words(s.action), None, "What the cut did"),
+        Column("Target", lambda s: target_words(s.target, trace), None, "The file or part of the section that was cut"),
         Column(
             "Before",
             lambda s: fmt_int(s.tokens_before),
@@ -464,6 +467,8 @@ def keyword_columns() -> list[Column]:
 
 
 def tracked_file_columns() -> list[Column]:
+    from ctxviewer.gui.wording import tracked_note_words
+
     return [
         Column("File", lambda f: f.path, None, "A task file the tracker counts as read"),
         Column("Size", lambda f: fmt_int(f.size), lambda f: f.size, "Bytes on disk", numeric=True),
@@ -474,7 +479,7 @@ def tracked_file_columns() -> list[Column]:
             "The tracker's charge for reading it: size * 0.25 + 100 per file read",
             numeric=True,
         ),
-        Column("Note", lambda f: f.note, None, "Why it counted or did not"),
+        Column("Note", lambda f: tracked_note_words(f.note), None, "Why it counted or did not"),
     ]
 
 

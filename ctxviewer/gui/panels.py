@@ -37,6 +37,7 @@ from ctxviewer.gui.models import (
     trim_columns,
 )
 from ctxviewer.gui.tables import RecordTable
+from ctxviewer.gui.wording import SUB_BUDGETS
 
 
 class ProblemPanel(QFrame):
@@ -143,14 +144,15 @@ def budget_arithmetic(trace: Trace) -> str:
     for section in trace.sections:
         if section.sub_budgets:
             subs = ", ".join(
-                f"{html.escape(k)} {v:,}" + (f" {limit_unit}" if k == "summary_limit" else "")
+                f"{html.escape(SUB_BUDGETS.get(k, k))} {v:,}" + (f" {limit_unit}" if k == "summary_limit" else "")
                 for k, v in section.sub_budgets.items()
             )
             line = f"{html.escape(section.title)} sub-budgets: {subs}."
             if section.name == "spec_excerpts" and sum(section.sub_budgets.values()) > section.budget:
                 line += (
-                    " (They add up to more than the section's budget: the design part gets "
-                    "max(what is left, budget // 4), as the real pipeline does.)"
+                    " (They add up to more than the section's budget: the design part gets what "
+                    "the requirements left or a quarter of the budget, whichever is more, as the real "
+                    "pipeline does.)"
                 )
             lines.append(line)
     return "<br>".join(lines + _troubles(trace))
@@ -182,7 +184,9 @@ class TrimmingTab(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.chart = TrimChart(self)
-        self.table = RecordTable(trim_columns("tokens"), None, statuses=False, noun="steps", fit=True, parent=self)
+        self.table = RecordTable(
+            trim_columns("tokens"), None, statuses=False, noun="steps", fit=True, wrap=True, parent=self
+        )
         self.chart.stepClicked.connect(lambda n: self.table.select(lambda s: s.order == n + 1))
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.addWidget(self.chart)
@@ -198,7 +202,7 @@ class TrimmingTab(QWidget):
         if trace is None:
             self.table.set_rows([])
             return
-        self.table.set_rows(trace.trim_steps, columns=trim_columns(f"{trace.tokenizer} tokens"))
+        self.table.set_rows(trace.trim_steps, columns=trim_columns(f"{trace.tokenizer} tokens", trace))
 
 
 class TaskTab(QWidget):
@@ -218,6 +222,22 @@ class TaskTab(QWidget):
     def set_trace(self, trace: Trace | None) -> None:
         self.keywords.set_rows(trace.keywords if trace else [])
         self.settings.set_rows(setting_rows(trace) if trace else [])
+
+
+TASK_BUDGET_TIP = (
+    "The tracker's own share of the budget for one task: the total budget divided by the number "
+    "of the task's files, kept between 500 and the total. The tracker reports it; the context is "
+    "sized by its sections' budgets, not by this figure."
+)
+
+
+def task_budget_tip(budget: int, value: int) -> str:
+    """The tracker's "budget for task", worked out in words for this run."""
+    return (
+        f"{value:,} tokens: the tracker's own share of the {budget:,}-token budget for one task "
+        f"(the budget divided by the number of the task's files, kept between 500 and {budget:,}). "
+        "The tracker reports it; the context is sized by its sections' budgets, not by this figure."
+    )
 
 
 class TrackerPanel(QWidget):
@@ -243,7 +263,7 @@ class TrackerPanel(QWidget):
             ("threshold", "Checkpoint at", "Usage percentage at which the worker must checkpoint"),
             ("usage", "Usage", "Estimated / max context"),
             ("headroom", "Until checkpoint", "Tokens left before the threshold is reached"),
-            ("task_budget", "Budget for task", "Per-task budget: total budget // task files, clamped to [500, total]"),
+            ("task_budget", "Budget for task", TASK_BUDGET_TIP),
             ("files", "Files read", "Task files (read and modify) that exist and were counted"),
             ("tasks", "Tasks executed", "Tasks the tracker counted in this single-task view"),
         ):
@@ -281,6 +301,7 @@ class TrackerPanel(QWidget):
         )
         self.fields["headroom"].setText(f"{max(0, limit - t.estimated_tokens):,} tokens")
         self.fields["task_budget"].setText(f"{t.budget_for_task:,} tokens")
+        self.fields["task_budget"].setToolTip(task_budget_tip(trace.budget, t.budget_for_task))
         self.fields["files"].setText(str(t.files_read))
         self.fields["tasks"].setText(str(t.tasks_executed))
         self.files.set_rows(t.files)

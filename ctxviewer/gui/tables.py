@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -69,7 +69,8 @@ def share_widths(wanted: Sequence[int], room: int, fixed: Sequence[bool] = (), f
             break
         spent += want
     out = [w if p else max(min(w, floor), min(w, int(cap))) for w, p in zip(head, pinned, strict=True)]
-    return [*out, last_w]
+    # When the others' floors eat into its share, the last column takes what is left.
+    return [*out, min(last_w, max(floor, room - sum(out)))]
 
 
 def make_table_view(proxy: Any, parent: QWidget | None = None) -> QTableView:
@@ -216,11 +217,16 @@ class RecordTable(QWidget):
         wanted = [
             max(metrics.horizontalAdvance(h) + 14, view.sizeHintForColumn(c)) for c, h in zip(shown, heads, strict=True)
         ]
-        fixed = [c < len(self._columns) and (self._columns[c].numeric or self._columns[c].status) for c in shown]
+        # Numbers and statuses keep their width, and so does the first column: it names the row.
+        fixed = [
+            n == 0 or (c < len(self._columns) and (self._columns[c].numeric or self._columns[c].status))
+            for n, c in enumerate(shown)
+        ]
         room = view.viewport().width() if view.isVisible() else max(view.width() - 20, 200)
         self._fitting = True
         try:
-            for column, width in zip(shown, share_widths(wanted, room, fixed), strict=True):
+            # The last column is left to the header's stretch: it takes what the others leave.
+            for column, width in list(zip(shown, share_widths(wanted, room, fixed), strict=True))[:-1]:
                 header.resizeSection(column, width)
         finally:
             self._fitting = False
@@ -231,6 +237,12 @@ class RecordTable(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self.fit and not self._user_sized and event.size().width() != event.oldSize().width():
+            self.fit_columns()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        # Fitted while hidden (a tab not shown), the widths were guessed: fit them to the real width.
+        if self.fit and not self._user_sized:
             self.fit_columns()
 
     def _on_section_resized(self, column: int, _old: int, _new: int) -> None:

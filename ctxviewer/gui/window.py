@@ -283,7 +283,6 @@ class MainWindow(QMainWindow):
         self.search.field.setMinimumWidth(420)
         toolbar.addWidget(self.search.field)
         self.resizeDocks([self.outline_dock, self.budget_dock], [270, 320], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.search_dock], [150], Qt.Orientation.Vertical)
 
         self.sections_tab.sectionClicked.connect(self.jump_to_section)
         self.paragraphs.rowActivated.connect(self.jump_to_item)
@@ -1070,6 +1069,9 @@ class MainWindow(QMainWindow):
         # The results panel appears with the first query; closing it is the user's call.
         if text.strip() and not self.search_dock.isVisible():
             self.search_dock.show()
+            # Tall enough for the summary, the filter bar and a dozen rows (it opened two rows
+            # tall: the size given while hidden does not hold).
+            self.resizeDocks([self.search_dock], [search_dock_height(self.height())], Qt.Orientation.Vertical)
 
     def focus_search(self) -> None:
         self.search.field.setFocus()
@@ -1257,6 +1259,11 @@ class MainWindow(QMainWindow):
             lane.cancel()
         self.pool.waitForDone(10_000)
         super().closeEvent(event)
+
+
+def search_dock_height(window_height: int) -> int:
+    """The results panel's height when it opens: 40% of the window, at least 240 pixels."""
+    return max(240, int(window_height * 0.4))
 
 
 def _replay_inputs(settings: Settings) -> tuple[Any, ...]:

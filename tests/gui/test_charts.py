@@ -244,10 +244,10 @@ def test_values_from_trace(trace) -> None:  # type: ignore[no-untyped-def]
     trim = TrimValue.from_trace(trace)
     assert len(trim.steps) == len(trace.trim_steps)
     first = trace.trim_steps[0]
+    # The step's identifiers in plain words (ctxviewer.gui.wording): its target part, then what it did.
+    assert (first.target, first.action) == ("requirements", "select_top_k")
     assert trim.steps[0] == TrimBar(
-        f"{first.order}. {first.target or first.section}: {first.action}",
-        first.tokens_before,
-        first.tokens_after,
+        f"{first.order}. requirements: kept the best paragraphs", first.tokens_before, first.tokens_after
     )
     gauge = GaugeValue.from_tracker(trace.tracker)
     assert gauge.percent == pytest.approx(trace.tracker.usage_percent)

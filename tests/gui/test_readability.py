@@ -54,10 +54,14 @@ def test_the_widest_columns_give_way_and_the_last_keeps_its_share() -> None:
 
 
 def test_no_text_column_is_squeezed_below_the_floor() -> None:
-    # Room 300: last 90; 210 for two fixed 100s leaves 10 for the text column: it keeps 80.
-    assert share_widths([100, 100, 250, 500], 300, [True, True, False], floor=80) == [100, 100, 80, 90]
-    # ... unless it wants less than the floor.
-    assert share_widths([100, 100, 30, 500], 300, [True, True, False], floor=80) == [100, 100, 30, 90]
+    # Room 300: the last's share is 90; 210 for two fixed 100s leaves 10 for the text column:
+    # it keeps 80; the last then takes what is left (20), but not under the floor: 80.
+    assert share_widths([100, 100, 250, 500], 300, [True, True, False], floor=80) == [100, 100, 80, 80]
+    # A text column wanting less than the floor keeps what it wants; 300 - 230 = 70 is left for
+    # the last, under the floor again.
+    assert share_widths([100, 100, 30, 500], 300, [True, True, False], floor=80) == [100, 100, 30, 80]
+    # With room to spare after the floors, the last gets its share, not more.
+    assert share_widths([50, 300, 500], 400, [True, False], floor=80) == [50, 230, 120]
 
 
 # -- source lines (through the project's contained reader) ------------------------------------
@@ -128,9 +132,7 @@ def test_ctrl_c_in_the_paragraphs_table_copies_the_rows(qtbot, window: MainWindo
     )
 
 
-def test_row_menu_shows_the_paragraph_in_context_and_its_source_lines(
-    qtbot, window: MainWindow, project: Path
-) -> None:
+def test_row_menu_shows_the_paragraph_in_context_and_its_source_lines(qtbot, window: MainWindow, project: Path) -> None:
     trace = open_and_wait(qtbot, window, project)
     window.show_tab("paragraphs")
     _select_row(window.paragraphs, lambda i: i.rank == 2)
