@@ -371,7 +371,7 @@ def section_columns(tokenizer: str) -> list[Column]:
             "Estimate",
             lambda r: fmt_int(r.tokens.heuristic),
             lambda r: r.tokens.heuristic,
-            "The pipeline's own estimate: characters // 4",
+            "The pipeline's own estimate: the characters divided by 4",
             numeric=True,
         ),
         *[col for name in EXACT_ENCODINGS for col in _exact_columns(name)],

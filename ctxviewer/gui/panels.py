@@ -247,8 +247,7 @@ class TrackerPanel(QWidget):
         super().__init__(parent)
         self.gauge = Gauge(self)
         self.gauge.setToolTip(
-            "The ContextTracker's estimated usage of the maximum context; the worker checkpoints "
-            "when it reaches the threshold"
+            "The tracker's estimated usage of the maximum context; the worker checkpoints when it reaches the threshold"
         )
         form = QFormLayout()
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)

@@ -198,3 +198,39 @@ def test_at_1280x800_reasons_have_room_and_long_texts_have_tooltips(qtbot, windo
     title = window.project.feature("cart-checkout").tasks[0].title
     assert window.outline.tooltip(first) == f"CHK-L1-001: {title}"
     assert trace.task_title == title
+
+
+def test_trim_steps_and_the_tracker_speak_plainly(qtbot, window: MainWindow) -> None:
+    # CHK-L1-001 at the defaults: the JavaScript rule file (matched by src/lib/http.ts) does not
+    # fit the security budget, then each spec part keeps its top 5 paragraphs.
+    trace = open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
+    table = window.trimming.table
+    cells = [[table.proxy.index(r, c).data() for c in (1, 2, 3)] for r in range(table.proxy.rowCount())]
+    assert cells == [
+        ["Security rules", "left out (no room)", "languages/javascript/CLAUDE.md"],
+        ["Spec excerpts", "kept the best paragraphs", "requirements"],
+        ["Spec excerpts", "kept the best paragraphs", "design"],
+    ]
+    labels = [bar.label for bar in window.trimming.chart.value().steps]
+    assert labels == [
+        "1. languages/javascript/CLAUDE.md: left out (no room)",
+        "2. requirements: kept the best paragraphs",
+        "3. design: kept the best paragraphs",
+    ]
+    first = trace.trim_steps[0]
+    assert (first.action, first.target) == ("skip_block", "rule:languages/javascript/CLAUDE.md")
+    # One task file (src/lib/http.ts): the tracker's share is 3,000 // 1, within [500, 3,000].
+    tip = window.tracker.fields["task_budget"].toolTip()
+    assert tip.startswith("3,000 tokens: the tracker's own share of the 3,000-token budget for one task")
+    files = window.tracker.files
+    assert files.proxy.index(0, 3).data() == "modified by the task"
+
+
+def test_the_search_results_open_at_a_useful_height(qtbot, window: MainWindow) -> None:
+    open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
+    assert not window.search_dock.isVisible()
+    window.search.field.setText("payment")
+    qtbot.waitUntil(lambda: window.search_dock.isVisible())
+    # Asked for 40% of the window (320 px); the central views' minimum height leaves it ~216
+    # at 1280x800 -- five result rows under the summary, where it used to open two rows tall.
+    qtbot.waitUntil(lambda: window.search_dock.height() >= 200)
