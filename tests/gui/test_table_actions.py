@@ -153,3 +153,15 @@ def test_a_right_click_outside_the_selection_selects_that_row(qtbot) -> None:
     pos = table.view.visualRect(table.proxy.index(2, 0)).center()
     table.row_actions.make_menu(pos)
     assert table.row_actions.copy().splitlines()[1:] == ["gamma.md\t45\t"]
+
+
+def test_every_table_of_the_window_copies_rows_and_has_a_menu(qtbot, window) -> None:
+    from PySide6.QtWidgets import QTableView
+
+    from ctxviewer.gui.table_actions import TableActions
+
+    views = window.findChildren(QTableView)
+    assert len(views) >= 10
+    for view in views:
+        assert isinstance(view.findChild(TableActions), TableActions), view.parent()
+        assert view.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
