@@ -178,8 +178,10 @@ CSV_COLUMNS = (
     "spec_excerpts_tokens",
     "paragraphs_included",
     "paragraphs_truncated",
-    "paragraphs_dropped",
+    "paragraphs_cut_for_budget",
+    "paragraphs_outranked",
     "rules_included",
+    "rules_cut_for_budget",
     "trim_steps",
     "over_budget",
     "checkpoint_usage_percent",
@@ -188,7 +190,7 @@ CSV_COLUMNS = (
 
 
 def _csv_row(trace: Any) -> list[Any]:
-    from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH
+    from ctxviewer.engine.trace import CUT_FOR_BUDGET, INCLUDED, OUTRANKED, RULE_FILE, SPEC_PARAGRAPH, TRUNCATED
 
     paras = trace.items_of(SPEC_PARAGRAPH)
     rules = trace.items_of(RULE_FILE)
@@ -204,10 +206,12 @@ def _csv_row(trace: Any) -> list[Any]:
         trace.context_tokens.o200k_base,
         sec.get("security_rules", 0),
         sec.get("spec_excerpts", 0),
-        sum(1 for p in paras if p.status == "included"),
-        sum(1 for p in paras if p.status == "truncated"),
-        sum(1 for p in paras if p.status == "dropped"),
-        sum(1 for r in rules if r.status == "included"),
+        sum(1 for p in paras if p.status == INCLUDED),
+        sum(1 for p in paras if p.status == TRUNCATED),
+        sum(1 for p in paras if p.status == CUT_FOR_BUDGET),
+        sum(1 for p in paras if p.status == OUTRANKED),
+        sum(1 for r in rules if r.status == INCLUDED),
+        sum(1 for r in rules if r.status == CUT_FOR_BUDGET),
         len(trace.trim_steps),
         trace.over_budget,
         f"{trace.tracker.usage_percent:.2f}",

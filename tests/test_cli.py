@@ -51,7 +51,7 @@ def test_assemble_json_and_output_file(project: Path, tmp_path: Path, capsys: py
     )
     assert code == 0 and out == ""
     data = json.loads(out_file.read_text(encoding="utf-8"))
-    assert (data["feature"], data["task_id"], data["schema_version"]) == ("feat", "T1", "1.1")
+    assert (data["feature"], data["task_id"], data["schema_version"]) == ("feat", "T1", "2.0")
     assert data["context_tokens"]["cl100k_base"] > 0
 
 
@@ -376,7 +376,8 @@ def test_compare_text_shows_both_sides_and_what_left(project: Path, capsys: pyte
     )
     assert lines[3] == "Settings that differ (A \u2192 B): top_k 2 \u2192 1"
     assert (
-        "  left    .gsd/specs/feat/requirements.md:3-3 (paragraph): included \u2192 dropped, 4 \u2192 0 tokens" in lines
+        "  left    .gsd/specs/feat/requirements.md:3-3 (paragraph): included \u2192 outranked, 4 \u2192 0 tokens"
+        in lines
     )
     assert "          A: rank 2 of 2 kept (score 1)" in lines
     assert "          B: rank 2, only the top 1 are kept (score 1)" in lines

@@ -41,10 +41,10 @@ from ctxviewer.engine.whatif import (
     SHRANK,
     ItemChange,
     TraceDiff,
-    arrow,
     diff_markdown,
     diff_to_json,
     diff_traces,
+    fate_arrow,
     kind_word,
     setting_text,
     signed,
@@ -294,7 +294,7 @@ def _section_rows(diff: TraceDiff) -> list[list[str]]:
 
 def _change_lines(change: ItemChange) -> list[str]:
     kind = kind_word(change.kind)
-    status = arrow(change.status_before, change.status_after)
+    status = fate_arrow(change.status_before, change.status_after)
     tokens = f"{change.tokens_before:,} \u2192 {change.tokens_after:,} tokens"
     return [
         f"  {change.change:<7} {change.label} ({kind}): {status}, {tokens}",

@@ -51,7 +51,16 @@ from ctxviewer.engine.errors import ProjectError
 from ctxviewer.engine.fsio import OutsideRootError
 from ctxviewer.engine.project import Task, read_document
 from ctxviewer.engine.signals import extract_signals
-from ctxviewer.engine.trace import DROPPED, INCLUDED, Item, Section, Signals, Trace
+from ctxviewer.engine.trace import (
+    CUT_FOR_BUDGET,
+    INCLUDED,
+    NOT_CANDIDATE,
+    OUTRANKED,
+    Item,
+    Section,
+    Signals,
+    Trace,
+)
 
 # -- kinds and sections ------------------------------------------------------------------
 
@@ -539,7 +548,7 @@ class ComputedRun(RunBase):
                 reason = f"{query} query: tags {', '.join(hit)} (score {score}); rank {rank} of {len(entries)}"
                 if category == RELATED:
                     status, reason = (
-                        DROPPED,
+                        NOT_CANDIDATE,
                         reason + "; a related task: counted, the injection format has no place for it",
                     )
                     if rank > limit:
@@ -550,7 +559,7 @@ class ComputedRun(RunBase):
                 candidate = Entry(category, draft, draft.text)
                 if rank > limit:
                     candidate.kept = False
-                    draft.status = DROPPED
+                    draft.status = OUTRANKED
                     draft.reason = f"{query} query: score {score}; rank {rank} of {len(entries)}: cut, {why}"
                 else:
                     kept_by_category[category] = kept_by_category.get(category, 0) + 1
@@ -559,15 +568,15 @@ class ComputedRun(RunBase):
             if node.index in placed:
                 continue
             category = NODE_TYPES[node.type]
+            fate = NOT_CANDIDATE
             if node.index in over:
                 reason = "tags match, but the query already had its limit of better-scoring nodes"
+                fate = OUTRANKED
             elif not node.tags:
                 reason = "no tags: no query can find it"
             else:
                 reason = "no tag among the task's keywords or domains"
-            self.extra_items.append(
-                self._node_draft(node, category, 0, (), None, DROPPED, reason, self._node_text(node))
-            )
+            self.extra_items.append(self._node_draft(node, category, 0, (), None, fate, reason, self._node_text(node)))
         self.debug_counts["nodes"] = len(found)
 
     def _node_draft(
@@ -649,7 +658,7 @@ class ComputedRun(RunBase):
                 score=None,
                 matched=(),
                 rank=n,
-                status=DROPPED,
+                status=NOT_CANDIDATE,
                 reason="",
                 text="",
                 kept_chars=0,
@@ -678,6 +687,7 @@ class ComputedRun(RunBase):
             self.inherited_ids.append(dep.id)
             kept += 1
             if kept > limit:
+                draft.status = OUTRANKED
                 draft.reason = f"completed, but over the limit: {why} prior tasks"
                 self.extra_items.append(draft)
                 continue
@@ -768,7 +778,7 @@ class ComputedRun(RunBase):
                 },
             )
             if rank is None:
-                draft.status = DROPPED
+                draft.status = NOT_CANDIDATE
                 draft.reason = (
                     "score 0: no keyword in its component or location, no domain in its notes, no file mentioned"
                 )
@@ -778,7 +788,7 @@ class ComputedRun(RunBase):
             item = Entry(CODE_REFS, draft, text)
             if rank > limit:
                 item.kept = False
-                draft.status = DROPPED
+                draft.status = OUTRANKED
                 draft.reason += f": cut, {why_limit}"
             self.entries[CODE_REFS].append(item)
 
@@ -851,7 +861,7 @@ class ComputedRun(RunBase):
             before = (tokens, len(context))
             context, sections = self._render()
             tokens = self.counter.count(context)
-            entry.draft.status = DROPPED
+            entry.draft.status = CUT_FOR_BUDGET
             entry.draft.reason += f"; cut to fit the budget of {fmt(budget)}"
             label = entry.draft.id
             self._step_counted(

@@ -54,7 +54,7 @@ from ctxviewer.engine.peers import (
     keep_whole,
 )
 from ctxviewer.engine.spec import CHECK_EVERY, LRU, Check, SpecIndex, cut_pieces
-from ctxviewer.engine.trace import DROPPED, SECURITY, SPEC, Keyword
+from ctxviewer.engine.trace import CUT_FOR_BUDGET, NOT_CANDIDATE, OUTRANKED, SECURITY, SPEC, Keyword
 
 #: Words that say nothing about what a task is about.
 STOPWORDS = frozenset(
@@ -330,6 +330,7 @@ class CtxviewerRun(PeerRun):
                 pieces.append(keep_whole(c.draft, f"{c.why}; {fmt(cost)} tokens fit the {fmt(budget - used)} left", n))
                 used += cost
             else:
+                c.draft.status = CUT_FOR_BUDGET
                 c.draft.reason = (
                     f"{c.why}; {fmt(cost)} tokens did not fit the {fmt(budget - used)} left of {fmt(budget)}"
                 )
@@ -417,6 +418,7 @@ class CtxviewerRun(PeerRun):
             key, n, version, c = heapq.heappop(heap)
             need = cost(c)
             if used + need > budget:  # room only shrinks: it will never fit, whatever its worth
+                c.draft.status = CUT_FOR_BUDGET
                 c.draft.reason = f"{fmt(need)} tokens did not fit the {fmt(budget - used)} left"
                 unfit.append(c)
                 continue
@@ -454,7 +456,7 @@ class CtxviewerRun(PeerRun):
             if mine:
                 pieces.append(Placed(part.header))
             for c in mine:
-                if c.heading is not None and c.heading.draft.status == DROPPED:
+                if c.heading is not None and c.heading.draft.status == NOT_CANDIDATE:
                     why = f"the heading of {c.draft.id}, placed above it ({fmt(c.heading.tokens)} tokens)"
                     pieces.append(keep_whole(c.heading.draft, why))
                 pieces.append(pieces_by[id(c)])
@@ -472,7 +474,7 @@ class CtxviewerRun(PeerRun):
             if heads(piece) and (n + 1 == len(pieces) or heads(pieces[n + 1])):
                 del pieces[n]
                 if piece.draft is not None:
-                    piece.draft.status, piece.draft.kept_chars = DROPPED, 0
+                    piece.draft.status, piece.draft.kept_chars = NOT_CANDIDATE, 0
                     piece.draft.reason = f"{HEADING_ALONE}; the paragraph under it was taken out again"
             n -= 1
 
@@ -489,6 +491,7 @@ class CtxviewerRun(PeerRun):
         for other in chosen:
             same = similarity(c.shingles, other.shingles)
             if same >= self.settings.near_duplicate:
+                c.draft.status = OUTRANKED
                 c.draft.reason = f"near-duplicate of {other.draft.id}: {same:.0%} of their word triples are shared"
                 self._step_counted(
                     SPEC,
@@ -557,7 +560,8 @@ class CtxviewerRun(PeerRun):
             plan.pieces.remove(victim)
             self._drop_orphans(plan.pieces)
             assert victim.draft is not None
-            victim.draft.status, victim.draft.kept_chars = DROPPED, 0
+            heading = id(victim.draft) in self.headings
+            victim.draft.status, victim.draft.kept_chars = (NOT_CANDIDATE if heading else CUT_FOR_BUDGET), 0
             victim.draft.reason += "; taken out again by the exact check of the joined section"
             self._step(
                 plan.name,

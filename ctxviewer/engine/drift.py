@@ -35,7 +35,7 @@ from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
 from ctxviewer.engine.mahabharatha import SECURITY_HEADER
 from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, joined, keep_prefix, keep_whole
 from ctxviewer.engine.spec import CHECK_EVERY, ranking
-from ctxviewer.engine.trace import DROPPED, SECURITY, SPEC
+from ctxviewer.engine.trace import CUT_FOR_BUDGET, NOT_CANDIDATE, OUTRANKED, SECURITY, SPEC
 
 
 @dataclass
@@ -94,6 +94,7 @@ class DriftRun(PeerRun):
                 "\n\n".join(c.draft.text for c in kept),
             )
             for c in over:
+                c.draft.status = OUTRANKED
                 c.draft.reason = f"{c.why}; left out by the hard cap of {cap} rule files (drift.caps.rule_files)"
         units: list[Unit] = []
         max_lines = self.settings.drift_max_rule_lines
@@ -114,6 +115,7 @@ class DriftRun(PeerRun):
                 text,
             )
             if not max_lines:
+                c.draft.status = CUT_FOR_BUDGET
                 c.draft.reason = f"{c.why}; left out: the hard cap of 0 rule lines per file (drift.caps.rule_lines)"
                 continue
             c.draft.reason = f"{c.why}; first {max_lines} of {len(lines) - 1} rule lines (drift.caps.rule_lines)"
@@ -132,15 +134,18 @@ class DriftRun(PeerRun):
                 self._poll("caps")
             position = ranked.positions.get(para.index)
             matched = ranked.matched(para.index)
+            fate = NOT_CANDIDATE
             if para.blank:
                 why = "blank paragraph: skipped before scoring"
             elif position is None:
                 why = "score 0: no task keyword occurs in it"
             elif position > cap:
                 why = f"rank {position} (score {len(matched)}): left out by the hard cap of {cap} paragraphs per file"
+                fate = OUTRANKED
             else:
                 why = f"rank {position} of {len(ranked.ranked)} (score {len(matched)})"
             draft = self.paragraph_draft(part, para, why)
+            draft.status = fate
             draft.score, draft.matched, draft.rank = len(matched), matched, position
             drafts[para.index] = draft
         top = ranked.ranked[:cap]
@@ -209,7 +214,7 @@ class DriftRun(PeerRun):
                 units.clear()
             step = len(self.steps) + 1
             for unit in gone:
-                unit.draft.status, unit.draft.kept_chars = DROPPED, 0
+                unit.draft.status, unit.draft.kept_chars = CUT_FOR_BUDGET, 0
                 unit.draft.reason = (
                     f"{unit.draft.reason}; cut by trim step {step}: the context was {fmt(tokens)} tokens, over the "
                     f"budget of {fmt(budget)}, and {source} is priority {rank} of {len(order)} to cut"

@@ -41,8 +41,10 @@ from ctxviewer.engine.spec import (
     truncate,
 )
 from ctxviewer.engine.trace import (
-    DROPPED,
+    CUT_FOR_BUDGET,
     INCLUDED,
+    NOT_CANDIDATE,
+    OUTRANKED,
     RULE_FILE,
     SECURITY,
     SPEC,
@@ -122,7 +124,7 @@ class MahabharathaRun(RunBase):
                         f"would be {draft.status} ({draft.reason}), but the whole context "
                         f"{'fell back to empty' if self.settings.fallback_to_full else 'failed'}: {fatal}"
                     )
-                    draft.status = DROPPED
+                    draft.status = NOT_CANDIDATE
                     draft.kept_chars = 0
                     draft.offset = None
         context, sections = self._sections(texts, budgets, fatal)
@@ -176,24 +178,24 @@ class MahabharathaRun(RunBase):
             )
         )
 
-    def _all_rules_dropped(self, reason: str) -> None:
+    def _no_rule_candidates(self, reason: str) -> None:
         for rule in R.CANDIDATES:
-            self._rule_item(rule, DROPPED, reason, details={"trigger": R.TRIGGER_TEXT[rule]})
+            self._rule_item(rule, NOT_CANDIDATE, reason, details={"trigger": R.TRIGGER_TEXT[rule]})
         self._list_unconsidered()
 
     def _list_unconsidered(self) -> None:
         for rule in self.other_rule_files():
-            self._rule_item(rule, DROPPED, NEVER_CONSIDERED)
+            self._rule_item(rule, NOT_CANDIDATE, NEVER_CONSIDERED)
 
     def _security_not_run(self, fatal: str) -> None:
-        self._all_rules_dropped(f"not reached: the run failed first ({fatal})")
+        self._no_rule_candidates(f"not reached: the run failed first ({fatal})")
 
     def _security(self, task_files: Sequence[Any], budget: int) -> tuple[str, str | None]:
         if not self.settings.security_rule_filtering:
-            self._all_rules_dropped("security_rule_filtering is off in the configuration")
+            self._no_rule_candidates("security_rule_filtering is off in the configuration")
             return "", None
         if not task_files:
-            self._all_rules_dropped("the task has no create/modify files, so no security section is built")
+            self._no_rule_candidates("the task has no create/modify files, so no security section is built")
             return "", None
         try:
             matches = R.match_rules(task_files)
@@ -201,7 +203,7 @@ class MahabharathaRun(RunBase):
             message = f"rule filtering failed: {exc}"
             self.left_out[SECURITY] = message
             self._error(SECURITY, "pipeline", message, "the security section is left out", self.feature.graph_path)
-            self._all_rules_dropped(f"the security section is left out: {message}")
+            self._no_rule_candidates(f"the security section is left out: {message}")
             return "", None
 
         heuristic = self.counter.name == "heuristic"
@@ -220,7 +222,7 @@ class MahabharathaRun(RunBase):
             }
             if not match.matched:
                 self._rule_item(
-                    rule, DROPPED, f"not matched: no task file is {R.TRIGGER_TEXT[rule][2:]}", details=details
+                    rule, NOT_CANDIDATE, f"not matched: no task file is {R.TRIGGER_TEXT[rule][2:]}", details=details
                 )
                 continue
             why = (
@@ -234,13 +236,13 @@ class MahabharathaRun(RunBase):
             if read.problem in (Problem.MISSING, Problem.OUTSIDE, Problem.LOOP):
                 if read.problem is not Problem.MISSING:
                     self._error(SECURITY, "input", read.detail, "treated as absent: not read", rel)
-                self._rule_item(rule, DROPPED, f"{why}, but the file does not exist", details=details)
+                self._rule_item(rule, NOT_CANDIDATE, f"{why}, but the file does not exist", details=details)
                 continue
             considered.append(rule)
             if not read.ok:
                 message = f"reading rule file failed: {read.detail}"
                 self._error(SECURITY, "input", message, self._fatal_consequence(), rel, read.line)
-                self._rule_item(rule, DROPPED, f"{why}, but {message}", details=details)
+                self._rule_item(rule, NOT_CANDIDATE, f"{why}, but {message}", details=details)
                 return "", message
             if read.has_nul:
                 self._error(
@@ -257,7 +259,7 @@ class MahabharathaRun(RunBase):
             if not block.block:
                 self._rule_item(
                     rule,
-                    DROPPED,
+                    NOT_CANDIDATE,
                     f"{why}; no '## Rule:', '### Rule:', '**Level**' or '**When**' lines outside code fences",
                     lines=lines,
                     details=details,
@@ -293,7 +295,7 @@ class MahabharathaRun(RunBase):
                 )
                 self._rule_item(
                     rule,
-                    DROPPED,
+                    CUT_FOR_BUDGET,
                     f"{why}; block of {fmt(size)} {unit} did not fit the {fmt(left)} left of {fmt(limit)}",
                     text=block.block,
                     details=details,
@@ -348,9 +350,9 @@ class MahabharathaRun(RunBase):
     def _paragraph_items(
         self, part: str, text: str, rel: str | None, first_line: int, ranked: Ranking | None, reason: str | None
     ) -> tuple[Item, ...]:
-        """Every paragraph of one spec file as a finished, dropped item, appended to the run.
+        """Every paragraph of one spec file as a finished item not in the context, appended to the run.
 
-        The paragraphs a run keeps are few; the rest are dropped for reasons that do not
+        The paragraphs a run keeps are few; the rest are left out for reasons that do not
         depend on budgets.  So the full list is built once per (file content, keywords,
         top_k, reason) and shared by later runs; :meth:`_spec` then replaces just the
         top-k entries with drafts.  This is what makes a re-budget of a task whose spec
@@ -393,15 +395,17 @@ class MahabharathaRun(RunBase):
             if not count % CHECK_EVERY:
                 self._poll("spec excerpts")
             position = positions.get(n)
+            b = base[n]
+            status = b.status
             if reason is not None:
                 why = reason
             elif position is None:  # not reached: every paragraph with a hit is ranked
                 why = "score 0: no task keyword occurs in it"
             elif position > top_k:
                 why = f"rank {position}, only the top {top_k} are kept (score {len(matched)})"
+                status = OUTRANKED
             else:
                 why = f"rank {position} of the top {top_k} (placed by the run)"
-            b = base[n]
             out[n] = Item(  # as dataclasses.replace would, at a fifth of its cost
                 b.id,
                 b.kind,
@@ -413,7 +417,7 @@ class MahabharathaRun(RunBase):
                 len(matched),
                 matched,
                 position,
-                b.status,
+                status,
                 why,
                 b.text,
                 b.kept_chars,
@@ -424,7 +428,7 @@ class MahabharathaRun(RunBase):
     def _unscored_items(
         self, part: str, rel: str, index: SpecIndex, reason: str | None, zero: int | None
     ) -> tuple[Item, ...]:
-        """Every paragraph of *index* as a dropped item that no keyword matched, counted once.
+        """Every paragraph of *index* as an item no keyword matched (not a candidate), counted once.
 
         These do not depend on the task: a batch or the window's background pass builds
         them once per spec file and each task replaces only the paragraphs that score.
@@ -459,7 +463,7 @@ class MahabharathaRun(RunBase):
                     score=zero,
                     matched_keywords=(),
                     rank=None,
-                    status=DROPPED,
+                    status=NOT_CANDIDATE,
                     reason=why,
                     text=para.text,
                     kept_chars=0,
@@ -591,7 +595,7 @@ class MahabharathaRun(RunBase):
                     f"(the {part} budget is {fmt(budget)} tokens)"
                 )
             else:
-                d.status = DROPPED
+                d.status = CUT_FOR_BUDGET
                 d.reason = (
                     f"{what}, but truncation to the {part} budget of {fmt(budget)} tokens "
                     f"cut the text before it ({boundary} boundary)"

@@ -10,7 +10,7 @@ error in the trace that says so, and the rest of the context is still built.
 * the task's create/modify files (``task_files``);
 * every candidate rule file of the reference filter, with its summary block when it
   matched and has kept lines (:class:`RuleCandidate`), and a draft for each candidate
-  (dropped until a profile decides otherwise);
+  (not a candidate until a profile decides otherwise);
 * the requirements and design files, split into paragraphs (:class:`SpecPart`), with
   the reference's file-name fallbacks.
 
@@ -37,8 +37,8 @@ from ctxviewer.engine.mahabharatha import (
 )
 from ctxviewer.engine.spec import Paragraph, SpecIndex, paragraph_limit_problem, spec_index, strip_with_offset
 from ctxviewer.engine.trace import (
-    DROPPED,
     INCLUDED,
+    NOT_CANDIDATE,
     RULE_FILE,
     SECURITY,
     SPEC,
@@ -199,7 +199,7 @@ class PeerRun(RunBase):
         return out
 
     def _rule_draft(self, rule: str, reason: str, details: Mapping[str, Any] | None = None) -> ItemDraft:
-        """A dropped draft of one rule file, appended to the run's items."""
+        """A draft of one rule file, not a candidate until a profile decides otherwise, appended."""
         draft = ItemDraft(
             id=f"rule:{rule}",
             kind=RULE_FILE,
@@ -211,7 +211,7 @@ class PeerRun(RunBase):
             score=None,
             matched=(),
             rank=None,
-            status=DROPPED,
+            status=NOT_CANDIDATE,
             reason=reason,
             text="",
             kept_chars=0,
@@ -277,11 +277,11 @@ class PeerRun(RunBase):
         return parts
 
     def paragraph_draft(self, part: SpecPart, para: Paragraph, reason: str) -> ItemDraft:
-        """A dropped draft of one paragraph, appended to the run's items."""
+        """A draft of one paragraph, not a candidate until a profile decides otherwise, appended."""
         return self.span_draft(part, para.index, para.index, reason)
 
     def span_draft(self, part: SpecPart, first: int, last: int, reason: str, item_id: str = "") -> ItemDraft:
-        """A dropped draft of paragraphs *first*..*last* of *part* as one candidate, appended."""
+        """A draft of paragraphs *first*..*last* of *part* as one candidate (not yet decided), appended."""
         paragraphs = part.index.paragraphs[first : last + 1]
         draft = ItemDraft(
             id=item_id or f"{part.part}:{first + 1}",
@@ -294,7 +294,7 @@ class PeerRun(RunBase):
             score=None,
             matched=(),
             rank=None,
-            status=DROPPED,
+            status=NOT_CANDIDATE,
             reason=reason,
             text="\n\n".join(p.text for p in paragraphs),
             kept_chars=0,

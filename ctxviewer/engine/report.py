@@ -27,7 +27,7 @@ from pygments.lexers import get_lexer_by_name
 from ctxviewer import __version__
 from ctxviewer.engine.atomic import atomic_write
 from ctxviewer.engine.tokens import CL100K, HEURISTIC, O200K, TokenCounts
-from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Section, Trace, trace_to_json
+from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Section, Trace, fate_label, trace_to_json
 from ctxviewer.engine.whatif import TraceDiff, arrow, diff_markdown, diff_to_json, kind_word, setting_text, summary
 
 FORMATS = ("markdown", "json", "html", "whatif-md")
@@ -191,7 +191,7 @@ class _Raw(str):
 
 
 def _status(status: str) -> _Raw:
-    return _Raw(f'<span class="st st-{_e(status)}">{_e(status)}</span>')
+    return _Raw(f'<span class="st st-{_e(status)}">{_e(fate_label(status))}</span>')
 
 
 def _table(headers: str, rows: Iterable[Sequence[object]], nums: Iterable[int] = ()) -> str:
@@ -624,9 +624,9 @@ def _pygments_css() -> str:
 
 _CSS = """\
 :root { --fg: #1d1f23; --bg: #fff; --muted: #5f6670; --line: #d5d9de; --head: #f2f4f7;
-  --ok: #1a7f37; --warn: #9a6700; --drop: #6e7781; --bad: #cf222e; --track: #eaeef2; }
+  --ok: #1a7f37; --warn: #9a6700; --drop: #6e7781; --bad: #cf222e; --track: #eaeef2; --part: #0969da; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1;
-  --line: #30363d; --head: #161b22; --ok: #3fb950; --warn: #d29922; --drop: #8b949e;
+  --line: #30363d; --head: #161b22; --ok: #3fb950; --warn: #d29922; --drop: #8b949e; --part: #58a6ff;
   --bad: #f85149; --track: #21262d; } }
 body { margin: 0; color: var(--fg); background: var(--bg); line-height: 1.45;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
@@ -640,8 +640,9 @@ th, td { border: 1px solid var(--line); padding: .25rem .5rem; vertical-align: t
 th { background: var(--head); text-align: left; position: sticky; top: 0; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .st { font-weight: 600; padding: 0 .35rem; border-radius: .25rem; border: 1px solid; }
-.st-included { color: var(--ok); } .st-truncated { color: var(--warn); }
-.st-dropped, .st-empty { color: var(--drop); } .st-failed { color: var(--bad); }
+.st-included { color: var(--ok); } .st-truncated { color: var(--part); }
+.st-cut_for_budget { color: var(--bad); } .st-outranked { color: var(--warn); }
+.st-not_candidate, .st-empty { color: var(--drop); } .st-failed { color: var(--bad); }
 .alerts { padding: 0; font-weight: 500; }
 .alerts li { padding: .4rem .6rem; margin: .3rem 0; border-left: .3rem solid; list-style: none; }
 .alerts .error { border-color: var(--bad); } .alerts .warning { border-color: var(--warn); }

@@ -37,7 +37,15 @@ from dataclasses import dataclass, field
 from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
 from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, heading_level, joined
 from ctxviewer.engine.spec import CHECK_EVERY, Paragraph, ranking
-from ctxviewer.engine.trace import DROPPED, INCLUDED, RULE_FILE, SECURITY, SPEC, SPEC_PARAGRAPH
+from ctxviewer.engine.trace import (
+    CUT_FOR_BUDGET,
+    INCLUDED,
+    OUTRANKED,
+    RULE_FILE,
+    SECURITY,
+    SPEC,
+    SPEC_PARAGRAPH,
+)
 
 #: A chunk is skipped when more than this share of its lines is already selected.
 MAX_OVERLAP = 0.5
@@ -227,6 +235,7 @@ class ShaktimanRun(PeerRun):
         if overlap is not None and overlap[1] > MAX_OVERLAP:
             other, share = overlap
             if say:
+                draft.status = OUTRANKED
                 draft.reason = f"{why}, {chunk.base}: skipped, overlaps {other.label} by {percent(share)}"
             return False
         cost = self._cost(chunk)
@@ -235,6 +244,7 @@ class ShaktimanRun(PeerRun):
             if say:
                 of = "" if room is None else " of the expansion budget"
                 fit = f"{fmt(cost)} tokens with its metadata did not fit the {fmt(left)} left{of}"
+                draft.status = CUT_FOR_BUDGET
                 draft.reason = f"{why}, {chunk.base}: {fit}"
             if room is None:
                 self._no_fit(chunk, cost)
@@ -340,7 +350,7 @@ class ShaktimanRun(PeerRun):
         tokens = self.counter.count(text)
         while tokens > budget and self.selected:
             last = self.selected.pop()
-            last.draft.status, last.draft.kept_chars = DROPPED, 0
+            last.draft.status, last.draft.kept_chars = CUT_FOR_BUDGET, 0
             last.draft.reason += f"; taken out again: the joined context counted {fmt(tokens)} tokens"
             after = self._joined()
             after_tokens = self.counter.count(after)

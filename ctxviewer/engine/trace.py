@@ -14,14 +14,41 @@ from typing import Any
 
 from ctxviewer.engine.tokens import TokenCounts
 
-SCHEMA_VERSION = "1.1"
-#: Older schemas :func:`trace_from_json` still reads (fields added since get their defaults).
-READABLE_SCHEMAS = ("1.0", SCHEMA_VERSION)
+SCHEMA_VERSION = "2.0"
+#: Older schemas :func:`trace_from_json` still reads (fields added since get their
+#: defaults; their ``dropped`` items get a fate by :func:`legacy_fate`).
+READABLE_SCHEMAS = ("1.0", "1.1", SCHEMA_VERSION)
 
+# -- fates: what happened to a candidate (an Item's ``status``) -------------------------
 INCLUDED = "included"
 TRUNCATED = "truncated"
-DROPPED = "dropped"
-STATUSES = (INCLUDED, TRUNCATED, DROPPED)
+#: It was a candidate (matched, scored) and lost for lack of room.
+CUT_FOR_BUDGET = "cut_for_budget"
+#: It was a candidate and lost to ranking: a top-k, a count cap, a better overlapping one.
+OUTRANKED = "outranked"
+#: It was never in the running (no task file matched it, score 0, file missing, the run
+#: failed ...); the item's ``reason`` says why.
+NOT_CANDIDATE = "not_candidate"
+#: Every fate, in the order people read them.
+FATES = (INCLUDED, TRUNCATED, CUT_FOR_BUDGET, OUTRANKED, NOT_CANDIDATE)
+#: What each fate is called wherever a person reads it.
+FATE_LABELS: Mapping[str, str] = {
+    INCLUDED: "included",
+    TRUNCATED: "truncated",
+    CUT_FOR_BUDGET: "cut for budget",
+    OUTRANKED: "outranked",
+    NOT_CANDIDATE: "not a candidate",
+}
+#: The fates that are drops: a candidate that was in the running and lost.
+DROPS = frozenset({CUT_FOR_BUDGET, OUTRANKED})
+#: The fates whose item has text in the context.
+KEPT = frozenset({INCLUDED, TRUNCATED})
+
+
+def fate_label(status: str) -> str:
+    """The words for a fate (an unknown id is shown as it is)."""
+    return FATE_LABELS.get(status, status)
+
 
 SECURITY = "security_rules"
 SPEC = "spec_excerpts"
@@ -317,14 +344,65 @@ def _span(v: Any) -> tuple[int, int] | None:
     return None if v is None else (int(v[0]), int(v[1]))
 
 
+#: Schema 1.x's one word for every candidate not in the context.
+LEGACY_DROPPED = "dropped"
+
+#: Words of a 1.x reason that say a candidate lost for lack of room (checked first).
+_LEGACY_ROOM = (
+    "did not fit",
+    "cut by trim step",
+    "cut to fit the budget",
+    "taken out again",
+    "cut the text before it",
+    "hard cap of 0 rule lines",
+)
+#: Words of a 1.x reason that say a candidate lost to ranking or a count cap.
+_LEGACY_RANK = (
+    "only the top",
+    "left out by the hard cap of",
+    "skipped, overlaps",
+    "near-duplicate of",
+    ": cut, ",
+    "already had its limit",
+    "completed, but over the limit",
+)
+#: Words of a 1.x reason that say the candidate never ran at all (checked before the rest).
+_LEGACY_NEVER = (
+    "would be included",
+    "would be truncated",
+    "a related task",
+    ": over the limit, ",
+    "the spec section is left out",
+)
+
+
+def legacy_fate(status: str, reason: str) -> str:
+    """The fate a schema 1.x item gets: ``dropped`` becomes one of the 2.0 ids by its reason.
+
+    1.x called every candidate not in the context ``dropped``; its reason says which
+    kind of loss it was (see docs/trace-schema.md for the table).  Other statuses are
+    unchanged.
+    """
+    if status != LEGACY_DROPPED:
+        return status
+    if any(w in reason for w in _LEGACY_NEVER):
+        return NOT_CANDIDATE
+    if any(w in reason for w in _LEGACY_ROOM):
+        return CUT_FOR_BUDGET
+    if any(w in reason for w in _LEGACY_RANK):
+        return OUTRANKED
+    return NOT_CANDIDATE
+
+
 def trace_from_json(data: Mapping[str, Any]) -> Trace:
-    """Rebuild a :class:`Trace` from :func:`trace_to_json` output."""
+    """Rebuild a :class:`Trace` from :func:`trace_to_json` output (schema 2.0, or 1.x upgraded)."""
     version = data.get("schema_version")
     if version not in READABLE_SCHEMAS:
         raise ValueError(f"trace schema {version!r} is not one of the supported {', '.join(READABLE_SCHEMAS)}")
+    legacy = version != SCHEMA_VERSION
     t = data["tracker"]
     return Trace(
-        schema_version=data["schema_version"],
+        schema_version=SCHEMA_VERSION if legacy else data["schema_version"],
         project=data["project"],
         feature=data["feature"],
         task_id=data["task_id"],
@@ -362,7 +440,7 @@ def trace_from_json(data: Mapping[str, Any]) -> Trace:
                 score=i["score"],
                 matched_keywords=tuple(i["matched_keywords"]),
                 rank=i["rank"],
-                status=i["status"],
+                status=legacy_fate(i["status"], i["reason"]) if legacy else i["status"],
                 reason=i["reason"],
                 text=i["text"],
                 kept_chars=i["kept_chars"],

@@ -33,7 +33,7 @@ from ctxviewer.engine.errors import EncodingUnavailableError
 from ctxviewer.engine.explain import item_label
 from ctxviewer.engine.settings import SettingChange
 from ctxviewer.engine.tokens import TokenCounts, get_counter
-from ctxviewer.engine.trace import INCLUDED, RULE_FILE, TRUNCATED, Item, Trace
+from ctxviewer.engine.trace import INCLUDED, RULE_FILE, TRUNCATED, Item, Trace, fate_label
 
 ENTERED, LEFT, GREW, SHRANK, NEW, GONE = "entered", "left", "grew", "shrank", "new", "gone"
 #: Every kind of item change, in the order :attr:`TraceDiff.items` lists them.
@@ -414,6 +414,11 @@ def arrow(before: object, after: object, missing: str = "\u2014") -> str:
     return a if b == a else f"{b} \u2192 {a}"
 
 
+def fate_arrow(before: str | None, after: str | None, missing: str = "\u2014") -> str:
+    """:func:`arrow` of two fates (or section statuses), in the words people read."""
+    return arrow(None if before is None else fate_label(before), None if after is None else fate_label(after), missing)
+
+
 def run_name(trace: Trace) -> str:
     return f"{trace.task_id} ({trace.feature})"
 
@@ -517,7 +522,7 @@ def diff_markdown(diff: TraceDiff) -> str:
         for i in group:
             tokens = f"{i.tokens_before:,} \u2192 {i.tokens_after:,} tokens ({signed(i.delta)})"
             out.append(
-                f"- **{_cell(i.label)}** ({kind_word(i.kind)}): {arrow(i.status_before, i.status_after)}, {tokens}"
+                f"- **{_cell(i.label)}** ({kind_word(i.kind)}): {fate_arrow(i.status_before, i.status_after)}, {tokens}"
             )
             if i.reason_before:
                 out.append(f"  - before: {_cell(i.reason_before)}")

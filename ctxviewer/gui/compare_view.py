@@ -339,7 +339,7 @@ class CompareTab(QWidget):
 def _side_html(name: str, side: Side, overshoot_by: int, dark: bool) -> str:
     text = f"{name} <b>{html.escape(side.label)}</b>"
     if overshoot_by:
-        colour = status_colour("dropped", dark).name()
+        colour = status_colour("failed", dark).name()
         text += f' <span style="color:{colour}">(over budget by {overshoot_by:,})</span>'
     return text
 

@@ -37,9 +37,9 @@ from ctxviewer.engine.computed import (
     SECTIONS,
     WARNINGS,
 )
-from ctxviewer.engine.trace import DROPPED, INCLUDED, TRUNCATED, Item, Signals, Trace
+from ctxviewer.engine.trace import INCLUDED, KEPT, Item, Signals, Trace, fate_label
 from ctxviewer.engine.trace import Signal as TaskSignal
-from ctxviewer.gui.models import Column, fmt_int
+from ctxviewer.gui.models import STATUS_TIP, Column, fmt_int
 from ctxviewer.gui.tables import RecordTable
 
 #: The item kinds the computed profile produces (the Entries table shows these).
@@ -84,7 +84,6 @@ NOT_COMPUTED = (
 NO_TRACE = "No trace loaded: open a project and choose a task."
 NO_SIGNALS = "This trace carries no signals (it was saved by an older ctxviewer)."
 DASH = "\u2014"
-_STATUS_WORD = {INCLUDED: "included", TRUNCATED: "truncated", DROPPED: "dropped"}
 
 
 # -- signals ------------------------------------------------------------------------------
@@ -233,7 +232,7 @@ def entry_columns() -> list[Column]:
             "Position in its section after a stable sort by score (dependencies: their order)",
             numeric=True,
         ),
-        Column("Status", lambda i: i.status, None, "included: in the context; dropped: not in it", status=True),
+        Column("Status", lambda i: i.status, None, STATUS_TIP, status=True),
         Column("Reason", lambda i: i.reason, None, "Why the profile did this"),
     ]
 
@@ -270,7 +269,7 @@ _SKIP_KEYS = {"summary", "score_breakdown", "matched", "tags"}
 
 def entry_html(item: Item) -> str:
     """The detail pane of one entry: what it is, its fate and why, where from, its text."""
-    status = _STATUS_WORD.get(item.status, item.status)
+    status = fate_label(item.status)
     rows = [
         f"<b>{html.escape(entry_label(item))}</b>",
         f"{html.escape(section_title(item))} \u00b7 {html.escape(item.part)}"
@@ -304,7 +303,7 @@ def entry_html(item: Item) -> str:
     body = "<br>".join(rows)
     if item.text:
         body += f'<pre style="white-space: pre-wrap">{html.escape(item.text)}</pre>'
-    elif item.status == DROPPED:
+    elif item.status not in KEPT:
         body += "<p><i>Not rendered: it has no place in the context.</i></p>"
     return body
 

@@ -11,9 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ctxviewer.engine.trace import DROPPED, INCLUDED, TRUNCATED, Item, Trace
-
-_STATUS_WORD = {INCLUDED: "included", TRUNCATED: "truncated", DROPPED: "dropped"}
+from ctxviewer.engine.trace import TRUNCATED, Item, Trace, fate_label
 
 
 def mark_keywords(text: str, keywords: Sequence[str], colour: str = "#ffe58a") -> str:
@@ -84,7 +82,7 @@ def paragraph_html(trace: Trace, item: Item, mark: str = "#ffe58a", cut: str = "
     head = (
         f"<b>{html.escape(item.source)}</b>{lines}<br>"
         f"Score <b>{score}</b> \u00b7 rank <b>{rank}</b>"
-        f" \u00b7 <b>{_STATUS_WORD.get(item.status, item.status)}</b>: {html.escape(item.reason)}"
+        f" \u00b7 <b>{fate_label(item.status)}</b>: {html.escape(item.reason)}"
     )
     kws = ", ".join(html.escape(k) for k in item.matched_keywords) or "none"
     parts = [head, f"<br>Matched keywords: {kws}"]
@@ -115,7 +113,7 @@ def rule_html(item: Item) -> str:
     d = item.details
     rows = [
         f"<b>{html.escape(item.source)}</b>",
-        f"<b>{_STATUS_WORD.get(item.status, item.status)}</b>: {html.escape(item.reason)}",
+        f"<b>{fate_label(item.status)}</b>: {html.escape(item.reason)}",
     ]
     if d.get("trigger"):
         rows.append(f"Considered when: {html.escape(str(d['trigger']))}")

@@ -23,12 +23,15 @@ from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
 
 from ctxviewer.engine.tokens import CL100K, EXACT_ENCODINGS, HEURISTIC, O200K, TokenCounts
 from ctxviewer.engine.trace import (
-    DROPPED,
+    CUT_FOR_BUDGET,
     INCLUDED,
+    NOT_CANDIDATE,
+    OUTRANKED,
     TRUNCATED,
     Item,
     Section,
     Trace,
+    fate_label,
 )
 
 #: The row object behind an index (for views that want the whole row).
@@ -48,13 +51,27 @@ def is_dark(palette: QPalette | None = None) -> bool:
 
 
 _STATUS_COLOURS = {
-    # (light palette, dark palette)
+    # (light palette, dark palette).  Only the drops (and failures) are red or orange:
+    # a candidate that was never in the running is muted, not alarming.
     INCLUDED: ("#1b7f3b", "#7bd88f"),
-    TRUNCATED: ("#a35c00", "#ffb454"),
-    DROPPED: ("#b3261e", "#ff8a80"),
+    TRUNCATED: ("#1f5fa8", "#8ab4f8"),
+    CUT_FOR_BUDGET: ("#b3261e", "#ff8a80"),
+    OUTRANKED: ("#a35c00", "#ffb454"),
+    NOT_CANDIDATE: ("#6b6b6b", "#a0a0a0"),
     "failed": ("#b3261e", "#ff8a80"),
     "empty": ("#6b6b6b", "#a0a0a0"),
 }
+
+#: What each fate means, for tooltips.
+FATE_TIPS = {
+    INCLUDED: "in the context whole",
+    TRUNCATED: "in the context, partly",
+    CUT_FOR_BUDGET: "a candidate (matched or scored) that lost for lack of room",
+    OUTRANKED: "a candidate that lost to better-ranked ones (a top-k or a count cap), not to room",
+    NOT_CANDIDATE: "never in the running: no task file matched it, it scored 0, its file is missing ... "
+    "(the reason says which)",
+}
+STATUS_TIP = "; ".join(f"{fate_label(f)}: {t}" for f, t in FATE_TIPS.items())
 
 
 def status_colour(status: str, dark: bool | None = None) -> QColor:
@@ -142,9 +159,9 @@ class RecordModel(QAbstractTableModel):
         row = self._rows[index.row()]
         col = self._columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return col.text(row)
+            return fate_label(col.text(row)) if col.status else col.text(row)
         if role == Qt.ItemDataRole.ToolTipRole:
-            text = col.text(row)
+            text = fate_label(col.text(row)) if col.status else col.text(row)
             return f"{col.header}: {text}\n{col.tip}" if col.tip else text
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if col.numeric:
@@ -153,7 +170,7 @@ class RecordModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and col.status:
             return QBrush(status_colour(col.text(row)))  # palette read now: follows a theme switch
         if role == SortRole:
-            value = col.key(row) if col.key else col.text(row)
+            value = col.key(row) if col.key else fate_label(col.text(row)) if col.status else col.text(row)
             return _sortable(value)
         if role == RowRole:
             return row
@@ -271,7 +288,7 @@ def paragraph_columns(tokenizer: str) -> list[Column]:
             "Status",
             lambda i: i.status,
             None,
-            "included: in the context whole; truncated: partly; dropped: not in the context",
+            STATUS_TIP,
             status=True,
         ),
         Column("Reason", lambda i: i.reason, None, "Why the pipeline did this"),
@@ -304,7 +321,7 @@ def rule_columns(tokenizer: str) -> list[Column]:
             "What makes the pipeline consider this file for a task",
         ),
         Column("Matched by", _matched_by, None, "The task file (and its extension or name) that matched"),
-        Column("Status", lambda i: i.status, None, "included, truncated or dropped", status=True),
+        Column("Status", lambda i: i.status, None, STATUS_TIP, status=True),
         Column(
             "Needed",
             lambda i: fmt_int(_detail_int(i, "needed")),

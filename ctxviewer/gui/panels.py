@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from ctxviewer.engine.explain import Match, find_candidates, keyword_sources
 from ctxviewer.engine.settings import WHOLE_BUDGET_PROFILES
-from ctxviewer.engine.trace import Trace
+from ctxviewer.engine.trace import FATES, Trace, fate_label
 from ctxviewer.gui.charts import Gauge, GaugeValue, ShareChart, ShareValue, TrimChart, TrimValue
 from ctxviewer.gui.models import (
     keyword_columns,
@@ -354,9 +354,9 @@ class SearchPanel(QWidget):
             return
         found = find_candidates(self._trace, text)
         self.results.set_rows(found)
-        fates = {s: sum(1 for m in found if m.status == s) for s in ("included", "truncated", "dropped")}
+        fates = {s: sum(1 for m in found if m.status == s) for s in FATES}
         text_parts = [f"{len(found)} candidates contain \u201c{html.escape(text.strip())}\u201d"]
-        text_parts.append(", ".join(f"{n} {s}" for s, n in fates.items() if n))
+        text_parts.append(", ".join(f"{n} {fate_label(s)}" for s, n in fates.items() if n))
         sources = keyword_sources(self._trace, text)
         if sources:
             text_parts.append(f"it is a task keyword (from {html.escape('; '.join(sources))})")

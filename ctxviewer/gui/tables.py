@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.engine.trace import DROPPED, INCLUDED, TRUNCATED
-from ctxviewer.gui.models import Column, RecordFilterProxy, RecordModel, RowRole
+from ctxviewer.engine.trace import FATES, fate_label
+from ctxviewer.gui.models import FATE_TIPS, Column, RecordFilterProxy, RecordModel, RowRole
 from ctxviewer.gui.table_actions import TableActions, install_table_actions
 
 DetailFn = Callable[[Any], str]
@@ -147,12 +147,12 @@ class RecordTable(QWidget):
         bar.addWidget(self.filter, 1)
         self.status_buttons: dict[str, QToolButton] = {}
         if statuses:
-            for status in (INCLUDED, TRUNCATED, DROPPED):
+            for status in FATES:
                 button = QToolButton(self)
-                button.setText(status)
+                button.setText(fate_label(status))
                 button.setCheckable(True)
                 button.setChecked(True)
-                button.setToolTip(f"Show {noun} that were {status}")
+                button.setToolTip(f"Show {noun} whose fate is '{fate_label(status)}': {FATE_TIPS[status]}")
                 button.toggled.connect(self._on_status)
                 self.status_buttons[status] = button
                 bar.addWidget(button)

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.engine.trace import DROPPED, INCLUDED, RULE_FILE, TRUNCATED
+from ctxviewer.engine.trace import CUT_FOR_BUDGET, INCLUDED, RULE_FILE, TRUNCATED
 from ctxviewer.engine.whatif import (
     CHANGE_MEANINGS,
     CHANGES,
@@ -52,6 +52,7 @@ from ctxviewer.engine.whatif import (
     SectionDelta,
     TraceDiff,
     arrow,
+    fate_arrow,
     kind_word,
     setting_text,
     signed,
@@ -69,7 +70,7 @@ _Index = QModelIndex | QPersistentModelIndex
 ColourFn = Callable[[Any], str | None]
 
 #: The colour each change is written in, as the status it resembles.
-_CHANGE_TONE = {ENTERED: INCLUDED, GREW: INCLUDED, LEFT: DROPPED, SHRANK: TRUNCATED, NEW: "empty", GONE: "empty"}
+_CHANGE_TONE = {ENTERED: INCLUDED, GREW: INCLUDED, LEFT: CUT_FOR_BUDGET, SHRANK: TRUNCATED, NEW: "empty", GONE: "empty"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,7 @@ WHATIF_NAMES = RunNames()
 
 
 def _delta_tone(value: int) -> str | None:
-    return INCLUDED if value > 0 else DROPPED if value < 0 else None
+    return INCLUDED if value > 0 else CUT_FOR_BUDGET if value < 0 else None
 
 
 class DiffModel(RecordModel):
@@ -182,7 +183,7 @@ def change_columns(tokenizer: str, names: RunNames = WHATIF_NAMES) -> list[Colum
         ),
         Column(
             "Status",
-            lambda c: arrow(c.status_before, c.status_after),
+            lambda c: fate_arrow(c.status_before, c.status_after),
             None,
             f"Its status in {names.before_run} \u2192 {names.after_run} (\u2014: the run has no such candidate)",
         ),
@@ -213,7 +214,7 @@ def change_html(change: ItemChange, names: RunNames = WHATIF_NAMES) -> str:
     rows = [
         f"<b>{e(change.label)}</b> ({kind_word(change.kind)})",
         f"<b>{e(change.change)}</b>: {e(names.meanings.get(change.change, ''))}",
-        f"Status: {e(arrow(change.status_before, change.status_after))} \u00b7 tokens in the context: {e(tokens)}",
+        f"Status: {e(fate_arrow(change.status_before, change.status_after))} \u00b7 tokens in the context: {e(tokens)}",
     ]
     before = e(change.reason_before) if change.reason_before else f"<i>not in {e(names.before_run)}</i>"
     now = e(change.reason_after) if change.reason_after else f"<i>not in {e(names.after_run)}</i>"

@@ -26,7 +26,7 @@ from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.pipeline import Cancelled
 from ctxviewer.engine.project import Project, load_project
 from ctxviewer.engine.settings import Settings
-from ctxviewer.engine.trace import DROPPED, INCLUDED
+from ctxviewer.engine.trace import CUT_FOR_BUDGET, INCLUDED
 from ctxviewer.engine.whatif import CHANGES, diff_markdown
 from tests.factories import COMPARE_P1 as P1
 from tests.factories import COMPARE_P2 as P2
@@ -70,7 +70,7 @@ def test_budget_4000_against_1000_which_candidates_leave_and_why(project: Projec
     changes = {c.item_id: c for c in diff.items}
     assert set(changes) == {"rule:_core/owasp-2025.md", "requirements:2"}
     rule, para = changes["rule:_core/owasp-2025.md"], changes["requirements:2"]
-    assert (rule.change, rule.status_before, rule.status_after) == ("left", INCLUDED, DROPPED)
+    assert (rule.change, rule.status_before, rule.status_after) == ("left", INCLUDED, CUT_FOR_BUDGET)
     assert rule.reason_before == "core rules, always considered; block of 1,533 characters fit the 4,800 left of 4,800"
     assert rule.reason_after == (
         "core rules, always considered; block of 1,533 characters did not fit the 1,200 left of 1,200"

@@ -27,7 +27,14 @@ from ctxviewer.engine.computed import (
 )
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import DROPPED, INCLUDED, Trace, trace_from_json, trace_to_json
+from ctxviewer.engine.trace import (
+    INCLUDED,
+    NOT_CANDIDATE,
+    OUTRANKED,
+    Trace,
+    trace_from_json,
+    trace_to_json,
+)
 from tests.factories import make_project, write
 
 CMAP = ".mahabharatha/context-map.yaml"
@@ -86,8 +93,8 @@ def test_the_context_map_keeps_the_top_ten_by_score_and_says_why_each_other_went
     assert [items[f"component:{i}"].rank for i in range(1, 12)] == list(range(2, 13))
     kept = [i.id for i in trace.items if i.kind == MAP_ENTRY and i.status == INCLUDED]
     assert kept == ["component:12", *[f"component:{i}" for i in range(1, 10)]]
-    assert "phase 4 keeps 10" in items["component:10"].reason and items["component:10"].status == DROPPED
-    assert items["component:13"].status == DROPPED and items["component:13"].score == 0
+    assert "phase 4 keeps 10" in items["component:10"].reason and items["component:10"].status == OUTRANKED
+    assert items["component:13"].status == NOT_CANDIDATE and items["component:13"].score == 0
     assert items["component:13"].reason.startswith("score 0")
     table = trace.section(CODE_REFS)
     assert table is not None
@@ -105,7 +112,7 @@ def test_an_easy_task_keeps_five_code_references(tmp_path: Path) -> None:
     make_project(tmp_path, [{"id": "T1", "title": "Ledger totals", "complexity": "haiku"}])
     dump(tmp_path, CMAP, {"components": _components(7)})
     items = by_id(run(tmp_path))
-    assert [items[f"component:{i}"].status for i in range(1, 8)] == [INCLUDED] * 5 + [DROPPED] * 2
+    assert [items[f"component:{i}"].status for i in range(1, 8)] == [INCLUDED] * 5 + [OUTRANKED] * 2
     assert "complexity easy keeps 5" in items["component:6"].reason
 
 
@@ -142,7 +149,7 @@ def test_patterns_are_scored_by_matching_tags_and_the_best_five_kept(tmp_path: P
         "P1": (1, 3, INCLUDED),
         "P4": (1, 4, INCLUDED),
         "P5": (1, 5, INCLUDED),
-        "P6": (1, 6, DROPPED),
+        "P6": (1, 6, OUTRANKED),
     }
     assert "phase 2 keeps 5" in items["knowledge:6"].reason
     assert items["knowledge:7"].reason == "no tag among the task's keywords or domains"
@@ -189,7 +196,8 @@ def test_the_keyword_query_stops_at_twenty_nodes(tmp_path: Path) -> None:
     dump(tmp_path, CMAP, {"knowledge": [_pattern(f"P{i}", "ledger") for i in range(1, 23)]})
     items = by_id(run(tmp_path))
     assert items["knowledge:21"].reason == "tags match, but the query already had its limit of better-scoring nodes"
-    assert items["knowledge:20"].rank == 20 and items["knowledge:20"].status == DROPPED  # phase-2 limit of 5
+    assert items["knowledge:21"].status == OUTRANKED
+    assert items["knowledge:20"].rank == 20 and items["knowledge:20"].status == OUTRANKED  # phase-2 limit of 5
 
 
 def test_related_task_nodes_are_counted_never_rendered(tmp_path: Path) -> None:
@@ -197,7 +205,7 @@ def test_related_task_nodes_are_counted_never_rendered(tmp_path: Path) -> None:
     dump(tmp_path, CMAP, {"knowledge": [{"type": "task", "id": "T9", "tags": ["ledger"]}]})
     trace = run(tmp_path)
     item = by_id(trace)["knowledge:1"]
-    assert item.status == DROPPED and "no place for it" in item.reason
+    assert item.status == NOT_CANDIDATE and "no place for it" in item.reason
     assert "T9" not in trace.context
 
 
@@ -277,7 +285,7 @@ def test_prior_work_from_handoffs_and_the_graph_with_reasons_for_skips(tmp_path:
     assert (
         items["dependency:D1"].status == INCLUDED and items["dependency:D1"].source == ".mahabharatha/handoffs/D1.yaml"
     )
-    assert items["dependency:D2"].status == DROPPED
+    assert items["dependency:D2"].status == NOT_CANDIDATE  # not completed
     assert (
         items["dependency:D2"].reason
         == "status 'in_progress' in the task graph (no handoff file), not 'completed': skipped"
@@ -329,7 +337,7 @@ def test_prior_tasks_are_limited_by_complexity(tmp_path: Path) -> None:
         ],
     )
     items = by_id(run(tmp_path))
-    assert [items[f"dependency:{d}"].status for d in deps] == [INCLUDED, INCLUDED, DROPPED]
+    assert [items[f"dependency:{d}"].status for d in deps] == [INCLUDED, INCLUDED, OUTRANKED]
     assert items["dependency:D3"].reason == "completed, but over the limit: complexity easy keeps 2 prior tasks"
 
 

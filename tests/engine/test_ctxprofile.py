@@ -16,7 +16,7 @@ from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
 from ctxviewer.engine.spec import build_index
 from ctxviewer.engine.tokens import get_counter
-from ctxviewer.engine.trace import DROPPED, INCLUDED, TRUNCATED, Trace
+from ctxviewer.engine.trace import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, OUTRANKED, TRUNCATED, Trace
 from tests.factories import make_project
 
 CL = get_counter("cl100k_base")
@@ -112,8 +112,8 @@ def test_near_duplicates_go_and_the_best_paragraph_that_did_not_fit_is_cut_to_fi
     assert trace.buffer == 40
     items = {i.id: i for i in trace.items}
     assert items["requirements:1"].status == INCLUDED
-    assert items["requirements:2"].status == DROPPED and "no task keyword" in items["requirements:2"].reason
-    assert items["design:1"].status == DROPPED
+    assert items["requirements:2"].status == NOT_CANDIDATE and "no task keyword" in items["requirements:2"].reason
+    assert items["design:1"].status == OUTRANKED  # lost to the paragraph it duplicates
     assert items["design:1"].reason.startswith("near-duplicate of requirements:1: 100%")
     p3_item = items["requirements:3"]
     assert p3_item.status == TRUNCATED
@@ -139,7 +139,7 @@ def test_worth_per_token_prefers_the_short_paragraph_with_the_rare_word(tmp_path
     # "expiry" is in 2 of 6 paragraphs, "session" in 5: the short paragraph with "expiry" is
     # worth most per token and goes first; the long one does not fit the 50 tokens.
     assert items["requirements:2"].rank == 1
-    assert items["requirements:1"].status in (DROPPED, TRUNCATED)
+    assert items["requirements:1"].status in (CUT_FOR_BUDGET, TRUNCATED)
     assert items["requirements:1"].rank is None or items["requirements:1"].rank > 1
     assert all(items[f"requirements:{n}"].status == INCLUDED for n in range(3, 7))
     assert items["requirements:2"].details["matches"] == {"expiry": 1}
@@ -189,7 +189,7 @@ def test_the_exact_check_takes_out_the_last_packed_paragraph(tmp_path: Path, mon
     assert len(cuts) == 2
     kept = [i for i in trace.items if i.status == INCLUDED]
     assert len(kept) == 1
-    assert all("taken out again" in i.reason for i in trace.items if i.status == DROPPED and i.score)
+    assert all("taken out again" in i.reason for i in trace.items if i.status == CUT_FOR_BUDGET and i.score)
 
 
 def test_the_exact_check_takes_out_the_last_packed_not_the_last_in_the_text(
@@ -212,7 +212,7 @@ def test_rule_files_the_filter_never_chooses_are_listed(tmp_path: Path, profile:
     root = _project(tmp_path, P1, rules=rules)
     trace = assemble(load_project(root), "feat", "T", {"profile": profile}, exact=False)
     item = trace.item("rule:languages/go/CLAUDE.md")
-    assert item is not None and item.status == DROPPED and item.reason == NEVER_CONSIDERED
+    assert item is not None and item.status == NOT_CANDIDATE and item.reason == NEVER_CONSIDERED
 
 
 def test_headings_come_only_above_the_paragraphs_they_head(tmp_path: Path) -> None:
@@ -231,4 +231,4 @@ def test_headings_come_only_above_the_paragraphs_they_head(tmp_path: Path) -> No
     need += CL.count("## Session expiry") + 1
     assert f"for {need} tokens" in para.reason
     docker = trace.item("requirements:3")
-    assert docker is not None and docker.status == DROPPED and docker.reason.startswith("a heading:")
+    assert docker is not None and docker.status == NOT_CANDIDATE and docker.reason.startswith("a heading:")

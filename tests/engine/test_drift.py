@@ -39,7 +39,18 @@ import pytest
 
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import DROPPED, INCLUDED, RULE_FILE, SPEC_PARAGRAPH, STATUSES, TRUNCATED, Trace
+from ctxviewer.engine.trace import (
+    CUT_FOR_BUDGET,
+    FATES,
+    INCLUDED,
+    KEPT,
+    NOT_CANDIDATE,
+    OUTRANKED,
+    RULE_FILE,
+    SPEC_PARAGRAPH,
+    TRUNCATED,
+    Trace,
+)
 from tests.factories import make_project
 
 TASK: dict[str, Any] = {"id": "T", "title": "login session token", "files": {"create": ["a.py"]}}
@@ -142,25 +153,25 @@ def test_every_candidate_is_listed_with_a_fate(tmp_path: Path) -> None:
     assert fates == {
         CORE_ID: INCLUDED,
         PY_ID: INCLUDED,
-        "rule:languages/javascript/CLAUDE.md": DROPPED,
-        "rule:containers/docker/CLAUDE.md": DROPPED,
-        "requirements:1": DROPPED,  # cut by trimming
+        "rule:languages/javascript/CLAUDE.md": NOT_CANDIDATE,  # not matched
+        "rule:containers/docker/CLAUDE.md": NOT_CANDIDATE,  # not matched
+        "requirements:1": CUT_FOR_BUDGET,  # cut by trimming
         "requirements:2": INCLUDED,
         "requirements:3": INCLUDED,
-        "requirements:4": DROPPED,  # blank
-        "requirements:5": DROPPED,  # score 0
-        "design:1": DROPPED,  # cut by trimming
-        "design:2": DROPPED,  # cut by trimming
+        "requirements:4": NOT_CANDIDATE,  # blank
+        "requirements:5": NOT_CANDIDATE,  # score 0
+        "design:1": CUT_FOR_BUDGET,  # cut by trimming
+        "design:2": CUT_FOR_BUDGET,  # cut by trimming
     }
     assert len(trace.items) == len(fates)  # each candidate once
-    assert all(i.status in STATUSES and i.reason for i in trace.items)
+    assert all(i.status in FATES and i.reason for i in trace.items)
     assert item(trace, "requirements:4").reason == "blank paragraph: skipped before scoring"
     assert item(trace, "requirements:5").reason == "score 0: no task keyword occurs in it"
     assert item(trace, "requirements:5").score == 0
     assert item(trace, "rule:languages/javascript/CLAUDE.md").reason.startswith("not matched: ")
     assert item(trace, "rule:containers/docker/CLAUDE.md").reason.startswith("not matched: ")
     for dropped in trace.items:
-        if dropped.status == DROPPED:
+        if dropped.status not in KEPT:
             assert (dropped.kept_chars, dropped.span) == (0, None)
 
 
@@ -340,7 +351,7 @@ def test_cap_on_rule_files(tmp_path: Path) -> None:
     # Both blocks C + "\n\n" + P (71 chars, 17 tokens), then C alone (37 chars, 9 tokens).
     assert (step.chars_before, step.tokens_before, step.chars_after, step.tokens_after) == (71, 17, 37, 9)
     py = item(trace, PY_ID)
-    assert py.status == DROPPED
+    assert py.status == OUTRANKED  # a count cap, not room
     assert py.reason == "matched by a.py (.py); left out by the hard cap of 1 rule files (drift.caps.rule_files)"
     assert trace.context == blocks(SEC, C, REQ_H, R3, R2, R1, DES_H, D2, D1)
 
@@ -369,7 +380,7 @@ def test_cap_of_zero_rule_lines_leaves_every_rule_file_and_the_header_out(tmp_pa
     assert trace.trim_steps[1].description == f"hard cap: {PY_FILE} keeps 0 of its 1 rule lines (drift.caps.rule_lines)"
     assert trace.context == blocks(REQ_H, R3, R2, R1, DES_H, D2, D1)
     core = item(trace, CORE_ID)
-    assert core.status == DROPPED
+    assert core.status == CUT_FOR_BUDGET  # a size cap of 0 lines leaves no room
     assert (
         core.reason
         == "core rules, always considered; left out: the hard cap of 0 rule lines per file (drift.caps.rule_lines)"
@@ -387,7 +398,7 @@ def test_cap_on_paragraphs_per_file(tmp_path: Path) -> None:
     assert (des.chars_before, des.tokens_before, des.chars_after, des.tokens_after) == (28, 7, 17, 4)
     assert trace.context == blocks(SEC, C, P, REQ_H, R3, DES_H, D2)
     r2, r1 = item(trace, "requirements:2"), item(trace, "requirements:1")
-    assert (r2.status, r2.rank) == (DROPPED, 2)
+    assert (r2.status, r2.rank) == (OUTRANKED, 2)
     assert r2.reason == "rank 2 (score 2): left out by the hard cap of 1 paragraphs per file"
     assert r1.reason == "rank 3 (score 1): left out by the hard cap of 1 paragraphs per file"
     assert item(trace, "design:1").reason == "rank 2 (score 1): left out by the hard cap of 1 paragraphs per file"
@@ -419,10 +430,17 @@ def test_capped_rule_file_can_still_be_cut(tmp_path: Path) -> None:
     assert [s.action for s in trace.trim_steps] == ["cap_rule_files", "cap_rule_lines", "cut_rule_file"]
     assert steps(trace)[2] == ("cut_rule_file", CORE_ID, 50, 32)
     core = item(trace, CORE_ID)
-    assert (core.status, core.kept_chars, core.span) == (DROPPED, 0, None)
+    assert (core.status, core.kept_chars, core.span) == (CUT_FOR_BUDGET, 0, None)
     assert core.reason == (
         "core rules, always considered; first 1 of 3 rule lines (drift.caps.rule_lines); cut by trim step 3: "
         "the context was 50 tokens, over the budget of 40, and rules is priority 1 of 1 to cut"
     )
     assert trace.context == blocks(REQ_H, R3, R2, R1, DES_H, D2, D1)
-    assert all(i.kind != RULE_FILE or i.status == DROPPED for i in trace.items)
+    rules_fates = {i.id: i.status for i in trace.items if i.kind == RULE_FILE}
+    # core: cut by trimming; python: over the cap of 1 rule file; the other two never matched.
+    assert rules_fates == {
+        CORE_ID: CUT_FOR_BUDGET,
+        PY_ID: OUTRANKED,
+        "rule:languages/javascript/CLAUDE.md": NOT_CANDIDATE,
+        "rule:containers/docker/CLAUDE.md": NOT_CANDIDATE,
+    }

@@ -79,7 +79,7 @@ def test_a_match_in_the_source_path_only(trace: Trace) -> None:
     (match,) = find_candidates(trace, "javascript")
     assert match.item_id == "rule:languages/javascript/CLAUDE.md"
     assert match.found_in == ("source",)
-    assert match.status == "dropped"
+    assert match.status == "not_candidate"  # never matched: not in the running
     assert match.reason.startswith("not matched")
     assert match.excerpt == ""  # nothing to quote when the text did not match
 
@@ -119,7 +119,7 @@ def test_a_match_in_the_rule_trigger(trace: Trace) -> None:
     assert match.item_id == "rule:_core/owasp-2025.md"
     assert match.found_in == ("rule",)
     assert match.label == ".claude/rules/security/_core/owasp-2025.md"
-    assert match.status == "dropped"
+    assert match.status == "not_candidate"  # considered, but its file is missing
 
 
 def test_a_match_in_the_task_file_that_selected_a_rule(trace: Trace) -> None:

@@ -9,7 +9,15 @@ import pytest
 
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import DROPPED, INCLUDED, RULE_FILE, SPEC_PARAGRAPH, TRUNCATED
+from ctxviewer.engine.trace import (
+    CUT_FOR_BUDGET,
+    INCLUDED,
+    NOT_CANDIDATE,
+    OUTRANKED,
+    RULE_FILE,
+    SPEC_PARAGRAPH,
+    TRUNCATED,
+)
 from tests.engine.oracle import oracle_context
 from tests.factories import make_project, write
 
@@ -43,10 +51,10 @@ def test_hand_worked_context(tmp_path: Path) -> None:
     assert trace.section("security_rules").span == (0, len(security))  # type: ignore[union-attr]
     assert trace.section("spec_excerpts").span == (len(security) + 2, len(trace.context))  # type: ignore[union-attr]
     gamma = trace.item("requirements:3")
-    assert gamma is not None and gamma.status == DROPPED and gamma.score == 0
+    assert gamma is not None and gamma.status == NOT_CANDIDATE and gamma.score == 0
     assert gamma.reason == "score 0: no task keyword occurs in it"
     python = trace.item("rule:languages/python/CLAUDE.md")
-    assert python is not None and python.status == DROPPED
+    assert python is not None and python.status == NOT_CANDIDATE  # matched, but missing
     assert "matched by src/app.py (.py)" in python.reason and "does not exist" in python.reason
     # Each included item's span points at its text in the context.
     for item in trace.items:
@@ -65,7 +73,7 @@ def test_rank_beyond_top_five_is_dropped_with_reason(tmp_path: Path) -> None:
     trace = assemble(load_project(root), "feat", "T", exact=False)
     first = trace.item("requirements:1")
     second = trace.item("requirements:2")
-    assert first is not None and first.rank == 7 and first.status == DROPPED
+    assert first is not None and first.rank == 7 and first.status == OUTRANKED
     assert first.reason == "rank 7, only the top 5 are kept (score 1)"
     assert second is not None and second.rank == 6
     step = trace.trim_steps[0]
@@ -107,10 +115,11 @@ def test_rule_block_that_does_not_fit_is_skipped(tmp_path: Path) -> None:
     )
     trace = assemble(load_project(root), "feat", "T", {"budget": 100}, exact=False)
     py_item = trace.item("rule:languages/python/CLAUDE.md")
-    assert py_item is not None and py_item.status == DROPPED
+    assert py_item is not None and py_item.status == CUT_FOR_BUDGET
     assert py_item.reason.endswith("block of 70 characters did not fit the 27 left of 120")
     js_item = trace.item("rule:languages/javascript/CLAUDE.md")
-    assert js_item is not None and js_item.reason.endswith("block of 35 characters did not fit the 27 left of 120")
+    assert js_item is not None and js_item.status == CUT_FOR_BUDGET
+    assert js_item.reason.endswith("block of 35 characters did not fit the 27 left of 120")
     assert [s.action for s in trace.trim_steps[:2]] == ["skip_block", "skip_block"]
 
 
@@ -128,7 +137,8 @@ def test_dict_files_entry_leaves_spec_out(tmp_path: Path) -> None:
     [error] = trace.errors
     assert error.stage == "spec_excerpts" and error.kind == "pipeline"
     assert "files.read has an entry that is dict" in error.message
-    assert all(i.status == DROPPED for i in trace.items_of(SPEC_PARAGRAPH))
+    # The spec section never ran, so no paragraph was in the running.
+    assert all(i.status == NOT_CANDIDATE for i in trace.items_of(SPEC_PARAGRAPH))
 
 
 def test_files_not_a_mapping_empties_context(tmp_path: Path) -> None:

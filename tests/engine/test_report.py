@@ -224,7 +224,11 @@ def test_html_lists_every_candidate_with_its_source(ledger: Trace) -> None:
     assert f"{python.details['needed']:,} / {python.details['left']:,} characters" in text
     # Status is a CSS class and also written out.
     assert '<span class="st st-included">included</span>' in page
-    assert '<span class="st st-dropped">dropped</span>' in page
+    # The ledger sample keeps the top 5 of its scoring paragraphs: the rest are outranked;
+    # paragraphs without a keyword were never candidates.  Ids are classes, labels are words.
+    assert '<span class="st st-outranked">outranked</span>' in page
+    assert '<span class="st st-not_candidate">not a candidate</span>' in page
+    assert "dropped" not in text
 
 
 def test_html_section_rows_show_budgets_and_differences(ledger: Trace) -> None:

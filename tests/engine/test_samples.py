@@ -8,7 +8,7 @@ import pytest
 
 from ctxviewer.engine.pipeline import assemble_task
 from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import DROPPED, INCLUDED, SPEC_PARAGRAPH, TRUNCATED
+from ctxviewer.engine.trace import FATES, KEPT, SPEC_PARAGRAPH
 from tests.conftest import sample_projects
 from tests.engine.oracle import oracle_context
 
@@ -30,8 +30,8 @@ def test_every_task_matches_the_oracle(root: Path) -> None:
         assert trace.context == expected, f"{feature.name}/{task.id}"
         # Every paragraph of every spec file used is accounted for, with a reason.
         for item in trace.items_of(SPEC_PARAGRAPH):
-            assert item.status in (INCLUDED, TRUNCATED, DROPPED) and item.reason
-            if item.status != DROPPED and trace.context:
+            assert item.status in FATES and item.reason
+            if item.status in KEPT and trace.context:
                 assert item.span is not None
                 start, end = item.span
                 assert trace.context[start:end] == item.text[: item.kept_chars]

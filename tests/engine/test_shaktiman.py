@@ -23,7 +23,7 @@ from ctxviewer.engine.project import Project, load_project
 from ctxviewer.engine.settings import Settings
 from ctxviewer.engine.shaktiman import Chunk, ShaktimanRun, percent
 from ctxviewer.engine.tokens import get_counter
-from ctxviewer.engine.trace import DROPPED, INCLUDED, Trace
+from ctxviewer.engine.trace import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, OUTRANKED, Trace
 from tests.factories import make_project
 
 REQ = ".gsd/specs/feat/requirements.md"
@@ -185,7 +185,7 @@ def test_hand_worked_context(tmp_path: Path) -> None:
         f"rank 2 of 4, score 2: packed ({COUNT(gamma) + SEP} tokens with its metadata)"
     )
     python = item(trace, "rule:languages/python/CLAUDE.md")
-    assert python.status == DROPPED and python.reason.endswith("but the file does not exist")
+    assert python.status == NOT_CANDIDATE and python.reason.endswith("but the file does not exist")
     # Each kept item's span is its text, after its metadata line.
     for kept in trace.items:
         if kept.status == INCLUDED:
@@ -263,7 +263,7 @@ def test_metadata_line_counts_against_the_budget_less_the_margin(tmp_path: Path)
     assert COUNT(_one_paragraph(fits + 1)) <= 250
     assert over.context == ""
     para = item(over, "requirements:1")
-    assert para.status == DROPPED
+    assert para.status == CUT_FOR_BUDGET
     assert para.reason == "rank 1 of 1, score 1: 251 tokens with its metadata did not fit the 250 left"
     [step] = over.trim_steps
     assert (step.section, step.action, step.target) == ("spec_excerpts", "skip_no_fit", "requirements:1")
@@ -341,7 +341,7 @@ def test_section_holding_selected_paragraphs_is_skipped_at_100_percent(tmp_path:
     trace = run(proj)
     assert trace.context == blocks(chunk(REQ, 1, 1, "score 1", "## Login"), chunk(REQ, 3, 6, "score 1", body))
     section = item(trace, "requirements:\u00a71")
-    assert (section.status, section.rank, section.score) == (DROPPED, 3, 1)
+    assert (section.status, section.rank, section.score) == (OUTRANKED, 3, 1)  # lost to a better one
     assert (section.line_start, section.line_end) == (1, 6)
     assert section.text == f"## Login\n\n{body}"
     assert section.details == {"chunk": "heading section: paragraphs 1-2"}
@@ -372,7 +372,20 @@ def test_paragraphs_inside_a_selected_section_are_skipped_at_100_percent(tmp_pat
 
 def _chunk_at(first: int, last: int, source: str = REQ) -> Chunk:
     draft = ItemDraft(
-        "x", "spec_paragraph", "spec_excerpts", "requirements", source, first, last, 1, (), None, DROPPED, "", "", 0
+        "x",
+        "spec_paragraph",
+        "spec_excerpts",
+        "requirements",
+        source,
+        first,
+        last,
+        1,
+        (),
+        None,
+        NOT_CANDIDATE,
+        "",
+        "",
+        0,
     )
     return Chunk(draft, 1, (first, last))
 
@@ -436,7 +449,7 @@ def test_expansion_adds_neighbours_nearest_first_after_then_before(tmp_path: Pat
     assert neighbour.reason.endswith(f": packed ({COUNT(para(8)) + SEP} tokens with its metadata)")
     for never in (1, 2, 3, 4, 11, 12):
         left = item(trace, f"requirements:{never}")
-        assert (left.status, left.reason) == (DROPPED, "score 0: no task keyword occurs in it, not a chunk")
+        assert (left.status, left.reason) == (NOT_CANDIDATE, "score 0: no task keyword occurs in it, not a chunk")
 
 
 def test_expansion_reason_does_not_call_a_packed_paragraph_not_a_chunk(tmp_path: Path) -> None:
@@ -462,7 +475,7 @@ def test_expansion_spends_at_most_30_percent_of_what_is_left(tmp_path: Path) -> 
     assert room < after_cost <= 250 - COUNT(seed) and before_cost <= room  # the case we mean
     assert trace.context == blocks(seed, before)
     dropped = item(trace, "requirements:3")
-    assert dropped.status == DROPPED
+    assert dropped.status == CUT_FOR_BUDGET  # offered to the expansion, no room
     assert dropped.reason.startswith("structural expansion: a neighbour of requirements:2, ")
     assert dropped.reason.endswith(
         f": {after_cost} tokens with its metadata did not fit the {room} left of the expansion budget"

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import DROPPED, INCLUDED, Signal, Signals, Trace
+from ctxviewer.engine.trace import INCLUDED, NOT_CANDIDATE, Signal, Signals, Trace
 from ctxviewer.gui.computed_view import (
     NO_SIGNALS,
     NO_TRACE,
@@ -180,15 +180,15 @@ def test_the_signals_table_shows_kind_value_and_sources(tab: ComputedTab, trace:
 
 EXPECTED_ENTRIES = [
     ("Patterns", "Post refunds as reversals", "2", "1", INCLUDED),
-    ("Patterns", "Money in minor units", "0", "", DROPPED),
+    ("Patterns", "Money in minor units", "0", "", "not a candidate"),
     ("Warnings", "Webhooks are retried", "1", "1", INCLUDED),
     ("Decisions", "Refunds are synchronous", "1", "1", INCLUDED),
     ("Prior work", "D1 \u2014 Ledger tables", "", "1", INCLUDED),
-    ("Prior work", "D2", "", "2", DROPPED),
+    ("Prior work", "D2", "", "2", "not a candidate"),  # pending, not completed
     ("Code refs", "RefundService", "8", "1", INCLUDED),
     ("Code refs", "Other", "1", "2", INCLUDED),
     ("Questions", "Partial refunds?", "", "1", INCLUDED),
-    ("Related", "AUTH-1", "1", "1", DROPPED),
+    ("Related", "AUTH-1", "1", "1", "not a candidate"),  # the format has no place for it
 ]
 
 
@@ -211,6 +211,10 @@ def test_the_status_buttons_filter_the_entries(tab: ComputedTab, trace: Trace) -
     tab.entries.status_buttons[INCLUDED].setChecked(False)
     assert [row[1] for row in cells(tab.entries)] == ["Money in minor units", "D2", "AUTH-1"]
     assert tab.entries.count.text() == "3 of 10 entries"
+    tab.entries.status_buttons[NOT_CANDIDATE].setChecked(False)
+    assert tab.entries.count.text() == "0 of 10 entries"
+    tab.entries.status_buttons[INCLUDED].setChecked(True)
+    assert tab.entries.count.text() == "7 of 10 entries"
 
 
 def test_a_component_detail_shows_its_score_term_by_term(trace: Trace) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import DROPPED, INCLUDED, TRUNCATED, Item, Trace
+from ctxviewer.engine.trace import INCLUDED, NOT_CANDIDATE, OUTRANKED, TRUNCATED, Item, Trace
 from ctxviewer.gui.details import mark_keywords, paragraph_html, rule_html
 from ctxviewer.gui.panels import budget_arithmetic
 from tests.factories import make_project, write
@@ -125,7 +125,7 @@ def test_the_project_ranks_as_worked_out(trace: Trace) -> None:
     paras = [_item(trace, f"requirements:{n}") for n in range(1, 8)]
     assert [p.score for p in paras] == [3, 2, 1, 1, 1, 1, 0]
     assert [p.rank for p in paras] == [1, 2, 3, 4, 5, 6, None]
-    assert [p.status for p in paras] == [INCLUDED] * 5 + [DROPPED] * 2
+    assert [p.status for p in paras] == [INCLUDED] * 5 + [OUTRANKED, NOT_CANDIDATE]  # rank 6 > top 5; score 0
 
 
 def test_an_included_paragraph_in_full(trace: Trace) -> None:
@@ -151,7 +151,7 @@ def test_a_rank_6_paragraph_is_below_the_cut(trace: Trace) -> None:
     html = paragraph_html(trace, _item(trace, "requirements:6"))
     assert ", lines 11\u201311<br>" in html
     assert (
-        "Score <b>1</b> \u00b7 rank <b>6</b> \u00b7 <b>dropped</b>: rank 6, only the top 5 are kept (score 1)" in html
+        "Score <b>1</b> \u00b7 rank <b>6</b> \u00b7 <b>outranked</b>: rank 6, only the top 5 are kept (score 1)" in html
     )
     assert "the first left out was rank 6 with score 1. This paragraph is rank 6, below the cut." in html
     assert html.endswith(PRE + mark("Rotate") + " again later.</pre>")
@@ -160,7 +160,8 @@ def test_a_rank_6_paragraph_is_below_the_cut(trace: Trace) -> None:
 def test_a_score_0_paragraph_was_never_ranked(trace: Trace) -> None:
     html = paragraph_html(trace, _item(trace, "requirements:7"))
     assert (
-        "Score <b>0</b> \u00b7 rank <b>\u2014</b> \u00b7 <b>dropped</b>: score 0: no task keyword occurs in it" in html
+        "Score <b>0</b> \u00b7 rank <b>\u2014</b> \u00b7 <b>not a candidate</b>: "
+        "score 0: no task keyword occurs in it" in html
     )
     assert "<br>Matched keywords: none<br>" in html
     assert "This paragraph scored 0, so it was never ranked." in html
@@ -232,14 +233,14 @@ def test_an_unmatched_rule_file_has_only_its_trigger(trace: Trace) -> None:
     suffixes = ".js, .mjs, .cjs, .ts, .tsx, .jsx"
     assert html == (
         "<b>.claude/rules/security/languages/javascript/CLAUDE.md</b>"
-        f"<br><b>dropped</b>: not matched: no task file is create/modify file ending in {suffixes}"
+        f"<br><b>not a candidate</b>: not matched: no task file is create/modify file ending in {suffixes}"
         f"<br>Considered when: a create/modify file ending in {suffixes}"
     )
 
 
 def test_a_missing_core_rule_file_says_so(trace: Trace) -> None:
     html = rule_html(_item(trace, "rule:_core/owasp-2025.md"))
-    assert "<b>dropped</b>: core rules, always considered, but the file does not exist" in html
+    assert "<b>not a candidate</b>: core rules, always considered, but the file does not exist" in html
     assert "Considered when: always considered (core OWASP rules)" in html
     assert "Matched by" not in html and "Needed" not in html and PRE not in html
 

@@ -84,7 +84,7 @@ def test_set_diff_fills_the_tables(tab: WhatIfTab, runs: dict[str, Trace]) -> No
     assert table.model.rowCount() == len(left) == 3
     assert {table.model.index(r, 0).data(Qt.ItemDataRole.UserRole + 1).item_id for r in range(3)} == left
     assert {_cell(table.model, r, "Change") for r in range(3)} == {"left"}
-    assert _cell(table.model, 0, "Status") == "included \u2192 dropped"
+    assert _cell(table.model, 0, "Status") == "included \u2192 cut for budget"  # a lower budget: lost for room
     # The first change is selected, so its detail (both reasons) shows at once.
     first = diff.items[0]
     detail = table.detail.toPlainText()

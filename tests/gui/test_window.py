@@ -107,7 +107,7 @@ def test_a_dropped_paragraph_says_why(qtbot, window: MainWindow, small_project: 
     assert table.model.rowCount() == 7
     # File order is kept until a header is clicked.
     statuses = [_cell(table, r, "Status") for r in range(7)]
-    assert statuses == ["included"] * 5 + ["dropped", "dropped"]
+    assert statuses == ["included"] * 5 + ["outranked", "not a candidate"]  # rank 6 of top 5; score 0
     assert _cell(table, 5, "Rank") == "6"
     assert _cell(table, 5, "Reason") == "rank 6, only the top 5 are kept (score 1)"
     assert _cell(table, 6, "Reason") == "score 0: no task keyword occurs in it"
@@ -127,7 +127,7 @@ def test_a_dropped_paragraph_says_why(qtbot, window: MainWindow, small_project: 
     assert _cell(window.rules, py, "Status") == "included"
     assert _cell(window.rules, py, "Matched by") == "src/vault.py (.py)"
     js = rules["languages/javascript/CLAUDE.md"]
-    assert _cell(window.rules, js, "Status") == "dropped"
+    assert _cell(window.rules, js, "Status") == "not a candidate"
     assert _cell(window.rules, js, "Reason").startswith("not matched")
 
 
@@ -150,7 +150,7 @@ def test_search_lists_every_candidate_and_goes_to_it(qtbot, window: MainWindow, 
     window.search.field.setText("rotate")
     # "rotate" is in paragraphs 1, 2, 4 and 6 (rank 6 dropped); no rule file mentions it.
     matches = window.search.matches()
-    assert [m.status for m in matches] == ["included", "included", "included", "dropped"]
+    assert [m.status for m in matches] == ["included", "included", "included", "outranked"]
     assert window.search_dock.isVisible()
     assert "task keyword" in window.search.summary.text()
     window._go_to_match(matches[-1])
@@ -159,7 +159,7 @@ def test_search_lists_every_candidate_and_goes_to_it(qtbot, window: MainWindow, 
     # A rule file by name.
     window.search.field.setText("javascript")
     (match,) = window.search.matches()
-    assert match.kind == RULE_FILE and match.status == "dropped"
+    assert match.kind == RULE_FILE and match.status == "not_candidate"
 
 
 def test_jumping_to_an_item_selects_its_span_in_the_context(qtbot, window: MainWindow, small_project: Path) -> None:
