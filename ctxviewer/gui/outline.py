@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QHelpEvent, QPalette, QStandardItem, QStandardItemModel
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.project import Feature, Project, Task
+from ctxviewer.gui.findings_view import findings_tooltip, severity_icon, worst
 from ctxviewer.gui.models import is_dark, status_colour
 
 #: The feature name, on a feature's row.
@@ -60,6 +62,8 @@ class TaskTotal:
     budget: int
     tokenizer: str
     error: str = ""
+    #: The task's findings (``FindingRow`` s, worst first is not implied), from the same run.
+    findings: tuple[Any, ...] = ()
 
     @property
     def over(self) -> bool:
@@ -208,6 +212,9 @@ class ProjectOutline(QWidget):
                             if total.error or total.over:
                                 cell.setForeground(failed)
                             node.setChild(row, 1, cell)  # not in the model yet: no signal
+                            icon = severity_icon(worst(total.findings), is_dark(palette))
+                            if icon is not None:
+                                node.child(row, 0).setIcon(icon)
             model.appendRow([node, count])
         self._expand_features()
         self._fit_tokens_column([*counts, *(total_text(t) for t in known.values())])
@@ -231,6 +238,11 @@ class ProjectOutline(QWidget):
             },
         )
         self._widen_tokens_column([text])
+        # The marker of the task's worst finding (its tooltip lists them: tooltip()).
+        label = cell.siblingAtColumn(0)
+        icon = severity_icon(worst(total.findings), is_dark(self.palette()))
+        if icon is not None or label.data(Qt.ItemDataRole.DecorationRole) is not None:
+            self.model.setData(label, icon, Qt.ItemDataRole.DecorationRole)
 
     def total_text(self, feature: str, task_id: str) -> str:
         if self._locate(feature, task_id) is None:
@@ -249,9 +261,11 @@ class ProjectOutline(QWidget):
         if found is None:
             return None
         feature, task = found
-        if index.column() == 0:
-            return f"{task.id}: {task.title}"
         total = self._totals.get((feature.name, task.id))
+        if index.column() == 0:
+            tip = f"{task.id}: {task.title}"
+            listed = findings_tooltip(task.id, total.findings) if total is not None else ""
+            return f"{tip}\n\n{listed}" if listed else tip
         return total_tooltip(total) if total is not None else PENDING_TIP
 
     def select_task(self, feature: str, task_id: str) -> bool:

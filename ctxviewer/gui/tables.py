@@ -30,8 +30,14 @@ DetailFn = Callable[[Any], str]
 #: When the columns do not all fit, the last one (the reason, the description) keeps at
 #: least this share of the table's width; the widest of the others give way first.
 LAST_COLUMN_SHARE = 0.3
+#: The first column (it names the row) keeps its full width up to this share.
+FIRST_COLUMN_SHARE = 0.25
 #: A text column is not squeezed narrower than this (pixels) to make room for the others.
 MIN_COLUMN = 80
+#: A table is never narrower than this; its filter box not narrower than FILTER_MIN_WIDTH
+#: beside the fate chips (else the chips take a row of their own).
+MIN_TABLE_WIDTH = 240
+FILTER_MIN_WIDTH = 160
 #: A wrapping table (``wrap=True``) of at most this many rows fits its row heights to
 #: their texts; longer ones keep one line a row, elided, so they stay fast.
 WRAP_ROWS = 400
@@ -142,7 +148,7 @@ class RecordTable(QWidget):
         self.filter.setClearButtonEnabled(True)
         self.filter.setToolTip(f"Show only {noun} whose cells contain this text (any column)")
         self.filter.textChanged.connect(self._on_filter)
-        bar = QHBoxLayout()
+        bar = self._bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(self.filter, 1)
         self.status_buttons: dict[str, QToolButton] = {}
@@ -179,7 +185,16 @@ class RecordTable(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
+        #: The fate chips go here, under the filter, when the table is too narrow for one row.
+        self._chips_row = QHBoxLayout()
+        self._chips_row.setContentsMargins(0, 0, 0, 0)
+        self._chips_row.addStretch(1)
+        self._chips_wrapped = False
+        layout.addLayout(self._chips_row)
         layout.addWidget(splitter, 1)
+        # Five fate chips in one row would make the table (and every tab holding one) at
+        # least ~590 px wide, squeezing the docks at 1280x800; they wrap instead.
+        self.setMinimumWidth(MIN_TABLE_WIDTH)
         self.proxy.rowsInserted.connect(self._update_count)
         self.proxy.rowsRemoved.connect(self._update_count)
         self.proxy.modelReset.connect(self._update_count)
@@ -217,12 +232,15 @@ class RecordTable(QWidget):
         wanted = [
             max(metrics.horizontalAdvance(h) + 14, view.sizeHintForColumn(c)) for c, h in zip(shown, heads, strict=True)
         ]
-        # Numbers and statuses keep their width, and so does the first column: it names the row.
+        room = view.viewport().width() if view.isVisible() else max(view.width() - 20, 200)
+        # The first column names the row: it keeps its width, up to a quarter of the table's.
+        if shown and not (self._columns and self._columns[shown[0]].numeric):
+            wanted[0] = min(wanted[0], max(MIN_COLUMN, int(room * FIRST_COLUMN_SHARE)))
+        # Numbers and statuses keep their width, and so does the first column.
         fixed = [
             n == 0 or (c < len(self._columns) and (self._columns[c].numeric or self._columns[c].status))
             for n, c in enumerate(shown)
         ]
-        room = view.viewport().width() if view.isVisible() else max(view.width() - 20, 200)
         self._fitting = True
         try:
             # The last column is left to the header's stretch: it takes what the others leave.
@@ -236,8 +254,39 @@ class RecordTable(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self._arrange_bar()
         if self.fit and not self._user_sized and event.size().width() != event.oldSize().width():
             self.fit_columns()
+
+    def _arrange_bar(self) -> None:
+        """The chips beside the filter when they fit the width, else on a row of their own."""
+        chips = list(self.status_buttons.values())
+        if not chips:
+            return
+        spacing = max(0, self._bar.spacing())
+        one_row = (
+            FILTER_MIN_WIDTH
+            + sum(c.sizeHint().width() + spacing for c in chips)
+            + self.count.sizeHint().width()
+            + 2 * spacing
+            + 8
+        )
+        wrap = self.width() < one_row
+        if wrap == self._chips_wrapped:
+            return
+        self._chips_wrapped = wrap
+        for chip in chips:
+            self._bar.removeWidget(chip)
+            self._chips_row.removeWidget(chip)
+        if wrap:
+            for n, chip in enumerate(chips):
+                self._chips_row.insertWidget(n, chip)
+        else:
+            for chip in chips:
+                self._bar.insertWidget(self._bar.indexOf(self.count), chip)
+
+    def chips_wrapped(self) -> bool:
+        return self._chips_wrapped
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

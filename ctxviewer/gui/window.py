@@ -33,6 +33,7 @@ from ctxviewer.engine import report
 from ctxviewer.engine.batch import run_batch
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.explain import Match
+from ctxviewer.engine.findings import ERROR
 from ctxviewer.engine.fsio import OutsideRootError, ProjectFS
 from ctxviewer.engine.pipeline import assemble_task
 from ctxviewer.engine.project import Project, load_project, refresh_project
@@ -47,8 +48,9 @@ from ctxviewer.gui.compare_view import CompareTab
 from ctxviewer.gui.computed_view import ComputedTab
 from ctxviewer.gui.context_view import ContextView
 from ctxviewer.gui.details import paragraph_html, rule_html
+from ctxviewer.gui.findings_view import FindingRow, FindingsTab, finding_rows, findings_line
 from ctxviewer.gui.highlighter import LexedText, display_text, lex_blocks
-from ctxviewer.gui.models import paragraph_columns, rule_columns
+from ctxviewer.gui.models import is_dark, paragraph_columns, rule_columns
 from ctxviewer.gui.outline import ProjectOutline, TaskTotal
 from ctxviewer.gui.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
 from ctxviewer.gui.resources import app_icon
@@ -59,7 +61,7 @@ from ctxviewer.gui.whatif_view import WhatIfTab
 from ctxviewer.gui.window_view import WindowLayoutTab
 from ctxviewer.gui.worker import Handoff, Lane, RunState, build_frozen, make_pool, reclaim_frozen
 
-TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task")
+TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task", "findings")
 MAX_RECENT = 10
 #: Quiet time after a budget change before the batch pass re-runs every task.
 BATCH_DELAY_MS = 800
@@ -81,6 +83,7 @@ class Assembled:
     trace: Trace
     lexed: LexedText
     diff: TraceDiff | None = None
+    findings: tuple[FindingRow, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,9 @@ class MainWindow(QMainWindow):
         self._opening = ""
         #: A folder whose last open failed: F5 and changes on disk try it again.
         self._failed = ""
+        #: The shown task's findings; a finding of another task to go to once that task is shown.
+        self.task_findings: tuple[FindingRow, ...] = ()
+        self._pending_finding: FindingRow | None = None
 
         self.pool = make_pool(4)
         self.load_lane = Lane(self.pool, "load", self)
@@ -195,6 +201,14 @@ class MainWindow(QMainWindow):
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setText("Open a project folder (Ctrl+O) or drop one here.")
+        #: One line under the header naming the task's findings; a click opens the Findings tab.
+        self.findings_label = QLabel(self)
+        self.findings_label.setObjectName("taskFindings")
+        self.findings_label.setTextFormat(Qt.TextFormat.RichText)
+        self.findings_label.setWordWrap(True)
+        self.findings_label.setToolTip("What ctxviewer found in this task's context; click to list the findings")
+        self.findings_label.linkActivated.connect(lambda _link: self.show_findings(feature=False))
+        self.findings_label.hide()
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.sections_tab = SectionsTab(self)
@@ -214,6 +228,9 @@ class MainWindow(QMainWindow):
         self.whatif.itemActivated.connect(self._go_to_item_id)
         self.compare_tab = CompareTab(self.compare_lane, self)
         self.task_tab = TaskTab(self)
+        self.findings_tab = FindingsTab(self)
+        self.findings_tab.findingActivated.connect(self.go_to_finding)
+        self.findings_tab.whole_feature.toggled.connect(self._on_whole_feature)
         for widget, title, tip in (
             (self.sections_tab, "Sections", "Token share of each section against its budget"),
             (self.paragraphs, "Paragraphs", "Every candidate spec paragraph, its score and fate"),
@@ -229,6 +246,12 @@ class MainWindow(QMainWindow):
             (self.whatif, "What-if", "This run against the pinned baseline: token deltas, what entered or left"),
             (self.compare_tab, "Compare", "This task assembled two ways side by side: two profiles, or two settings"),
             (self.task_tab, "Task", "The task's keywords and the effective settings"),
+            (
+                self.findings_tab,
+                "Findings",
+                "What ctxviewer found: matched rule files cut for budget, empty sections, ties, ... "
+                "for this task or every task of the feature",
+            ),
         ):
             index = self.tabs.addTab(widget, title)
             self.tabs.setTabToolTip(index, tip)
@@ -237,6 +260,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.problems)
         layout.addWidget(self.header)
+        layout.addWidget(self.findings_label)
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
 
@@ -289,7 +313,15 @@ class MainWindow(QMainWindow):
         self.rules.rowActivated.connect(self.jump_to_item)
         #: The Show source lines window, made the first time it is asked for.
         self.source_dialog: SourceLinesDialog | None = None
-        for table in (self.paragraphs, self.rules, self.search.results, self.computed_tab.entries, self.whatif.changes):
+        linked = (
+            self.paragraphs,
+            self.rules,
+            self.search.results,
+            self.computed_tab.entries,
+            self.whatif.changes,
+            self.findings_tab.table,
+        )
+        for table in linked:
             table.row_actions.link(self._item_of, self.jump_to_item, self.show_source_lines)
         self.context_view.showInTable.connect(self._go_to_item_id)
         self.context_view.showSource.connect(self.show_source_lines)
@@ -420,7 +452,8 @@ class MainWindow(QMainWindow):
         self._action(view, "Filter &Tasks", self.focus_outline, "Ctrl+L", "Filter the project outline")
         view.addSeparator()
         for n, name in enumerate(TABS, start=1):
-            self._action(view, f"Show {self.tabs.tabText(n - 1)}", functools.partial(self.show_tab, name), f"Ctrl+{n}")
+            key = f"Ctrl+{n}" if n <= 9 else None  # Ctrl+0 resets the budgets
+            self._action(view, f"Show {self.tabs.tabText(n - 1)}", functools.partial(self.show_tab, name), key)
         view.addSeparator()
         for dock in (self.outline_dock, self.budget_dock, self.tracker_dock, self.session_dock, self.search_dock):
             view.addAction(dock.toggleViewAction())
@@ -594,7 +627,7 @@ class MainWindow(QMainWindow):
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
             trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
             diff = diff_traces(baseline, trace) if baseline is not None else None
-            return Assembled(trace, lex_blocks(display_text(trace.context)), diff)
+            return Assembled(trace, lex_blocks(display_text(trace.context)), diff, finding_rows(trace))
 
         self.run_lane.submit(job)
 
@@ -857,7 +890,7 @@ class MainWindow(QMainWindow):
 
     def _on_assembled(self, result: Assembled) -> None:
         self.progress.hide()
-        self.show_trace(result.trace, result.lexed, result.diff)
+        self.show_trace(result.trace, result.lexed, result.diff, result.findings)
 
     def _on_run_error(self, message: str) -> None:
         self.progress.hide()
@@ -876,8 +909,14 @@ class MainWindow(QMainWindow):
         if state in (RunState.CANCELLED, RunState.ERROR):
             self.progress.hide()
 
-    def show_trace(self, trace: Trace, lexed: LexedText | None = None, diff: TraceDiff | None = None) -> None:
-        """Show a finished trace in every view (and its diff against the pinned baseline)."""
+    def show_trace(
+        self,
+        trace: Trace,
+        lexed: LexedText | None = None,
+        diff: TraceDiff | None = None,
+        findings: tuple[FindingRow, ...] | None = None,
+    ) -> None:
+        """Show a finished trace in every view (and its diff against the pinned baseline, its findings)."""
         self.trace = trace
         if self.baseline is not None and (diff is None or diff.baseline is not self.baseline):
             diff = diff_traces(self.baseline, trace)  # pinned after the run was asked for
@@ -904,6 +943,7 @@ class MainWindow(QMainWindow):
         self.window_tab.set_trace(trace)
         self.tracker.set_trace(trace)
         self.search.set_trace(trace)
+        self._show_findings(trace, finding_rows(trace) if findings is None else findings)
         errors = [e.one_line() for e in trace.errors]
         self.problems.show_messages(errors, list(trace.warnings))
         self._set_exports_enabled(True)
@@ -1036,6 +1076,8 @@ class MainWindow(QMainWindow):
         """The current trace's candidate a table row is about: the row itself, or the one its id names."""
         if isinstance(row, Item):
             return row
+        if isinstance(row, FindingRow) and (self.trace is None or row.task != self.trace.task_id):
+            return None  # another task's finding: its ids name that task's candidates
         item_id = getattr(row, "item_id", None)
         if not isinstance(item_id, str):
             item_id = getattr(row, "item", None)
@@ -1051,6 +1093,69 @@ class MainWindow(QMainWindow):
         self.source_dialog.show_excerpt(item, excerpt)
         self.source_dialog.show()
         self.source_dialog.activateWindow()
+
+    # -- findings ---------------------------------------------------------------------------------
+
+    def _show_findings(self, trace: Trace, rows: tuple[FindingRow, ...]) -> None:
+        self.task_findings = rows
+        self.findings_tab.set_task(trace.feature, trace.task_id, rows)
+        line = findings_line(rows, is_dark(self.palette()))
+        self.findings_label.setText(line)
+        self.findings_label.setVisible(bool(line))
+        title = f"Findings ({len(rows)})" if rows else "Findings"
+        self.tabs.setTabText(TABS.index("findings"), title)
+        self._update_feature_findings()
+        pending, self._pending_finding = self._pending_finding, None
+        if pending is not None and (pending.finding.feature, pending.task) == (trace.feature, trace.task_id):
+            self.go_to_finding(pending)
+
+    def feature_findings(self, feature: str) -> tuple[tuple[FindingRow, ...], int]:
+        """Every task's findings of *feature* from the background pass, in task order, and the
+        number of tasks the pass has not reached yet."""
+        if self.project is None:
+            return (), 0
+        try:
+            tasks = self.project.feature(feature).tasks
+        except CtxViewerError:
+            return (), 0
+        rows: list[FindingRow] = []
+        pending = 0
+        for task in tasks:
+            total = self.batch_totals.get((feature, task.id))
+            if total is None:
+                pending += 1
+            else:
+                rows.extend(total.findings)
+        return tuple(rows), pending
+
+    def _update_feature_findings(self) -> None:
+        if self.current is not None:
+            self.findings_tab.set_feature(*self.feature_findings(self.current[0]))
+
+    def _on_whole_feature(self, on: bool) -> None:
+        if on:
+            self._update_feature_findings()
+
+    def show_findings(self, feature: bool = False) -> None:
+        """Open the Findings tab on this task's findings (or the whole feature's)."""
+        self.findings_tab.show_feature(feature)
+        self.show_tab("findings")
+
+    def go_to_finding(self, row: FindingRow) -> None:
+        """Show what *row* is about: its item in its table, else its section in the context.
+
+        A finding of another task selects that task first and goes there once it is shown.
+        """
+        finding = row.finding
+        trace = self.trace
+        if trace is None or (finding.feature, finding.task) != (trace.feature, trace.task_id):
+            self._pending_finding = row
+            self.select_task(finding.feature, finding.task)
+            return
+        if finding.item and trace.item(finding.item) is not None:
+            self._go_to_item_id(finding.item)
+        elif finding.section:
+            self.jump_to_section(finding.section)
 
     def _go_to_match(self, match: Match) -> None:
         self._select_candidate(match.kind, match.item_id)
@@ -1105,7 +1210,14 @@ class MainWindow(QMainWindow):
                     total = TaskTotal(row.feature.name, row.task.id, 0, 0, "", row.error)
                 else:
                     used = row.trace.context_tokens.get(row.trace.tokenizer) or 0
-                    total = TaskTotal(row.feature.name, row.task.id, used, row.trace.budget, row.trace.tokenizer)
+                    total = TaskTotal(
+                        row.feature.name,
+                        row.task.id,
+                        used,
+                        row.trace.budget,
+                        row.trace.tokenizer,
+                        findings=finding_rows(row.trace),
+                    )
                 rows.put((batch_id, total))
             return count
 
@@ -1125,11 +1237,19 @@ class MainWindow(QMainWindow):
         if done:
             self._batch_done += done
             self.batch_label.setText(f"batch pass: {self._batch_done} of {self._batch_size}")
+            if self.current_tab() == "findings" and self.findings_tab.whole_feature.isChecked():
+                self._update_feature_findings()
 
     def _on_batch_done(self, count: int) -> None:
         self._batch_rows.flush()  # the last rows, before the tally
         over = sum(1 for t in self.batch_totals.values() if t.over)
-        self.batch_label.setText(f"{count} tasks, {over} over budget")
+        errors = sum(1 for t in self.batch_totals.values() if any(f.severity == ERROR for f in t.findings))
+        self.batch_label.setText(f"{count} tasks, {over} over budget, {errors} with error findings")
+        self.batch_label.setToolTip(
+            "Background pass over every task: totals in the outline, a marker on each task with findings "
+            "(the Findings tab lists a whole feature's)"
+        )
+        self._update_feature_findings()
         self.batchFinished.emit()
 
     # -- export ----------------------------------------------------------------------------------

@@ -165,3 +165,20 @@ def test_every_table_of_the_window_copies_rows_and_has_a_menu(qtbot, window) -> 
     for view in views:
         assert isinstance(view.findChild(TableActions), TableActions), view.parent()
         assert view.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
+
+
+def test_fate_chips_wrap_under_the_filter_when_the_table_is_narrow(qtbot) -> None:
+    table = RecordTable(COLUMNS, None, statuses=True, noun="rows")
+    qtbot.addWidget(table)
+    table.resize(1000, 300)
+    table.show()
+    qtbot.waitUntil(lambda: table.width() == 1000)
+    assert not table.chips_wrapped()
+    # Five chips need ~430 px beside a 160 px filter: at 420 px they take a row of their own,
+    # and the table no longer demands their width as its minimum.
+    table.resize(420, 300)
+    qtbot.waitUntil(lambda: table.chips_wrapped())
+    assert table.minimumWidth() < 430
+    assert all(chip.isVisible() for chip in table.status_buttons.values())
+    table.resize(1000, 300)
+    qtbot.waitUntil(lambda: not table.chips_wrapped())
