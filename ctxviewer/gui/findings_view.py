@@ -129,7 +129,7 @@ def severity_icon(severity: str | None, dark: bool | None = None) -> QIcon | Non
 
 
 def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+    return f"{n:,} {word}" + ("" if n == 1 or word == INFO else "s")
 
 
 def count_phrase(findings: Sequence[FindingRow | Finding]) -> str:
@@ -230,8 +230,13 @@ class FindingsTab(QWidget):
         bar.addWidget(self.this_task)
         bar.addWidget(self.whole_feature)
         bar.addWidget(self.summary, 1)
-        self.table = RecordTable(finding_columns(), finding_html, statuses=False, noun="findings", fit=True, wrap=True)
+        # The message is what a finding says: it keeps half the width, on two or three lines.
+        self.table = RecordTable(
+            finding_columns(), finding_html, statuses=False, noun="findings", fit=True, wrap=True, last_share=0.55
+        )
         self.table.detail.setPlaceholderText("Select a finding to see what it means.")
+        self.table.splitter.setStretchFactor(0, 4)  # the list first; the detail says a few lines
+        self.table.splitter.setStretchFactor(1, 1)
         self.table.rowActivated.connect(self.findingActivated)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -43,11 +43,17 @@ FILTER_MIN_WIDTH = 160
 WRAP_ROWS = 400
 
 
-def share_widths(wanted: Sequence[int], room: int, fixed: Sequence[bool] = (), floor: int = MIN_COLUMN) -> list[int]:
+def share_widths(
+    wanted: Sequence[int],
+    room: int,
+    fixed: Sequence[bool] = (),
+    floor: int = MIN_COLUMN,
+    last_share: float = LAST_COLUMN_SHARE,
+) -> list[int]:
     """Widths for columns that want *wanted* pixels in *room*; the last one stretches.
 
     When everything fits, each column gets what it wants.  When not, the last column
-    keeps ``LAST_COLUMN_SHARE`` of the room (or what it wants, if less) and the others
+    keeps *last_share* of the room (or what it wants, if less) and the others
     share the rest by capping the widest: a column wanting more than the cap gets the
     cap, the narrow ones keep their full width.  Columns marked in *fixed* (numbers,
     statuses) always get what they want; the others never go under *floor* (nor under
@@ -61,7 +67,7 @@ def share_widths(wanted: Sequence[int], room: int, fixed: Sequence[bool] = (), f
     *head, last = wants
     if sum(wants) <= room:
         return wants
-    last_w = min(last, int(room * LAST_COLUMN_SHARE))
+    last_w = min(last, int(room * last_share))
     pinned = [n < len(fixed) and fixed[n] for n in range(len(head))]
     rest = room - last_w - sum(w for w, p in zip(head, pinned, strict=True) if p)
     free = sorted(w for w, p in zip(head, pinned, strict=True) if not p)
@@ -126,6 +132,7 @@ class RecordTable(QWidget):
         noun: str = "rows",
         fit: bool = False,
         wrap: bool = False,
+        last_share: float = LAST_COLUMN_SHARE,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -134,6 +141,8 @@ class RecordTable(QWidget):
         self.fit = fit
         #: Long cells go onto more lines (tables of few rows whose reasons are long).
         self.wrap = wrap
+        #: The share of the width the last column keeps when the columns do not all fit.
+        self.last_share = last_share
         self._fitting = False
         self._user_sized = False
         self.model = RecordModel(columns, self)
@@ -175,7 +184,7 @@ class RecordTable(QWidget):
         self.detail = QTextBrowser(self)
         self.detail.setOpenLinks(False)
         self.detail.setPlaceholderText("Select a row to see why it is where it is.")
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.view)
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 3)
@@ -244,7 +253,9 @@ class RecordTable(QWidget):
         self._fitting = True
         try:
             # The last column is left to the header's stretch: it takes what the others leave.
-            for column, width in list(zip(shown, share_widths(wanted, room, fixed), strict=True))[:-1]:
+            for column, width in list(
+                zip(shown, share_widths(wanted, room, fixed, last_share=self.last_share), strict=True)
+            )[:-1]:
                 header.resizeSection(column, width)
         finally:
             self._fitting = False

@@ -923,6 +923,9 @@ class MainWindow(QMainWindow):
         self.diff = diff if self.baseline is not None else None
         self.whatif.set_diff(self.diff, self._baseline_label())
         self.header.setText(self._header_html(trace))
+        # The findings line before the views: they size their splitters to the room left.
+        rows = finding_rows(trace) if findings is None else findings
+        self._show_findings_line(rows)
         self.header.setToolTip(
             f"context: size of the assembled context in {trace.tokenizer} tokens (the tokenizer the "
             f"pipeline decides with) against the task budget of {trace.budget:,}; exact: the same text "
@@ -943,7 +946,7 @@ class MainWindow(QMainWindow):
         self.window_tab.set_trace(trace)
         self.tracker.set_trace(trace)
         self.search.set_trace(trace)
-        self._show_findings(trace, finding_rows(trace) if findings is None else findings)
+        self._show_findings(trace, rows)
         errors = [e.one_line() for e in trace.errors]
         self.problems.show_messages(errors, list(trace.warnings))
         self._set_exports_enabled(True)
@@ -1096,14 +1099,16 @@ class MainWindow(QMainWindow):
 
     # -- findings ---------------------------------------------------------------------------------
 
-    def _show_findings(self, trace: Trace, rows: tuple[FindingRow, ...]) -> None:
-        self.task_findings = rows
-        self.findings_tab.set_task(trace.feature, trace.task_id, rows)
+    def _show_findings_line(self, rows: tuple[FindingRow, ...]) -> None:
         line = findings_line(rows, is_dark(self.palette()))
         self.findings_label.setText(line)
         self.findings_label.setVisible(bool(line))
         title = f"Findings ({len(rows)})" if rows else "Findings"
         self.tabs.setTabText(TABS.index("findings"), title)
+
+    def _show_findings(self, trace: Trace, rows: tuple[FindingRow, ...]) -> None:
+        self.task_findings = rows
+        self.findings_tab.set_task(trace.feature, trace.task_id, rows)
         self._update_feature_findings()
         pending, self._pending_finding = self._pending_finding, None
         if pending is not None and (pending.finding.feature, pending.task) == (trace.feature, trace.task_id):
