@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.engine.trace import RULE_FILE, Item, Trace
+from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
 from ctxviewer.gui.highlighter import LexedText, MarkdownHighlighter, OffsetMap, display_text, lex_blocks
 from ctxviewer.gui.models import is_dark
 
@@ -40,6 +40,14 @@ SpanRole = Qt.ItemDataRole.UserRole + 10
 
 #: Section tints (light, dark) by position, subtle enough to read text on.
 _TINTS = (("#eef4ff", "#1d2633"), ("#f1f9ee", "#1e2a1f"), ("#fbf3ea", "#2d2519"), ("#f6eefb", "#29202e"))
+
+
+def _in_table(item: Item | None) -> str:
+    """The menu entry that selects *item* in the tab listing it."""
+    if item is None:
+        return "Show in table"
+    tab = {RULE_FILE: "Rules", SPEC_PARAGRAPH: "Paragraphs"}.get(item.kind, "Computed")
+    return f"Show in the {tab} table"
 
 
 class ContextView(QWidget):
@@ -65,6 +73,8 @@ class ContextView(QWidget):
         self.outline.clicked.connect(self._on_outline)
         self.outline.activated.connect(self._on_outline)
         self.outline.setToolTip("Click a section or candidate to jump to it in the text")
+        self.outline.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.outline.customContextMenuRequested.connect(self._open_outline_menu)
 
         self.editor = QPlainTextEdit(self)
         self.editor.setReadOnly(True)
@@ -274,8 +284,7 @@ class ContextView(QWidget):
         copy_md.setToolTip("The selection (or the candidate under the pointer) in a Markdown code block")
         copy_md.setEnabled(bool(self.editor.textCursor().hasSelection()) or item is not None)
         copy_md.triggered.connect(lambda _c=False: QGuiApplication.clipboard().setText(self.markdown_of(item)))
-        where = "Rules" if item is not None and item.kind == RULE_FILE else "Paragraphs"
-        in_table = menu.addAction(f"Show in the {where} table" if item is not None else "Show in table")
+        in_table = menu.addAction(_in_table(item))
         in_table.setEnabled(item is not None)
         source = menu.addAction("Show source lines")
         source.setEnabled(item is not None and bool(item.source))
@@ -283,6 +292,26 @@ class ContextView(QWidget):
             in_table.triggered.connect(lambda _c=False: self.showInTable.emit(item.id))
             source.triggered.connect(lambda _c=False: self.showSource.emit(item))
         return menu
+
+    def outline_menu(self, pos: QPoint) -> QMenu:
+        """The side list's menu at *pos*: a candidate's table row and source lines."""
+        index = self.outline.indexAt(pos)
+        item_id = index.data(SpanRole + 1) if index.isValid() else None
+        item = self._trace.item(item_id) if self._trace is not None and isinstance(item_id, str) else None
+        menu = QMenu(self.outline)
+        in_table = menu.addAction(_in_table(item))
+        source = menu.addAction("Show source lines")
+        in_table.setEnabled(item is not None)
+        source.setEnabled(item is not None and bool(item.source))
+        if item is not None:
+            in_table.triggered.connect(lambda _c=False: self.showInTable.emit(item.id))
+            source.triggered.connect(lambda _c=False: self.showSource.emit(item))
+        return menu
+
+    def _open_outline_menu(self, pos: QPoint) -> None:
+        menu = self.outline_menu(pos)
+        menu.exec(self.outline.viewport().mapToGlobal(pos))
+        menu.deleteLater()
 
     def _open_menu(self, pos: QPoint) -> None:
         menu = self.context_menu(pos)

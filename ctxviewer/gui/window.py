@@ -69,6 +69,8 @@ BATCH_DELAY_MS = 800
 BATCH_AFTER_TRACE_MS = 150
 #: Batch rows reach the outline in bursts at most this often (each burst repaints what it changes).
 BATCH_ROWS_MS = 50
+#: The whole feature's findings list is refilled at most this often during the background pass.
+FEATURE_FINDINGS_MS = 500
 #: Quiet time after a change on disk before the project is refreshed (editors write in bursts).
 DISK_DELAY_MS = 300
 #: At most this many project paths are watched (inotify watches are a shared resource).
@@ -294,6 +296,11 @@ class MainWindow(QMainWindow):
         self._first_batch_timer.setSingleShot(True)
         self._first_batch_timer.setInterval(BATCH_AFTER_TRACE_MS)
         self._first_batch_timer.timeout.connect(self.start_batch)
+        #: Refreshes the whole feature's findings list while the background pass fills it.
+        self._feature_findings_timer = QTimer(self)
+        self._feature_findings_timer.setSingleShot(True)
+        self._feature_findings_timer.setInterval(FEATURE_FINDINGS_MS)
+        self._feature_findings_timer.timeout.connect(self._update_feature_findings)
         self._batch_timer = QTimer(self)
         self._batch_timer.setSingleShot(True)
         self._batch_timer.setInterval(BATCH_DELAY_MS)
@@ -1243,7 +1250,7 @@ class MainWindow(QMainWindow):
             self._batch_done += done
             self.batch_label.setText(f"batch pass: {self._batch_done} of {self._batch_size}")
             if self.current_tab() == "findings" and self.findings_tab.whole_feature.isChecked():
-                self._update_feature_findings()
+                self._feature_findings_timer.start()  # at most twice a second while the pass runs
 
     def _on_batch_done(self, count: int) -> None:
         self._batch_rows.flush()  # the last rows, before the tally
@@ -1369,7 +1376,7 @@ class MainWindow(QMainWindow):
         self.session.stop_following()
         self.session.player.pause()
         self.budget.stop()
-        for timer in (self._disk_timer, self._batch_timer, self._first_batch_timer):
+        for timer in (self._disk_timer, self._batch_timer, self._first_batch_timer, self._feature_findings_timer):
             timer.stop()
         lanes = (
             self.load_lane,

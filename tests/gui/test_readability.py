@@ -174,6 +174,16 @@ def test_context_menu_in_the_text_goes_to_the_table_and_copies_markdown(
     actions["Show in the Paragraphs table"].trigger()
     assert window.current_tab() == "paragraphs"
     assert window.paragraphs.current_row().rank == 2
+    # The side list offers the same for its candidates.
+    window.show_tab("context")
+    model = view.outline_model
+    spec = next(model.item(r) for r in range(model.rowCount()) if model.item(r).text() == "Spec excerpts")
+    node = next(spec.child(r) for r in range(spec.rowCount()) if spec.child(r).text() == "requirements.md:3")
+    pos = view.outline.visualRect(node.index()).center()
+    side = {a.text(): a for a in view.outline_menu(pos).actions()}
+    with qtbot.waitSignal(view.showSource, timeout=2000) as blocker:
+        side["Show source lines"].trigger()
+    assert blocker.args[0].rank == 2
 
 
 def test_at_1280x800_reasons_have_room_and_long_texts_have_tooltips(qtbot, window: MainWindow) -> None:
