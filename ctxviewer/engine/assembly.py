@@ -19,7 +19,7 @@ from ctxviewer.engine.fsio import ProjectFS
 from ctxviewer.engine.project import Feature, Project, Task
 from ctxviewer.engine.settings import Settings
 from ctxviewer.engine.tokens import Census, TokenCounter, TokenCounts
-from ctxviewer.engine.trace import Item, Keyword, Section, Signals, TraceError, TrimStep
+from ctxviewer.engine.trace import Item, Keyword, Section, Signals, TraceError, TrimStep, candidate_words
 
 Progress = Callable[[str, float], None]
 
@@ -57,6 +57,15 @@ class ItemDraft:
     kept_chars: int
     offset: int | None = None  # offset of the kept text within its section
     details: Mapping[str, Any] | None = None
+
+
+def plain_name(draft: Item | ItemDraft) -> str:
+    """A draft or item as people say it (see :func:`~ctxviewer.engine.trace.candidate_words`)."""
+    details = draft.details or {}
+    summary = details.get("summary") or details.get("component") or ""
+    return candidate_words(
+        draft.kind, draft.id, draft.source, draft.line_start, draft.line_end, draft.part, str(summary)
+    )
 
 
 def draft_of(item: Item | ItemDraft) -> ItemDraft:

@@ -45,7 +45,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxviewer.engine.assembly import ItemDraft, ProfileResult, RunBase, fmt
+from ctxviewer.engine.assembly import ItemDraft, ProfileResult, RunBase, fmt, plain_name
 from ctxviewer.engine.ctxprofile import normalise
 from ctxviewer.engine.errors import ProjectError
 from ctxviewer.engine.fsio import OutsideRootError
@@ -868,7 +868,8 @@ class ComputedRun(RunBase):
                 entry.section,
                 "drop",
                 label,
-                f"dropped {label} from {dict(SECTIONS)[entry.section]} (whole context over {fmt(budget)})",
+                f"cut {plain_name(entry.draft)} from {dict(SECTIONS)[entry.section]} "
+                f"(the whole context was over {fmt(budget)})",
                 before,
                 (tokens, len(context)),
             )

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
+from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt, plain_name
 from ctxviewer.engine.mahabharatha import SECURITY_HEADER
 from ctxviewer.engine.peers import (
     PeerRun,
@@ -336,10 +336,10 @@ class CtxviewerRun(PeerRun):
                 )
                 unfit.append(c)
         if unfit:
-            pieces += self._partial_rule(unfit[0].draft, budget - used)
+            pieces += self._partial_rule(unfit[0].draft, budget - used, pieces)
         return pieces if len(pieces) > 1 else []
 
-    def _partial_rule(self, draft: ItemDraft, room: int) -> list[Placed]:
+    def _partial_rule(self, draft: ItemDraft, room: int, pieces: list[Placed]) -> list[Placed]:
         lines = draft.text.split("\n")
         if room - self.sep <= 0:
             return []
@@ -348,10 +348,15 @@ class CtxviewerRun(PeerRun):
         count = kept.count("\n")
         if count < 1:
             return []
-        before = draft.text
         draft.reason = f"{draft.reason}; kept its first {count} of {len(lines) - 1} rule lines, as many as fit"
+        # Measured on the section: with the whole block after those that fit, then with its kept lines.
         self._step(
-            SECURITY, "keep_lines", draft.id, f"{draft.id}: kept {count} of {len(lines) - 1} rule lines", before, kept
+            SECURITY,
+            "keep_lines",
+            draft.id,
+            f"{plain_name(draft)}: kept {count} of its {len(lines) - 1} rule lines",
+            joined([*pieces, Placed(draft.text)]),
+            joined([*pieces, Placed(kept)]),
         )
         return [keep_prefix(draft, len(kept), "", draft.reason)]
 
@@ -398,6 +403,10 @@ class CtxviewerRun(PeerRun):
         return sum(self.weight[w] * (REPEAT_WEIGHT if w in covered else 1.0) for w in counts)
 
     def _pack(self, candidates: list[Candidate], budget: int) -> list[Placed]:
+        #: Near-duplicates left out and the paragraph cut to fill the room, with their
+        #: descriptions: recorded as steps once the section is laid out (see _pack_steps).
+        self.duplicates: list[tuple[Candidate, str]] = []
+        self.partly: tuple[Candidate, str] | None = None
         covered: set[str] = set()
         headers = {part.part: self.counter.count(part.header) + self.sep for part in self.parts}
         opened: set[str] = set()
@@ -446,7 +455,32 @@ class CtxviewerRun(PeerRun):
             chosen.append(c)
             opened.add(c.part.part)
             pieces_by[id(c)] = piece
-        return self._spec_pieces(chosen, pieces_by)
+        pieces = self._spec_pieces(chosen, pieces_by)
+        self._pack_steps(pieces)
+        return pieces
+
+    def _pack_steps(self, pieces: list[Placed]) -> None:
+        """Packing's steps, measured on the spec section so that they chain.
+
+        The section starts as laid out with every near-duplicate added at its end and the
+        partly kept paragraph whole; each near-duplicate step takes one out, the truncation
+        cuts that paragraph, and the last step leaves the section as laid out.
+        """
+        partly = self.partly
+        whole = [
+            Placed(p.draft.text, p.draft) if partly is not None and p.draft is partly[0].draft else p for p in pieces
+        ]
+        extra = [c.draft.text for c, _ in self.duplicates]
+
+        def state(laid: list[Placed], rest: list[str]) -> str:
+            return "\n\n".join(t for t in (joined(laid), *rest) if t)
+
+        for n, (c, description) in enumerate(self.duplicates):
+            self._step(
+                SPEC, "near_duplicate", c.draft.id, description, state(whole, extra[n:]), state(whole, extra[n + 1 :])
+            )
+        if partly is not None:
+            self._step(SPEC, "truncate", partly[0].draft.id, partly[1], joined(whole), joined(pieces))
 
     def _spec_pieces(self, chosen: list[Candidate], pieces_by: Mapping[int, Placed]) -> list[Placed]:
         """The packed paragraphs in document order, under their part's header and their headings."""
@@ -457,7 +491,7 @@ class CtxviewerRun(PeerRun):
                 pieces.append(Placed(part.header))
             for c in mine:
                 if c.heading is not None and c.heading.draft.status == NOT_CANDIDATE:
-                    why = f"the heading of {c.draft.id}, placed above it ({fmt(c.heading.tokens)} tokens)"
+                    why = f"the heading of {plain_name(c.draft)}, placed above it ({fmt(c.heading.tokens)} tokens)"
                     pieces.append(keep_whole(c.heading.draft, why))
                 pieces.append(pieces_by[id(c)])
         return pieces
@@ -492,14 +526,15 @@ class CtxviewerRun(PeerRun):
             same = similarity(c.shingles, other.shingles)
             if same >= self.settings.near_duplicate:
                 c.draft.status = OUTRANKED
-                c.draft.reason = f"near-duplicate of {other.draft.id}: {same:.0%} of their word triples are shared"
-                self._step_counted(
-                    SPEC,
-                    "near_duplicate",
-                    c.draft.id,
-                    f"dropped {c.draft.id}, a near-duplicate of {other.draft.id} ({same:.0%} similar)",
-                    (c.tokens, len(c.draft.text)),
-                    (0, 0),
+                c.draft.reason = (
+                    f"near-duplicate of {plain_name(other.draft)}: {same:.0%} of their word triples are shared"
+                )
+                self.duplicates.append(
+                    (
+                        c,
+                        f"left out {plain_name(c.draft)}, a near-duplicate of {plain_name(other.draft)} "
+                        f"({same:.0%} similar)",
+                    )
                 )
                 return True
         return False
@@ -536,7 +571,7 @@ class CtxviewerRun(PeerRun):
         if cut <= 0:
             return None
         kept = f"kept {fmt(cut)} of {fmt(len(text))} characters to fill the {fmt(room)} tokens left"
-        self._step(SPEC, "truncate", c.draft.id, f"{c.draft.id}: {kept}", text, text[:cut] + CUT_MARKER)
+        self.partly = (c, f"{plain_name(c.draft)}: {kept}")
         return c, keep_prefix(c.draft, cut, CUT_MARKER, f"{c.draft.reason}; partly: {kept}", None)
 
     # -- the exact check --------------------------------------------------------------------------------
@@ -567,7 +602,7 @@ class CtxviewerRun(PeerRun):
                 plan.name,
                 "verify_cut",
                 victim.draft.id,
-                f"exact check: took out {victim.draft.id}",
+                f"exact check: took out {plain_name(victim.draft)}",
                 before,
                 joined(plan.pieces),
             )

@@ -18,10 +18,11 @@ Seed 001's strategy, mapped to ctxviewer's sources:
    budget is met.  With ``drift_partial`` (seed 001's v2 note, the default) a cut
    removes one item -- the lowest-ranked paragraph of the source, or its last rule
    file -- instead of the whole source.  A part or section left with no items loses
-   its header too.  Each cut is a trim step with the whole context's tokens before and
-   after (a cap step measures the text of what it capped: the rule blocks, one rule
-   block, or a spec file's scoring paragraphs).  A source missing from the priority
-   list is never cut, so the context can stay over budget; the trace says so.
+   its header too.  Each cap and each cut is a trim step measured on the whole context
+   (what drift holds to the budget), before and after, so the steps chain: the first
+   cap starts from everything uncapped, the last cut ends at the context.  A source
+   missing from the priority list is never cut, so the context can stay over budget; the
+   trace says so.
 
 Tokens are counted with the configured tokenizer: ``heuristic`` is the estimate seed
 001 uses (a quarter token per character); an exact encoding is its v2 suggestion.
@@ -31,9 +32,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
+from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt, plain_name
 from ctxviewer.engine.mahabharatha import SECURITY_HEADER
-from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, joined, keep_prefix, keep_whole
+from ctxviewer.engine.peers import (
+    PeerRun,
+    Placed,
+    RuleCandidate,
+    SectionPlan,
+    SpecPart,
+    joined,
+    keep_prefix,
+    keep_whole,
+)
 from ctxviewer.engine.spec import CHECK_EVERY, ranking
 from ctxviewer.engine.trace import CUT_FOR_BUDGET, NOT_CANDIDATE, OUTRANKED, SECURITY, SPEC
 
@@ -52,9 +62,16 @@ class DriftRun(PeerRun):
 
     def run(self) -> ProfileResult:
         self.gather()
-        self.units: dict[str, list[Unit]] = {"rules": self._rule_units(), "requirements": [], "design": []}
+        self.units: dict[str, list[Unit]] = {"rules": [], "requirements": [], "design": []}
+        usable = [c for c in self.rules if c.block is not None]
+        self.units["rules"] = [Unit(c.draft, c.draft.text) for c in usable]
         for part in self.parts:
             self.units[part.part] = self._paragraph_units(part)
+        # Every cap is a step on the whole context as it stands (everything at first), as
+        # every cut after it is, so all steps chain.
+        self._cap_rules(usable)
+        for part in self.parts:
+            self._cap_paragraphs(part)
         self._check("caps", 0.6)
         notes = self._trim()
         self._check("trimming", 0.9)
@@ -79,40 +96,47 @@ class DriftRun(PeerRun):
 
     # -- hard caps ---------------------------------------------------------------------------
 
-    def _rule_units(self) -> list[Unit]:
-        usable = [c for c in self.rules if c.block is not None]
+    def _cap_rules(self, usable: list[RuleCandidate]) -> None:
+        """The hard caps on rule files and on each file's rule lines."""
+        units = self.units["rules"]
         cap = self.settings.drift_max_rule_files
-        kept, over = usable[:cap], usable[cap:]
+        over = usable[cap:]
         if over:
+            before = self._compose()
+            del units[cap:]
             self._step(
                 SECURITY,
                 "cap_rule_files",
                 ", ".join(c.draft.id for c in over),
                 f"hard cap: at most {cap} rule files (drift.caps.rule_files); left out "
                 + ", ".join(c.rule for c in over),
-                "\n\n".join(c.draft.text for c in usable),
-                "\n\n".join(c.draft.text for c in kept),
+                before,
+                self._compose(),
             )
             for c in over:
                 c.draft.status = OUTRANKED
                 c.draft.reason = f"{c.why}; left out by the hard cap of {cap} rule files (drift.caps.rule_files)"
-        units: list[Unit] = []
         max_lines = self.settings.drift_max_rule_lines
-        for c in kept:
+        for c in usable[:cap]:
             assert c.block is not None
             lines = c.draft.text.split("\n")  # the block's own header line, then its kept lines
             c.draft.reason = c.why
             if len(lines) - 1 <= max_lines:
-                units.append(Unit(c.draft, c.draft.text))
                 continue
             text = "\n".join(lines[: max_lines + 1]) if max_lines else ""
+            before = self._compose()
+            at = next(n for n, u in enumerate(units) if u.draft is c.draft)
+            if max_lines:
+                units[at] = Unit(c.draft, text, capped=True)
+            else:
+                del units[at]
             self._step(
                 SECURITY,
                 "cap_rule_lines",
                 c.draft.id,
                 f"hard cap: {c.rule} keeps {max_lines} of its {len(lines) - 1} rule lines (drift.caps.rule_lines)",
-                c.draft.text,
-                text,
+                before,
+                self._compose(),
             )
             if not max_lines:
                 c.draft.status = CUT_FOR_BUDGET
@@ -122,8 +146,6 @@ class DriftRun(PeerRun):
             details = dict(c.draft.details or {})
             details["kept_lines"] = list(c.block.kept_lines[:max_lines])
             c.draft.details = details
-            units.append(Unit(c.draft, text, capped=True))
-        return units
 
     def _paragraph_units(self, part: SpecPart) -> list[Unit]:
         ranked = ranking(part.index, [k.word for k in self.keywords], lambda: self._poll("caps"))
@@ -148,18 +170,26 @@ class DriftRun(PeerRun):
             draft.status = fate
             draft.score, draft.matched, draft.rank = len(matched), matched, position
             drafts[para.index] = draft
-        top = ranked.ranked[:cap]
-        if len(ranked.ranked) > cap:
-            self._step(
-                SPEC,
-                "cap_paragraphs",
-                part.part,
-                f"hard cap: {part.part} keeps the top {cap} of {len(ranked.ranked)} scoring paragraphs "
-                "(drift.caps.paragraphs)",
-                ranked.ranked_text,
-                "\n\n".join(s.paragraph.text for s in top),
-            )
-        return [Unit(drafts[s.paragraph.index], s.paragraph.text) for s in top]
+        return [Unit(drafts[s.paragraph.index], s.paragraph.text) for s in ranked.ranked]
+
+    def _cap_paragraphs(self, part: SpecPart) -> None:
+        """The hard cap on *part*'s scoring paragraphs: its top ``drift_max_paragraphs`` stay."""
+        cap = self.settings.drift_max_paragraphs
+        units = self.units[part.part]
+        if len(units) <= cap:
+            return
+        before = self._compose()
+        scoring = len(units)
+        del units[cap:]
+        name = part.source.rsplit("/", 1)[-1]
+        self._step(
+            SPEC,
+            "cap_paragraphs",
+            part.part,
+            f"hard cap: {name} keeps the {cap} best of its {scoring} scoring paragraphs (drift.caps.paragraphs)",
+            before,
+            self._compose(),
+        )
 
     # -- composing and trimming ------------------------------------------------------------------
 
@@ -221,8 +251,10 @@ class DriftRun(PeerRun):
                 )
             section = SECURITY if source == "rules" else SPEC
             if self.settings.drift_partial:
-                what = "rule file" if source == "rules" else "lowest-ranked paragraph"
                 action = "cut_rule_file" if source == "rules" else "cut_paragraph"
-                return section, action, gone[0].draft.id, f"over budget: cut the {what} {gone[0].draft.id} ({source})"
+                what = (
+                    plain_name(gone[0].draft) if source == "rules" else f"the lowest-ranked {plain_name(gone[0].draft)}"
+                )
+                return section, action, gone[0].draft.id, f"over budget: cut {what}"
             return section, "cut_source", source, f"over budget: cut all of {source} ({len(gone)} items)"
         return None

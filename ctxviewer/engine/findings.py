@@ -35,6 +35,7 @@ from ctxviewer.engine.trace import (
     Item,
     Section,
     Trace,
+    candidate_words,
 )
 
 ERROR = "error"
@@ -147,24 +148,9 @@ def _rule_name(item: Item) -> str:
 
 def describe(item: Item) -> str:
     """An item as people say it: ``paragraph 12 of requirements.md (lines 40-44)``,
-    ``the security rule file languages/python/CLAUDE.md``, ``component RefundService``."""
-    if item.kind == RULE_FILE:
-        return f"the security rule file {_rule_name(item)}"
-    if item.kind == SPEC_PARAGRAPH:
-        lines = ""
-        if item.line_start is not None:
-            end = item.line_end if item.line_end is not None else item.line_start
-            lines = f" (line {item.line_start})" if end == item.line_start else f" (lines {item.line_start}-{end})"
-        number = item.id.rsplit(":", 1)[-1]
-        if number.startswith("\u00a7"):
-            return f"the heading section at paragraph {number[1:]} of {_file_name(item.source)}{lines}"
-        return f"paragraph {number} of {_file_name(item.source)}{lines}"
+    ``the security rule file languages/python/CLAUDE.md``, ``component “RefundService”``."""
     summary = item.details.get("summary") or item.details.get("component") or ""
-    kind = item.part or item.kind.replace("_", " ")
-    if summary:
-        return f"{kind} \u201c{summary}\u201d"
-    name = item.id.split(":", 1)[-1]
-    return f"{kind} {name}"
+    return candidate_words(item.kind, item.id, item.source, item.line_start, item.line_end, item.part, str(summary))
 
 
 def _section_title(trace: Trace, name: str | None) -> str:

@@ -213,6 +213,8 @@ class MahabharathaRun(RunBase):
         parts: list[str] = []
         offset = len(SECURITY_HEADER)
         considered: list[str] = []
+        # (rule, block, description) of every usable block in order; description None: it went in.
+        blocks: list[tuple[str, str, str | None]] = []
         for rule in R.CANDIDATES:
             match = matches[rule]
             rel = self._rule_rel(rule)
@@ -243,6 +245,7 @@ class MahabharathaRun(RunBase):
                 message = f"reading rule file failed: {read.detail}"
                 self._error(SECURITY, "input", message, self._fatal_consequence(), rel, read.line)
                 self._rule_item(rule, NOT_CANDIDATE, f"{why}, but {message}", details=details)
+                self._skip_steps(blocks)
                 return "", message
             if read.has_nul:
                 self._error(
@@ -271,6 +274,7 @@ class MahabharathaRun(RunBase):
             if used + size <= limit:
                 sep = 2 if parts else 0
                 parts.append(block.block)
+                blocks.append((rule, block.block, None))
                 used += size
                 self._rule_item(
                     rule,
@@ -284,14 +288,12 @@ class MahabharathaRun(RunBase):
                 )
                 offset += sep + len(block.block)
             else:
-                before = "\n\n".join([*parts, block.block])
-                self._step(
-                    SECURITY,
-                    "skip_block",
-                    f"rule:{rule}",
-                    f"skipped {rule}: block of {fmt(size)} {unit} did not fit the {fmt(left)} left of {fmt(limit)}",
-                    SECURITY_HEADER + before,
-                    SECURITY_HEADER + "\n\n".join(parts),
+                blocks.append(
+                    (
+                        rule,
+                        block.block,
+                        f"left out {rule}: {fmt(size)} {unit} did not fit the {fmt(left)} left of {fmt(limit)}",
+                    )
                 )
                 self._rule_item(
                     rule,
@@ -302,10 +304,27 @@ class MahabharathaRun(RunBase):
                     lines=lines,
                 )
         self._list_unconsidered()
+        self._skip_steps(blocks)
         summary = "\n\n".join(parts)
         if not summary:
             return "", None
         return SECURITY_HEADER + summary, None
+
+    def _skip_steps(self, blocks: Sequence[tuple[str, str, str | None]]) -> None:
+        """One step per rule block that did not fit, as cuts from the section with every block.
+
+        The steps chain: the first starts from the section holding every usable block in
+        order, each takes its block out, and the last ends at the section as built (empty
+        when no block went in).
+        """
+        state = {rule: block for rule, block, _ in blocks}
+        for rule, _, description in blocks:
+            if description is None:
+                continue
+            before = SECURITY_HEADER + "\n\n".join(state.values())
+            del state[rule]
+            after = SECURITY_HEADER + "\n\n".join(state.values()) if state else ""
+            self._step(SECURITY, "skip_block", f"rule:{rule}", description, before, after)
 
     # -- spec excerpts --------------------------------------------------------------------
 
@@ -516,6 +535,10 @@ class MahabharathaRun(RunBase):
 
         parts: list[str] = []
         sub_budgets: dict[str, int] = {}
+        # Each part's text in the section as each step leaves it (header excluded), and the
+        # steps to record once every part's starting text is known: see _spec_steps.
+        bodies: dict[str, str] = {}
+        steps: list[tuple[str, str, str, str]] = []
         for part, text, rel, line in (
             ("requirements", req_text, req_rel, req_line),
             ("design", des_text, des_rel, des_line),
@@ -536,14 +559,16 @@ class MahabharathaRun(RunBase):
                 self.items[slot] = draft
             if not relevant:
                 continue
+            name = (rel or part).rsplit("/", 1)[-1]
+            bodies[part] = ranked_all.ranked_text
             if len(ranked) > len(top):
-                self._step(
-                    SPEC,
-                    "select_top_k",
-                    part,
-                    f"{part}: kept the top {len(top)} of {len(ranked)} scoring paragraphs",
-                    ranked_all.ranked_text,
-                    relevant,
+                steps.append(
+                    (
+                        "select_top_k",
+                        part,
+                        f"{name}: kept the {len(top)} best of its {len(ranked)} scoring paragraphs",
+                        relevant,
+                    )
                 )
             if part == "requirements":
                 parts.append(REQUIREMENTS_HEADER)
@@ -555,20 +580,38 @@ class MahabharathaRun(RunBase):
             sub_budgets[part] = t
             cut = truncate(relevant, t, self.counter)
             if cut.cut:
-                self._step(
-                    SPEC,
-                    "truncate",
-                    part,
-                    f"{part}: cut at a {cut.boundary} boundary to fit {fmt(t)} tokens "
-                    f"({fmt(cut.kept_chars)} of {fmt(cut.original_chars)} characters kept)",
-                    relevant,
-                    cut.text,
+                steps.append(
+                    (
+                        "truncate",
+                        part,
+                        f"{name}: cut at a {cut.boundary} boundary to fit {fmt(t)} tokens "
+                        f"({fmt(cut.kept_chars)} of {fmt(cut.original_chars)} characters kept)",
+                        cut.text,
+                    )
                 )
             parts.append(cut.text)
             part_offset = sum(len(p) for p in parts[:-1]) + 2 * (len(parts) - 1)
             self._place_paragraphs(drafts, top, cut.kept_chars, cut.boundary, t, part, part_offset)
         self.spec_sub_budgets = sub_budgets
+        self._spec_steps(bodies, steps)
         return "\n\n".join(parts)
+
+    def _spec_steps(self, bodies: dict[str, str], steps: Sequence[tuple[str, str, str, str]]) -> None:
+        """The spec section's steps, each measured on the whole section so that they chain.
+
+        The section starts with every scoring paragraph of each part under its header; each
+        step (the top-k selection, then the truncation, per part) changes its part's text,
+        and the last leaves the section as built.
+        """
+        headers = {"requirements": REQUIREMENTS_HEADER, "design": DESIGN_HEADER}
+
+        def section() -> str:
+            return "\n\n".join(f"{headers[p]}\n\n{b}" for p, b in bodies.items())
+
+        for action, part, description, body in steps:
+            before = section()
+            bodies[part] = body
+            self._step(SPEC, action, part, description, before, section())
 
     def _place_paragraphs(
         self,

@@ -27,7 +27,15 @@ from pygments.lexers import get_lexer_by_name
 from ctxviewer import __version__
 from ctxviewer.engine.atomic import atomic_write
 from ctxviewer.engine.tokens import CL100K, HEURISTIC, O200K, TokenCounts
-from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Section, Trace, fate_label, trace_to_json
+from ctxviewer.engine.trace import (
+    RULE_FILE,
+    SPEC_PARAGRAPH,
+    Section,
+    Trace,
+    fate_label,
+    step_label,
+    trace_to_json,
+)
 from ctxviewer.engine.whatif import TraceDiff, arrow, diff_markdown, diff_to_json, kind_word, setting_text, summary
 
 FORMATS = ("markdown", "json", "html", "whatif-md")
@@ -350,12 +358,13 @@ def _trimming(trace: Trace) -> str:
     for s in steps:
         change = f"{s.tokens_before:,} → {s.tokens_after:,}"
         delta = _signed(s.tokens_after - s.tokens_before)
-        rows.append([s.order, s.section, s.action, s.target, s.description, change, delta])
+        target = trace.step_target(s)
+        rows.append([s.order, s.section.replace("_", " "), step_label(s.action), target, s.description, change, delta])
     k = (_W - _LW) / max(max(max(s.tokens_before, s.tokens_after) for s in steps), 1)
     body = []
     for i, s in enumerate(steps):
         y, (low, high) = 4 + i * 26, sorted((s.tokens_after, s.tokens_before))
-        body.append(_text(0, y + 13, f"#{s.order} {s.target}: {rows[i][-1]}"))
+        body.append(_text(0, y + 13, f"#{s.order} {rows[i][3] or rows[i][2]}: {rows[i][-1]}"))
         body.append(_rect(_LW, y, low * k, 18, "kept", f"after {s.tokens_after:,}"))
         body.append(_rect(_LW + low * k, y, (high - low) * k, 18, "cut", f"{rows[i][-1]}"))
     chart = _svg(8 + len(steps) * 26, "Tokens before and after each trimming step", body)

@@ -18,7 +18,7 @@ Seed 002's assembler, mapped to ctxviewer's sources:
   -- and the line's tokens count against the budget with the chunk's.
 * **Primary selection** packs chunks in rank order while they fit, skipping a chunk
   whose line range overlaps an already selected chunk of the same file by more than
-  50% of the smaller of the two ("overlaps paragraph requirements:4 by 63%"), so a
+  50% of the smaller of the two ("overlaps paragraph 4 of requirements.md by 63%"), so a
   section is never packed beside a paragraph it contains, nor a paragraph beside its
   section: no text is in the context twice.
 * **Structural expansion**, up to 30% of what primary selection left unused: the
@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt
+from ctxviewer.engine.assembly import ItemDraft, ProfileResult, fmt, plain_name
 from ctxviewer.engine.peers import PeerRun, Placed, SectionPlan, SpecPart, heading_level, joined
 from ctxviewer.engine.spec import CHECK_EVERY, Paragraph, ranking
 from ctxviewer.engine.trace import (
@@ -55,8 +55,13 @@ EXPANSION_SHARE = 0.30
 NEIGHBOURS_PER_CHUNK = 5
 #: Heading sections longer than this many paragraphs are not chunks.
 MAX_SECTION_PARAGRAPHS = 50
-#: Trim steps recorded for chunks that did not fit, before one summary step.
-MAX_NO_FIT_STEPS = 40
+#: Trim steps recorded for chunks primary selection turned down, before one summary step.
+MAX_SKIP_STEPS = 40
+
+
+def _chars(chunk: Chunk) -> int:
+    """The chunk's characters with its metadata line."""
+    return len(chunk.meta) + 1 + len(chunk.draft.text)
 
 
 @dataclass
@@ -77,11 +82,8 @@ class Chunk:
 
     @property
     def label(self) -> str:
-        if self.draft.kind == RULE_FILE:
-            return f"rule file {self.draft.id}"
-        if self.first != self.last:
-            return f"section {self.draft.id}"
-        return f"paragraph {self.draft.id}"
+        """The chunk in plain words: ``paragraph 3 of requirements.md (line 5)``."""
+        return plain_name(self.draft)
 
 
 def percent(share: float) -> str:
@@ -114,10 +116,15 @@ class ShaktimanRun(PeerRun):
         self.selected: list[Chunk] = []
         self.used = 0
         self.used_chars = 0
-        self.no_fit = 0
+        # The pool: every chunk still in the running (all ranked ones at first, the selected
+        # ones after primary selection), as (tokens, characters, chunks) of them all joined.
+        # Every step takes chunks out of it (or expansion adds some), so steps chain.
+        self.pool = [sum(self._own_cost(c) for c in ranked), sum(_chars(c) for c in ranked), len(ranked)]
+        self.skips = 0
+        self.deferred: list[Chunk] = []
         for chunk in ranked:
             self._offer(chunk, f"rank {chunk.draft.rank} of {len(ranked)}")
-        self._note_no_fit()
+        self._note_more_skips()
         self._expand()
         self._check("packing", 0.85)
         self._verify()
@@ -197,10 +204,50 @@ class ShaktimanRun(PeerRun):
 
     # -- packing ----------------------------------------------------------------------------------
 
-    def _cost(self, chunk: Chunk) -> int:
+    def _own_cost(self, chunk: Chunk) -> int:
+        """The chunk's tokens with its metadata line, without a separator."""
         if not chunk.cost:
             chunk.cost = self.counter.count(f"{chunk.meta}\n{chunk.draft.text}")
-        return chunk.cost + (self.sep if self.selected else 0)
+        return chunk.cost
+
+    def _cost(self, chunk: Chunk) -> int:
+        return self._own_cost(chunk) + (self.sep if self.selected else 0)
+
+    # -- the pool the steps measure ------------------------------------------------------------
+
+    def _pool_size(self) -> tuple[int, int]:
+        tokens, chars, n = self.pool
+        return (tokens + self.sep * (n - 1), chars + 2 * (n - 1)) if n else (0, 0)
+
+    def _pool_change(self, chunks: list[Chunk], sign: int) -> None:
+        self.pool[0] += sign * sum(self._own_cost(c) for c in chunks)
+        self.pool[1] += sign * sum(_chars(c) for c in chunks)
+        self.pool[2] += sign * len(chunks)
+
+    def _pool_step(self, chunks: list[Chunk], sign: int, action: str, target: str, description: str) -> None:
+        """A step that takes *chunks* out of the pool (sign -1) or adds them (+1)."""
+        before = self._pool_size()
+        self._pool_change(chunks, sign)
+        section = SECURITY if chunks and all(c.draft.kind == RULE_FILE for c in chunks) else SPEC
+        self._step_counted(section, action, target, description, before, self._pool_size())
+
+    def _skip(self, chunk: Chunk, action: str, description: str) -> None:
+        """Primary selection turned *chunk* down: a step, or one of the summary's."""
+        self.skips += 1
+        if self.skips > MAX_SKIP_STEPS:
+            self.deferred.append(chunk)
+            return
+        self._pool_step([chunk], -1, action, chunk.draft.id, description)
+
+    def _note_more_skips(self) -> None:
+        if self.deferred:
+            self._pool_step(
+                self.deferred,
+                -1,
+                "skip_no_fit",
+                "",
+                f"and {fmt(len(self.deferred))} more lower-ranked chunks did not fit or overlapped a packed one",
+            )
 
     def _overlap(self, chunk: Chunk) -> tuple[Chunk, float] | None:
         """The selected chunk of the same file this one overlaps most, and by what share.
@@ -237,6 +284,8 @@ class ShaktimanRun(PeerRun):
             if say:
                 draft.status = OUTRANKED
                 draft.reason = f"{why}, {chunk.base}: skipped, overlaps {other.label} by {percent(share)}"
+            if room is None:
+                self._skip(chunk, "skip_overlap", f"{chunk.label} overlaps {other.label} by {percent(share)}")
             return False
         cost = self._cost(chunk)
         left = self.limit - self.used if room is None else min(room, self.limit - self.used)
@@ -247,7 +296,7 @@ class ShaktimanRun(PeerRun):
                 draft.status = CUT_FOR_BUDGET
                 draft.reason = f"{why}, {chunk.base}: {fit}"
             if room is None:
-                self._no_fit(chunk, cost)
+                self._skip(chunk, "skip_no_fit", f"{chunk.label} ({fmt(cost)} tokens) did not fit the {fmt(left)} left")
             return False
         self.selected.append(chunk)
         self.used += cost
@@ -256,35 +305,17 @@ class ShaktimanRun(PeerRun):
         draft.reason = f"{why}, {chunk.base}: packed ({fmt(cost)} tokens with its metadata)"
         return True
 
-    def _no_fit(self, chunk: Chunk, cost: int) -> None:
-        self.no_fit += 1
-        if self.no_fit <= MAX_NO_FIT_STEPS:
-            section = SECURITY if chunk.draft.kind == RULE_FILE else SPEC
-            self._step_counted(
-                section,
-                "skip_no_fit",
-                chunk.draft.id,
-                f"{chunk.label} ({fmt(cost)} tokens) did not fit the {fmt(self.limit - self.used)} left",
-                (
-                    self.used + cost,
-                    self.used_chars + (2 if self.selected else 0) + len(chunk.meta) + 1 + len(chunk.draft.text),
-                ),
-                (self.used, self.used_chars),
-            )
-
-    def _note_no_fit(self) -> None:
-        more = self.no_fit - MAX_NO_FIT_STEPS
-        if more > 0:
-            self._step_counted(
-                SPEC,
-                "skip_no_fit",
-                "",
-                f"and {fmt(more)} more lower-ranked chunks did not fit",
-                (self.used, self.used_chars),
-                (self.used, self.used_chars),
-            )
-
     def _expand(self) -> None:
+        packed = len(self.selected)
+        self._expand_neighbours()
+        added = self.selected[packed:]
+        if added:
+            paragraphs = "paragraph" if len(added) == 1 else "paragraphs"
+            self._pool_step(
+                added, 1, "expand", "", f"structural expansion added {len(added)} neighbouring {paragraphs}"
+            )
+
+    def _expand_neighbours(self) -> None:
         room = int((self.limit - self.used) * EXPANSION_SHARE)
         if room <= 0:
             return
@@ -296,7 +327,7 @@ class ShaktimanRun(PeerRun):
                 if neighbour is None or neighbour in self.selected or added >= NEIGHBOURS_PER_CHUNK:
                     continue
                 before = self.used
-                if self._offer(neighbour, f"structural expansion: a neighbour of {seed.draft.id}", room):
+                if self._offer(neighbour, f"structural expansion: a neighbour of {seed.label}", room):
                     room -= self.used - before
                     added += 1
 
@@ -352,17 +383,16 @@ class ShaktimanRun(PeerRun):
             last = self.selected.pop()
             last.draft.status, last.draft.kept_chars = CUT_FOR_BUDGET, 0
             last.draft.reason += f"; taken out again: the joined context counted {fmt(tokens)} tokens"
-            after = self._joined()
-            after_tokens = self.counter.count(after)
-            self._step_counted(
-                SECURITY if last.draft.kind == RULE_FILE else SPEC,
+            self._pool_step(
+                [last],
+                -1,
                 "verify_cut",
                 last.draft.id,
-                f"the exact count of the joined context was over the budget: took out {last.label}",
-                (tokens, len(text)),
-                (after_tokens, len(after)),
+                f"the joined context counted {fmt(tokens)} tokens exactly, over the budget of {fmt(budget)}: "
+                f"took out {last.label}",
             )
-            text, tokens = after, after_tokens
+            text = self._joined()
+            tokens = self.counter.count(text)
 
     def _joined(self) -> str:
         sections = [joined(self._pieces(RULE_FILE)), joined(self._pieces(SPEC_PARAGRAPH))]

@@ -50,6 +50,40 @@ def fate_label(status: str) -> str:
     return FATE_LABELS.get(status, status)
 
 
+def candidate_words(
+    kind: str,
+    item_id: str,
+    source: str,
+    line_start: int | None,
+    line_end: int | None,
+    part: str = "",
+    summary: str = "",
+) -> str:
+    """A candidate as people say it, never by its id.
+
+    ``paragraph 12 of requirements.md (lines 40-44)``, ``the heading section at paragraph 4
+    of design.md (lines 9-30)``, ``the security rule file languages/python/CLAUDE.md``,
+    ``component “RefundService”``.
+    """
+    if kind == RULE_FILE:
+        rule = source.split("/security/", 1)[1] if "/security/" in source else source
+        return f"the security rule file {rule}"
+    if kind == SPEC_PARAGRAPH:
+        lines = ""
+        if line_start is not None:
+            end = line_end if line_end is not None else line_start
+            lines = f" (line {line_start})" if end == line_start else f" (lines {line_start}-{end})"
+        number = item_id.rsplit(":", 1)[-1]
+        name = source.rsplit("/", 1)[-1]
+        if number.startswith("\u00a7"):
+            return f"the heading section at paragraph {number[1:]} of {name}{lines}"
+        return f"paragraph {number} of {name}{lines}"
+    what = part or kind.replace("_", " ")
+    if summary:
+        return f"{what} \u201c{summary}\u201d"
+    return f"{what} {item_id.split(':', 1)[-1]}"
+
+
 SECURITY = "security_rules"
 SPEC = "spec_excerpts"
 
@@ -127,6 +161,32 @@ class TrimStep:
     tokens_after: int
     chars_before: int
     chars_after: int
+
+
+#: What each trim step's ``action`` is called where people read it (the id stays in the JSON).
+STEP_LABELS: Mapping[str, str] = {
+    "select_top_k": "kept the best paragraphs",
+    "truncate": "cut to fit",
+    "skip_block": "rule file left out",
+    "cap_rule_files": "rule-file cap",
+    "cap_rule_lines": "rule-line cap",
+    "cap_paragraphs": "paragraph cap",
+    "cut_paragraph": "paragraph cut",
+    "cut_rule_file": "rule file cut",
+    "cut_source": "source cut",
+    "skip_no_fit": "did not fit",
+    "skip_overlap": "overlap left out",
+    "expand": "neighbours added",
+    "verify_cut": "taken out by the exact check",
+    "keep_lines": "rule lines kept",
+    "near_duplicate": "near-duplicate left out",
+    "drop": "entry cut",
+}
+
+
+def step_label(action: str) -> str:
+    """The words for a trim step's action (an unknown one is shown as it is)."""
+    return STEP_LABELS.get(action, action.replace("_", " "))
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +368,26 @@ class Trace:
 
     def items_of(self, kind: str) -> tuple[Item, ...]:
         return tuple(i for i in self.items if i.kind == kind)
+
+    def step_target(self, step: TrimStep) -> str:
+        """What a trim step cut, in words: a candidate as :func:`candidate_words` says it, a
+        spec part by its file's name, several ids one by one; else the target as recorded."""
+        if not step.target:
+            return ""
+        words = []
+        for target in step.target.split(", "):
+            item = self.item(target)
+            if item is not None:
+                summary = item.details.get("summary") or item.details.get("component") or ""
+                words.append(
+                    candidate_words(
+                        item.kind, item.id, item.source, item.line_start, item.line_end, item.part, str(summary)
+                    )
+                )
+                continue
+            source = next((i.source for i in self.items if i.part == target and i.kind == SPEC_PARAGRAPH), None)
+            words.append(source.rsplit("/", 1)[-1] if source else target)
+        return ", ".join(words)
 
     @property
     def over_budget(self) -> bool:

@@ -30,6 +30,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont, QHelpEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QToolTip, QWidget
 
+from ctxviewer.engine.trace import step_label
 from ctxviewer.gui.models import is_dark
 
 if TYPE_CHECKING:
@@ -155,10 +156,12 @@ class TrimValue:
 
     @classmethod
     def from_trace(cls, trace: Trace) -> TrimValue:
-        from ctxviewer.gui.wording import step_label
-
         steps = tuple(
-            TrimBar(step_label(s.order, s.section, s.action, s.target, trace), s.tokens_before, s.tokens_after)
+            TrimBar(
+                f"{s.order}. {trace.step_target(s) or s.section.replace('_', ' ')}: {step_label(s.action)}",
+                s.tokens_before,
+                s.tokens_after,
+            )
             for s in trace.trim_steps
         )
         return cls(steps, f"{trace.tokenizer} tokens")

@@ -32,6 +32,7 @@ from ctxviewer.engine.trace import (
     Section,
     Trace,
     fate_label,
+    step_label,
 )
 
 #: The row object behind an index (for views that want the whole row).
@@ -428,13 +429,18 @@ def _diff(counts: TokenCounts, name: str) -> int | None:
 
 def trim_columns(unit: str, trace: Trace | None = None) -> list[Column]:
     """The trim steps' columns, in plain words (the identifiers are in the trace and exports)."""
-    from ctxviewer.gui.wording import action_words, section_words, target_words
+    from ctxviewer.gui.wording import section_words
 
     return [
         Column("#", lambda s: str(s.order), lambda s: s.order, "Order in which the cuts happened", numeric=True),
         Column("Section", lambda s: section_words(s.section, trace), None, "Section the cut applies to"),
-        Column("Action", lambda s: action_words(s.action), None, "What the cut did"),
-        Column("Target", lambda s: target_words(s.target, trace), None, "The file or part of the section that was cut"),
+        Column("Action", lambda s: step_label(s.action), None, "What this step did (the description says how)"),
+        Column(
+            "Target",
+            lambda s: trace.step_target(s) if trace is not None else s.target,
+            None,
+            "What the step cut: a candidate, a spec file or a source",
+        ),
         Column(
             "Before",
             lambda s: fmt_int(s.tokens_before),

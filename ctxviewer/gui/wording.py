@@ -1,29 +1,15 @@
 """Plain words for what the trace records as identifiers.
 
-The trace keeps the pipeline's own names (``select_top_k``, ``security_rules``,
+The trace keeps the pipeline's own names (``security_rules``,
 ``rule:languages/python/CLAUDE.md``, ``files.modify``) so that exports and tests can
-rely on them; the window shows these words instead.  Unknown names fall back to
+rely on them; the window shows these words instead.  Trim steps are named by the engine
+(``trace.step_label``, ``Trace.step_target``).  Unknown names fall back to
 their identifier with the underscores turned into spaces, never to nothing.
 """
 
 from __future__ import annotations
 
 from ctxviewer.engine.trace import Trace
-
-#: What each trim step did, as a user would say it.
-ACTIONS = {
-    "select_top_k": "kept the best paragraphs",
-    "skip_block": "left out (no room)",
-    "skip_no_fit": "left out (did not fit)",
-    "truncate": "cut the text to fit",
-    "verify_cut": "cut to fit, checked with the exact count",
-    "keep_lines": "kept only the rule lines",
-    "cap_paragraphs": "kept at most the allowed number of paragraphs",
-    "cap_rule_files": "kept at most the allowed number of rule files",
-    "cap_rule_lines": "kept at most the allowed number of rule lines",
-    "near_duplicate": "left out a near-duplicate",
-    "drop": "left out",
-}
 
 SECTIONS = {"security_rules": "Security rules", "spec_excerpts": "Spec excerpts"}
 
@@ -35,10 +21,6 @@ def _plain(name: str) -> str:
     return name.replace("_", " ").strip()
 
 
-def action_words(action: str) -> str:
-    return ACTIONS.get(action, _plain(action))
-
-
 def section_words(name: str, trace: Trace | None = None) -> str:
     section = trace.section(name) if trace is not None else None
     if section is not None:
@@ -47,7 +29,7 @@ def section_words(name: str, trace: Trace | None = None) -> str:
 
 
 def target_words(target: str, trace: Trace | None = None) -> str:
-    """A trim step's target: a candidate's file (and lines), a spec part, or the target as it is."""
+    """A candidate id in words: its file (and lines), a spec part, or the id as it is."""
     item = trace.item(target) if trace is not None and target else None
     if item is not None:
         name = item.source.rsplit("/security/", 1)[-1] if item.kind == "rule_file" else item.source.rsplit("/", 1)[-1]
@@ -58,12 +40,6 @@ def target_words(target: str, trace: Trace | None = None) -> str:
     if target.startswith("rule:"):
         return target[len("rule:") :]
     return _plain(target)
-
-
-def step_label(order: int, section: str, action: str, target: str, trace: Trace | None = None) -> str:
-    """``1. languages/javascript/CLAUDE.md: left out (no room)``."""
-    what = target_words(target, trace) if target else section_words(section, trace)
-    return f"{order}. {what}: {action_words(action)}"
 
 
 def tracked_note_words(note: str) -> str:

@@ -114,7 +114,7 @@ def test_near_duplicates_go_and_the_best_paragraph_that_did_not_fit_is_cut_to_fi
     assert items["requirements:1"].status == INCLUDED
     assert items["requirements:2"].status == NOT_CANDIDATE and "no task keyword" in items["requirements:2"].reason
     assert items["design:1"].status == OUTRANKED  # lost to the paragraph it duplicates
-    assert items["design:1"].reason.startswith("near-duplicate of requirements:1: 100%")
+    assert items["design:1"].reason.startswith("near-duplicate of paragraph 1 of requirements.md (line 1): 100%")
     p3_item = items["requirements:3"]
     assert p3_item.status == TRUNCATED
     kept = p3_item.text[: p3_item.kept_chars]
@@ -127,6 +127,14 @@ def test_near_duplicates_go_and_the_best_paragraph_that_did_not_fit_is_cut_to_fi
     assert trace.context == f"{REQUIREMENTS_HEADER}\n\n{P1}\n\n{kept}{CUT_MARKER}"
     assert CL.count(spec.text) <= 160
     assert [s.action for s in trace.trim_steps] == ["near_duplicate", "truncate"]
+    # Both measure the section: with the near-duplicate added and the cut paragraph whole,
+    # then without the duplicate, then with the paragraph cut: the section as built.
+    dup, cut = trace.trim_steps
+    assert (dup.chars_before - dup.chars_after, dup.tokens_after) == (len(D1) + 2, cut.tokens_before)
+    assert (cut.chars_before, cut.chars_after) == (
+        len(spec.text) - len(kept) - len(CUT_MARKER) + len(p3),
+        len(spec.text),
+    )
 
 
 def test_worth_per_token_prefers_the_short_paragraph_with_the_rare_word(tmp_path: Path) -> None:
@@ -225,7 +233,9 @@ def test_headings_come_only_above_the_paragraphs_they_head(tmp_path: Path) -> No
     assert trace.context == f"{REQUIREMENTS_HEADER}\n\n## Session expiry\n\nSessions end after 30 idle minutes."
     heading, para = trace.item("requirements:1"), trace.item("requirements:2")
     assert heading is not None and para is not None
-    assert heading.status == INCLUDED and heading.reason.startswith("the heading of requirements:2, placed above it")
+    assert heading.status == INCLUDED and heading.reason.startswith(
+        "the heading of paragraph 2 of requirements.md (line 3), placed above it"
+    )
     assert para.status == INCLUDED
     need = CL.count("Sessions end after 30 idle minutes.") + 1 + CL.count(REQUIREMENTS_HEADER) + 1
     need += CL.count("## Session expiry") + 1

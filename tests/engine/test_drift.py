@@ -219,12 +219,12 @@ def test_exact_context_and_reasons_after_three_cuts(tmp_path: Path) -> None:
     first, second, third = trace.trim_steps
     assert (first.section, first.description) == (
         "spec_excerpts",
-        "over budget: cut the lowest-ranked paragraph design:1 (design)",
+        "over budget: cut the lowest-ranked paragraph 1 of design.md (line 1)",
     )
     assert (first.chars_before, first.chars_after) == (235, 224)
     assert (second.chars_before, second.chars_after) == (224, 185)
     assert (third.chars_before, third.chars_after) == (185, 174)
-    assert third.description == "over budget: cut the lowest-ranked paragraph requirements:1 (requirements)"
+    assert third.description == "over budget: cut the lowest-ranked paragraph 1 of requirements.md (line 1)"
     assert item(trace, "design:1").reason == (
         "rank 2 of 2 (score 1); cut by trim step 1: the context was 58 tokens, over the budget of 43, "
         "and design is priority 1 of 3 to cut"
@@ -266,7 +266,7 @@ def test_custom_priority_cuts_rules_first(tmp_path: Path) -> None:
     trace = run(tmp_path, {"budget": 40, "drift_priority": ["rules", "requirements", "design"]})
     assert steps(trace) == [("cut_rule_file", PY_ID, 58, 50), ("cut_rule_file", CORE_ID, 50, 32)]
     assert trace.trim_steps[0].section == "security_rules"
-    assert trace.trim_steps[0].description == f"over budget: cut the rule file {PY_ID} (rules)"
+    assert trace.trim_steps[0].description == f"over budget: cut the security rule file {PY_FILE}"
     assert trace.context == blocks(REQ_H, R3, R2, R1, DES_H, D2, D1)
     assert item(trace, PY_ID).reason == (
         "matched by a.py (.py); cut by trim step 1: the context was 58 tokens, over the budget of 40, "
@@ -348,8 +348,9 @@ def test_cap_on_rule_files(tmp_path: Path) -> None:
     [step] = trace.trim_steps
     assert (step.section, step.action, step.target) == ("security_rules", "cap_rule_files", PY_ID)
     assert step.description == f"hard cap: at most 1 rule files (drift.caps.rule_files); left out {PY_FILE}"
-    # Both blocks C + "\n\n" + P (71 chars, 17 tokens), then C alone (37 chars, 9 tokens).
-    assert (step.chars_before, step.tokens_before, step.chars_after, step.tokens_after) == (71, 17, 37, 9)
+    # Measured on the whole context, as every drift step is: all of it (235 chars, 58 tokens),
+    # then without P and its blank line (235 - 34 = 201 chars, 50 tokens).
+    assert (step.chars_before, step.tokens_before, step.chars_after, step.tokens_after) == (235, 58, 201, 50)
     py = item(trace, PY_ID)
     assert py.status == OUTRANKED  # a count cap, not room
     assert py.reason == "matched by a.py (.py); left out by the hard cap of 1 rule files (drift.caps.rule_files)"
@@ -363,7 +364,9 @@ def test_cap_on_rule_lines_keeps_a_prefix(tmp_path: Path) -> None:
     [step] = trace.trim_steps  # the python block has one rule line: not capped
     assert (step.action, step.target) == ("cap_rule_lines", CORE_ID)
     assert step.description == f"hard cap: {CORE_FILE} keeps 1 of its 3 rule lines (drift.caps.rule_lines)"
-    assert (step.chars_before, step.tokens_before, step.chars_after, step.tokens_after) == (70, 17, 37, 9)
+    # The whole context with the full 70-character block (235 - 37 + 70 = 268 chars, 67 tokens),
+    # then with C (235 chars, 58 tokens).
+    assert (step.chars_before, step.tokens_before, step.chars_after, step.tokens_after) == (268, 67, 235, 58)
     core = item(trace, CORE_ID)
     assert (core.status, core.text, core.kept_chars) == (TRUNCATED, full, 37)
     assert core.reason == (
@@ -376,7 +379,9 @@ def test_cap_on_rule_lines_keeps_a_prefix(tmp_path: Path) -> None:
 
 def test_cap_of_zero_rule_lines_leaves_every_rule_file_and_the_header_out(tmp_path: Path) -> None:
     trace = run(tmp_path, {"drift_max_rule_lines": 0})
-    assert steps(trace) == [("cap_rule_lines", CORE_ID, 9, 0), ("cap_rule_lines", PY_ID, 8, 0)]
+    # C and its blank line go (235 - 39 = 196 chars, 49 tokens); then P, and with the last block
+    # the security header (196 - 34 - 33 = 129 chars, 32 tokens).
+    assert steps(trace) == [("cap_rule_lines", CORE_ID, 58, 49), ("cap_rule_lines", PY_ID, 49, 32)]
     assert trace.trim_steps[1].description == f"hard cap: {PY_FILE} keeps 0 of its 1 rule lines (drift.caps.rule_lines)"
     assert trace.context == blocks(REQ_H, R3, R2, R1, DES_H, D2, D1)
     core = item(trace, CORE_ID)
@@ -391,11 +396,14 @@ def test_cap_on_paragraphs_per_file(tmp_path: Path) -> None:
     trace = run(tmp_path, {"drift_max_paragraphs": 1})
     req, des = trace.trim_steps
     assert (req.section, req.action, req.target) == ("spec_excerpts", "cap_paragraphs", "requirements")
-    assert req.description == "hard cap: requirements keeps the top 1 of 3 scoring paragraphs (drift.caps.paragraphs)"
-    # R3 + R2 + R1 with two separators = 53 chars (13 tokens) -> R3 alone, 23 chars (5 tokens).
-    assert (req.chars_before, req.tokens_before, req.chars_after, req.tokens_after) == (53, 13, 23, 5)
-    assert des.description == "hard cap: design keeps the top 1 of 2 scoring paragraphs (drift.caps.paragraphs)"
-    assert (des.chars_before, des.tokens_before, des.chars_after, des.tokens_after) == (28, 7, 17, 4)
+    assert req.description == (
+        "hard cap: requirements.md keeps the 1 best of its 3 scoring paragraphs (drift.caps.paragraphs)"
+    )
+    # The whole context (235 chars, 58 tokens) loses R2 and R1 with their blank lines
+    # (235 - 30 = 205 chars, 51 tokens), then D1 with its own (205 - 11 = 194 chars, 48).
+    assert (req.chars_before, req.tokens_before, req.chars_after, req.tokens_after) == (235, 58, 205, 51)
+    assert des.description == "hard cap: design.md keeps the 1 best of its 2 scoring paragraphs (drift.caps.paragraphs)"
+    assert (des.chars_before, des.tokens_before, des.chars_after, des.tokens_after) == (205, 51, 194, 48)
     assert trace.context == blocks(SEC, C, P, REQ_H, R3, DES_H, D2)
     r2, r1 = item(trace, "requirements:2"), item(trace, "requirements:1")
     assert (r2.status, r2.rank) == (OUTRANKED, 2)
@@ -409,8 +417,8 @@ def test_caps_come_before_trimming_and_steps_are_numbered_across_both(tmp_path: 
     # design header (194 - 39 = 155 chars, 38 tokens).
     trace = run(tmp_path, {"drift_max_paragraphs": 1, "budget": 45})
     assert steps(trace) == [
-        ("cap_paragraphs", "requirements", 13, 5),
-        ("cap_paragraphs", "design", 7, 4),
+        ("cap_paragraphs", "requirements", 58, 51),
+        ("cap_paragraphs", "design", 51, 48),
         ("cut_paragraph", "design:2", 48, 38),
     ]
     assert [s.order for s in trace.trim_steps] == [1, 2, 3]

@@ -99,7 +99,10 @@ def test_truncation_reason_and_step(tmp_path: Path) -> None:
     assert item.kept_chars == 38
     assert "cut at a sentence boundary: 38 of 65 characters kept" in item.reason
     step = next(s for s in trace.trim_steps if s.action == "truncate")
-    assert (step.chars_before, step.tokens_before) == (65, 16)  # 65 // 4
+    # Measured on the section: the 24-character header, a blank line and the paragraph,
+    # 24 + 2 + 65 = 91 characters (91 // 4 = 22), then the section as built.
+    assert (step.chars_before, step.tokens_before) == (91, 22)
+    assert step.chars_after == len(trace.section("spec_excerpts").text)  # type: ignore[union-attr]
 
 
 def test_rule_block_that_does_not_fit_is_skipped(tmp_path: Path) -> None:

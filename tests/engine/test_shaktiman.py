@@ -267,7 +267,7 @@ def test_metadata_line_counts_against_the_budget_less_the_margin(tmp_path: Path)
     assert para.reason == "rank 1 of 1, score 1: 251 tokens with its metadata did not fit the 250 left"
     [step] = over.trim_steps
     assert (step.section, step.action, step.target) == ("spec_excerpts", "skip_no_fit", "requirements:1")
-    assert step.description == "paragraph requirements:1 (251 tokens) did not fit the 250 left"
+    assert step.description == "paragraph 1 of requirements.md (line 1) (251 tokens) did not fit the 250 left"
     assert (step.tokens_before, step.tokens_after) == (251, 0)
     assert over.section("spec_excerpts").status == "empty"  # type: ignore[union-attr]
 
@@ -283,8 +283,11 @@ def test_smaller_chunk_still_packed_after_a_bigger_one_did_not_fit(tmp_path: Pat
     assert item(trace, "requirements:1").reason == (
         f"rank 1 of 2, score 2: {big_cost:,} tokens with its metadata did not fit the 250 left"
     )
+    # Steps measure the pool of chunks still in the running: both (with a blank line between),
+    # then the small one alone.
+    small_cost = COUNT(chunk(REQ, 3, 3, "score 1", "Small login."))
     assert [(s.action, s.target, s.tokens_before, s.tokens_after) for s in trace.trim_steps] == [
-        ("skip_no_fit", "requirements:1", big_cost, 0)
+        ("skip_no_fit", "requirements:1", big_cost + SEP + small_cost, small_cost)
     ]
 
 
@@ -321,10 +324,13 @@ def test_no_fit_steps_stop_at_forty_with_a_summary(tmp_path: Path) -> None:
     assert len(trace.trim_steps) == 41
     first, last = trace.trim_steps[0], trace.trim_steps[-1]
     cost = COUNT(chunk(REQ, 1, 1, "score 1", text))
-    assert first.description == f"paragraph requirements:1 ({cost:,} tokens) did not fit the 250 left"
+    assert first.description == f"paragraph 1 of requirements.md (line 1) ({cost:,} tokens) did not fit the 250 left"
     assert trace.trim_steps[39].target == "requirements:40"
     assert (last.order, last.action, last.target) == (41, "skip_no_fit", "")
-    assert last.description == "and 5 more lower-ranked chunks did not fit"
+    assert last.description == "and 5 more lower-ranked chunks did not fit or overlapped a packed one"
+    # The pool starts with all 45 equal chunks and ends empty, one chunk (and blank line) a step.
+    assert (first.tokens_before, first.tokens_after) == (45 * cost + 44 * SEP, 44 * cost + 43 * SEP)
+    assert (last.tokens_before, last.tokens_after) == (5 * cost + 4 * SEP, 0)
     assert item(trace, "requirements:45").reason.startswith("rank 45 of 45, score 1: ")
 
 
@@ -345,8 +351,16 @@ def test_section_holding_selected_paragraphs_is_skipped_at_100_percent(tmp_path:
     assert (section.line_start, section.line_end) == (1, 6)
     assert section.text == f"## Login\n\n{body}"
     assert section.details == {"chunk": "heading section: paragraphs 1-2"}
-    assert section.reason == "rank 3 of 3, score 1: skipped, overlaps paragraph requirements:1 by 100%"
-    assert trace.trim_steps == ()  # an overlap skip is not a trim step
+    assert section.reason == "rank 3 of 3, score 1: skipped, overlaps paragraph 1 of requirements.md (line 1) by 100%"
+    # The overlap is a step out of the pool of all three chunks, leaving the two paragraphs.
+    heading, para = chunk(REQ, 1, 1, "score 1", "## Login"), chunk(REQ, 3, 6, "score 1", body)
+    whole = chunk(REQ, 1, 6, "score 1", f"## Login\n\n{body}")
+    [step] = trace.trim_steps
+    assert (step.action, step.target) == ("skip_overlap", "requirements:\u00a71")
+    assert (step.tokens_before, step.tokens_after) == (
+        COUNT(heading) + COUNT(para) + COUNT(whole) + 2 * SEP,
+        COUNT(heading) + COUNT(para) + SEP,
+    )
 
 
 def test_paragraphs_inside_a_selected_section_are_skipped_at_100_percent(tmp_path: Path) -> None:
@@ -363,8 +377,8 @@ def test_paragraphs_inside_a_selected_section_are_skipped_at_100_percent(tmp_pat
         para = item(trace, f"requirements:{n}")
         assert para.status == INCLUDED
         assert para.reason == (
-            f"rank {rank} of 3, score 1: in the context as part of section requirements:\u00a71, "
-            "so not packed again on its own"
+            f"rank {rank} of 3, score 1: in the context as part of the heading section at paragraph 1 of "
+            "requirements.md (lines 1-4), so not packed again on its own"
         )
         assert para.span is not None and trace.context[para.span[0] : para.span[1]] == para.text
     assert section.span is not None and trace.context[section.span[0] : section.span[1]] == section.text
@@ -413,12 +427,13 @@ def test_nested_heading_section_overlap_percentage(tmp_path: Path) -> None:
     inner, outer = item(trace, "requirements:\u00a72"), item(trace, "requirements:\u00a71")
     assert ((inner.line_start, inner.line_end), (outer.line_start, outer.line_end)) == ((3, 7), (1, 9))
     assert (inner.status, inner.rank, inner.score) == (INCLUDED, 1, 3)
-    assert outer.reason == "rank 2 of 4, score 3: skipped, overlaps section requirements:\u00a72 by 100%"
+    inner_words = "the heading section at paragraph 2 of requirements.md (lines 3-7)"
+    assert outer.reason == f"rank 2 of 4, score 3: skipped, overlaps {inner_words} by 100%"
     assert item(trace, "requirements:3").reason == (
-        "rank 3 of 4, score 2: in the context as part of section requirements:\u00a72, so not packed again on its own"
+        f"rank 3 of 4, score 2: in the context as part of {inner_words}, so not packed again on its own"
     )
     assert item(trace, "requirements:2").reason == (
-        "rank 4 of 4, score 1: in the context as part of section requirements:\u00a72, so not packed again on its own"
+        f"rank 4 of 4, score 1: in the context as part of {inner_words}, so not packed again on its own"
     )
     # Expansion: the neighbours of §2 as a whole, after (paragraph 4) then before (paragraph 1).
     assert trace.context == blocks(
@@ -445,7 +460,9 @@ def test_expansion_adds_neighbours_nearest_first_after_then_before(tmp_path: Pat
     assert trace.context == blocks(para(7, "score 1"), para(8), para(6), para(9), para(5), para(10))
     neighbour = item(trace, "requirements:8")
     assert (neighbour.status, neighbour.rank, neighbour.score) == (INCLUDED, None, 0)
-    assert neighbour.reason.startswith("structural expansion: a neighbour of requirements:7, ")
+    assert neighbour.reason.startswith(
+        "structural expansion: a neighbour of paragraph 7 of requirements.md (line 13), "
+    )
     assert neighbour.reason.endswith(f": packed ({COUNT(para(8)) + SEP} tokens with its metadata)")
     for never in (1, 2, 3, 4, 11, 12):
         left = item(trace, f"requirements:{never}")
@@ -476,7 +493,7 @@ def test_expansion_spends_at_most_30_percent_of_what_is_left(tmp_path: Path) -> 
     assert trace.context == blocks(seed, before)
     dropped = item(trace, "requirements:3")
     assert dropped.status == CUT_FOR_BUDGET  # offered to the expansion, no room
-    assert dropped.reason.startswith("structural expansion: a neighbour of requirements:2, ")
+    assert dropped.reason.startswith("structural expansion: a neighbour of paragraph 2 of requirements.md (line 3), ")
     assert dropped.reason.endswith(
         f": {after_cost} tokens with its metadata did not fit the {room} left of the expansion budget"
     )

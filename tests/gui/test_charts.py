@@ -244,10 +244,12 @@ def test_values_from_trace(trace) -> None:  # type: ignore[no-untyped-def]
     trim = TrimValue.from_trace(trace)
     assert len(trim.steps) == len(trace.trim_steps)
     first = trace.trim_steps[0]
-    # The step's identifiers in plain words (ctxviewer.gui.wording): its target part, then what it did.
-    assert (first.target, first.action) == ("requirements", "select_top_k")
+    # The reference keeps the top 5 of the requirements first: named by its file, in words.
+    assert (first.action, first.target) == ("select_top_k", "requirements")
     assert trim.steps[0] == TrimBar(
-        f"{first.order}. requirements: kept the best paragraphs", first.tokens_before, first.tokens_after
+        "1. requirements.md: kept the best paragraphs",
+        first.tokens_before,
+        first.tokens_after,
     )
     gauge = GaugeValue.from_tracker(trace.tracker)
     assert gauge.percent == pytest.approx(trace.tracker.usage_percent)

@@ -213,23 +213,30 @@ def test_at_1280x800_reasons_have_room_and_long_texts_have_tooltips(qtbot, windo
 
 def test_trim_steps_and_the_tracker_speak_plainly(qtbot, window: MainWindow) -> None:
     # CHK-L1-001 at the defaults: the JavaScript rule file (matched by src/lib/http.ts) does not
-    # fit the security budget, then each spec part keeps its top 5 paragraphs.
+    # fit the security budget, then each spec part keeps its top 5 paragraphs -- the design
+    # part of this feature is architecture.md.  Words from the engine's step labels.
     trace = open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
     table = window.trimming.table
     cells = [[table.proxy.index(r, c).data() for c in (1, 2, 3)] for r in range(table.proxy.rowCount())]
     assert cells == [
-        ["Security rules", "left out (no room)", "languages/javascript/CLAUDE.md"],
-        ["Spec excerpts", "kept the best paragraphs", "requirements"],
-        ["Spec excerpts", "kept the best paragraphs", "design"],
+        ["Security rules", "rule file left out", "the security rule file languages/javascript/CLAUDE.md"],
+        ["Spec excerpts", "kept the best paragraphs", "requirements.md"],
+        ["Spec excerpts", "kept the best paragraphs", "architecture.md"],
     ]
     labels = [bar.label for bar in window.trimming.chart.value().steps]
     assert labels == [
-        "1. languages/javascript/CLAUDE.md: left out (no room)",
-        "2. requirements: kept the best paragraphs",
-        "3. design: kept the best paragraphs",
+        "1. the security rule file languages/javascript/CLAUDE.md: rule file left out",
+        "2. requirements.md: kept the best paragraphs",
+        "3. architecture.md: kept the best paragraphs",
     ]
     first = trace.trim_steps[0]
     assert (first.action, first.target) == ("skip_block", "rule:languages/javascript/CLAUDE.md")
+    # Before -> after per step, as the table shows them: the spec section's two steps chain
+    # (the second starts where the first ended); removed = before - after.
+    numbers = [[table.proxy.index(r, c).data() for c in (4, 5, 6)] for r in range(3)]
+    assert numbers[1][1] == numbers[2][0]
+    for before, after, removed in numbers:
+        assert int(before.replace(",", "")) - int(after.replace(",", "")) == int(removed.replace(",", ""))
     # One task file (src/lib/http.ts): the tracker's share is 3,000 // 1, within [500, 3,000].
     tip = window.tracker.fields["task_budget"].toolTip()
     assert tip.startswith("3,000 tokens: the tracker's own share of the 3,000-token budget for one task")
