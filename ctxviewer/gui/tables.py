@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSplitter,
+    QStyle,
     QTableView,
     QTextBrowser,
     QToolButton,
@@ -38,6 +39,8 @@ MIN_COLUMN = 80
 #: beside the fate chips (else the chips take a row of their own).
 MIN_TABLE_WIDTH = 240
 FILTER_MIN_WIDTH = 160
+#: Fitting a column measures the rows on screen and at most this many others.
+FIT_ROWS = 200
 #: A wrapping table (``wrap=True``) of at most this many rows fits its row heights to
 #: their texts; longer ones keep one line a row, elided, so they stay fast.
 WRAP_ROWS = 400
@@ -145,6 +148,7 @@ class RecordTable(QWidget):
         self.last_share = last_share
         self._fitting = False
         self._user_sized = False
+        self._fit_pending = False
         self.model = RecordModel(columns, self)
         self._columns = tuple(columns)
         self.proxy = RecordFilterProxy(self)
@@ -176,6 +180,8 @@ class RecordTable(QWidget):
         bar.addWidget(self.count)
 
         self.view = make_table_view(self.proxy, self)
+        # A column's fitted width looks at the rows on screen and at most this many more.
+        self.view.verticalHeader().setResizeContentsPrecision(FIT_ROWS)
         #: Ctrl+C and the context menu (the window links them to the trace's candidates).
         self.row_actions: TableActions = install_table_actions(self.view)
         self.view.selectionModel().currentRowChanged.connect(self._on_current)
@@ -228,11 +234,19 @@ class RecordTable(QWidget):
         self._update_count()
 
     def fit_columns(self) -> None:
-        """Size the columns to their texts (the rows on screen) within the table's width."""
+        """Size the columns to their texts (the rows on screen) within the table's width.
+
+        Only while the table is shown: hidden, Qt measures a column over *every* row (half a
+        second for a few thousand paragraphs), so a hidden table is fitted when it is shown.
+        """
         view, header = self.view, self.view.horizontalHeader()
         count = self.model.columnCount()
         if not count:
             return
+        if not view.isVisible():
+            self._fit_pending = True
+            return
+        self._fit_pending = False
         shown = [c for c in range(count) if not header.isSectionHidden(c)]
         wrap = self.wrap and self.model.rowCount() <= WRAP_ROWS
         view.setWordWrap(False)  # measure each text on one line
@@ -241,7 +255,10 @@ class RecordTable(QWidget):
         wanted = [
             max(metrics.horizontalAdvance(h) + 14, view.sizeHintForColumn(c)) for c, h in zip(shown, heads, strict=True)
         ]
-        room = view.viewport().width() if view.isVisible() else max(view.width() - 20, 200)
+        room = view.viewport().width()
+        if not view.verticalScrollBar().isVisible() and view.verticalHeader().length() > view.viewport().height():
+            # Shown a moment ago, the rows will need the scroll bar the viewport does not have yet.
+            room -= view.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, view)
         # The first column names the row: it keeps its width, up to a quarter of the table's.
         if shown and not (self._columns and self._columns[shown[0]].numeric):
             wanted[0] = min(wanted[0], max(MIN_COLUMN, int(room * FIRST_COLUMN_SHARE)))
@@ -301,8 +318,8 @@ class RecordTable(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        # Fitted while hidden (a tab not shown), the widths were guessed: fit them to the real width.
-        if self.fit and not self._user_sized:
+        # New rows came while hidden (a tab not shown): fit them now, at the real width.
+        if self.fit and (self._fit_pending or not self._user_sized):
             self.fit_columns()
 
     def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
