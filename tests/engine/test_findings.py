@@ -263,3 +263,16 @@ def test_findings_on_every_sample_are_deterministic_and_plain(root: Path, profil
             assert not _INTERNAL.search(f.message), f.message
             assert f.message.endswith(".") and "\n" not in f.message
         assert [d["code"] for d in findings_to_json(found)] == [f.code for f in found]
+
+
+def test_a_trace_json_with_findings_beside_it_still_reads(tmp_path: Path) -> None:
+    """Outputs may put a "findings" list beside the trace's fields; the trace reads back the same."""
+    from ctxviewer.engine.trace import trace_from_json, trace_to_json
+
+    task = {"id": "T", "title": "Task", "files": {"create": ["a.py"]}}
+    rules = {CORE: "## Rule: " + "x" * 60 + "\n", PYTHON: "## Rule: " + "y" * 40 + "\n"}
+    root = make_project(tmp_path, [task], requirements="Task notes.", rules=rules)
+    trace = assemble(load_project(root), "feat", "T", {"budget": 100}, exact=False)
+    data = {**trace_to_json(trace), "findings": findings_to_json(findings_of(trace))}
+    assert [f["code"] for f in data["findings"]] == ["rule-cut"]
+    assert trace_from_json(data) == trace
