@@ -80,6 +80,24 @@ def source_excerpt(
     return SourceExcerpt(rel, shown, first, last, total, clipped=clipped)
 
 
+def source_file(fs: ProjectFS, source: str) -> tuple[str, str]:
+    """The file a candidate's ``source`` names, and what it points at inside it.
+
+    Most sources are a path; a computed-profile entry's is a path and an entry
+    (``.mahabharatha/context-map.yaml knowledge[2]``): the file is shown, the entry named.
+    """
+    if fs.exists(source) or " " not in source:
+        return source, ""
+    path, pointer = source.split(" ", 1)
+    return path, pointer.strip()
+
+
+def item_excerpt(fs: ProjectFS, item: Item) -> SourceExcerpt:
+    """The excerpt *Show source lines* shows for *item* (its file, read inside the project)."""
+    path, _pointer = source_file(fs, item.source)
+    return source_excerpt(fs, path, item.line_start, item.line_end)
+
+
 def excerpt_title(item: Item) -> str:
     name = item.source.rsplit("/", 1)[-1]
     if item.line_start is None:
@@ -120,7 +138,9 @@ class SourceLinesDialog(QDialog):
             self.text.setPlainText("")
             return
         where = "the whole file" if excerpt.first is None else f"marked \u25b6, with {AROUND} lines around"
-        self.caption.setText(f"{item.source} ({excerpt.total:,} lines): {excerpt_title(item)}, {where}.")
+        pointer = item.source[len(excerpt.path) :].strip()
+        about = f"; the entry is {pointer}" if pointer else ""
+        self.caption.setText(f"{excerpt.path} ({excerpt.total:,} lines): {excerpt_title(item)}, {where}{about}.")
         self.text.setPlainText(excerpt.as_text())
         marked = [n for n, (number, _t) in enumerate(excerpt.lines) if excerpt.marked(number)]
         if not marked:

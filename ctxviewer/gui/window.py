@@ -55,7 +55,7 @@ from ctxviewer.gui.outline import ProjectOutline, TaskTotal
 from ctxviewer.gui.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.session_view import SessionPanel
-from ctxviewer.gui.source_lines import SourceLinesDialog, source_excerpt
+from ctxviewer.gui.source_lines import SourceLinesDialog, item_excerpt
 from ctxviewer.gui.tables import RecordTable
 from ctxviewer.gui.whatif_view import WhatIfTab
 from ctxviewer.gui.window_view import WindowLayoutTab
@@ -1097,7 +1097,7 @@ class MainWindow(QMainWindow):
         """Show *item*'s lines in its file (read inside the project only) in the source window."""
         if self.project is None:
             return
-        excerpt = source_excerpt(self.project.fs, item.source, item.line_start, item.line_end)
+        excerpt = item_excerpt(self.project.fs, item)
         if self.source_dialog is None:
             self.source_dialog = SourceLinesDialog(self)
         self.source_dialog.show_excerpt(item, excerpt)
