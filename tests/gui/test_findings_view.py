@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from ctxviewer.engine.findings import CODES, ERROR, INFO, WARNING, Finding
-from ctxviewer.gui.findings_view import FindingRow, count_phrase, findings_line, worst
+from ctxviewer.gui.findings_view import FindingRow, count_phrase, findings_line, severity_icon, worst
 from ctxviewer.gui.window import MainWindow
 from tests.conftest import SAMPLES
 from tests.gui.conftest import open_and_wait
@@ -97,3 +97,49 @@ def test_a_finding_of_another_task_selects_that_task_first(qtbot, window: MainWi
     assert window.trace is not None and window.trace.task_id == other.task
     assert window.current_tab() == "rules"
     assert window.rules.current_row().id == JS_RULE
+
+
+def test_a_generated_project_marks_only_the_task_whose_matched_rule_is_cut(qtbot, window, tmp_path) -> None:
+    from tests.factories import make_project
+
+    # 80 rules of 72 characters (title, level, when lines): ~5,800 characters of kept rule
+    # lines, over the 4,800-character security limit of the factory's budget (4,000 tokens,
+    # a 30 % security share); 60 of them (4,404 characters) would fit.  T-1 modifies a .ts
+    # file (the JavaScript rule file matches it), T-2 a .go file (no rule file matches); the
+    # one spec paragraph holds "script", a keyword of both titles, so neither context is empty.
+    rule = "".join(
+        f"## Rule: Rule number {n:02d} about scripts\n**Level**: strict\n**When**: always\n" for n in range(80)
+    )
+    tasks = [
+        {
+            "id": "T-1",
+            "title": "Script",
+            "description": "",
+            "files": {"create": [], "modify": ["src/app.ts"], "read": []},
+        },
+        {
+            "id": "T-2",
+            "title": "Script server",
+            "description": "",
+            "files": {"create": [], "modify": ["src/app.go"], "read": []},
+        },
+    ]
+    root = make_project(
+        tmp_path / "gen", tasks, requirements="Script things.\n", rules={"languages/javascript/CLAUDE.md": rule}
+    )
+    with qtbot.waitSignal(window.batchFinished, timeout=60_000):
+        open_and_wait(qtbot, window, root, "feat", "T-1")
+    assert [(r.code, r.item) for r in window.task_findings if r.code == "rule-cut"] == [("rule-cut", JS_RULE)]
+    assert window.findings_label.isVisible()
+    cut = {k[1] for k, t in window.batch_totals.items() if any(f.code == "rule-cut" for f in t.findings)}
+    assert cut == {"T-1"}
+    model = window.outline.model
+    feature = model.index(0, 0)
+    icons = [model.index(r, 0, feature).data(Qt.ItemDataRole.DecorationRole) for r in range(2)]
+    assert icons[0].cacheKey() == severity_icon(ERROR).cacheKey()  # the error marker
+    others = window.batch_totals[("feat", "T-2")].findings
+    assert worst(others) != ERROR  # T-2 has no error: at most a warning or info marker
+    if others:
+        assert icons[1].cacheKey() == severity_icon(worst(others)).cacheKey()
+    else:
+        assert icons[1] is None
