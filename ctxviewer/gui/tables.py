@@ -116,6 +116,13 @@ def make_table_view(proxy: Any, parent: QWidget | None = None) -> QTableView:
     return view
 
 
+def singular(noun: str) -> str:
+    """``1 finding``, ``1 rule file``, ``1 entry`` -- the nouns the tables count in."""
+    if noun.endswith("ies"):
+        return noun[:-3] + "y"
+    return noun[:-1] if noun.endswith("s") else noun
+
+
 class RecordTable(QWidget):
     """Filter bar + table + detail pane over one :class:`RecordModel`.
 
@@ -380,4 +387,7 @@ class RecordTable(QWidget):
     def _update_count(self, *_args: object) -> None:
         total = self.model.rowCount()
         shown = self.proxy.rowCount()
-        self.count.setText(f"{shown:,} of {total:,} {self._noun}" if shown != total else f"{total:,} {self._noun}")
+        if shown != total:
+            self.count.setText(f"{shown:,} of {total:,} {self._noun}")
+        else:
+            self.count.setText(f"{total:,} {singular(self._noun) if total == 1 else self._noun}")

@@ -182,3 +182,19 @@ def test_fate_chips_wrap_under_the_filter_when_the_table_is_narrow(qtbot) -> Non
     assert all(chip.isVisible() for chip in table.status_buttons.values())
     table.resize(1000, 300)
     qtbot.waitUntil(lambda: not table.chips_wrapped())
+
+
+def test_one_row_is_counted_in_the_singular(qtbot) -> None:
+    from ctxviewer.gui.tables import singular
+
+    assert [singular(n) for n in ("findings", "rule files", "entries", "steps")] == [
+        "finding",
+        "rule file",
+        "entry",
+        "step",
+    ]
+    table = _table(qtbot)
+    table.set_rows(ROWS[:1])
+    assert table.count.text() == "1 row"
+    table.set_rows(ROWS)
+    assert table.count.text() == "3 rows"
