@@ -105,7 +105,18 @@ def _discard_stdout() -> None:
 
 
 #: The window's tabs (``ctxviewer.gui.window.TABS``; repeated here so the CLI needs no Qt).
-GUI_TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task")
+GUI_TABS = (
+    "sections",
+    "paragraphs",
+    "rules",
+    "computed",
+    "trimming",
+    "context",
+    "whatif",
+    "compare",
+    "task",
+    "findings",
+)
 
 
 def _err(message: str) -> None:

@@ -285,7 +285,7 @@ SPECS: tuple[_Spec, ...] = (
     _Spec(
         "threshold_percent",
         "Checkpoint at",
-        "The ContextTracker's checkpoint threshold (% of the max context)",
+        "The tracker's checkpoint threshold (% of the max context)",
         parse_percent,
         lambda v: f"{v:g}%",
         lambda v: round(float(v)),
@@ -407,7 +407,7 @@ class BudgetPanel(QWidget):
         self.tokenizer = QComboBox(self)
         self.tokenizer.addItems(list(TOKENIZERS))
         self.tokenizer.setToolTip(
-            "Counter the pipeline decides with: heuristic is the real system's len(text) // 4; "
+            "Counter the pipeline decides with: heuristic is the real system's estimate, the characters divided by 4; "
             "an exact encoding budgets in real tokens (a what-if). The shaktiman and ctxviewer "
             "profiles always count exactly: with heuristic they decide with cl100k_base"
         )

@@ -590,7 +590,7 @@ class TrimChart(_Chart):
         legend = (("kept", segment_color(0)), ("removed", REMOVED_COLOR))
         legend_w = sum(fm.horizontalAdvance(t) + 22 for t, _ in legend)
         p.setPen(text)
-        _text(p, cap.adjusted(0, 0, -legend_w, 0), f"Trim steps ({value.unit})", LEFT)
+        _text(p, cap.adjusted(0, 0, -legend_w, 0), f"Trim steps in order, before \u2192 after ({value.unit})", LEFT)
         x = cap.right() - legend_w
         for t, color in legend:
             if x >= cap.left():

@@ -7,10 +7,13 @@ tinted so boundaries show; the side list jumps to a section or an included candi
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, Signal
+import bisect
+
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
+    QGuiApplication,
     QStandardItem,
     QStandardItemModel,
     QTextCharFormat,
@@ -20,6 +23,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
+    QMenu,
     QPlainTextEdit,
     QSplitter,
     QTextEdit,
@@ -28,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.engine.trace import Trace
+from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
 from ctxviewer.gui.highlighter import LexedText, MarkdownHighlighter, OffsetMap, display_text, lex_blocks
 from ctxviewer.gui.models import is_dark
 from ctxviewer.gui.plaintext import plain_tip
@@ -39,10 +43,25 @@ SpanRole = Qt.ItemDataRole.UserRole + 10
 _TINTS = (("#eef4ff", "#1d2633"), ("#f1f9ee", "#1e2a1f"), ("#fbf3ea", "#2d2519"), ("#f6eefb", "#29202e"))
 
 
+def _in_table(item: Item | None) -> str:
+    """The menu entry that selects *item* in the tab listing it."""
+    if item is None:
+        return "Show in table"
+    tab = {RULE_FILE: "Rules", SPEC_PARAGRAPH: "Paragraphs"}.get(item.kind, "Computed")
+    return f"Show in the {tab} table"
+
+
 class ContextView(QWidget):
-    """Side list of sections/items + the highlighted context text."""
+    """Side list of sections/items + the highlighted context text.
+
+    A right click in the text offers, for the candidate under the pointer, *Show in
+    table* (``showInTable`` carries its id) and *Show source lines* (``showSource``
+    carries the item), and *Copy as Markdown* of the selection or that candidate.
+    """
 
     spanShown = Signal(int, int)
+    showInTable = Signal(str)
+    showSource = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -55,6 +74,8 @@ class ContextView(QWidget):
         self.outline.clicked.connect(self._on_outline)
         self.outline.activated.connect(self._on_outline)
         self.outline.setToolTip("Click a section or candidate to jump to it in the text")
+        self.outline.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.outline.customContextMenuRequested.connect(self._open_outline_menu)
 
         self.editor = QPlainTextEdit(self)
         self.editor.setReadOnly(True)
@@ -66,6 +87,8 @@ class ContextView(QWidget):
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.editor.setPlaceholderText("The assembled context appears here.")
         self.highlighter = MarkdownHighlighter(self.editor.document(), is_dark(self.palette()))
+        self.editor.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.editor.customContextMenuRequested.connect(self._open_menu)
         self.caption = QLabel(self)
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setWordWrap(True)
@@ -213,6 +236,89 @@ class ContextView(QWidget):
     def selected_text(self) -> str:
         """The document text of the marked span (as displayed)."""
         return self._focus.cursor.selectedText() if self._focus is not None else ""
+
+    # -- the context menu ---------------------------------------------------------------
+
+    def offset_at_doc(self, position: int) -> int:
+        """The context offset of a document position (the inverse of the offset map)."""
+        astral = self._offsets.astral
+        # Character i of the text sits at document position i + (astral characters before it).
+        doc_starts = [a + n for n, a in enumerate(astral)]
+        return position - bisect.bisect_left(doc_starts, position)
+
+    def item_at(self, offset: int) -> Item | None:
+        """The candidate whose text in the context holds *offset* (the narrowest, if nested)."""
+        if self._trace is None:
+            return None
+        found = [i for i in self._trace.items if i.span is not None and i.span[0] <= offset < i.span[1]]
+        return min(found, key=lambda i: i.span[1] - i.span[0] if i.span else 0, default=None)
+
+    def markdown_of(self, item: Item | None) -> str:
+        """The selection (else *item*'s text in the context) as a fenced Markdown block, its source above."""
+        if self._trace is None:
+            return ""
+        cursor = self.editor.textCursor()
+        if cursor.hasSelection():
+            start = self.offset_at_doc(cursor.selectionStart())
+            end = self.offset_at_doc(cursor.selectionEnd())
+            text = self._trace.context[start:end]
+            item = self.item_at(start) if item is None else item
+        elif item is not None and item.span is not None:
+            text = self._trace.context[item.span[0] : item.span[1]]
+        else:
+            return ""
+        fence = "```"
+        while fence in text:
+            fence += "`"
+        where = f"From the context of {self._trace.task_id}"
+        if item is not None:
+            lines = "" if item.line_start is None else f", lines {item.line_start}\u2013{item.line_end}"
+            where += f" ({item.source}{lines}, {item.status})"
+        return f"{where}:\n\n{fence}markdown\n{text.rstrip(chr(10))}\n{fence}\n"
+
+    def context_menu(self, pos: QPoint) -> QMenu:
+        """The text's menu at *pos* (viewport coordinates): the editor's own, then ours."""
+        menu = self.editor.createStandardContextMenu(pos)
+        offset = self.offset_at_doc(self.editor.cursorForPosition(pos).position())
+        item = self.item_at(offset)
+        menu.addSeparator()
+        copy_md = menu.addAction("Copy as Markdown")
+        copy_md.setToolTip("The selection (or the candidate under the pointer) in a Markdown code block")
+        copy_md.setEnabled(bool(self.editor.textCursor().hasSelection()) or item is not None)
+        copy_md.triggered.connect(lambda _c=False: QGuiApplication.clipboard().setText(self.markdown_of(item)))
+        in_table = menu.addAction(_in_table(item))
+        in_table.setEnabled(item is not None)
+        source = menu.addAction("Show source lines")
+        source.setEnabled(item is not None and bool(item.source))
+        if item is not None:
+            in_table.triggered.connect(lambda _c=False: self.showInTable.emit(item.id))
+            source.triggered.connect(lambda _c=False: self.showSource.emit(item))
+        return menu
+
+    def outline_menu(self, pos: QPoint) -> QMenu:
+        """The side list's menu at *pos*: a candidate's table row and source lines."""
+        index = self.outline.indexAt(pos)
+        item_id = index.data(SpanRole + 1) if index.isValid() else None
+        item = self._trace.item(item_id) if self._trace is not None and isinstance(item_id, str) else None
+        menu = QMenu(self.outline)
+        in_table = menu.addAction(_in_table(item))
+        source = menu.addAction("Show source lines")
+        in_table.setEnabled(item is not None)
+        source.setEnabled(item is not None and bool(item.source))
+        if item is not None:
+            in_table.triggered.connect(lambda _c=False: self.showInTable.emit(item.id))
+            source.triggered.connect(lambda _c=False: self.showSource.emit(item))
+        return menu
+
+    def _open_outline_menu(self, pos: QPoint) -> None:
+        menu = self.outline_menu(pos)
+        menu.exec(self.outline.viewport().mapToGlobal(pos))
+        menu.deleteLater()
+
+    def _open_menu(self, pos: QPoint) -> None:
+        menu = self.context_menu(pos)
+        menu.exec(self.editor.viewport().mapToGlobal(pos))
+        menu.deleteLater()
 
     def _on_outline(self, index: QModelIndex) -> None:
         span = index.data(SpanRole)

@@ -390,7 +390,7 @@ def section_columns(tokenizer: str) -> list[Column]:
             "Estimate",
             lambda r: fmt_int(r.tokens.heuristic),
             lambda r: r.tokens.heuristic,
-            "The pipeline's own estimate: characters // 4",
+            "The pipeline's own estimate: the characters divided by 4",
             numeric=True,
         ),
         *[col for name in EXACT_ENCODINGS for col in _exact_columns(name)],
@@ -429,9 +429,12 @@ def _diff(counts: TokenCounts, name: str) -> int | None:
 
 
 def trim_columns(unit: str, trace: Trace | None = None) -> list[Column]:
+    """The trim steps' columns, in plain words (the identifiers are in the trace and exports)."""
+    from ctxviewer.gui.wording import section_words
+
     return [
         Column("#", lambda s: str(s.order), lambda s: s.order, "Order in which the cuts happened", numeric=True),
-        Column("Section", lambda s: s.section.replace("_", " "), None, "Section the cut applies to"),
+        Column("Section", lambda s: section_words(s.section, trace), None, "Section the cut applies to"),
         Column("Action", lambda s: step_label(s.action), None, "What this step did (the description says how)"),
         Column(
             "Target",
@@ -488,6 +491,8 @@ def keyword_columns() -> list[Column]:
 
 
 def tracked_file_columns() -> list[Column]:
+    from ctxviewer.gui.wording import tracked_note_words
+
     return [
         Column("File", lambda f: f.path, None, "A task file the tracker counts as read"),
         Column("Size", lambda f: fmt_int(f.size), lambda f: f.size, "Bytes on disk", numeric=True),
@@ -498,7 +503,7 @@ def tracked_file_columns() -> list[Column]:
             "The tracker's charge for reading it: size * 0.25 + 100 per file read",
             numeric=True,
         ),
-        Column("Note", lambda f: f.note, None, "Why it counted or did not"),
+        Column("Note", lambda f: tracked_note_words(f.note), None, "Why it counted or did not"),
     ]
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QHelpEvent, QPalette, QStandardItem, QStandardItemModel
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.project import Feature, Project, Task
+from ctxviewer.gui.findings_view import findings_tooltip, severity_icon, worst
 from ctxviewer.gui.models import is_dark, status_colour
 from ctxviewer.gui.plaintext import plain_tip
 
@@ -61,6 +63,8 @@ class TaskTotal:
     budget: int
     tokenizer: str
     error: str = ""
+    #: The task's findings (``FindingRow`` s, worst first is not implied), from the same run.
+    findings: tuple[Any, ...] = ()
 
     @property
     def over(self) -> bool:
@@ -140,6 +144,10 @@ class ProjectOutline(QWidget):
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
+        # Elided at the right, unlike the tables' cells: the id stays whole and the title
+        # reads from its start (a middle cut left ids and titles both unreadable); the
+        # tooltip has the whole title.  A narrow indent leaves the title more room.
+        self.tree.setIndentation(14)
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -205,6 +213,9 @@ class ProjectOutline(QWidget):
                             if total.error or total.over:
                                 cell.setForeground(failed)
                             node.setChild(row, 1, cell)  # not in the model yet: no signal
+                            icon = severity_icon(worst(total.findings), is_dark(palette))
+                            if icon is not None:
+                                node.child(row, 0).setIcon(icon)
             model.appendRow([node, count])
         self._expand_features()
         self._fit_tokens_column([*counts, *(total_text(t) for t in known.values())])
@@ -228,6 +239,11 @@ class ProjectOutline(QWidget):
             },
         )
         self._widen_tokens_column([text])
+        # The marker of the task's worst finding (its tooltip lists them: tooltip()).
+        label = cell.siblingAtColumn(0)
+        icon = severity_icon(worst(total.findings), is_dark(self.palette()))
+        if icon is not None or label.data(Qt.ItemDataRole.DecorationRole) is not None:
+            self.model.setData(label, icon, Qt.ItemDataRole.DecorationRole)
 
     def total_text(self, feature: str, task_id: str) -> str:
         if self._locate(feature, task_id) is None:
@@ -247,9 +263,11 @@ class ProjectOutline(QWidget):
         if found is None:
             return None
         feature, task = found
-        if index.column() == 0:
-            return plain_tip(f"{task.id}: {task.title}")
         total = self._totals.get((feature.name, task.id))
+        if index.column() == 0:
+            tip = f"{task.id}: {task.title}"
+            listed = findings_tooltip(task.id, total.findings) if total is not None else ""
+            return plain_tip(f"{tip}\n\n{listed}" if listed else tip)
         return plain_tip(total_tooltip(total)) if total is not None else PENDING_TIP
 
     def select_task(self, feature: str, task_id: str) -> bool:

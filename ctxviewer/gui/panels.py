@@ -39,6 +39,7 @@ from ctxviewer.gui.models import (
     trim_columns,
 )
 from ctxviewer.gui.tables import RecordTable
+from ctxviewer.gui.wording import SUB_BUDGETS
 
 
 class ProblemPanel(QFrame):
@@ -121,7 +122,9 @@ class SectionsTab(QWidget):
         super().__init__(parent)
         self.chart = ShareChart(self)
         self.chart.sectionClicked.connect(self.sectionClicked)
-        self.table = RecordTable(section_columns("heuristic"), None, statuses=False, noun="sections", parent=self)
+        self.table = RecordTable(
+            section_columns("heuristic"), None, statuses=False, noun="sections", fit=True, parent=self
+        )
         self.table.filter.hide()
         self.arithmetic = QLabel(self)
         self.arithmetic.setWordWrap(True)
@@ -141,9 +144,7 @@ class SectionsTab(QWidget):
         if trace is None:
             self.table.set_rows([])
             return
-        self.table.set_rows(
-            section_rows(trace), widths=[105, 55, 62, 80, 62, 80, 62, 55, 80], columns=section_columns(trace.tokenizer)
-        )
+        self.table.set_rows(section_rows(trace), columns=section_columns(trace.tokenizer))
         self.arithmetic.setText(budget_arithmetic(trace))
         rows = self.table.view.verticalHeader().defaultSectionSize() * (len(trace.sections) + 2) + 80
         rest = max(100, self.splitter.height() - self.chart.sizeHint().height() - rows)
@@ -166,14 +167,15 @@ def budget_arithmetic(trace: Trace) -> str:
     for section in trace.sections:
         if section.sub_budgets:
             subs = ", ".join(
-                f"{html.escape(k)} {v:,}" + (f" {limit_unit}" if k == "summary_limit" else "")
+                f"{html.escape(SUB_BUDGETS.get(k, k))} {v:,}" + (f" {limit_unit}" if k == "summary_limit" else "")
                 for k, v in section.sub_budgets.items()
             )
             line = f"{html.escape(section.title)} sub-budgets: {subs}."
             if section.name == "spec_excerpts" and sum(section.sub_budgets.values()) > section.budget:
                 line += (
-                    " (They add up to more than the section's budget: the design part gets "
-                    "max(what is left, budget // 4), as the real pipeline does.)"
+                    " (They add up to more than the section's budget: the design part gets what "
+                    "the requirements left or a quarter of the budget, whichever is more, as the real "
+                    "pipeline does.)"
                 )
             lines.append(line)
     return "<br>".join(lines + _troubles(trace))
@@ -205,7 +207,9 @@ class TrimmingTab(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.chart = TrimChart(self)
-        self.table = RecordTable(trim_columns("tokens"), None, statuses=False, noun="steps", parent=self)
+        self.table = RecordTable(
+            trim_columns("tokens"), None, statuses=False, noun="steps", fit=True, wrap=True, parent=self
+        )
         self.chart.stepClicked.connect(lambda n: self.table.select(lambda s: s.order == n + 1))
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.addWidget(self.chart)
@@ -221,11 +225,7 @@ class TrimmingTab(QWidget):
         if trace is None:
             self.table.set_rows([])
             return
-        self.table.set_rows(
-            trace.trim_steps,
-            widths=[36, 110, 100, 100, 70, 70, 70],
-            columns=trim_columns(f"{trace.tokenizer} tokens", trace),
-        )
+        self.table.set_rows(trace.trim_steps, columns=trim_columns(f"{trace.tokenizer} tokens", trace))
 
 
 class TaskTab(QWidget):
@@ -233,8 +233,8 @@ class TaskTab(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.keywords = RecordTable(keyword_columns(), None, statuses=False, noun="keywords", parent=self)
-        self.settings = RecordTable(setting_columns(), None, statuses=False, noun="settings", parent=self)
+        self.keywords = RecordTable(keyword_columns(), None, statuses=False, noun="keywords", fit=True, parent=self)
+        self.settings = RecordTable(setting_columns(), None, statuses=False, noun="settings", fit=True, parent=self)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.keywords)
         splitter.addWidget(self.settings)
@@ -243,8 +243,24 @@ class TaskTab(QWidget):
         layout.addWidget(splitter)
 
     def set_trace(self, trace: Trace | None) -> None:
-        self.keywords.set_rows(trace.keywords if trace else [], widths=[160])
-        self.settings.set_rows(setting_rows(trace) if trace else [], widths=[150, 150])
+        self.keywords.set_rows(trace.keywords if trace else [])
+        self.settings.set_rows(setting_rows(trace) if trace else [])
+
+
+TASK_BUDGET_TIP = (
+    "The tracker's own share of the budget for one task: the total budget divided by the number "
+    "of the task's files, kept between 500 and the total. The tracker reports it; the context is "
+    "sized by its sections' budgets, not by this figure."
+)
+
+
+def task_budget_tip(budget: int, value: int) -> str:
+    """The tracker's "budget for task", worked out in words for this run."""
+    return (
+        f"{value:,} tokens: the tracker's own share of the {budget:,}-token budget for one task "
+        f"(the budget divided by the number of the task's files, kept between 500 and {budget:,}). "
+        "The tracker reports it; the context is sized by its sections' budgets, not by this figure."
+    )
 
 
 class TrackerPanel(QWidget):
@@ -254,8 +270,7 @@ class TrackerPanel(QWidget):
         super().__init__(parent)
         self.gauge = Gauge(self)
         self.gauge.setToolTip(
-            "The ContextTracker's estimated usage of the maximum context; the worker checkpoints "
-            "when it reaches the threshold"
+            "The tracker's estimated usage of the maximum context; the worker checkpoints when it reaches the threshold"
         )
         form = QFormLayout()
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
@@ -270,7 +285,7 @@ class TrackerPanel(QWidget):
             ("threshold", "Checkpoint at", "Usage percentage at which the worker must checkpoint"),
             ("usage", "Usage", "Estimated / max context"),
             ("headroom", "Until checkpoint", "Tokens left before the threshold is reached"),
-            ("task_budget", "Budget for task", "Per-task budget: total budget // task files, clamped to [500, total]"),
+            ("task_budget", "Budget for task", TASK_BUDGET_TIP),
             ("files", "Files read", "Task files (read and modify) that exist and were counted"),
             ("tasks", "Tasks executed", "Tasks the tracker counted in this single-task view"),
         ):
@@ -308,6 +323,7 @@ class TrackerPanel(QWidget):
         )
         self.fields["headroom"].setText(f"{max(0, limit - t.estimated_tokens):,} tokens")
         self.fields["task_budget"].setText(f"{t.budget_for_task:,} tokens")
+        self.fields["task_budget"].setToolTip(task_budget_tip(trace.budget, t.budget_for_task))
         self.fields["files"].setText(str(t.files_read))
         self.fields["tasks"].setText(str(t.tasks_executed))
         self.files.set_rows(t.files)
@@ -333,7 +349,7 @@ class SearchPanel(QWidget):
         self.summary = QLabel(self)
         self.summary.setTextFormat(Qt.TextFormat.RichText)  # the query and sources in it are escaped
         self.summary.setWordWrap(True)
-        self.results = RecordTable(search_columns(), None, statuses=True, noun="candidates", parent=self)
+        self.results = RecordTable(search_columns(), None, statuses=True, noun="candidates", fit=True, parent=self)
         self.results.filter.hide()
         self.results.rowActivated.connect(self.matchChosen)
         self.results.view.clicked.connect(lambda _i: self._chosen())
@@ -361,7 +377,7 @@ class SearchPanel(QWidget):
             self.summary.setText("")
             return
         found = find_candidates(self._trace, text)
-        self.results.set_rows(found, widths=[260, 80, 80, 100, 380])
+        self.results.set_rows(found)
         fates = {s: sum(1 for m in found if m.status == s) for s in FATES}
         text_parts = [f"{len(found)} candidates contain \u201c{html.escape(text.strip())}\u201d"]
         text_parts.append(", ".join(f"{n} {fate_label(s)}" for s, n in fates.items() if n))

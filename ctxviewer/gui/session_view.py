@@ -63,6 +63,7 @@ from ctxviewer.engine.session import MAX_MINUTES, MAX_TOOL_CALLS, ReplayStep, Se
 from ctxviewer.gui.charts import RED, Gauge, GaugeValue, zone_color
 from ctxviewer.gui.models import Column, RecordModel, is_dark, status_colour
 from ctxviewer.gui.plaintext import plain_tip
+from ctxviewer.gui.table_actions import install_table_actions
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QMouseEvent, QPaintEvent
@@ -961,6 +962,7 @@ class SessionPanel(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.clicked.connect(lambda index: self.player.seek(index.row()))
         self.table.doubleClicked.connect(self._on_double_clicked)
+        install_table_actions(self.table)  # Ctrl+C copies the selected steps; a right click too
         self.table.setMinimumHeight(80)
 
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)

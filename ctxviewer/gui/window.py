@@ -34,6 +34,7 @@ from ctxviewer.engine import report
 from ctxviewer.engine.batch import run_batch
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.explain import Match
+from ctxviewer.engine.findings import ERROR
 from ctxviewer.engine.fsio import OutsideRootError, ProjectFS
 from ctxviewer.engine.pipeline import assemble_task
 from ctxviewer.engine.project import Project, load_project, refresh_project
@@ -48,19 +49,21 @@ from ctxviewer.gui.compare_view import CompareTab
 from ctxviewer.gui.computed_view import ComputedTab
 from ctxviewer.gui.context_view import ContextView
 from ctxviewer.gui.details import paragraph_html, rule_html
+from ctxviewer.gui.findings_view import FindingRow, FindingsTab, finding_rows, findings_line
 from ctxviewer.gui.highlighter import LexedText, display_text, lex_blocks
-from ctxviewer.gui.models import paragraph_columns, rule_columns
+from ctxviewer.gui.models import is_dark, paragraph_columns, rule_columns
 from ctxviewer.gui.outline import ProjectOutline, TaskTotal
 from ctxviewer.gui.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
 from ctxviewer.gui.plaintext import safe_file_name
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.session_view import SessionPanel
+from ctxviewer.gui.source_lines import SourceLinesDialog, item_excerpt
 from ctxviewer.gui.tables import RecordTable
 from ctxviewer.gui.whatif_view import WhatIfTab
 from ctxviewer.gui.window_view import WindowLayoutTab
 from ctxviewer.gui.worker import Handoff, Lane, RunState, build_frozen, make_pool, reclaim_frozen
 
-TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task")
+TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task", "findings")
 MAX_RECENT = 10
 #: Settings key holding the folder being opened until its first task is on screen.  Still set
 #: at the next start, it means that open never finished (the window crashed or was closed on
@@ -72,6 +75,8 @@ BATCH_DELAY_MS = 800
 BATCH_AFTER_TRACE_MS = 150
 #: Batch rows reach the outline in bursts at most this often (each burst repaints what it changes).
 BATCH_ROWS_MS = 50
+#: The whole feature's findings list is refilled at most this often during the background pass.
+FEATURE_FINDINGS_MS = 500
 #: Quiet time after a change on disk before the project is refreshed (editors write in bursts).
 DISK_DELAY_MS = 300
 #: At most this many project paths are watched (inotify watches are a shared resource).
@@ -86,6 +91,7 @@ class Assembled:
     trace: Trace
     lexed: LexedText
     diff: TraceDiff | None = None
+    findings: tuple[FindingRow, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -158,6 +164,9 @@ class MainWindow(QMainWindow):
         self._opening = ""
         #: A folder whose last open failed: F5 and changes on disk try it again.
         self._failed = ""
+        #: The shown task's findings; a finding of another task to go to once that task is shown.
+        self.task_findings: tuple[FindingRow, ...] = ()
+        self._pending_finding: FindingRow | None = None
 
         self.pool = make_pool(4)
         self.load_lane = Lane(self.pool, "load", self)
@@ -200,11 +209,24 @@ class MainWindow(QMainWindow):
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setText("Open a project folder (Ctrl+O) or drop one here.")
+        #: One line under the header naming the task's findings; a click opens the Findings tab.
+        self.findings_label = QLabel(self)
+        self.findings_label.setObjectName("taskFindings")
+        self.findings_label.setTextFormat(Qt.TextFormat.RichText)
+        self.findings_label.setWordWrap(True)
+        self.findings_label.setToolTip("What ctxviewer found in this task's context; click to list the findings")
+        self.findings_label.linkActivated.connect(lambda _link: self.show_findings(feature=False))
+        self.findings_label.hide()
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.sections_tab = SectionsTab(self)
-        self.paragraphs = RecordTable(paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs")
-        self.rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files")
+        self.paragraphs = RecordTable(paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs", fit=True)
+        # A paragraph's score is the number of its matched keywords, which are shown.
+        self.paragraphs.row_actions.hide_columns("Score")
+        self.rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files", fit=True, wrap=True)
+        # What triggers a file and its character counts are in the detail pane (and in the
+        # reason); hidden, the reason has room at 1280x800.  The header's menu shows them.
+        self.rules.row_actions.hide_columns("Trigger", "Needed", "Left")
         self.trimming = TrimmingTab(self)
         self.context_view = ContextView(self)
         self.computed_tab = ComputedTab(self)
@@ -214,6 +236,9 @@ class MainWindow(QMainWindow):
         self.whatif.itemActivated.connect(self._go_to_item_id)
         self.compare_tab = CompareTab(self.compare_lane, self)
         self.task_tab = TaskTab(self)
+        self.findings_tab = FindingsTab(self)
+        self.findings_tab.findingActivated.connect(self.go_to_finding)
+        self.findings_tab.whole_feature.toggled.connect(self._on_whole_feature)
         for widget, title, tip in (
             (self.sections_tab, "Sections", "Token share of each section against its budget"),
             (self.paragraphs, "Paragraphs", "Every candidate spec paragraph, its score and fate"),
@@ -229,6 +254,12 @@ class MainWindow(QMainWindow):
             (self.whatif, "What-if", "This run against the pinned baseline: token deltas, what entered or left"),
             (self.compare_tab, "Compare", "This task assembled two ways side by side: two profiles, or two settings"),
             (self.task_tab, "Task", "The task's keywords and the effective settings"),
+            (
+                self.findings_tab,
+                "Findings",
+                "What ctxviewer found: matched rule files cut for budget, empty sections, ties, ... "
+                "for this task or every task of the feature",
+            ),
         ):
             index = self.tabs.addTab(widget, title)
             self.tabs.setTabToolTip(index, tip)
@@ -237,6 +268,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.problems)
         layout.addWidget(self.header)
+        layout.addWidget(self.findings_label)
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
 
@@ -270,6 +302,11 @@ class MainWindow(QMainWindow):
         self._first_batch_timer.setSingleShot(True)
         self._first_batch_timer.setInterval(BATCH_AFTER_TRACE_MS)
         self._first_batch_timer.timeout.connect(self.start_batch)
+        #: Refreshes the whole feature's findings list while the background pass fills it.
+        self._feature_findings_timer = QTimer(self)
+        self._feature_findings_timer.setSingleShot(True)
+        self._feature_findings_timer.setInterval(FEATURE_FINDINGS_MS)
+        self._feature_findings_timer.timeout.connect(self._update_feature_findings)
         self._batch_timer = QTimer(self)
         self._batch_timer.setSingleShot(True)
         self._batch_timer.setInterval(BATCH_DELAY_MS)
@@ -282,12 +319,25 @@ class MainWindow(QMainWindow):
         toolbar.setMovable(False)
         self.search.field.setMinimumWidth(420)
         toolbar.addWidget(self.search.field)
-        self.resizeDocks([self.outline_dock, self.budget_dock], [250, 380], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.search_dock], [150], Qt.Orientation.Vertical)
+        self.resizeDocks([self.outline_dock, self.budget_dock], [270, 320], Qt.Orientation.Horizontal)
 
         self.sections_tab.sectionClicked.connect(self.jump_to_section)
         self.paragraphs.rowActivated.connect(self.jump_to_item)
         self.rules.rowActivated.connect(self.jump_to_item)
+        #: The Show source lines window, made the first time it is asked for.
+        self.source_dialog: SourceLinesDialog | None = None
+        linked = (
+            self.paragraphs,
+            self.rules,
+            self.search.results,
+            self.computed_tab.entries,
+            self.whatif.changes,
+            self.findings_tab.table,
+        )
+        for table in linked:
+            table.row_actions.link(self._item_of, self.jump_to_item, self.show_source_lines)
+        self.context_view.showInTable.connect(self._go_to_item_id)
+        self.context_view.showSource.connect(self.show_source_lines)
 
         self.state_label = QLabel("idle", self)
         self.state_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -417,7 +467,8 @@ class MainWindow(QMainWindow):
         self._action(view, "Filter &Tasks", self.focus_outline, "Ctrl+L", "Filter the project outline")
         view.addSeparator()
         for n, name in enumerate(TABS, start=1):
-            self._action(view, f"Show {self.tabs.tabText(n - 1)}", functools.partial(self.show_tab, name), f"Ctrl+{n}")
+            key = f"Ctrl+{n}" if n <= 9 else None  # Ctrl+0 resets the budgets
+            self._action(view, f"Show {self.tabs.tabText(n - 1)}", functools.partial(self.show_tab, name), key)
         view.addSeparator()
         for dock in (self.outline_dock, self.budget_dock, self.tracker_dock, self.session_dock, self.search_dock):
             view.addAction(dock.toggleViewAction())
@@ -628,7 +679,7 @@ class MainWindow(QMainWindow):
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
             trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
             diff = diff_traces(baseline, trace) if baseline is not None else None
-            return Assembled(trace, lex_blocks(display_text(trace.context)), diff)
+            return Assembled(trace, lex_blocks(display_text(trace.context)), diff, finding_rows(trace))
 
         self.run_lane.submit(job)
 
@@ -893,7 +944,7 @@ class MainWindow(QMainWindow):
 
     def _on_assembled(self, result: Assembled) -> None:
         self.progress.hide()
-        self.show_trace(result.trace, result.lexed, result.diff)
+        self.show_trace(result.trace, result.lexed, result.diff, result.findings)
 
     def _on_run_error(self, message: str) -> None:
         self.progress.hide()
@@ -913,28 +964,31 @@ class MainWindow(QMainWindow):
         if state in (RunState.CANCELLED, RunState.ERROR):
             self.progress.hide()
 
-    def show_trace(self, trace: Trace, lexed: LexedText | None = None, diff: TraceDiff | None = None) -> None:
-        """Show a finished trace in every view (and its diff against the pinned baseline)."""
+    def show_trace(
+        self,
+        trace: Trace,
+        lexed: LexedText | None = None,
+        diff: TraceDiff | None = None,
+        findings: tuple[FindingRow, ...] | None = None,
+    ) -> None:
+        """Show a finished trace in every view (and its diff against the pinned baseline, its findings)."""
         self.trace = trace
         if self.baseline is not None and (diff is None or diff.baseline is not self.baseline):
             diff = diff_traces(self.baseline, trace)  # pinned after the run was asked for
         self.diff = diff if self.baseline is not None else None
         self.whatif.set_diff(self.diff, self._baseline_label())
         self.header.setText(self._header_html(trace))
+        # The findings line before the views: they size their splitters to the room left.
+        rows = finding_rows(trace) if findings is None else findings
+        self._show_findings_line(rows)
         self.header.setToolTip(
             f"context: size of the assembled context in {trace.tokenizer} tokens (the tokenizer the "
             f"pipeline decides with) against the task budget of {trace.budget:,}; exact: the same text "
             "counted with tiktoken's cl100k_base and o200k_base encodings"
         )
         self.sections_tab.set_trace(trace)
-        self.paragraphs.set_rows(
-            trace.items_of(SPEC_PARAGRAPH),
-            widths=[44, 120, 58, 48, 150, 56, 72],
-            columns=paragraph_columns(trace.tokenizer),
-        )
-        self.rules.set_rows(
-            trace.items_of(RULE_FILE), widths=[170, 140, 140, 66, 56, 50, 50], columns=rule_columns(trace.tokenizer)
-        )
+        self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), columns=paragraph_columns(trace.tokenizer))
+        self.rules.set_rows(trace.items_of(RULE_FILE), columns=rule_columns(trace.tokenizer))
         # Start with the most telling candidate explained: a truncated paragraph (the cut
         # shows), else the best-ranked one; the first rule file.
         if not self.paragraphs.select(lambda i: i.status == "truncated"):
@@ -947,6 +1001,7 @@ class MainWindow(QMainWindow):
         self.window_tab.set_trace(trace)
         self.tracker.set_trace(trace)
         self.search.set_trace(trace)
+        self._show_findings(trace, rows)
         errors = [e.one_line() for e in trace.errors]
         self.problems.show_messages(errors, list(trace.warnings))
         self._set_exports_enabled(True)
@@ -1076,11 +1131,102 @@ class MainWindow(QMainWindow):
         self.show_tab("context")
         self.context_view.show_span(*item.span)
 
+    def _item_of(self, row: object) -> Item | None:
+        """The current trace's candidate a table row is about: the row itself, or the one its id names."""
+        if isinstance(row, Item):
+            return row
+        if isinstance(row, FindingRow) and (self.trace is None or row.task != self.trace.task_id):
+            return None  # another task's finding: its ids name that task's candidates
+        item_id = getattr(row, "item_id", None)
+        if not isinstance(item_id, str):
+            item_id = getattr(row, "item", None)
+        return self.trace.item(item_id) if isinstance(item_id, str) and self.trace is not None else None
+
+    def show_source_lines(self, item: Item) -> None:
+        """Show *item*'s lines in its file (read inside the project only) in the source window."""
+        if self.project is None:
+            return
+        excerpt = item_excerpt(self.project.fs, item)
+        if self.source_dialog is None:
+            self.source_dialog = SourceLinesDialog(self)
+        self.source_dialog.show_excerpt(item, excerpt)
+        self.source_dialog.show()
+        self.source_dialog.activateWindow()
+
+    # -- findings ---------------------------------------------------------------------------------
+
+    def _show_findings_line(self, rows: tuple[FindingRow, ...]) -> None:
+        line = findings_line(rows, is_dark(self.palette()))
+        self.findings_label.setText(line)
+        self.findings_label.setVisible(bool(line))
+        title = f"Findings ({len(rows)})" if rows else "Findings"
+        self.tabs.setTabText(TABS.index("findings"), title)
+
+    def _show_findings(self, trace: Trace, rows: tuple[FindingRow, ...]) -> None:
+        self.task_findings = rows
+        self.findings_tab.set_task(trace.feature, trace.task_id, rows)
+        self._update_feature_findings()
+        pending, self._pending_finding = self._pending_finding, None
+        if pending is not None and (pending.finding.feature, pending.task) == (trace.feature, trace.task_id):
+            self.go_to_finding(pending)
+
+    def feature_findings(self, feature: str) -> tuple[tuple[FindingRow, ...], int]:
+        """Every task's findings of *feature* from the background pass, in task order, and the
+        number of tasks the pass has not reached yet."""
+        if self.project is None:
+            return (), 0
+        try:
+            tasks = self.project.feature(feature).tasks
+        except CtxViewerError:
+            return (), 0
+        rows: list[FindingRow] = []
+        pending = 0
+        for task in tasks:
+            total = self.batch_totals.get((feature, task.id))
+            if total is None:
+                pending += 1
+            else:
+                rows.extend(total.findings)
+        return tuple(rows), pending
+
+    def _update_feature_findings(self) -> None:
+        if self.current is not None:
+            self.findings_tab.set_feature(*self.feature_findings(self.current[0]))
+
+    def _on_whole_feature(self, on: bool) -> None:
+        if on:
+            self._update_feature_findings()
+
+    def show_findings(self, feature: bool = False) -> None:
+        """Open the Findings tab on this task's findings (or the whole feature's)."""
+        self.findings_tab.show_feature(feature)
+        self.show_tab("findings")
+
+    def go_to_finding(self, row: FindingRow) -> None:
+        """Show what *row* is about: its item in its table, else its section in the context.
+
+        A finding of another task selects that task first and goes there once it is shown.
+        """
+        finding = row.finding
+        trace = self.trace
+        if trace is None or (finding.feature, finding.task) != (trace.feature, trace.task_id):
+            self._pending_finding = row
+            self.select_task(finding.feature, finding.task)
+            return
+        if finding.item and trace.item(finding.item) is not None:
+            self._go_to_item_id(finding.item)
+        elif finding.section:
+            self.jump_to_section(finding.section)
+
     def _go_to_match(self, match: Match) -> None:
         self._select_candidate(match.kind, match.item_id)
 
     def _select_candidate(self, kind: str, item_id: str) -> None:
-        """Show the paragraph or rule file *item_id* selected in its table."""
+        """Show the paragraph, rule file or computed entry *item_id* selected in its table."""
+        if kind not in (SPEC_PARAGRAPH, RULE_FILE):
+            self.show_tab("computed")
+            self.computed_tab.select_item(item_id)
+            return
         table = self.paragraphs if kind == SPEC_PARAGRAPH else self.rules
         self.show_tab("paragraphs" if kind == SPEC_PARAGRAPH else "rules")
         table.select(lambda i: i.id == item_id)
@@ -1089,6 +1235,9 @@ class MainWindow(QMainWindow):
         # The results panel appears with the first query; closing it is the user's call.
         if text.strip() and not self.search_dock.isVisible():
             self.search_dock.show()
+            # Tall enough for the summary, the filter bar and a dozen rows (it opened two rows
+            # tall: the size given while hidden does not hold).
+            self.resizeDocks([self.search_dock], [search_dock_height(self.height())], Qt.Orientation.Vertical)
 
     def focus_search(self) -> None:
         self.search.field.setFocus()
@@ -1122,7 +1271,14 @@ class MainWindow(QMainWindow):
                     total = TaskTotal(row.feature.name, row.task.id, 0, 0, "", row.error)
                 else:
                     used = row.trace.context_tokens.get(row.trace.tokenizer) or 0
-                    total = TaskTotal(row.feature.name, row.task.id, used, row.trace.budget, row.trace.tokenizer)
+                    total = TaskTotal(
+                        row.feature.name,
+                        row.task.id,
+                        used,
+                        row.trace.budget,
+                        row.trace.tokenizer,
+                        findings=finding_rows(row.trace),
+                    )
                 rows.put((batch_id, total))
             return count
 
@@ -1142,11 +1298,19 @@ class MainWindow(QMainWindow):
         if done:
             self._batch_done += done
             self.batch_label.setText(f"batch pass: {self._batch_done} of {self._batch_size}")
+            if self.current_tab() == "findings" and self.findings_tab.whole_feature.isChecked():
+                self._feature_findings_timer.start()  # at most twice a second while the pass runs
 
     def _on_batch_done(self, count: int) -> None:
         self._batch_rows.flush()  # the last rows, before the tally
         over = sum(1 for t in self.batch_totals.values() if t.over)
-        self.batch_label.setText(f"{count} tasks, {over} over budget")
+        errors = sum(1 for t in self.batch_totals.values() if any(f.severity == ERROR for f in t.findings))
+        self.batch_label.setText(f"{count} tasks, {over} over budget, {errors} with error findings")
+        self.batch_label.setToolTip(
+            "Background pass over every task: totals in the outline, a marker on each task with findings "
+            "(the Findings tab lists a whole feature's)"
+        )
+        self._update_feature_findings()
         self.batchFinished.emit()
 
     # -- export ----------------------------------------------------------------------------------
@@ -1263,7 +1427,7 @@ class MainWindow(QMainWindow):
         self.session.stop_following()
         self.session.player.pause()
         self.budget.stop()
-        for timer in (self._disk_timer, self._batch_timer, self._first_batch_timer):
+        for timer in (self._disk_timer, self._batch_timer, self._first_batch_timer, self._feature_findings_timer):
             timer.stop()
         lanes = (
             self.load_lane,
@@ -1278,6 +1442,11 @@ class MainWindow(QMainWindow):
             lane.cancel()
         self.pool.waitForDone(10_000)
         super().closeEvent(event)
+
+
+def search_dock_height(window_height: int) -> int:
+    """The results panel's height when it opens: 40% of the window, at least 240 pixels."""
+    return max(240, int(window_height * 0.4))
 
 
 def _replay_inputs(settings: Settings) -> tuple[Any, ...]:

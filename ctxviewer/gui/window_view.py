@@ -4,7 +4,12 @@
 the whole window, the blocks stacked from the top (base prompt, command, task context,
 conversation), free space, and the response reserve at the bottom, with a dashed line
 across at each threshold (checkpoint, compaction, other zones) measured from the top.
-The arithmetic lives in pure functions (:func:`window_geometry`, :func:`spread_labels`,
+Every height is to scale.  When the stacked blocks are too thin to see at the window's
+scale (a few thousand tokens of a 200,000-token window), they are drawn a second
+time beside the column, enlarged by a stated factor and still in proportion to each
+other (:func:`inset_geometry`), with guide lines to the part of the column they enlarge
+-- nothing is drawn larger than its share of its own column.  The arithmetic lives in
+pure functions (:func:`window_geometry`, :func:`inset_geometry`, :func:`spread_labels`,
 :func:`window_summary`) so it can be tested exactly.  :class:`WindowLayoutTab` puts the
 chart over a summary line and a table of the blocks.
 """
@@ -43,8 +48,16 @@ if TYPE_CHECKING:
 RESERVE = "reserve"
 #: The checkpoint threshold's name (drawn in the text colour, the others in zone colours).
 CHECKPOINT = "checkpoint"
-#: A block is never drawn shorter than this (pixels), however few its tokens.
+#: The height :func:`window_geometry` can keep every block at, when asked (the chart does
+#: not ask: its column is to scale, and thin blocks are shown enlarged beside it).
 MIN_BLOCK_H = 14.0
+#: The stacked blocks are shown enlarged beside the column when one of them (with tokens)
+#: would be thinner than this at the window's scale (pixels).
+INSET_BELOW = 8.0
+#: ... and only when that enlarges them at least this much.
+INSET_MIN_FACTOR = 1.5
+#: The gap between the column and its enlargement, where the guide lines run (pixels).
+INSET_GAP = 26.0
 #: Reserve colours (light palette, dark palette): neutral, apart from the blocks' own.
 RESERVE_COLORS = ("#a7a9ad", "#6b6e74")
 
@@ -75,13 +88,14 @@ class WindowGeometry(NamedTuple):
     window_y: float  # where the window ends (the column's bottom unless the blocks overflow it)
 
 
-def window_geometry(layout: WindowLayout, rect: QRectF, min_height: float = MIN_BLOCK_H) -> WindowGeometry:
+def window_geometry(layout: WindowLayout, rect: QRectF, min_height: float = 0.0) -> WindowGeometry:
     """Blocks stacked down from the top of *rect*, the reserve at its bottom, free space between.
 
-    *rect*'s height stands for ``max(window, used)`` tokens.  A block is at least
-    *min_height* tall (a zero-token block too, so every block is seen); when that makes
-    the blocks taller than *rect*, the blocks above the minimum give up height in
-    proportion.  Thresholds are measured from the top at the true scale.
+    *rect*'s height stands for ``max(window, used)`` tokens; by default every block is
+    exactly to scale.  With *min_height*, a block is at least that tall (a zero-token
+    block too); when that makes the blocks taller than *rect*, the blocks above the
+    minimum give up height in proportion.  Thresholds are measured from the top at the
+    true scale.
     """
     total = max(_pos(layout.window), layout.used, 1)
     height = max(0.0, rect.height())
@@ -111,6 +125,53 @@ def window_geometry(layout: WindowLayout, rect: QRectF, min_height: float = MIN_
         at = layout.threshold_tokens(pct)
         lines.append(ThresholdLine(str(name), float(pct), at, rect.top() + at * scale))
     return WindowGeometry(tuple(rects), free, tuple(lines), enlarged, scale, rect.top() + _pos(layout.window) * scale)
+
+
+class InsetGeometry(NamedTuple):
+    """The stacked blocks drawn again, enlarged, beside the column: each to the inset's scale."""
+
+    blocks: tuple[tuple[str, QRectF], ...]  # the blocks above the free space (not the reserve)
+    tokens: int  # what the inset's height stands for: those blocks' tokens together
+    scale: float  # pixels per token in the inset
+    factor: float  # the inset's scale over the column's
+    source: QRectF  # the part of the column it enlarges (its top to the free space)
+    thresholds: tuple[ThresholdLine, ...]  # the thresholds that fall inside it, at its scale
+
+
+def inset_geometry(layout: WindowLayout, geo: WindowGeometry, rect: QRectF) -> InsetGeometry | None:
+    """The stacked blocks to scale in *rect*, when they are too thin to see in the column.
+
+    None when every block with tokens is at least ``INSET_BELOW`` pixels tall at the
+    column's scale, or when *rect* would not enlarge them ``INSET_MIN_FACTOR`` times.
+    """
+    stacked = [b for b in layout.blocks if b.name != RESERVE]
+    tokens = sum(_pos(b.tokens) for b in stacked)
+    if tokens <= 0 or rect.height() <= 0 or geo.scale <= 0:
+        return None
+    if min(_pos(b.tokens) * geo.scale for b in stacked if _pos(b.tokens) > 0) >= INSET_BELOW:
+        return None
+    scale = rect.height() / tokens
+    if scale / geo.scale < INSET_MIN_FACTOR:
+        return None
+    rects: list[tuple[str, QRectF]] = []
+    y = rect.top()
+    for b in stacked:
+        h = _pos(b.tokens) * scale
+        rects.append((b.name, QRectF(rect.left(), y, rect.width(), h)))
+        y += h
+    tops = [r for name, r in geo.blocks if name != RESERVE]
+    source = QRectF(tops[0].left(), tops[0].top(), tops[0].width(), tokens * geo.scale)
+    lines = tuple(
+        ThresholdLine(t.name, t.percent, t.tokens, rect.top() + t.tokens * scale)
+        for t in geo.thresholds
+        if t.tokens <= tokens
+    )
+    return InsetGeometry(tuple(rects), tokens, scale, scale / geo.scale, source, lines)
+
+
+def factor_text(factor: float) -> str:
+    """The enlargement as a times sign and a number (63 or 2.5), rounded as far as it is worth saying."""
+    return f"\u00d7{factor:,.0f}" if factor >= 10 else f"\u00d7{factor:.1f}"
 
 
 def end_line(layout: WindowLayout, geo: WindowGeometry) -> ThresholdLine | None:
@@ -178,6 +239,11 @@ def threshold_label(line: ThresholdLine, short: bool = False) -> str:
     return f"{line.name} {line.percent:g}%" + ("" if short else f" ({line.tokens:,})")
 
 
+def _two_lines(line: ThresholdLine) -> tuple[str, str]:
+    """A threshold's label on two lines: its name, then its percent."""
+    return line.name, f"{line.percent:g}%"
+
+
 def fitted(fm: QFontMetrics, width: float, *candidates: str) -> str:
     """The first of *candidates* that fits *width*; else the last, elided."""
     for text in candidates:
@@ -227,25 +293,48 @@ class WindowChart(_Chart):
         widest = max((fm.horizontalAdvance(threshold_label(t)) for t in lines), default=0)
         if widest + 14.0 > self.width() * 0.3:  # a narrow dock: the short labels
             widest = max((fm.horizontalAdvance(threshold_label(t, short=True)) for t in lines), default=0)
+        if widest + 14.0 > self.width() * 0.3:  # narrower still: the name over the percent
+            widest = max((fm.horizontalAdvance(w) for t in lines for w in _two_lines(t)), default=0)
         return min(self.width() * 0.3, widest + 14.0)
 
     def column_rect(self) -> QRectF:
         """Where the column standing for the whole window is drawn."""
         fm = self.fontMetrics()
         top = MARGIN + fm.height() + 8
-        width = min(150.0, max(60.0, self.width() * 0.16))
+        width = min(120.0, max(40.0, self.width() * 0.12))
         left = MARGIN + self._gutter()
         return QRectF(left, top, width, max(0.0, self.height() - top - MARGIN - fm.height() / 2))
+
+    def inset_rect(self, geo: WindowGeometry) -> QRectF:
+        """Where the enlarged blocks go: beside the column, from its top to above the reserve."""
+        col, fm = self.column_rect(), self.fontMetrics()
+        reserve_top = min((r.top() for name, r in geo.blocks if name == RESERVE), default=col.bottom())
+        room = reserve_top - col.top() - fm.height() - 6  # the factor is written under it
+        height = max(0.0, min(col.height() * 0.6, room))
+        return QRectF(col.right() + INSET_GAP, col.top(), col.width(), height)
 
     def geometry_now(self) -> WindowGeometry | None:
         v = self.value()
         return None if v is None else window_geometry(v, self.column_rect())
 
+    def inset_now(self) -> InsetGeometry | None:
+        """The enlarged blocks at the current size (None when the column shows them well enough)."""
+        v, geo = self.value(), self.geometry_now()
+        return None if v is None or geo is None else inset_geometry(v, geo, self.inset_rect(geo))
+
     def _index_at(self, pos: QPointF) -> int | None:
-        geo = self.geometry_now()
-        if geo is None:
+        v, geo = self.value(), self.geometry_now()
+        if v is None or geo is None:
             return None
-        for i, (_name, r) in enumerate(geo.blocks):
+        names = [b.name for b in v.blocks]
+        inset = self.inset_now()
+        if inset is not None:
+            for name, r in inset.blocks:
+                if r.adjusted(0, 0, self.width(), 0).contains(pos) and pos.x() >= r.left():
+                    return names.index(name)
+        for i, (name, r) in enumerate(geo.blocks):
+            if inset is not None and name != RESERVE:
+                continue  # thinner than a pixel or two here: picked in the enlargement
             if r.adjusted(0, 0, self.width(), 0).contains(pos) and pos.x() >= r.left():
                 return i
         return None
@@ -279,6 +368,7 @@ class WindowChart(_Chart):
         text, mid, base = pal.color(ROLE.Text), pal.color(ROLE.Mid), pal.color(ROLE.Base)
         col = self.column_rect()
         geo = window_geometry(v, col)
+        inset = inset_geometry(v, geo, self.inset_rect(geo))
         window = _pos(v.window)
         # Caption
         cap = QRectF(MARGIN, MARGIN, self.width() - 2 * MARGIN, fm.height())
@@ -290,12 +380,21 @@ class WindowChart(_Chart):
                 f"Whole window: {window:,} tokens; the blocks overflow it by {v.used - window:,} (below the red line)",
                 f"Window {window:,}: overflowed by {v.used - window:,}",
             )
+        elif inset is not None:
+            caption = fitted(
+                fm,
+                cap.width(),
+                f"Whole window: {window:,} tokens, to scale; its top {inset.tokens:,} enlarged "
+                f"{factor_text(inset.factor)} beside it",
+                f"Window {window:,} to scale; top {factor_text(inset.factor)} beside",
+                f"Window {window:,}, to scale",
+            )
         else:
             caption = fitted(
                 fm,
                 cap.width(),
-                f"Whole window: {window:,} tokens, top to bottom as the worker fills it",
-                f"Whole window: {window:,} tokens",
+                f"Whole window: {window:,} tokens, to scale, top to bottom as the worker fills it",
+                f"Whole window: {window:,} tokens, to scale",
             )
         _text(p, cap, caption, LEFT)
         # The column: frame, free space hatched, blocks
@@ -336,25 +435,73 @@ class WindowChart(_Chart):
         if v.used > window:  # past the window's end: hatched red, the end marked
             over = QRectF(col.left(), geo.window_y, col.width(), max(0.0, col.bottom() - geo.window_y))
             p.fillRect(over, QBrush(OVER_COLOR, Qt.BrushStyle.DiagCrossPattern))
-        self._paint_block_labels(p, v, geo, col, colors)
+        if inset is not None:
+            self._paint_inset(p, inset, colors, dark)
+        self._paint_block_labels(p, v, geo, col, colors, inset)
         self._paint_thresholds(p, geo, col, dark, end_line(v, geo))
         if self.hasFocus() and self._current < len(geo.blocks):
-            self._paint_focus(p, geo.blocks[self._current][1].adjusted(-2, -2, 2, 2))
+            name, focus = geo.blocks[self._current]
+            if inset is not None and name != RESERVE:
+                focus = dict(inset.blocks)[name]
+            self._paint_focus(p, focus.adjusted(-2, -2, 2, 2))
+
+    def _paint_inset(self, p: QPainter, inset: InsetGeometry, colors: dict[str, QColor], dark: bool) -> None:
+        """The stacked blocks enlarged beside the column, tied to the part they enlarge, the factor under them."""
+        pal, fm = self.palette(), p.fontMetrics()
+        text, mid, base = pal.color(ROLE.Text), pal.color(ROLE.Mid), pal.color(ROLE.Base)
+        rects = [r for _n, r in inset.blocks]
+        box = QRectF(rects[0].topLeft(), rects[-1].bottomRight())
+        src = inset.source
+        guide = QPen(mid, 1, Qt.PenStyle.DotLine)
+        p.setPen(guide)
+        p.drawLine(QPointF(src.right(), src.top()), QPointF(box.left(), box.top()))
+        p.drawLine(QPointF(src.right(), src.bottom()), QPointF(box.left(), box.bottom()))
+        p.setPen(QPen(text, 1))
+        p.drawLine(QPointF(src.right() + 1, src.top()), QPointF(src.right() + 1, max(src.bottom(), src.top() + 1)))
+        edge = QColor(base)
+        for name, r in inset.blocks:
+            p.fillRect(r, colors[name])
+            p.setPen(QPen(edge, 1))
+            p.drawLine(r.bottomLeft(), r.bottomRight())
+        zone = 0
+        for line in inset.thresholds:
+            if line.name == CHECKPOINT:
+                color = QColor(text)
+            else:
+                color = zone_color(zone, dark)
+                zone += 1
+            p.setPen(QPen(color, 1.5, Qt.PenStyle.DashLine))
+            p.drawLine(QPointF(box.left(), line.y), QPointF(box.right(), line.y))
+        p.setPen(QPen(mid, 1))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRect(box)
+        under = QRectF(box.left() - INSET_GAP / 2, box.bottom() + 2, box.width() + INSET_GAP, fm.height())
+        p.setPen(text)
+        _text(p, under, fitted(fm, under.width(), factor_text(inset.factor)))
 
     def _paint_block_labels(
-        self, p: QPainter, v: WindowLayout, geo: WindowGeometry, col: QRectF, colors: dict[str, QColor]
+        self,
+        p: QPainter,
+        v: WindowLayout,
+        geo: WindowGeometry,
+        col: QRectF,
+        colors: dict[str, QColor],
+        inset: InsetGeometry | None = None,
     ) -> None:
         fm, text = p.fontMetrics(), self.palette().color(ROLE.Text)
         h = fm.height() + 2
-        x0 = col.right() + 18
+        enlarged = dict(inset.blocks) if inset is not None else {}
+        # Each label points at its block where it is seen: in the enlargement if there is one.
+        shown = [(name, enlarged.get(name, r)) for name, r in geo.blocks]
+        x0 = max(r.right() for _n, r in shown) + 18
         area = QRectF(x0, col.top(), max(0.0, self.width() - MARGIN - x0), col.height())
-        ys = spread_labels([r.center().y() for _n, r in geo.blocks], h, area.top(), area.bottom())
+        ys = spread_labels([r.center().y() for _n, r in shown], h, area.top(), area.bottom())
         by_name = {b.name: b for b in v.blocks}
-        for (name, r), y in zip(geo.blocks, ys, strict=True):
+        for (name, r), y in zip(shown, ys, strict=True):
             label = QRectF(area.left(), y, area.width(), h)
             lead = QPen(colors[name], 1.5)
             p.setPen(lead)
-            p.drawLine(QPointF(col.right() + 2, r.center().y()), QPointF(x0 - 4, label.center().y()))
+            p.drawLine(QPointF(r.right() + 2, r.center().y()), QPointF(x0 - 4, label.center().y()))
             p.fillRect(QRectF(x0 - 4, label.center().y() - 4, 8, 8), colors[name])
             p.setPen(text)
             room = label.adjusted(8, 0, 0, 0)
@@ -366,6 +513,14 @@ class WindowChart(_Chart):
                 block_label(block, _pos(v.window), big, short=True),
                 f"{block.title} {_pos(block.tokens):,}",
             )
+            number = f" {_pos(block.tokens):,}"
+            plain = f"{block.title}{number}"
+            if fm.horizontalAdvance(plain) > room.width() and fm.horizontalAdvance(number) < room.width():
+                # Too narrow for the title whole: cut the title, keep the number.
+                title = fm.elidedText(
+                    block.title, Qt.TextElideMode.ElideRight, int(room.width() - fm.horizontalAdvance(number))
+                )
+                words = title + number
             _text(p, room, words, LEFT)
 
     def _paint_thresholds(
@@ -387,14 +542,24 @@ class WindowChart(_Chart):
         if end is not None:
             lines.append((end, QColor(OVER_COLOR), Qt.PenStyle.SolidLine))
         shown = sorted((entry for entry in lines if col.top() <= entry[0].y <= col.bottom()), key=lambda e: e[0].y)
+        width = gutter.width()
+        # One line a label when the short form fits the gutter; else the name over the percent.
+        two = any(fm.horizontalAdvance(threshold_label(e[0], short=True)) > width for e in shown)
+        h = fm.height() * (2 if two else 1)
         ys = spread_labels([entry[0].y for entry in shown], h, gutter.top(), gutter.bottom())
         for (line, color, style), y in zip(shown, ys, strict=True):
-            label = QRectF(gutter.left(), y, gutter.width(), h)
+            label = QRectF(gutter.left(), y, width, h)
             p.setPen(QPen(color, 1.5, style))
             p.drawLine(QPointF(label.right() + 2, label.center().y()), QPointF(col.left(), line.y))
             p.drawLine(QPointF(col.left(), line.y), QPointF(col.right() + 10, line.y))
             p.setPen(color)
-            _text(p, label, fitted(fm, label.width(), threshold_label(line), threshold_label(line, short=True)), RIGHT)
+            if two:
+                name, percent = _two_lines(line)
+                top, bottom = label.adjusted(0, 0, 0, -fm.height()), label.adjusted(0, fm.height(), 0, 0)
+                _text(p, top, fitted(fm, width, name), RIGHT)
+                _text(p, bottom, percent, RIGHT)
+            else:
+                _text(p, label, fitted(fm, width, threshold_label(line), threshold_label(line, short=True)), RIGHT)
 
 
 # -- the table ------------------------------------------------------------------------------

@@ -317,7 +317,8 @@ def test_a_thousand_tasks_open_and_every_total_arrives(qtbot, window: MainWindow
         assert window.outline.total_text(feature, task) == ("error" if total.error else f"{total.tokens:,}{mark}")
     assert totals[("feature-00", "F00-000")].tokens == trace.context_tokens.get(trace.tokenizer)
     over = sum(1 for t in totals.values() if t.over)
-    assert window.batch_label.text() == f"1000 tasks, {over} over budget"
+    errors = sum(1 for t in totals.values() if any(f.severity == "error" for f in t.findings))
+    assert window.batch_label.text() == f"1000 tasks, {over} over budget, {errors} with error findings"
 
 
 def reference_watch(window: MainWindow) -> list[str]:

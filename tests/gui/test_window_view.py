@@ -20,6 +20,8 @@ from ctxviewer.gui.window_view import (
     WindowChart,
     WindowLayoutTab,
     block_label,
+    factor_text,
+    inset_geometry,
     spread_labels,
     threshold_phrase,
     window_geometry,
@@ -55,33 +57,60 @@ def heights(geo: object) -> dict[str, float]:
 
 
 def test_geometry_is_proportional_with_the_reserve_at_the_bottom() -> None:
-    # 500 px stand for 1,000 tokens: half a pixel a token.
+    # 500 px stand for 1,000 tokens: half a pixel a token, every block to scale.
     geo = window_geometry(HAND, QRectF(10, 20, 80, 500))
     assert geo.scale == 0.5
     assert heights(geo) == {
         "base_prompt": 50,
         "command": 25,
-        "task_context": MIN_BLOCK_H,  # 0 tokens, still seen
+        "task_context": 0,  # 0 tokens: no height (its label still points at where it is)
         "conversation": 125,
         "reserve": 100,
     }
     tops = {name: r.top() for name, r in geo.blocks}
-    assert tops == {"base_prompt": 20, "command": 70, "task_context": 95, "conversation": 109, "reserve": 420}
+    assert tops == {"base_prompt": 20, "command": 70, "task_context": 95, "conversation": 95, "reserve": 420}
     assert all(r.left() == 10 and r.width() == 80 for _n, r in geo.blocks)
-    assert geo.free == QRectF(10, 234, 80, 420 - 234)
-    assert geo.enlarged == frozenset({"task_context"})
+    assert geo.free == QRectF(10, 220, 80, 420 - 220)
+    assert geo.enlarged == frozenset()
     # thresholds measured from the window's top at the true scale
     assert [(t.name, t.tokens, t.y) for t in geo.thresholds] == [
         ("checkpoint", 700, 20 + 350),
         ("compaction", 750, 20 + 375),
     ]
     assert geo.window_y == 520
+    # Blocks this tall need no enlargement beside the column.
+    assert inset_geometry(HAND, geo, QRectF(116, 20, 80, 300)) is None
 
 
-def test_tiny_blocks_get_the_minimum_height_and_say_so() -> None:
-    # 200,000 tokens in 500 px: 300 tokens are 0.75 px, drawn 14 px.
-    real = layout(300, 631, 647, 1248, reserve=40000, window=200000)
-    geo = window_geometry(real, QRectF(0, 0, 100, 500))
+#: A real window: 200,000 tokens, the blocks a few thousand, the reserve 40,000.
+REAL = layout(300, 631, 647, 1248, reserve=40000, window=200000)
+
+
+def test_thin_blocks_are_drawn_again_enlarged_beside_the_column() -> None:
+    # 200,000 tokens in 500 px: 0.0025 px a token, so 300 tokens are 0.75 px -- too thin.
+    geo = window_geometry(REAL, QRectF(0, 0, 100, 500))
+    assert geo.scale == pytest.approx(0.0025)
+    assert heights(geo)["base_prompt"] == pytest.approx(0.75) and heights(geo)["reserve"] == pytest.approx(100)
+    # The inset stands for 300 + 631 + 647 + 1,248 = 2,826 tokens in 282.6 px: 0.1 px a token,
+    # 40 times the column's scale; each block keeps its own proportion.
+    inset = inset_geometry(REAL, geo, QRectF(126, 0, 100, 282.6))
+    assert inset is not None
+    assert inset.tokens == 2826
+    assert inset.scale == pytest.approx(0.1) and inset.factor == pytest.approx(40)
+    assert [n for n, _r in inset.blocks] == ["base_prompt", "command", "task_context", "conversation"]
+    assert [r.height() for _n, r in inset.blocks] == pytest.approx([30, 63.1, 64.7, 124.8])
+    assert [r.top() for _n, r in inset.blocks] == pytest.approx([0, 30, 93.1, 157.8])
+    # It enlarges the column's top 2,826 tokens (7.065 px); no threshold falls inside it.
+    assert inset.source.top() == 0 and inset.source.height() == pytest.approx(7.065)
+    assert inset.thresholds == ()
+    assert factor_text(inset.factor) == "\u00d740" and factor_text(2.46) == "\u00d72.5"
+    # Not worth it when the inset would hardly enlarge them.
+    assert inset_geometry(REAL, geo, QRectF(126, 0, 100, 10)) is None
+
+
+def test_the_minimum_height_is_kept_when_asked_and_said() -> None:
+    # With a minimum of 14 px (not the chart's choice): 300 tokens are 0.75 px, drawn 14 px.
+    geo = window_geometry(REAL, QRectF(0, 0, 100, 500), MIN_BLOCK_H)
     assert heights(geo) == {
         "base_prompt": MIN_BLOCK_H,
         "command": MIN_BLOCK_H,
@@ -91,17 +120,17 @@ def test_tiny_blocks_get_the_minimum_height_and_say_so() -> None:
     }
     assert geo.enlarged == {"base_prompt", "command", "task_context", "conversation"}
     assert geo.free == QRectF(0, 4 * MIN_BLOCK_H, 100, 400 - 4 * MIN_BLOCK_H)
-    assert block_label(real.blocks[0], 200000, True) == (
+    assert block_label(REAL.blocks[0], 200000, True) == (
         "Base prompt: 300 tokens (0.2%) \u2014 drawn larger than scale"
     )
-    assert block_label(real.blocks[4], 200000, False) == "Reserve: 40,000 tokens (20.0%)"
+    assert block_label(REAL.blocks[4], 200000, False) == "Reserve: 40,000 tokens (20.0%)"
 
 
 def test_minimum_heights_never_push_blocks_out_of_the_column() -> None:
     # 96 + 1 + 1 + 1 + reserve 1 tokens in 100 px: the four small blocks take 14 px each
     # (56 px), so the big one gives up what does not fit and keeps 100 - 56 = 44 px.
     tight = layout(96, 1, 1, 1, reserve=1, window=100)
-    geo = window_geometry(tight, QRectF(0, 0, 10, 100))
+    geo = window_geometry(tight, QRectF(0, 0, 10, 100), MIN_BLOCK_H)
     h = heights(geo)
     assert h["base_prompt"] == pytest.approx(44)
     assert [h[n] for n in ("command", "task_context", "conversation", "reserve")] == [MIN_BLOCK_H] * 4
@@ -231,7 +260,47 @@ def test_the_chart_paints_its_blocks_in_both_palettes(qtbot, dark: bool) -> None
     assert geo is not None
     rects = dict(geo.blocks)
     for index, name in enumerate(("base_prompt", "command", "task_context", "conversation")):
+        if name == "task_context":
+            continue  # 0 tokens: nothing to paint
         centre: QPointF = rects[name].center()
         # a point left of the label leaders, inside the block
         point = QPointF(rects[name].left() + 6, centre.y())
         assert image.pixelColor(int(point.x()), int(point.y())) == QColor(segment_color(index)), name
+
+
+def _runs(image: QImage, x: int, top: int, bottom: int) -> dict[str, int]:
+    """Pixels of each block colour down column *x* of *image*, between *top* and *bottom*."""
+    colours = {segment_color(n).rgb(): name for n, name in enumerate(("base", "command", "task", "conversation"))}
+    found: dict[str, int] = {}
+    for y in range(top, bottom):
+        name = colours.get(image.pixelColor(x, y).rgb())
+        if name is not None:
+            found[name] = found.get(name, 0) + 1
+    return found
+
+
+def test_the_painted_enlargement_is_in_proportion_to_the_tokens(qtbot) -> None:
+    chart = WindowChart()
+    qtbot.addWidget(chart)
+    chart.setValue(REAL)
+    chart.resize(420, 640)
+    image = QImage(420, 640, QImage.Format.Format_ARGB32)
+    image.fill(chart.palette().color(QPalette.ColorRole.Window))
+    chart.render(image)
+    inset = chart.inset_now()
+    assert inset is not None
+    box = dict(inset.blocks)
+    x = int(box["command"].center().x())
+    runs = _runs(image, x, 0, 640)
+    tokens = {"base": 300, "command": 631, "task": 647, "conversation": 1248}
+    # Each painted height is its tokens at the inset's scale, within two pixels (block edges
+    # are drawn over by a one-pixel separator line) ...
+    for name, count in tokens.items():
+        assert abs(runs[name] - count * inset.scale) <= 2, (name, runs[name], count * inset.scale)
+    # ... so the painted heights stand in the tokens' ratio: 1,248 / 300 = 4.16.
+    assert runs["conversation"] / runs["base"] == pytest.approx(1248 / 300, abs=0.35)
+    # The whole column is to scale too: the reserve is a fifth of it.
+    geo = chart.geometry_now()
+    assert geo is not None
+    column = chart.column_rect()
+    assert dict(geo.blocks)["reserve"].height() == pytest.approx(column.height() * 40000 / 200000)
