@@ -34,7 +34,7 @@ from ctxviewer.engine import report
 from ctxviewer.engine.batch import run_batch
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.explain import Match
-from ctxviewer.engine.findings import ERROR
+from ctxviewer.engine.findings import ERROR, describe
 from ctxviewer.engine.fsio import OutsideRootError, ProjectFS
 from ctxviewer.engine.pipeline import assemble_task
 from ctxviewer.engine.project import Project, load_project, refresh_project
@@ -1092,7 +1092,9 @@ class MainWindow(QMainWindow):
         item = self.trace.item(item_id) if self.trace else None
         if item is None and self.baseline is not None:
             gone = self.baseline.item(item_id)
-            self.statusBar().showMessage(f"{item_id} is only in the baseline" if gone else item_id, 5000)
+            # Said in words ("paragraph 12 of requirements.md (lines 40-44)"), not by its id.
+            what = describe(gone) if gone is not None else item_id
+            self.statusBar().showMessage(f"{what} is only in the baseline" if gone else f"{what} is in neither run", 5000)
             return
         if item is not None:
             self._select_candidate(item.kind, item_id)

@@ -101,3 +101,21 @@ def test_opening_another_project_clears_the_baseline(qtbot, window: MainWindow) 
     window.pin_baseline()
     open_and_wait(qtbot, window, EDGE)
     assert window.baseline is None and window.diff is None and window.whatif.diff() is None
+
+
+def test_a_candidate_only_in_the_baseline_is_named_in_words(qtbot, window: MainWindow) -> None:
+    # The baseline is a task of another feature, so its spec paragraphs are not candidates
+    # of the task on screen: going to one says where it is, in words, not by its id.
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    window.pin_baseline()
+    other = next(f for f in load_project(LEDGER).features if f.name != FEATURE and f.tasks)
+    with qtbot.waitSignal(window.traceShown, timeout=20_000):
+        window.select_task(other.name, other.tasks[0].id)
+    assert window.baseline is not None and window.trace is not None
+    gone = next(i for i in window.baseline.items if i.kind == "spec_paragraph" and window.trace.item(i.id) is None)
+    window._go_to_item_id(gone.id)
+    assert gone.source.endswith(".md") and gone.line_start is not None
+    message = window.statusBar().currentMessage()
+    assert message.endswith(" is only in the baseline")
+    assert gone.id not in message
+    assert Path(gone.source).name in message and f"{gone.line_start}" in message
