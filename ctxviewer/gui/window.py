@@ -1094,7 +1094,8 @@ class MainWindow(QMainWindow):
             gone = self.baseline.item(item_id)
             # Said in words ("paragraph 12 of requirements.md (lines 40-44)"), not by its id.
             what = describe(gone) if gone is not None else item_id
-            self.statusBar().showMessage(f"{what} is only in the baseline" if gone else f"{what} is in neither run", 5000)
+            message = f"{what} is only in the baseline" if gone else f"{what} is in neither run"
+            self.statusBar().showMessage(message, 5000)
             return
         if item is not None:
             self._select_candidate(item.kind, item_id)
