@@ -200,23 +200,50 @@ def _in_git_folder(path: str | os.PathLike[str]) -> bool:
     return any(part.casefold() == GIT_FOLDER for part in Path(os.path.abspath(path)).parts)
 
 
-def _link_refusal(path: Path) -> str | None:
-    """Why a project file at *path* is not written (a symlink, other hard links), or None."""
+@dataclass(frozen=True, slots=True)
+class OtherNames:
+    """A path that is more than one file's name: a symlink, or a file with other hard links."""
+
+    symlink: bool
+    #: ``(to T)`` for a symlink whose target could be read; ``N names (hard links)`` otherwise.
+    detail: str
+
+    def words(self) -> str:
+        """``is a symlink (to T)`` / ``has N names (hard links)``."""
+        return f"is a symlink{self.detail}" if self.symlink else f"has {self.detail}"
+
+
+def other_names(path: str | os.PathLike[str]) -> OtherNames | None:
+    """Whether writing a project file at *path* would change a file elsewhere, and how.
+
+    None when *path* is a plain file or folder, or does not exist.  Raises ``OSError``
+    when it cannot be checked.  Callers word what they refuse and why.
+    """
     try:
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except OSError as exc:
-        return f"could not be checked ({exc.strerror or exc}); not written"
     if stat.S_ISLNK(st.st_mode):
         try:
-            to = f" (to {os.readlink(path)})"
+            return OtherNames(True, f" (to {os.readlink(path)})")
         except OSError:
-            to = ""
-        return f"is a symlink{to}; a project file is never written through a link; not written"
+            return OtherNames(True, "")
     if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-        return f"has {st.st_nlink} names (hard links); a project file with other names is never written; not written"
+        return OtherNames(False, f"{st.st_nlink} names (hard links)")
     return None
+
+
+def _link_refusal(path: Path) -> str | None:
+    """Why a project file at *path* is not written (a symlink, other hard links), or None."""
+    try:
+        what = other_names(path)
+    except OSError as exc:
+        return f"could not be checked ({exc.strerror or exc}); not written"
+    if what is None:
+        return None
+    if what.symlink:
+        return f"{what.words()}; a project file is never written through a link; not written"
+    return f"{what.words()}; a project file with other names is never written; not written"
 
 
 _STREAMS = {"/dev/stdin": "standard input", "/dev/stdout": "standard output", "/dev/stderr": "standard error"}

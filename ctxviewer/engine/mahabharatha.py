@@ -128,15 +128,21 @@ class MahabharathaRun(RunBase):
                     draft.kept_chars = 0
                     draft.offset = None
         context, sections = self._sections(texts, budgets, fatal)
-        items = self.finish_items(sections)
+        return self._result(context, sections, task_files)
+
+    def _result(
+        self, context: str, sections: tuple[Section, ...], task_files: Sequence[Any], **more: Any
+    ) -> ProfileResult:
+        """The run's result: its items finished against *sections*, its steps, keywords and errors."""
         return ProfileResult(
             context=context,
             sections=sections,
-            items=items,
+            items=self.finish_items(sections),
             trim_steps=tuple(self.steps),
             keywords=self.keywords,
             errors=tuple(self.errors),
             task_files=tuple(str(f) if isinstance(f, str) else describe_value(f) for f in task_files),
+            **more,
         )
 
     def _fatal_consequence(self) -> str:

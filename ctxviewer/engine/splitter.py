@@ -38,7 +38,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ctxviewer.engine.atomic import PlannedWrite, Signature, atomic_write_all, file_signature
+from ctxviewer.engine.atomic import PlannedWrite, Signature, atomic_write_all, file_signature, other_names
 from ctxviewer.engine.errors import WriteError
 from ctxviewer.engine.fsio import OutsideRootError
 from ctxviewer.engine.project import Project
@@ -223,20 +223,19 @@ def write_refusal(project: Project, rel: str) -> str | None:
     for n, part in enumerate(parts, start=1):
         current = current / part
         try:
-            st = os.lstat(current)
-        except (FileNotFoundError, NotADirectoryError):
-            return None  # the rest does not exist yet: it will be a new file
+            what = other_names(current)
         except OSError as exc:
             return f"could not be checked ({exc.strerror or exc})"
-        if stat.S_ISLNK(st.st_mode):
-            try:
-                to = f" (to {os.readlink(current)})"
-            except OSError:
-                to = ""
-            where = "is a symlink" if n == len(parts) else f"is under {'/'.join(parts[:n])}, a symlink"
-            return f"{where}{to}; split never writes through a link"
-        if n == len(parts) and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-            return f"has {st.st_nlink} names (hard links); split never writes a file with other names"
+        if what is None:
+            if not os.path.lexists(current):
+                return None  # the rest does not exist yet: it will be a new file
+            continue
+        last = n == len(parts)
+        if what.symlink:
+            where = what.words() if last else f"is under {'/'.join(parts[:n])}, a symlink{what.detail}"
+            return f"{where}; split never writes through a link"
+        if last:  # a folder on the way cannot have hard links
+            return f"{what.words()}; split never writes a file with other names"
     return None
 
 

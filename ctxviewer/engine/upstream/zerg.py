@@ -128,15 +128,10 @@ class ZergRun(MahabharathaRun):
         if fatal is None:
             self._token_record(raw_texts)
         context, sections = self._layout(texts, shares, fatal)
-        items = self.finish_items(sections)
-        return ProfileResult(
-            context=context,
-            sections=sections,
-            items=items,
-            trim_steps=tuple(self.steps),
-            keywords=self.keywords,
-            errors=tuple(self.errors),
-            task_files=tuple(str(f) if isinstance(f, str) else describe_value(f) for f in task_files),
+        return self._result(
+            context,
+            sections,
+            task_files,
             section_budgets={name: shares[name] for name, _, share in SECTIONS if share is not None},
             buffer=budget - sum(shares.values()),
             notes=tuple(self.notes),
