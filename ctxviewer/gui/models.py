@@ -274,10 +274,10 @@ def paragraph_columns(tokenizer: str) -> list[Column]:
             numeric=True,
         ),
         Column(
-            "Matched keywords",
+            "Keywords",
             lambda i: ", ".join(i.matched_keywords),
             lambda i: len(i.matched_keywords),
-            "Task keywords found in this paragraph",
+            "Matched keywords: the task keywords found in this paragraph",
         ),
         Column(
             "Tokens",

@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QSplitter,
     QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -88,12 +90,26 @@ def share_widths(
     return [*out, min(last_w, max(floor, room - sum(out)))]
 
 
+class _ElideByKind(QStyledItemDelegate):
+    """Elides a path in the middle (its folder and its file name stay) and words at the end.
+
+    A reason cut in the middle ("score 0: no ta…d occurs in it") reads as nonsense;
+    cut at the end it reads as the start of the sentence.  A cell is a path when it has no
+    space in it.  The whole text is in the cell's tooltip either way.
+    """
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideRight if " " in option.text else Qt.TextElideMode.ElideMiddle
+
+
 def make_table_view(proxy: Any, parent: QWidget | None = None) -> QTableView:
     """A read-only table view with the house defaults (sortable, row selection).
 
     Rows are selected whole, several at once (Ctrl/Shift+click); Ctrl+C copies them and a
-    right click offers more (:mod:`ctxviewer.gui.table_actions`).  Long cells are elided
-    in the middle, so a path keeps its folder and its file name; the tooltip has it all.
+    right click offers more (:mod:`ctxviewer.gui.table_actions`).  Long cells are elided:
+    a path in the middle, so it keeps its folder and its file name, words at the end, so
+    a reason reads as the start of its sentence; the tooltip has it all.
     """
     view = QTableView(parent)
     view.setModel(proxy)
@@ -106,6 +122,7 @@ def make_table_view(proxy: Any, parent: QWidget | None = None) -> QTableView:
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
     view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    view.setItemDelegate(_ElideByKind(view))
     view.verticalHeader().setVisible(False)
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
     header = view.horizontalHeader()

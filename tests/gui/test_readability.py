@@ -161,7 +161,7 @@ def test_ctrl_c_in_the_paragraphs_table_copies_the_rows(qtbot, window: MainWindo
     # order: line 1 (rank 1, 26 chars // 4 = 6 tokens) before line 3 (19 // 4 = 4); keywords
     # listed alphabetically.
     assert QGuiApplication.clipboard().text() == (
-        "Rank\tFile\tLines\tMatched keywords\tTokens\tStatus\tReason\n"
+        "Rank\tFile\tLines\tKeywords\tTokens\tStatus\tReason\n"
         f"1\trequirements.md\t1\u20131\tkeys, rotate, signing\t6\tincluded\t{first.reason}\n"
         f"2\trequirements.md\t3\u20133\tkeys, rotate\t4\tincluded\t{second.reason}\n"
     )
@@ -288,3 +288,25 @@ def test_the_search_results_open_at_a_useful_height(qtbot, window: MainWindow) -
     # Asked for 40% of the window (320 px); the central views' minimum height leaves it ~216
     # at 1280x800 -- five result rows under the summary, where it used to open two rows tall.
     qtbot.waitUntil(lambda: window.search_dock.height() >= 200)
+
+
+def test_reasons_are_cut_at_the_end_and_paths_in_the_middle(qtbot, window: MainWindow, project: Path) -> None:
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    open_and_wait(qtbot, window, project)
+    table = window.paragraphs
+    headers = [table.model.headerData(c, Qt.Orientation.Horizontal) for c in range(table.model.columnCount())]
+    row = table.proxy.index(0, 0).row()
+
+    def mode(column: str) -> Qt.TextElideMode:
+        option = QStyleOptionViewItem()
+        index = table.proxy.index(row, headers.index(column))
+        table.view.itemDelegate().initStyleOption(option, index)
+        assert option.text == index.data()  # the cell's own text decides
+        return option.textElideMode
+
+    # A reason is words ("rank 1 of 5 kept ..."): cut at its end.  A file name has no
+    # space: cut in the middle, so its folder and extension stay.
+    assert " " in table.proxy.index(row, headers.index("Reason")).data()
+    assert mode("Reason") == Qt.TextElideMode.ElideRight
+    assert mode("File") == Qt.TextElideMode.ElideMiddle

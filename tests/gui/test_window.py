@@ -112,7 +112,7 @@ def test_a_dropped_paragraph_says_why(qtbot, window: MainWindow, small_project: 
     assert _cell(table, 5, "Reason") == "rank 6, only the top 5 are kept (score 1)"
     assert _cell(table, 6, "Reason") == "score 0: no task keyword occurs in it"
     assert _cell(table, 0, "Score") == "3"
-    assert _cell(table, 0, "Matched keywords") == "keys, rotate, signing"
+    assert _cell(table, 0, "Keywords") == "keys, rotate, signing"
 
     # Selecting the dropped one explains where the top-5 cut fell.
     assert table.select(lambda i: i.rank == 6)
