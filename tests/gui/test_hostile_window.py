@@ -9,7 +9,6 @@ window keeps working: the next project opens and is assembled as usual.
 from __future__ import annotations
 
 import argparse
-import importlib.resources
 import os
 import sys
 import threading
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLabel, QMessageBo
 import ctxviewer
 from ctxviewer.engine.pipeline import assemble
 from ctxviewer.engine.project import load_project
+from ctxviewer.engine.resources import resource_path
 from ctxviewer.engine.trace import Trace
 from ctxviewer.gui import app as gui_app
 from ctxviewer.gui.charts import _Chart
@@ -581,7 +581,8 @@ def _allowed(root: Path) -> list[Path]:
         # files, style sheet, icons), wherever the install put them (an editable install
         # keeps both in the source tree, outside the environment, and not in one folder)
         Path(ctxviewer.__file__).parent,
-        Path(str(importlib.resources.files("ctxviewer.resources"))),
+        # (found as the app finds them: the installed package, else the checkout's resources/)
+        Path(str(resource_path())),
     ]
     # Not listed, as Python opens nothing there: the test's settings file (QSettings reads and
     # writes it in C++), /dev and /proc.
