@@ -1,4 +1,4 @@
-"""The ``ctxviewer`` command line: assemble, list, why, batch, check, whatif, compare, follow, split (and the GUI).
+"""The ``ctxviewer`` command line: assemble, list, why, prompt, batch, check, whatif, compare, follow, split, gui.
 
 Exit codes: 0 success; 1 ``check`` found tasks over budget or a finding that fails,
 ``why`` found no candidate, or the reproduced pipeline itself raised
@@ -749,6 +749,88 @@ def cmd_why(args: argparse.Namespace) -> int:
     return code
 
 
+PROMPT_SUFFIXES = {".txt": "text", ".md": "md", ".markdown": "md", ".json": "json"}
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks in *text*."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _counts_cells(tokens: Mapping[str, Any]) -> str:
+    exact = " · ".join(f"{tokens[k]:,} {k}" for k in ("cl100k_base", "o200k_base") if tokens.get(k) is not None)
+    return f"{tokens['chars']:,} chars · {tokens['upstream_estimate']:,} upstream estimate" + (
+        f" · {exact}" if exact else ""
+    )
+
+
+def _prompt_markdown(data: Mapping[str, Any]) -> str:
+    """The prompt report: where each part comes from and what it costs, then the prompt itself."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    out = [f"# Worker prompt: {cell(data['feature'])} / {cell(data['task'])}", ""]
+    if data["error"]:
+        out += [f"Upstream raises while composing this prompt: `{cell(data['error'])}`; the worker's task fails.", ""]
+    else:
+        out += [f"Uses the {data['uses']}; {_counts_cells(data['tokens'])}.", ""]
+        out += [
+            "| part | source | span | chars | upstream est. | cl100k | o200k | note |",
+            "|---|---|---|---:|---:|---:|---:|---|",
+        ]
+        for part in data["parts"]:
+            t = part["tokens"]
+            exact = [f"{t[k]:,}" if t[k] is not None else "-" for k in ("cl100k_base", "o200k_base")]
+            out.append(
+                f"| {part['name']} | {cell(part['source'])} | {part['span'][0]}-{part['span'][1]} | {t['chars']:,} | "
+                f"{t['upstream_estimate']:,} | {exact[0]} | {exact[1]} | {cell(part['note'])} |"
+            )
+        out.append("")
+    design = data["design_context"]
+    if design:
+        out += [
+            "## Design-time context beside the plugin's",
+            "",
+            f"- stored in the task graph: {_counts_cells(design['stored'])}",
+            f"- what profile {design['profile']} assembles now: {_counts_cells(design['plugin'])}"
+            + (" (identical)" if design["identical"] else ""),
+            f"- the design step's guidance: about {design['guidance_tokens']:,} tokens "
+            f"(~{design['guidance_chars']:,} characters)",
+            "",
+        ]
+    for note in data["notes"]:
+        out += [f"Note: {cell(note)}", ""]
+    if not data["error"]:
+        fence = _fence(data["prompt"])
+        out += ["## The prompt", "", fence + "text", data["prompt"], fence, ""]
+    return "\n".join(out)
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.upstream.prompt import build_prompt
+
+    fmt = _output_format(args, PROMPT_SUFFIXES, "text")
+    project = load_project(args.project, _overrides(args))
+    feature = project.feature(args.feature)
+    task = feature.task(args.task)
+    prompt = build_prompt(project, feature, task, exact=not args.no_exact)
+    data = prompt.to_json()
+    for note in prompt.notes:
+        _err(f"note: {note}")
+    if prompt.error is not None:
+        _err(f"upstream raises while composing the prompt of {feature.name}/{task.id}: {prompt.error}")
+    if fmt == "json":
+        _write_out(_json_text(data), args.output)
+    elif fmt in ("md", "markdown"):
+        _write_out(_prompt_markdown(data), args.output)
+    elif prompt.error is None:
+        _write_out(prompt.text, args.output)
+    return EXIT_FINDINGS if prompt.error is not None else EXIT_OK
+
+
 def cmd_split(args: argparse.Namespace) -> int:
     from ctxviewer.engine.project import load_project
     from ctxviewer.engine.splitter import analyze_project, apply_split
@@ -1226,6 +1308,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), help="default: from the -o file's extension, else text")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     p.set_defaults(func=cmd_why)
+
+    p = sub.add_parser(
+        "prompt",
+        allow_abbrev=False,
+        help="the whole prompt a worker receives for a task, as upstream composes it, each part attributed",
+        description="Compose the prompt upstream's worker gives the model for one task "
+        "(ProtocolHandler._build_task_prompt): the task's design-time context, else the feature's spec, then "
+        "the task's header, description, files, verification and instructions.  text: exactly the prompt; "
+        "md: where each part comes from and what it costs, and a design-time context beside what the "
+        "profile's plugin assembles now; json: all of it.  Exit 1 when upstream itself raises on the task.",
+    )
+    p.add_argument("project")
+    p.add_argument("--feature", required=True)
+    p.add_argument("--task", required=True)
+    _add_budget(p)
+    _add_profile(p)
+    _add_set(p)
+    p.add_argument(
+        "--format",
+        choices=("text", "md", "markdown", "json"),
+        help="default: from the -o file's extension (.txt, .md, .json), else text",
+    )
+    p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
+    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.set_defaults(func=cmd_prompt)
 
     p = sub.add_parser("split", allow_abbrev=False, help="preview (or --apply) command-file splitting")
     p.add_argument("project")
