@@ -221,6 +221,7 @@ def assemble_task(
         debug=result.debug,
         upstream=upstream.version if upstream is not None else "",
         upstream_reason=upstream.reason if upstream is not None else "",
+        graph_feature=feature.graph_feature,
     )
     if progress is not None:
         progress("done", 1.0)

@@ -361,6 +361,9 @@ class Trace:
     #: profiles that are not upstream's) and why: the setting, or what detection found (2.1).
     upstream: str = ""
     upstream_reason: str = ""
+    #: The task graph's own ``feature`` value (None: it has none), which upstream's
+    #: orchestrator passes to the plugin instead of the folder's name (2.1).
+    graph_feature: str | None = None
 
     # -- convenience lookups (read-only) ---------------------------------------------
 
@@ -553,6 +556,7 @@ def trace_from_json(data: Mapping[str, Any]) -> Trace:
         debug=data.get("debug", ""),
         upstream=data.get("upstream", ""),
         upstream_reason=data.get("upstream_reason", ""),
+        graph_feature=data.get("graph_feature"),
     )
 
 

@@ -164,3 +164,53 @@ def test_saving_the_version_keeps_the_switches(tmp_path: Path) -> None:
     project = load_project(root)
     plan = plan_save(project, project.settings.with_overrides({"upstream": "latest"}, "tuned"))
     assert "upstream:\n  tdd_mode: '1'\n  version: latest\n" in plan.text
+
+
+@pytest.mark.parametrize(
+    ("graph_feature", "finding"),
+    [("feat", None), (None, None), ("old-name", "'old-name'"), (7, "'7'")],
+)
+def test_a_graph_naming_another_feature_is_a_finding(tmp_path: Path, graph_feature: Any, finding: str | None) -> None:
+    from ctxviewer.engine.findings import findings_of
+
+    root = _project(tmp_path, {})
+    graph: dict[str, Any] = {"tasks": [TASK]}
+    if graph_feature is not None:
+        graph["feature"] = graph_feature
+    (root / ".gsd/specs/feat/task-graph.json").write_text(json.dumps(graph))
+    trace = assemble(load_project(root), "feat", "T1", exact=False)
+    found = [f for f in findings_of(trace) if f.code == "feature-mismatch"]
+    if finding is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and found[0].severity == "warning"
+        assert found[0].message.startswith(f"The task graph says feature {finding}, but its spec folder is 'feat'")
+        assert trace_from_json(json.loads(json.dumps(trace_to_json(trace)))).graph_feature == finding.strip("'")
+
+
+@pytest.mark.parametrize(
+    "profile", ["mahabharatha", "zerg-0.3.2", "mahabharatha-latest", "drift", "shaktiman", "ctxviewer"]
+)
+def test_move_objects_are_no_bad_input_for_batch(
+    tmp_path: Path, profile: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxviewer.cli import main
+
+    task = {
+        "id": "T1",
+        "title": "Rename",
+        "files": {"create": ["a.py"], "move": [{"from": "src/old.py", "to": "src/new.py"}]},
+    }
+    root = small_project(tmp_path / "p", [task], requirements="The old module becomes the new one.")
+    assert main(["batch", str(root), "--no-exact", "--profile", profile]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    line = json.loads(out)
+    kinds = [e["kind"] for e in line["errors"]]
+    if profile in ("drift", "shaktiman", "ctxviewer"):  # both paths are the task's: stems 'old' and 'new'
+        assert kinds == [] and {"old", "new"} <= {k["word"] for k in line["keywords"]}
+    else:  # upstream's spec keywords raise on the object: the spec section is left out, as upstream does
+        assert (
+            kinds == ["pipeline"]
+            and "spec loading failed: files.move has an entry that is dict" in line["errors"][0]["message"]
+        )
