@@ -214,3 +214,14 @@ def test_move_objects_are_no_bad_input_for_batch(
             kinds == ["pipeline"]
             and "spec loading failed: files.move has an entry that is dict" in line["errors"][0]["message"]
         )
+
+
+def test_the_html_report_says_which_version_ran_and_why(tmp_path: Path) -> None:
+    from ctxviewer.engine.report import html_report
+
+    root = _project(tmp_path, {".zerg/rules/eng.yaml": RULES})
+    page = html_report(assemble(load_project(root), "feat", "T1", exact=False))
+    assert "Upstream version" in page
+    assert "zerg-ai-0.3.2: detected zerg-ai-0.3.2: engineering rule files in .zerg/rules (eng.yaml)" in page
+    drift = html_report(assemble(load_project(root), "feat", "T1", {"profile": "drift"}, exact=False))
+    assert "Upstream version" not in drift

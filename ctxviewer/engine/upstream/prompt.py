@@ -366,7 +366,7 @@ def _compare(
     return DesignComparison(
         stored=census.measure(stored),
         stored_estimate=upstream_estimate(stored),
-        profile=settings.profile,
+        profile=trace.profile,
         plugin_text=now,
         plugin=census.measure(now),
         plugin_estimate=upstream_estimate(now) if now else 0,
