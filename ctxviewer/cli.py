@@ -1,4 +1,5 @@
-"""The ``ctxviewer`` command line: assemble, list, why, batch, check, whatif, compare, follow, split (and the GUI).
+"""The ``ctxviewer`` command line: assemble, list, why, prompt, verify, batch, check, whatif, compare, follow,
+split, gui.
 
 Exit codes: 0 success; 1 ``check`` found tasks over budget or a finding that fails,
 ``why`` found no candidate, or the reproduced pipeline itself raised
@@ -428,7 +429,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     # In the unit the profile decides with: shaktiman and ctxviewer count exactly even when
     # the configured tokenizer is the estimate.
-    tokenizer = decision_tokenizer(project.settings)
+    tokenizer = decision_tokenizer(project.settings, project)
     # The decision tokenizer's counts are always measured; every candidate's exact count
     # only when asked, or when a failing code needs it.
     exact = bool(args.exact) or ESTIMATE_FLIP in fail
@@ -541,7 +542,7 @@ def _list_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     project = load_project(args.project, _overrides(args))
     _report_project_warnings(project)
     features = [project.feature(args.feature)] if args.feature else list(project.features)
-    tokenizer = decision_tokenizer(project.settings)
+    tokenizer = decision_tokenizer(project.settings, project)
     code = EXIT_OK
     rows: dict[tuple[str, str], Any] = {}
     for row in run_batch(project, args.feature, exact=args.exact, collect_errors=True):
@@ -660,7 +661,7 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     trace = assemble(project, args.feature, args.task, exact=True)
     # Bad input (a file left out) is exit 2; the pipeline's own failures are in the answer.
     code = EXIT_BAD_INPUT if _report_trace_errors(trace) == EXIT_BAD_INPUT else EXIT_OK
-    tokenizer = decision_tokenizer(project.settings)
+    tokenizer = decision_tokenizer(project.settings, project)
     about: dict[str, list[dict[str, Any]]] = {}
     for finding in findings_of(trace):
         if finding.item is not None:
@@ -758,6 +759,151 @@ def cmd_why(args: argparse.Namespace) -> int:
         return code or EXIT_FINDINGS
     _write_out(_json_text(data) if fmt == "json" else _why_text(data), args.output)
     return code
+
+
+PROMPT_SUFFIXES = {".txt": "text", ".md": "md", ".markdown": "md", ".json": "json"}
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks in *text*."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _counts_cells(tokens: Mapping[str, Any]) -> str:
+    exact = " · ".join(f"{tokens[k]:,} {k}" for k in ("cl100k_base", "o200k_base") if tokens.get(k) is not None)
+    return f"{tokens['chars']:,} chars · {tokens['upstream_estimate']:,} upstream estimate" + (
+        f" · {exact}" if exact else ""
+    )
+
+
+def _prompt_markdown(data: Mapping[str, Any]) -> str:
+    """The prompt report: where each part comes from and what it costs, then the prompt itself."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    out = [f"# Worker prompt: {cell(data['feature'])} / {cell(data['task'])}", ""]
+    if data["error"]:
+        out += [f"Upstream raises while composing this prompt: `{cell(data['error'])}`; the worker's task fails.", ""]
+    else:
+        out += [f"Uses the {data['uses']}; {_counts_cells(data['tokens'])}.", ""]
+        out += [
+            "| part | source | span | chars | upstream est. | cl100k | o200k | note |",
+            "|---|---|---|---:|---:|---:|---:|---|",
+        ]
+        for part in data["parts"]:
+            t = part["tokens"]
+            exact = [f"{t[k]:,}" if t[k] is not None else "-" for k in ("cl100k_base", "o200k_base")]
+            out.append(
+                f"| {part['name']} | {cell(part['source'])} | {part['span'][0]}-{part['span'][1]} | {t['chars']:,} | "
+                f"{t['upstream_estimate']:,} | {exact[0]} | {exact[1]} | {cell(part['note'])} |"
+            )
+        out.append("")
+    design = data["design_context"]
+    if design:
+        out += [
+            "## Design-time context beside the plugin's",
+            "",
+            f"- stored in the task graph: {_counts_cells(design['stored'])}",
+            f"- what profile {design['profile']} assembles now: {_counts_cells(design['plugin'])}"
+            + (" (identical)" if design["identical"] else ""),
+            f"- the design step's guidance: about {design['guidance_tokens']:,} tokens "
+            f"(~{design['guidance_chars']:,} characters)",
+            "",
+        ]
+    for note in data["notes"]:
+        out += [f"Note: {cell(note)}", ""]
+    if not data["error"]:
+        fence = _fence(data["prompt"])
+        out += ["## The prompt", "", fence + "text", data["prompt"], fence, ""]
+    return "\n".join(out)
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.upstream.prompt import build_prompt
+
+    fmt = _output_format(args, PROMPT_SUFFIXES, "text")
+    project = load_project(args.project, _overrides(args))
+    feature = project.feature(args.feature)
+    task = feature.task(args.task)
+    prompt = build_prompt(project, feature, task, exact=not args.no_exact)
+    data = prompt.to_json()
+    for note in prompt.notes:
+        _err(f"note: {note}")
+    if prompt.error is not None:
+        _err(f"upstream raises while composing the prompt of {feature.name}/{task.id}: {prompt.error}")
+    if fmt == "json":
+        _write_out(_json_text(data), args.output)
+    elif fmt in ("md", "markdown"):
+        _write_out(_prompt_markdown(data), args.output)
+    elif prompt.error is None:
+        _write_out(prompt.text, args.output)
+    return EXIT_FINDINGS if prompt.error is not None else EXIT_OK
+
+
+def _clip(text: str | None, width: int = 100) -> str:
+    if text is None:
+        return "(end of text)"
+    shown = _one_line(text)
+    return repr(shown if len(shown) <= width else shown[: width - 1] + "\u2026")
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.batch import batch_targets
+    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.upstream.verify import verify
+
+    project = load_project(args.project, _overrides(args))
+    _report_project_warnings(project)
+    targets = batch_targets(project, args.feature)
+    if not targets:
+        _err(f"no tasks to verify in {project.root}{f' (feature {args.feature})' if args.feature else ''}")
+        return EXIT_BAD_INPUT
+    result = verify(project, args.upstream_python, targets)
+    if args.format == "json":
+        data = {
+            "python": result.python,
+            "package": result.package,
+            "package_version": result.package_version,
+            "version": result.version,
+            "profile": result.profile,
+            "why": result.why,
+            "notes": list(result.notes),
+            "tasks": len(result.checks),
+            "differing": [
+                {
+                    "feature": c.feature,
+                    "task": c.task,
+                    "line": c.line,
+                    "upstream": c.upstream_line,
+                    "ctxviewer": c.ours_line,
+                    "upstream_error": c.upstream_error,
+                }
+                for c in result.differing
+            ],
+        }
+        _print(_json_text(data))
+    else:
+        _print(
+            f"upstream {visible(result.package)} {visible(result.package_version)} ({visible(result.python)}) "
+            f"against profile {result.profile}, version {result.version}: {_one_line(result.why)}\n"
+        )
+        for note in result.notes:
+            _print(f"note: {_one_line(note)}\n")
+        for c in result.differing:
+            where = f"{_one_line(c.feature)}/{_one_line(c.task)}"
+            if c.upstream_error is not None:
+                _print(
+                    f"DIFF  {where}: upstream raised {_one_line(c.upstream_error)}; ctxviewer {_clip(c.ours_line)}\n"
+                )
+            else:
+                lines = f"upstream {_clip(c.upstream_line)} / ctxviewer {_clip(c.ours_line)}"
+                _print(f"DIFF  {where}: line {c.line}: {lines}\n")
+        same = len(result.checks) - len(result.differing)
+        _print(f"{same} of {len(result.checks)} tasks identical\n")
+    return EXIT_FINDINGS if result.differing else EXIT_OK
 
 
 def cmd_split(args: argparse.Namespace) -> int:
@@ -1237,6 +1383,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), help="default: from the -o file's extension, else text")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     p.set_defaults(func=cmd_why)
+
+    p = sub.add_parser(
+        "prompt",
+        allow_abbrev=False,
+        help="the whole prompt a worker receives for a task, as upstream composes it, each part attributed",
+        description="Compose the prompt upstream's worker gives the model for one task "
+        "(ProtocolHandler._build_task_prompt): the task's design-time context, else the feature's spec, then "
+        "the task's header, description, files, verification and instructions.  text: exactly the prompt; "
+        "md: where each part comes from and what it costs, and a design-time context beside what the "
+        "profile's plugin assembles now; json: all of it.  Exit 1 when upstream itself raises on the task.",
+    )
+    p.add_argument("project")
+    p.add_argument("--feature", required=True)
+    p.add_argument("--task", required=True)
+    _add_budget(p)
+    _add_profile(p)
+    _add_set(p)
+    p.add_argument(
+        "--format",
+        choices=("text", "md", "markdown", "json"),
+        help="default: from the -o file's extension (.txt, .md, .json), else text",
+    )
+    p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
+    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.set_defaults(func=cmd_prompt)
+
+    p = sub.add_parser(
+        "verify",
+        allow_abbrev=False,
+        help="run an installed upstream plugin over every task and compare its text with ctxviewer's",
+        description="Run the context plugin installed in the given interpreter (zerg-ai or mahabharatha) over "
+        "every task and compare each text with the profile of its version (or of the version chosen with "
+        "--set upstream=... / --profile).  The project is not written to.  Exit 0 all identical, 1 some "
+        "differ (each named with its first differing line), 2 bad input (no such interpreter, no upstream "
+        "package in it).",
+    )
+    p.add_argument("project")
+    p.add_argument("--upstream-python", required=True, metavar="PATH", help="the interpreter with zerg-ai installed")
+    p.add_argument("--feature", help="only this feature")
+    _add_budget(p)
+    _add_profile(p)
+    _add_set(p)
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("split", allow_abbrev=False, help="preview (or --apply) command-file splitting")
     p.add_argument("project")

@@ -51,6 +51,7 @@ ESTIMATE_FLIP = "estimate-flip"
 STOPWORD_KEYWORD = "stopword-keyword"
 TIE_BY_ORDER = "tie-by-order"
 SHARE_TOO_SMALL = "share-too-small"
+FEATURE_MISMATCH = "feature-mismatch"
 
 #: Every code: (severity, what it means in a line).  Stable: never renamed or reused.
 CODES: Mapping[str, tuple[str, str]] = {
@@ -61,6 +62,7 @@ CODES: Mapping[str, tuple[str, str]] = {
     ESTIMATE_FLIP: (WARNING, "the estimate and the exact count disagree on whether a candidate fits"),
     STOPWORD_KEYWORD: (WARNING, "a keyword that matches most of a spec file's paragraphs decided a fate"),
     SHARE_TOO_SMALL: (WARNING, "a section's share is too small for any of its candidates"),
+    FEATURE_MISMATCH: (WARNING, "the task graph's feature value is not its spec folder's name"),
     TIE_BY_ORDER: (INFO, "candidates scored the same and their order in the file decided which got in"),
 }
 
@@ -113,6 +115,7 @@ def findings_of(trace: Trace) -> tuple[Finding, ...]:
     _stopwords(trace, add)
     _small_shares(trace, add)
     _ties(trace, add)
+    _feature_mismatch(trace, add)
     codes = list(CODES)
     found.sort(key=lambda p: (SEVERITIES.index(p[1].severity), codes.index(p[1].code), p[0]))
     return tuple(f for _, f in found)
@@ -199,6 +202,18 @@ def _context_empty(trace: Trace, add: _Add) -> None:
         CONTEXT_EMPTY,
         "The task's context is empty: the worker gets no security rules and no spec excerpts"
         + (f" ({why})." if why else "."),
+    )
+
+
+def _feature_mismatch(trace: Trace, add: _Add) -> None:
+    value = trace.graph_feature
+    if value is None or value == trace.feature:
+        return
+    add(
+        FEATURE_MISMATCH,
+        f"The task graph says feature {value!r}, but its spec folder is {trace.feature!r}: upstream's "
+        "orchestrator passes the graph's value to the context plugin, which finds no spec by that name "
+        f"(ctxviewer reads the folder {trace.feature!r}).",
     )
 
 

@@ -160,11 +160,21 @@ class PeerRun(RunBase):
                         "task", "input", f"files.{key} is {describe_value(entries)}, not a list", "ignored", where
                     )
                     continue
-                good = [e for e in entries if isinstance(e, str)]
-                for bad in (e for e in entries if not isinstance(e, str)):
-                    self._error(
-                        "task", "input", f"files.{key} has an entry that is {describe_value(bad)}", "ignored", where
-                    )
+                good: list[str] = []
+                for entry in entries:
+                    if isinstance(entry, str):
+                        good.append(entry)
+                    elif key == "move" and _is_move(entry):
+                        # {"from": old, "to": new}: a real upstream shape; both paths are the task's
+                        good.extend(entry[k] for k in ("from", "to") if k in entry)
+                    else:
+                        self._error(
+                            "task",
+                            "input",
+                            f"files.{key} has an entry that is {describe_value(entry)}",
+                            "ignored",
+                            where,
+                        )
                 out[str(key)] = good
         elif files is not None:
             self._error("task", "input", f"task 'files' is {describe_value(files)}, not a mapping", "ignored", where)
@@ -393,3 +403,13 @@ def keep_prefix(draft: ItemDraft, kept: int, marker: str, reason: str, rank: int
     """Mark *draft* as truncated to its first *kept* characters, followed by *marker*."""
     draft.status, draft.reason, draft.kept_chars, draft.rank = TRUNCATED, reason, kept, rank
     return Placed(draft.text[:kept] + marker, draft)
+
+
+def _is_move(entry: Any) -> bool:
+    """A ``files.move`` entry of upstream's object shape: ``from`` and/or ``to``, each a path."""
+    return (
+        isinstance(entry, Mapping)
+        and bool(entry)
+        and set(entry) <= {"from", "to"}
+        and all(isinstance(v, str) for v in entry.values())
+    )

@@ -27,11 +27,12 @@ from ctxviewer.engine.signals import extract_signals
 from ctxviewer.engine.tokens import CL100K, HEURISTIC, PIECE_CHARS, Census, get_counter, noting_estimates
 from ctxviewer.engine.trace import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
 from ctxviewer.engine.tracker import ContextTracker, budget_for_task, file_read_tokens
+from ctxviewer.engine.upstream.versions import Detection
 
 #: Profiles that count exactly: with the ``heuristic`` tokenizer set they decide with cl100k_base.
 EXACT_PROFILES = ("shaktiman", "ctxviewer")
 #: Profiles that reproduce an upstream version whose every cut is in characters (4 per token).
-CHARACTER_PROFILES = ("zerg-0.3.2",)
+CHARACTER_PROFILES = ("zerg-0.3.2", "mahabharatha-latest")
 
 __all__ = ["Cancelled", "assemble", "assemble_task", "task_reads", "tracker_state"]
 
@@ -101,21 +102,33 @@ def tracker_state(fs: ProjectFS, task: Task, settings: Settings, task_files: tup
     )
 
 
-def decision_tokenizer(settings: Settings) -> str:
-    """The tokenizer a profile decides with: exact profiles never decide with the estimate."""
-    if settings.profile in EXACT_PROFILES and settings.tokenizer == HEURISTIC:
+def decision_tokenizer(settings: Settings, project: Project | None = None) -> str:
+    """The tokenizer a profile decides with: exact profiles never decide with the estimate.
+
+    With *project*, profile ``mahabharatha`` is the upstream version it runs there (see
+    :func:`run_profile`); without, the seed's.
+    """
+    profile = settings.profile if project is None else run_profile(project, settings)[0]
+    if profile in EXACT_PROFILES and settings.tokenizer == HEURISTIC:
         return CL100K
-    if settings.profile in CHARACTER_PROFILES:
+    if profile in CHARACTER_PROFILES:
         return HEURISTIC
     return settings.tokenizer
 
 
-def _runner(settings: Settings) -> type[RunBase]:
+def run_profile(project: Project, settings: Settings) -> tuple[str, Detection | None]:
+    """The profile that runs: ``mahabharatha`` becomes the upstream version chosen or detected."""
+    from ctxviewer.engine.upstream.versions import resolve
+
+    return resolve(project.fs, settings)
+
+
+def _runner(settings: Settings, profile: str | None = None) -> type[RunBase]:
     from ctxviewer.engine.computed import ComputedRun
     from ctxviewer.engine.ctxprofile import CtxviewerRun
     from ctxviewer.engine.drift import DriftRun
     from ctxviewer.engine.shaktiman import ShaktimanRun
-    from ctxviewer.engine.upstream.zerg import ZergRun
+    from ctxviewer.engine.upstream.zerg import LatestRun, ZergRun
 
     runners: dict[str, type[RunBase]] = {
         "mahabharatha": MahabharathaRun,
@@ -124,8 +137,9 @@ def _runner(settings: Settings) -> type[RunBase]:
         "ctxviewer": CtxviewerRun,
         "computed": ComputedRun,
         "zerg-0.3.2": ZergRun,
+        "mahabharatha-latest": LatestRun,
     }
-    runner = runners.get(settings.profile)
+    runner = runners.get(profile or settings.profile)
     if runner is None:
         raise SettingsError(f"profile: unknown profile {settings.profile!r}; choose one of {', '.join(PROFILES)}")
     check_profile_budget(settings, settings.origin("budget"))
@@ -154,8 +168,9 @@ def assemble_task(
 ) -> Trace:
     """Run the configured profile over *task* and return its trace."""
     settings = settings or project.settings
-    runner = _runner(settings)
-    tokenizer = decision_tokenizer(settings)
+    profile, upstream = run_profile(project, settings)
+    runner = _runner(settings, profile)
+    tokenizer = decision_tokenizer(settings, project)
     counter = get_counter(tokenizer)
     census = Census(exact, tokenizer)
     with noting_estimates() as estimated:
@@ -169,7 +184,7 @@ def assemble_task(
     if estimated:
         warnings.append(estimate_note(len(estimated), max(estimated.values())))
     lo, hi = SYSTEM_BUDGET_RANGE
-    if settings.profile == "mahabharatha" and not lo <= settings.budget <= hi:
+    if profile in ("mahabharatha", *CHARACTER_PROFILES) and not lo <= settings.budget <= hi:
         warnings.append(
             f"budget {settings.budget:,} is outside {lo:,}-{hi:,}, the range the real system's "
             "config accepts; shown as a what-if"
@@ -185,7 +200,7 @@ def assemble_task(
         feature=feature.name,
         task_id=task.id,
         task_title=task.title,
-        profile=settings.profile,
+        profile=profile,
         tokenizer=tokenizer,
         budget=settings.budget,
         section_budgets=dict(result.section_budgets or settings.section_budgets),
@@ -204,6 +219,9 @@ def assemble_task(
         signals=result.signals or extract_signals(task.raw, settings.domains),
         window=window,
         debug=result.debug,
+        upstream=upstream.version if upstream is not None else "",
+        upstream_reason=upstream.reason if upstream is not None else "",
+        graph_feature=feature.graph_feature,
     )
     if progress is not None:
         progress("done", 1.0)

@@ -84,6 +84,9 @@ class Feature:
     tasks: tuple[Task, ...] = ()
     graph_error: ProjectError | None = None
     warnings: tuple[str, ...] = ()
+    #: The task graph's own ``feature`` value as text (JSON for a value that is not text);
+    #: None when the graph has none.  Upstream's orchestrator passes it to the plugin.
+    graph_feature: str | None = None
 
     @property
     def has_graph(self) -> bool:
@@ -543,10 +546,18 @@ def _load_feature(fs: ProjectFS, specs_rel: str, name: str) -> Feature:
     if graph_rel is None:
         return Feature(name=name, spec_dir=spec_dir, graph_path=None)
     try:
-        tasks, warnings = parse_task_graph(read_document(fs, graph_rel), graph_rel)
+        data = read_document(fs, graph_rel)
+        tasks, warnings = parse_task_graph(data, graph_rel)
     except ProjectError as exc:
         return Feature(name=name, spec_dir=spec_dir, graph_path=graph_rel, graph_error=exc)
-    return Feature(name=name, spec_dir=spec_dir, graph_path=graph_rel, tasks=tasks, warnings=warnings)
+    value = data.get("feature", _ABSENT)
+    shown = None if value is _ABSENT else value if isinstance(value, str) else json.dumps(value, default=str)
+    return Feature(
+        name=name, spec_dir=spec_dir, graph_path=graph_rel, tasks=tasks, warnings=warnings, graph_feature=shown
+    )
+
+
+_ABSENT = object()
 
 
 # -- project -----------------------------------------------------------------------

@@ -254,6 +254,7 @@ def _header(trace: Trace) -> str:
             ("Feature", trace.feature),
             ("Task", f"{trace.task_id} — {trace.task_title}"),
             ("Profile", trace.profile),
+            *([("Upstream version", f"{trace.upstream}: {trace.upstream_reason}")] if trace.upstream else []),
             ("Decision tokenizer", trace.tokenizer),
             ("Budget", f"{trace.budget:,} tokens, of which {trace.buffer:,} buffer"),
             ("Context", f"{_decision(trace.context_tokens, trace.tokenizer):,} tokens"),

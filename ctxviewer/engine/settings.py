@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -33,10 +34,21 @@ SYSTEM_BUDGET_RANGE = (500, 20_000)
 BUDGET_RANGE = (1, 10_000_000)
 
 #: The assembly strategies, the reproduced pipeline first (see ctxviewer.engine.profiles).
-PROFILES: tuple[str, ...] = ("mahabharatha", "drift", "shaktiman", "ctxviewer", "computed", "zerg-0.3.2")
+PROFILES: tuple[str, ...] = (
+    "mahabharatha",
+    "drift",
+    "shaktiman",
+    "ctxviewer",
+    "computed",
+    "zerg-0.3.2",
+    "mahabharatha-latest",
+)
+#: The upstream versions the ``upstream`` setting names (see ctxviewer.engine.upstream.versions).
+UPSTREAM_VERSIONS: tuple[str, ...] = ("auto", "2026-01-30", "zerg-ai-0.3.2", "latest")
 #: What each profile is, in a line (for menus, tooltips and ``--help``).
 PROFILE_SUMMARIES: Mapping[str, str] = {
-    "mahabharatha": "the reference pipeline, reproduced decision for decision",
+    "mahabharatha": "the upstream pipeline, reproduced decision for decision; setting upstream picks the version "
+    "(default: detected from the project)",
     "drift": "build everything, then cut in priority order, least important first, until the budget is met",
     "shaktiman": "rank every candidate and pack the best into the budget with exact counts, skipping overlaps",
     "ctxviewer": "exact per-section budgets, word-boundary keywords, near-duplicate removal, "
@@ -44,6 +56,8 @@ PROFILE_SUMMARIES: Mapping[str, str] = {
     "computed": "seed 004: patterns, warnings, decisions, prior work and code references chosen by the task's signals",
     "zerg-0.3.2": "zerg-ai 0.3.2's nine sections (rules, security, spec, MCP, depth, mode, TDD, efficiency, "
     "repository map), byte for byte",
+    "mahabharatha-latest": "the repository's main today: zerg-ai 0.3.2's nine sections under .mahabharatha/ "
+    "and MAHABHARATHA_* variables",
 }
 #: Profiles that hold the whole context to the budget; their sections have no budgets of their own.
 WHOLE_BUDGET_PROFILES: tuple[str, ...] = ("drift", "shaktiman", "computed")
@@ -71,6 +85,12 @@ UNUSED_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "spec_share": "not used by zerg-0.3.2: its shares are fixed (10 % security, 20 % spec, ...)",
         "tokenizer": "zerg-0.3.2 decides in characters and len // 4, as upstream does; other counts are only shown",
     },
+    "mahabharatha-latest": {
+        "security_share": "not used by mahabharatha-latest: its shares are fixed (10 % security, 20 % spec, ...)",
+        "spec_share": "not used by mahabharatha-latest: its shares are fixed (10 % security, 20 % spec, ...)",
+        "tokenizer": "mahabharatha-latest decides in characters and len // 4, as upstream does; "
+        "other counts are only shown",
+    },
 }
 #: Settings that stand for environment variables of the process running an upstream plugin
 #: (``ZERG_ANALYSIS_DEPTH`` ...); None is unset, as in the orchestrator's own process.
@@ -92,6 +112,7 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
 #: Every flat setting key (as ``--set`` and overrides take them).
 FLAT_KEYS: tuple[str, ...] = (
     "profile",
+    "upstream",
     "tokenizer",
     "budget",
     "security_share",
@@ -146,6 +167,8 @@ class Settings:
     """Everything a run depends on besides the project's files."""
 
     profile: str = "mahabharatha"
+    #: The upstream version profile ``mahabharatha`` runs: one of UPSTREAM_VERSIONS.
+    upstream: str = "auto"
     tokenizer: str = "heuristic"
     budget: int = 4000
     security_share: float = 0.30
@@ -428,6 +451,10 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str, *, ch
     for key, value in values.items():
         if key == "profile":
             changes[key] = _as_choice(origin, key, value, PROFILES)
+        elif key == "upstream":
+            if isinstance(value, (date, datetime)):  # YAML reads an unquoted 2026-01-30 as a date
+                value = value.isoformat()[:10]
+            changes[key] = _as_choice(origin, key, value, UPSTREAM_VERSIONS)
         elif key == "tokenizer":
             changes[key] = _as_choice(origin, key, value, TOKENIZERS)
         elif key == "budget":
@@ -569,6 +596,8 @@ CTXVIEWER_YAML_KEYS: dict[tuple[str, ...], str] = {
     ("window", "base_prompt_tokens"): "base_prompt_tokens",
     ("window", "command"): "window_command",
     **{("upstream", key): key for key in SWITCH_KEYS},
+    ("upstream", "version"): "upstream",
+    ("upstream",): "upstream",  # upstream: latest, or a mapping with version and the switches
 }
 
 
@@ -601,7 +630,7 @@ def flatten_ctxviewer_yaml(data: Any, origin: str) -> dict[str, Any]:
     def walk(node: Mapping[Any, Any], prefix: tuple[str, ...]) -> None:
         for key, value in node.items():
             path = (*prefix, str(key))
-            if path in CTXVIEWER_YAML_KEYS:
+            if path in CTXVIEWER_YAML_KEYS and not (isinstance(value, Mapping) and path in _YAML_PREFIXES):
                 out[CTXVIEWER_YAML_KEYS[path]] = value
             elif isinstance(value, Mapping) and any(k[: len(path)] == path for k in CTXVIEWER_YAML_KEYS):
                 walk(value, path)

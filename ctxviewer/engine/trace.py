@@ -14,10 +14,10 @@ from typing import Any
 
 from ctxviewer.engine.tokens import TokenCounts
 
-SCHEMA_VERSION = "2.0"
+SCHEMA_VERSION = "2.1"
 #: Older schemas :func:`trace_from_json` still reads (fields added since get their
 #: defaults; their ``dropped`` items get a fate by :func:`legacy_fate`).
-READABLE_SCHEMAS = ("1.0", "1.1", SCHEMA_VERSION)
+READABLE_SCHEMAS = ("1.0", "1.1", "2.0", SCHEMA_VERSION)
 
 # -- fates: what happened to a candidate (an Item's ``status``) -------------------------
 INCLUDED = "included"
@@ -357,6 +357,13 @@ class Trace:
     window: WindowLayout | None = None
     #: The ``computed`` profile's "Context Debug" record (markdown); empty for other profiles.
     debug: str = ""
+    #: The upstream version that ran (``2026-01-30``, ``zerg-ai-0.3.2``, ``latest``; empty for
+    #: profiles that are not upstream's) and why: the setting, or what detection found (2.1).
+    upstream: str = ""
+    upstream_reason: str = ""
+    #: The task graph's own ``feature`` value (None: it has none), which upstream's
+    #: orchestrator passes to the plugin instead of the folder's name (2.1).
+    graph_feature: str | None = None
 
     # -- convenience lookups (read-only) ---------------------------------------------
 
@@ -547,6 +554,9 @@ def trace_from_json(data: Mapping[str, Any]) -> Trace:
         signals=_signals(data.get("signals")),
         window=_window(data.get("window")),
         debug=data.get("debug", ""),
+        upstream=data.get("upstream", ""),
+        upstream_reason=data.get("upstream_reason", ""),
+        graph_feature=data.get("graph_feature"),
     )
 
 

@@ -78,9 +78,11 @@ def changed_settings(before: Settings, after: Settings) -> tuple[SettingChange, 
 
 def _nested(flat: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for path, key in CTXVIEWER_YAML_KEYS.items():  # the documented order
-        if key not in flat:
+    done: set[str] = set()
+    for path, key in CTXVIEWER_YAML_KEYS.items():  # the documented order; a key's first spelling
+        if key not in flat or key in done:  # (upstream.version, not the bare upstream)
             continue
+        done.add(key)
         node = out
         for part in path[:-1]:
             node = node.setdefault(part, {})

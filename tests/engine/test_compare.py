@@ -153,7 +153,8 @@ def test_two_sides_split_where_a_profile_name_starts() -> None:
         ("drift:top_k=1,top_k=2,drift", "--profiles A: top_k: given twice"),
         (
             ":budget=3,drift",
-            "--profiles A: name a profile (mahabharatha, drift, shaktiman, ctxviewer, computed, zerg-0.3.2)",
+            "--profiles A: name a profile (mahabharatha, drift, shaktiman, ctxviewer, computed, zerg-0.3.2, "
+            "mahabharatha-latest)",
         ),
     ],
 )

@@ -67,7 +67,9 @@ class Upstream:
 
 
 ZERG_0_3_2 = Upstream("zerg-0.3.2", ".zerg", "ZERG_")
-VERSIONS: Mapping[str, Upstream] = {ZERG_0_3_2.name: ZERG_0_3_2}
+#: The repository's main since 2026-02-21: the same assembly, renamed folders and variables.
+LATEST = Upstream("mahabharatha-latest", ".mahabharatha", "MAHABHARATHA_")
+VERSIONS: Mapping[str, Upstream] = {v.name: v for v in (ZERG_0_3_2, LATEST)}
 #: The settings that stand for the plugin process's environment variables.
 SWITCHES: tuple[tuple[str, str], ...] = (
     ("analysis_depth", "ANALYSIS_DEPTH"),
@@ -465,3 +467,10 @@ class ZergRun(MahabharathaRun):
                 )
             )
         return "\n\n".join(chunks), tuple(sections)
+
+
+class LatestRun(ZergRun):
+    """The repository's main today (profile ``mahabharatha-latest``): 0.3.2's assembly, byte for
+    byte, reading ``.mahabharatha/rules`` and naming ``MAHABHARATHA_*`` variables (PIPELINE.md, section 9)."""
+
+    upstream = LATEST

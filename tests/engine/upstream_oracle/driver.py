@@ -45,10 +45,36 @@ def symbols(jobs: list[dict[str, str]]) -> list[dict[str, list[list[object]]]]:
     return out
 
 
+def prompts(jobs: list[dict[str, object]]) -> list[dict[str, str]]:
+    """The worker's prompt per job {"root", "feature", "task"}: the spec context a worker for
+    that feature loads at start (its spec loader on the project's .gsd), then the real
+    ProtocolHandler._build_task_prompt; {"prompt": ...} or {"error": "TypeName: ..."}."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from zerg.protocol_handler import ProtocolHandler
+    from zerg.spec_loader import SpecLoader
+
+    out = []
+    for job in jobs:
+        loader = SpecLoader(gsd_dir=Path(str(job["root"])) / ".gsd")
+        feature = str(job["feature"])
+        try:
+            spec = loader.load_and_format(feature) if loader.specs_exist(feature) else ""
+            handler = SimpleNamespace(_spec_context=spec)
+            out.append({"prompt": ProtocolHandler._build_task_prompt(handler, job["task"])})  # type: ignore[arg-type]
+        except Exception as exc:
+            out.append({"error": f"{type(exc).__name__}: {exc}"})
+    return out
+
+
 def main() -> None:
     jobs = json.load(sys.stdin)
     if "symbols" in sys.argv[1:]:
         json.dump(symbols(jobs), sys.stdout)
+        return
+    if "prompt" in sys.argv[1:]:
+        json.dump(prompts(jobs), sys.stdout)
         return
     home = os.getcwd()
     out = []

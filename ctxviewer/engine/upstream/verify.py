@@ -1,0 +1,169 @@
+"""``ctxviewer verify``: the installed upstream plugin against our profile, task by task.
+
+The interpreter given (``--upstream-python``) runs :mod:`.verify_driver` as a script over
+every task of the project; each task's text is compared with what the profile of the
+matching version assembles: the installed package ``zerg`` is ``zerg-ai-0.3.2``,
+``mahabharatha`` is ``latest`` -- unless the user chose a version (``upstream`` set, or a
+version profile), which is then used.  Upstream adds the python and javascript security
+rule files in a set's order, which depends on the hash seed; the driver runs with
+``PYTHONHASHSEED=1``, which puts python first, as the profiles do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.project import Feature, Project, Task
+from ctxviewer.engine.settings import SWITCH_KEYS
+from ctxviewer.engine.upstream.versions import (
+    AUTO,
+    LATEST,
+    PROFILE_VERSIONS,
+    SEED,
+    VERSION_PROFILES,
+    ZERG_0_3_2,
+    detect,
+)
+
+DRIVER = Path(__file__).with_name("verify_driver.py")
+PACKAGE_VERSIONS = {"zerg": ZERG_0_3_2, "mahabharatha": LATEST}
+HASH_SEED = "1"
+
+
+@dataclass(frozen=True)
+class TaskCheck:
+    feature: str
+    task: str
+    same: bool
+    line: int | None = None  # the first differing line (1-based)
+    upstream_line: str | None = None  # None: the text ended before it
+    ours_line: str | None = None
+    upstream_error: str | None = None
+
+
+@dataclass(frozen=True)
+class Verification:
+    python: str
+    package: str
+    package_version: str
+    version: str  # the upstream version compared with
+    profile: str
+    why: str
+    checks: tuple[TaskCheck, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def differing(self) -> tuple[TaskCheck, ...]:
+        return tuple(c for c in self.checks if not c.same)
+
+
+def first_difference(upstream: str, ours: str) -> tuple[int, str | None, str | None]:
+    """The first line (1-based) where the texts differ, and that line of each (None past the end)."""
+    a, b = upstream.split("\n"), ours.split("\n")
+    for n in range(max(len(a), len(b))):
+        left = a[n] if n < len(a) else None
+        right = b[n] if n < len(b) else None
+        if left != right:
+            return n + 1, left, right
+    return 0, None, None  # equal
+
+
+def _run_driver(python: str, jobs: list[dict[str, Any]], timeout: float) -> dict[str, Any]:
+    if not os.path.isfile(python) or not os.access(python, os.X_OK):
+        raise CtxViewerError("--upstream-python: no such interpreter (not an executable file)", python)
+    env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
+    try:
+        done = subprocess.run(
+            [python, str(DRIVER)],
+            input=json.dumps({"jobs": jobs}),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=env,
+        )
+    except subprocess.TimeoutExpired:
+        raise CtxViewerError(
+            f"--upstream-python: the upstream plugin did not finish in {timeout:g} s", python
+        ) from None
+    except OSError as exc:
+        raise CtxViewerError(f"--upstream-python: cannot run it ({exc.strerror or exc})", python) from None
+    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    if done.returncode == 3:
+        raise CtxViewerError(
+            f"--upstream-python: no zerg or mahabharatha package in it ({last}); pip install zerg-ai", python
+        )
+    if done.returncode != 0:
+        raise CtxViewerError(f"--upstream-python: the upstream driver failed ({last})", python)
+    try:
+        data: dict[str, Any] = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        raise CtxViewerError("--upstream-python: the upstream driver wrote no result", python) from None
+    if len(data.get("results", ())) != len(jobs):
+        raise CtxViewerError("--upstream-python: the upstream driver answered for other tasks than asked", python)
+    return data
+
+
+def _job(project: Project, feature: Feature, task: Task, settings: Any) -> dict[str, Any]:
+    env = {key.upper(): getattr(settings, key) for key in SWITCH_KEYS if getattr(settings, key) is not None}
+    return {
+        "root": str(project.root),
+        "feature": feature.name,
+        "task": dict(task.raw),
+        "env": env,
+        "budget": settings.budget,
+        "security_rule_filtering": settings.security_rule_filtering,
+        "fallback_to_full": settings.fallback_to_full,
+    }
+
+
+def verify(
+    project: Project, python: str, targets: Sequence[tuple[Feature, Task]], *, timeout: float = 900.0
+) -> Verification:
+    """Every target task through the installed plugin and through our profile of its version."""
+    from ctxviewer.engine.pipeline import assemble_task
+
+    settings = project.settings
+    jobs = [_job(project, f, t, settings) for f, t in targets]
+    data = _run_driver(python, jobs, timeout)
+    package = str(data.get("package"))
+    installed = PACKAGE_VERSIONS.get(package, ZERG_0_3_2)
+    notes: list[str] = []
+    if settings.profile in PROFILE_VERSIONS and settings.profile != VERSION_PROFILES[SEED]:
+        version, why = PROFILE_VERSIONS[settings.profile], f"profile {settings.profile}"
+    elif settings.upstream != AUTO:
+        version, why = settings.upstream, f"setting upstream ({settings.origin('upstream')})"
+    else:
+        version, why = installed, f"the installed package {package} {data.get('version')}"
+        detected = detect(project.fs)
+        if detected.version != version:
+            notes.append(f"the project itself looks like {detected.version} ({detected.reason})")
+    if version == SEED:
+        notes.append("the seed's pipeline (2026-01-30) is not what any installed package runs: expect differences")
+    if version != installed:
+        notes.append(f"the interpreter has {package} {data.get('version')}, which is {installed}, not {version}")
+    profile = VERSION_PROFILES[version]
+    run_settings = settings.with_overrides({"profile": profile}, "verify")
+    checks = []
+    for (feature, task), result in zip(targets, data["results"], strict=True):
+        ours = assemble_task(project, feature, task, run_settings, exact=False).context
+        if "error" in result:
+            same = ours == "" and not settings.fallback_to_full
+            first: str | None = None if same else ours.split("\n")[0]
+            error = str(result["error"])
+            checks.append(TaskCheck(feature.name, task.id, same, None if same else 1, None, first, error))
+            continue
+        theirs = str(result.get("context", ""))
+        if theirs == ours:
+            checks.append(TaskCheck(feature.name, task.id, True))
+        else:
+            line, up, mine = first_difference(theirs, ours)
+            checks.append(TaskCheck(feature.name, task.id, False, line, up, mine))
+    return Verification(python, package, str(data.get("version")), version, profile, why, tuple(checks), tuple(notes))
