@@ -610,7 +610,7 @@ def test_opening_a_hostile_project_opens_no_file_outside_it(qtbot, window: MainW
     assert watch.opened() == []
 
 
-def test_a_hostile_task_s_findings_show_its_names_as_text(qtbot, window: MainWindow, tmp_path: Path, monkeypatch) -> None:
+def test_a_hostile_task_s_findings_show_its_names_as_text(qtbot, window: MainWindow, tmp_path, monkeypatch) -> None:
     """The Findings tab, the header's findings line and the outline marker's tooltip (added after
     the rest of the window was made plain) show a finding about a hostile task as text.
 
