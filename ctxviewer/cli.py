@@ -720,7 +720,9 @@ def _why_text(data: Mapping[str, Any]) -> str:
     )
     out = [head]
     if data["keyword_sources"]:
-        out.append(f"it is a keyword of the task, from {_one_line(', '.join(data['keyword_sources']))}")
+        sources = data["keyword_sources"]
+        shown = ", ".join(sources[:3]) + (f" and {len(sources) - 3:,} more" if len(sources) > 3 else "")
+        out.append(f"it is a keyword of the task, from {_one_line(shown)}")
     for n, m in enumerate(matches, start=1):
         facts = [f"{kind_word(m['kind'])} in {_one_line(m['section_title'])}"]
         if m["score"] is not None:

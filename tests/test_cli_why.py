@@ -505,3 +505,21 @@ def test_list_and_why_keep_hostile_text_on_one_line(tmp_path: Path, capsys: pyte
     code, out, _ = run(capsys, "why", str(root), "--feature", "feat", "--task", "T1", "flow")
     assert code == 0 and "\x1b" not in out and "\x07" not in out
     assert "   text: Login \\x1b]0;owned\\x07 flow." in out.splitlines()
+
+
+def test_why_names_a_few_keyword_sources_of_a_task_with_many_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'file' comes from each of 1,000 created files' names; the text names the first three and
+    counts the rest (it printed all 1,000, 100,000 files made one 4 MB line); JSON lists them all."""
+    files = [f"src/file_{i}.py" for i in range(1_000)]
+    task = {"id": "T1", "title": "Many", "files": {"create": files}}
+    project = make_project(tmp_path, [task], requirements="Some file here.\n", rules={})
+    code, out, _ = run(capsys, "why", str(project), "--feature", "feat", "--task", "T1", "file")
+    assert code == 0
+    assert out.splitlines()[1] == (
+        "it is a keyword of the task, from files.create: src/file_0.py, files.create: src/file_1.py, "
+        "files.create: src/file_2.py and 997 more"
+    )
+    code, out, _ = run(capsys, "why", str(project), "--feature", "feat", "--task", "T1", "file", "--format", "json")
+    assert code == 0 and len(json.loads(out)["keyword_sources"]) == 1_000
