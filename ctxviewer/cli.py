@@ -1176,7 +1176,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("project")
     p.add_argument("--feature")
-    p.add_argument("--max-tokens", metavar="N", help="limit, written 4000, 4,000 or 4k (default: the project's budget)")
+    _add_budget(p)
+    p.add_argument(
+        "--max-tokens",
+        metavar="N",
+        help="limit, written 4000, 4,000 or 4k (default: the budget, --budget or the project's)",
+    )
     p.add_argument("--tokenizer", choices=TOKENIZERS, help="how to count (default: the project's)")
     _add_profile(p)
     _add_set(p)

@@ -523,3 +523,22 @@ def test_why_names_a_few_keyword_sources_of_a_task_with_many_files(
     )
     code, out, _ = run(capsys, "why", str(project), "--feature", "feat", "--task", "T1", "file", "--format", "json")
     assert code == 0 and len(json.loads(out)["keyword_sources"]) == 1_000
+
+
+def test_check_takes_a_budget_as_list_and_batch_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """At 100 tokens the security share is 30 tokens = 120 characters: the core block (24 + 69 =
+    93 characters) fits, the python block (21 + 49 = 70) does not fit the 27 left, a rule-cut;
+    at the default 4,000 both fit.  ``--budget 0.1k`` says 100 as ``list --budget`` would."""
+    task = {"id": "T", "title": "Task", "files": {"create": ["a.py"]}}
+    rules = {
+        "_core/owasp-2025.md": "## Rule: " + "x" * 60 + "\n",
+        "languages/python/CLAUDE.md": "## Rule: " + "y" * 40 + "\n",
+    }
+    root = make_project(tmp_path, [task], requirements="Task notes.", rules=rules)
+    code, out, _ = run(capsys, "check", str(root))
+    assert code == 0 and "rule-cut" not in out
+    code, out, _ = run(capsys, "check", str(root), "--budget", "0.1k")
+    assert code == 1
+    first = out.splitlines()[0]
+    assert first.startswith("ERROR   rule-cut  feat/T: The security rule file languages/python/CLAUDE.md ")
+    assert "0 of 1 tasks over 100 heuristic tokens" in out
