@@ -205,3 +205,13 @@ def test_generated_projects_call_only_lost_candidates_drops_in_the_window(qtbot,
             for button in table.status_buttons.values():
                 button.setChecked(True)
     assert seen_cut > 0 and seen_never > 0  # both cases were on screen
+
+
+def test_the_status_bar_counts_one_task_in_the_singular(qtbot, window, tmp_path) -> None:
+    """One task, within budget (a 2-word title against 4,000 tokens), no error: '1 task', not '1 tasks'."""
+    from tests.factories import make_project
+
+    root = make_project(tmp_path, [{"id": "T", "title": "Only task", "files": {}}], requirements="Only task.\n")
+    with qtbot.waitSignal(window.batchFinished, timeout=60_000):
+        open_and_wait(qtbot, window, root, "feat", "T")
+    assert window.batch_label.text() == "1 task, 0 over budget, 0 with error findings"
