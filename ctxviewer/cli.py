@@ -721,7 +721,9 @@ def _why_text(data: Mapping[str, Any]) -> str:
     )
     out = [head]
     if data["keyword_sources"]:
-        out.append(f"it is a keyword of the task, from {_one_line(', '.join(data['keyword_sources']))}")
+        sources = data["keyword_sources"]
+        shown = ", ".join(sources[:3]) + (f" and {len(sources) - 3:,} more" if len(sources) > 3 else "")
+        out.append(f"it is a keyword of the task, from {_one_line(shown)}")
     for n, m in enumerate(matches, start=1):
         facts = [f"{kind_word(m['kind'])} in {_one_line(m['section_title'])}"]
         if m["score"] is not None:
@@ -1320,7 +1322,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("project")
     p.add_argument("--feature")
-    p.add_argument("--max-tokens", metavar="N", help="limit, written 4000, 4,000 or 4k (default: the project's budget)")
+    _add_budget(p)
+    p.add_argument(
+        "--max-tokens",
+        metavar="N",
+        help="limit, written 4000, 4,000 or 4k (default: the budget, --budget or the project's)",
+    )
     p.add_argument("--tokenizer", choices=TOKENIZERS, help="how to count (default: the project's)")
     _add_profile(p)
     _add_set(p)

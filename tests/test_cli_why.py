@@ -505,3 +505,40 @@ def test_list_and_why_keep_hostile_text_on_one_line(tmp_path: Path, capsys: pyte
     code, out, _ = run(capsys, "why", str(root), "--feature", "feat", "--task", "T1", "flow")
     assert code == 0 and "\x1b" not in out and "\x07" not in out
     assert "   text: Login \\x1b]0;owned\\x07 flow." in out.splitlines()
+
+
+def test_why_names_a_few_keyword_sources_of_a_task_with_many_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'file' comes from each of 1,000 created files' names; the text names the first three and
+    counts the rest (it printed all 1,000, 100,000 files made one 4 MB line); JSON lists them all."""
+    files = [f"src/file_{i}.py" for i in range(1_000)]
+    task = {"id": "T1", "title": "Many", "files": {"create": files}}
+    project = make_project(tmp_path, [task], requirements="Some file here.\n", rules={})
+    code, out, _ = run(capsys, "why", str(project), "--feature", "feat", "--task", "T1", "file")
+    assert code == 0
+    assert out.splitlines()[1] == (
+        "it is a keyword of the task, from files.create: src/file_0.py, files.create: src/file_1.py, "
+        "files.create: src/file_2.py and 997 more"
+    )
+    code, out, _ = run(capsys, "why", str(project), "--feature", "feat", "--task", "T1", "file", "--format", "json")
+    assert code == 0 and len(json.loads(out)["keyword_sources"]) == 1_000
+
+
+def test_check_takes_a_budget_as_list_and_batch_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """At 100 tokens the security share is 30 tokens = 120 characters: the core block (24 + 69 =
+    93 characters) fits, the python block (21 + 49 = 70) does not fit the 27 left, a rule-cut;
+    at the default 4,000 both fit.  ``--budget 0.1k`` says 100 as ``list --budget`` would."""
+    task = {"id": "T", "title": "Task", "files": {"create": ["a.py"]}}
+    rules = {
+        "_core/owasp-2025.md": "## Rule: " + "x" * 60 + "\n",
+        "languages/python/CLAUDE.md": "## Rule: " + "y" * 40 + "\n",
+    }
+    root = make_project(tmp_path, [task], requirements="Task notes.", rules=rules)
+    code, out, _ = run(capsys, "check", str(root))
+    assert code == 0 and "rule-cut" not in out
+    code, out, _ = run(capsys, "check", str(root), "--budget", "0.1k")
+    assert code == 1
+    first = out.splitlines()[0]
+    assert first.startswith("ERROR   rule-cut  feat/T: The security rule file languages/python/CLAUDE.md ")
+    assert "0 of 1 tasks over 100 heuristic tokens" in out

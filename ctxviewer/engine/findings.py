@@ -235,7 +235,9 @@ def _rule_cuts(trace: Trace, add: _Add) -> None:
         matched = item.details.get("matched_by") or []
         files = [str(e.get("file")) for e in matched if isinstance(e, Mapping) and e.get("file")]
         if files:
-            by = f"matched {files[0]}" + (f" and {len(files) - 1} more task files" if len(files) > 1 else "")
+            others = len(files) - 1
+            more = f" and {others:,} more task file{'s' if others > 1 else ''}" if others else ""
+            by = f"matched {files[0]}{more}"
         else:
             by = "is always considered"
         needed, left = item.details.get("needed"), item.details.get("left")

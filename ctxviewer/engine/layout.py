@@ -98,7 +98,8 @@ def _base_block(fs: ProjectFS, settings: Settings, census: Census) -> WindowBloc
         n,
         None,
         "window.base_prompt_tokens",
-        "assumed (seed 003: identity, guidelines and security ~300 tokens); set window.base_prompt to count a file",
+        "assumed: a worker's identity, guidelines and security prompt take about 300 tokens; "
+        "set window.base_prompt to count a file",
     )
 
 
@@ -153,7 +154,7 @@ def window_layout(
             tracker.estimated_tokens,
             tracker.estimated_tokens,
             None,
-            "ContextTracker estimate",
+            "the worker's context tracker's own estimate",
             f"{tracker.tasks_executed} task(s) x 500 + {tracker.files_read} file read(s)",
         ),
         WindowBlock(

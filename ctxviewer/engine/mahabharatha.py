@@ -238,7 +238,7 @@ class MahabharathaRun(RunBase):
                 if rule == R.CORE
                 else "matched by "
                 + ", ".join(f"{f} ({by})" for f, by in match.matched_by[:3])
-                + (f" and {len(match.matched_by) - 3} more" if len(match.matched_by) > 3 else "")
+                + (f" and {len(match.matched_by) - 3:,} more" if len(match.matched_by) > 3 else "")
             )
             read = self.fs.read_text(rel)
             if read.problem in (Problem.MISSING, Problem.OUTSIDE, Problem.LOOP):

@@ -126,9 +126,15 @@ def _wait(window: MainWindow, timeout_ms: int) -> str:
     window.load_lane.errored.connect(lambda m: fail(f"could not open the project: {m}"))
     window.run_lane.errored.connect(fail)
     window.batch_lane.errored.connect(lambda _m: check())
-    window.projectLoaded.connect(
-        lambda p: None if any(f.tasks for f in p.features) else fail("the project has no task to show")
-    )
+
+    def loaded(project: Any) -> None:
+        if any(f.tasks for f in project.features):
+            return
+        # Say why, as the window's banner does (the first feature that could not be read).
+        why = next((f"{f.name}: {f.graph_error}" for f in project.features if f.graph_error is not None), "")
+        fail("the project has no task to show" + (f": {why}" if why else ""))
+
+    window.projectLoaded.connect(loaded)
     QTimer.singleShot(timeout_ms, lambda: fail(f"timed out after {timeout_ms // 1000} s"))
     loop.exec()
     ticker.stop()
@@ -218,7 +224,9 @@ def _screenshot(args: argparse.Namespace) -> int:
         window.close()
         settings.sync()
     if error:
-        sys.stderr.write(f"ctxviewer: {error}\n")
+        from ctxviewer.cli import visible  # the line may quote project names: no raw control characters
+
+        sys.stderr.write(f"ctxviewer: {visible(error)}\n")
         # 1: the picture was taken (of a run that reported an error); 2: none was written
         # -- an older file at the same path, left as it was, does not count.
         after = _signature(args.screenshot)

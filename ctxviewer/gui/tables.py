@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -95,12 +95,16 @@ class _ElideByKind(QStyledItemDelegate):
 
     A reason cut in the middle ("score 0: no ta…d occurs in it") reads as nonsense;
     cut at the end it reads as the start of the sentence.  A cell is a path when it has no
-    space in it.  The whole text is in the cell's tooltip either way.
+    space in it and names a folder or an extension (``/`` or ``.``); a bare name such as a
+    setting (``security_share``) is cut at its end too ("secu…hare" read as nothing).  The
+    whole text is in the cell's tooltip either way.
     """
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         super().initStyleOption(option, index)
-        option.textElideMode = Qt.TextElideMode.ElideRight if " " in option.text else Qt.TextElideMode.ElideMiddle
+        text = option.text
+        path = " " not in text and ("/" in text or "." in text)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle if path else Qt.TextElideMode.ElideRight
 
 
 def make_table_view(proxy: Any, parent: QWidget | None = None) -> QTableView:

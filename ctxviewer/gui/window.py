@@ -49,7 +49,7 @@ from ctxviewer.gui.compare_view import CompareTab
 from ctxviewer.gui.computed_view import ComputedTab
 from ctxviewer.gui.context_view import ContextView
 from ctxviewer.gui.details import paragraph_html, rule_html
-from ctxviewer.gui.findings_view import FindingRow, FindingsTab, finding_rows, findings_line
+from ctxviewer.gui.findings_view import FindingRow, FindingsTab, finding_rows, findings_line, plural
 from ctxviewer.gui.highlighter import LexedText, display_text, lex_blocks
 from ctxviewer.gui.models import is_dark, paragraph_columns, rule_columns
 from ctxviewer.gui.outline import ProjectOutline, TaskTotal
@@ -1308,7 +1308,7 @@ class MainWindow(QMainWindow):
         self._batch_rows.flush()  # the last rows, before the tally
         over = sum(1 for t in self.batch_totals.values() if t.over)
         errors = sum(1 for t in self.batch_totals.values() if any(f.severity == ERROR for f in t.findings))
-        self.batch_label.setText(f"{count} tasks, {over} over budget, {errors} with error findings")
+        self.batch_label.setText(f"{plural(count, 'task')}, {over:,} over budget, {errors:,} with error findings")
         self.batch_label.setToolTip(
             "Background pass over every task: totals in the outline, a marker on each task with findings "
             "(the Findings tab lists a whole feature's)"

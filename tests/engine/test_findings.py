@@ -277,3 +277,26 @@ def test_a_trace_json_with_findings_beside_it_still_reads(tmp_path: Path) -> Non
     data = {**trace_to_json(trace), "findings": findings_to_json(findings_of(trace))}
     assert [f["code"] for f in data["findings"]] == ["rule-cut"]
     assert trace_from_json(data) == trace
+
+
+@pytest.mark.parametrize(("extra", "words"), [(1, " and 1 more task file "), (1_200, " and 1,200 more task files ")])
+def test_a_rule_cut_counts_the_other_matching_files_in_words(tmp_path: Path, extra: int, words: str) -> None:
+    # The same cut as above (budget 100: the 70-character python block does not fit the 27
+    # left), now matched by a.py and *extra* more .py files.
+    files = ["a.py", *(f"b{i}.py" for i in range(extra))]
+    task = {"id": "T", "title": "Task", "files": {"create": files}}
+    rules = {CORE: "## Rule: " + "x" * 60 + "\n", PYTHON: "## Rule: " + "y" * 40 + "\n"}
+    root = make_project(tmp_path, [task], requirements="Task notes.", rules=rules)
+    [cut] = of(findings_of(assemble(load_project(root), "feat", "T", {"budget": 100}, exact=False)), "rule-cut")
+    assert cut.message.startswith(f"The security rule file languages/python/CLAUDE.md matched a.py{words}but was")
+
+
+def test_a_rule_file_matched_by_many_files_counts_the_rest_with_a_separator(tmp_path: Path) -> None:
+    # a.py, then 1,002 more .py files: the reason names the first three and 1,000 more.
+    files = ["a.py", *(f"b{i}.py" for i in range(1_002))]
+    task = {"id": "T", "title": "Task", "files": {"create": files}}
+    rules = {CORE: "## Rule: core\n", PYTHON: "## Rule: python\n"}
+    root = make_project(tmp_path, [task], requirements="Task notes.", rules=rules)
+    trace = assemble(load_project(root), "feat", "T", None, exact=False)
+    [python] = [i for i in trace.items if i.id == f"rule:{PYTHON}"]
+    assert python.reason.startswith("matched by a.py (.py), b0.py (.py), b1.py (.py) and 1,000 more; ")

@@ -132,3 +132,19 @@ def test_bad_window_settings_are_refused(tmp_path: Path, key: str, value: Any, m
     make_project(tmp_path, [{"id": "T1", "title": "x"}])
     with pytest.raises(SettingsError, match=message):
         layout(tmp_path, **{key: value})
+
+
+def test_the_blocks_explain_themselves_without_internal_names(tmp_path: Path) -> None:
+    """The Window panel shows each block's title, source and note: plain words, no class name
+    (ContextTracker) and no reference to the design notes (seed 003) a user has never seen."""
+    make_project(tmp_path, [{"id": "T1", "title": "x", "files": {"read": ["src/a.py"]}}])
+    write(tmp_path, "src/a.py", "a" * 1000)
+    window = layout(tmp_path)
+    texts = [t for b in window.blocks for t in (b.title, b.source, b.note)]
+    assert [t for t in texts if "ContextTracker" in t or "seed 0" in t] == []
+    conversation = window.block("conversation")
+    assert conversation is not None
+    assert (conversation.source, conversation.note) == (
+        "the worker's context tracker's own estimate",
+        "1 task(s) x 500 + 1 file read(s)",
+    )

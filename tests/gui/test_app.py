@@ -57,6 +57,26 @@ def test_screenshot_into_a_missing_folder_says_why(qtbot, tmp_path: Path, capsys
     assert "could not be written" in capsys.readouterr().err
 
 
+def test_screenshot_of_a_project_without_a_readable_task_says_why(qtbot, tmp_path: Path, capsys) -> None:
+    """A task graph holding a lone surrogate (\\ud800) leaves no task: the picture shows the banner
+    (exit 1, as for any run that reported an error) and the one line on stderr names the reason
+    the banner gives, not only "no task to show" -- with the feature folder's ESC shown escaped.
+
+    The backslash of ``\\ud800`` is the 40th character of the graph's one line."""
+    from tests.factories import write
+
+    graph = '{"feature": "feat", "tasks": [{"id": "T\\ud800", "title": "x", "files": {}}]}'
+    assert graph.index("\\") + 1 == 40
+    write(tmp_path / "p", ".gsd/specs/f\x1b[2J/task-graph.json", graph)
+    out = tmp_path / "shot.png"
+    code = main(["gui", str(tmp_path / "p"), "--screenshot", str(out)])
+    assert code == 1 and out.is_file()
+    assert capsys.readouterr().err == (
+        "ctxviewer: the project has no task to show: f\\x1b[2J: .gsd/specs/f\\x1b[2J/task-graph.json:1: "
+        "invalid JSON: \\ud800 (column 40) is half of a UTF-16 surrogate pair, not a character\n"
+    )
+
+
 def test_icon_and_style_sheet_load_from_the_package(qapp) -> None:
     assert len(icon_pixmaps()) == 6
     assert not app_icon().isNull()

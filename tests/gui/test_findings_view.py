@@ -143,3 +143,75 @@ def test_a_generated_project_marks_only_the_task_whose_matched_rule_is_cut(qtbot
         assert icons[1].cacheKey() == severity_icon(worst(others)).cacheKey()
     else:
         assert icons[1] is None
+
+
+def test_generated_projects_call_only_lost_candidates_drops_in_the_window(qtbot, window, tmp_path) -> None:
+    """Generated projects (tests/test_generated_findings.py), default profile, their budget in
+    ctxviewer.yaml: each task's outline marker is an error exactly where the engine finds a
+    rule-cut; in the Rules and Paragraphs tabs the drop chips (cut for budget, outranked)
+    alone show exactly the cut and outranked rows, and the not-a-candidate chip alone shows
+    rows that read 'not a candidate', muted grey, never the red of a drop."""
+    from ctxviewer.engine.findings import findings_of
+    from ctxviewer.engine.pipeline import assemble
+    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.trace import CUT_FOR_BUDGET, DROPS, NOT_CANDIDATE
+    from ctxviewer.gui.models import RowRole, status_colour
+    from tests.factories import write
+    from tests.test_generated_findings import SEEDS, generate
+
+    red = status_colour(CUT_FOR_BUDGET).name()
+    seen_cut = seen_never = 0
+    chosen = [s for s in SEEDS if s % 2 == 0][:6]  # even seeds: the default profile
+    for seed in chosen:
+        root, budget, profile, matches, _rules = generate(tmp_path, seed)
+        assert profile == "mahabharatha"
+        write(root, "ctxviewer.yaml", f"budget:\n  total: {budget}\n")
+        project = load_project(root)
+        expected_cut = {
+            task.id
+            for _f, task in project.tasks()
+            if any(f.code == "rule-cut" for f in findings_of(assemble(project, "feat", task.id, exact=False)))
+        }
+        first = sorted(matches)[0]
+        with qtbot.waitSignal(window.batchFinished, timeout=60_000):
+            trace = open_and_wait(qtbot, window, root, "feat", first)
+        marked = {k[1] for k, t in window.batch_totals.items() if any(f.code == "rule-cut" for f in t.findings)}
+        assert marked == expected_cut, seed
+        model = window.outline.model
+        feature = model.index(0, 0)
+        for r in range(model.rowCount(feature)):
+            index = model.index(r, 0, feature)
+            task_id = window.outline.task_at(window.outline.proxy.mapFromSource(index))[1]
+            icon = index.data(Qt.ItemDataRole.DecorationRole)
+            if task_id in expected_cut:
+                assert icon.cacheKey() == severity_icon(ERROR).cacheKey(), (seed, task_id)
+        for table, kinds in ((window.rules, "rule_file"), (window.paragraphs, "spec_paragraph")):
+            items = [i for i in trace.items if i.kind == kinds]
+            for fate, button in table.status_buttons.items():
+                button.setChecked(fate in DROPS)
+            rows = [table.proxy.index(n, 0).data(RowRole) for n in range(table.proxy.rowCount())]
+            assert sorted(r.id for r in rows) == sorted(i.id for i in items if i.status in DROPS), (seed, kinds)
+            seen_cut += sum(1 for r in rows if r.status == CUT_FOR_BUDGET)
+            for fate, button in table.status_buttons.items():
+                button.setChecked(fate == NOT_CANDIDATE)
+            headers = [table.model.headerData(c, Qt.Orientation.Horizontal) for c in range(table.model.columnCount())]
+            status_col = headers.index("Status")
+            for n in range(table.proxy.rowCount()):
+                cell = table.proxy.index(n, status_col)
+                assert cell.data(RowRole).status == NOT_CANDIDATE
+                assert cell.data(Qt.ItemDataRole.DisplayRole) == "not a candidate"
+                assert cell.data(Qt.ItemDataRole.ForegroundRole).color().name() != red
+                seen_never += 1
+            for button in table.status_buttons.values():
+                button.setChecked(True)
+    assert seen_cut > 0 and seen_never > 0  # both cases were on screen
+
+
+def test_the_status_bar_counts_one_task_in_the_singular(qtbot, window, tmp_path) -> None:
+    """One task, within budget (a 2-word title against 4,000 tokens), no error: '1 task', not '1 tasks'."""
+    from tests.factories import make_project
+
+    root = make_project(tmp_path, [{"id": "T", "title": "Only task", "files": {}}], requirements="Only task.\n")
+    with qtbot.waitSignal(window.batchFinished, timeout=60_000):
+        open_and_wait(qtbot, window, root, "feat", "T")
+    assert window.batch_label.text() == "1 task, 0 over budget, 0 with error findings"

@@ -43,6 +43,7 @@ from tests.engine.test_hostile_corpus import (
     graph_project,
     needs_symlinks,
 )
+from tests.factories import RULES, write
 from tests.gui.conftest import open_and_wait
 from tests.gui.hostile_text import (
     Hostile,
@@ -607,3 +608,44 @@ def test_opening_a_hostile_project_opens_no_file_outside_it(qtbot, window: MainW
     assert opened, "the project's files were read: the hook records"
     assert _outside(opened, _allowed(Path(os.path.realpath(root)))) == []
     assert watch.opened() == []
+
+
+def test_a_hostile_task_s_findings_show_its_names_as_text(qtbot, window: MainWindow, tmp_path, monkeypatch) -> None:
+    """The Findings tab, the header's findings line and the outline marker's tooltip (added after
+    the rest of the window was made plain) show a finding about a hostile task as text.
+
+    The hostile task creates ``src/<i>Q4Z<img ...>.py``; a Python rule file of 200 rule lines
+    (6,800 characters) matches it and cannot fit the security share of the default budget
+    (30 % of 4,000 tokens = 4,800 characters): a rule-cut finding whose Task cell is the hostile id and whose message
+    quotes the hostile file name.
+    """
+    root, canary_dir, h = hostile_project(tmp_path)
+    write(root, f"{RULES}/languages/python/CLAUDE.md", "## Rule: keep it short and simple\n" * 200)
+    monkeypatch.chdir(canary_dir)  # a relative <img src=canary.png> would be found here
+    pairs = h.pairs()
+    with qtbot.waitSignal(window.batchFinished, timeout=30_000):
+        trace = open_and_wait(qtbot, window, root)
+    assert trace.task_id == h.task_id
+    cuts = [r for r in window.task_findings if r.code == "rule-cut"]
+    assert len(cuts) == 1 and f"src/{h.file_name}" in cuts[0].finding.message
+    window.show_findings(feature=True)
+    qtbot.wait(20)
+    tab = window.findings_tab
+    assert h.task_id in [r.task for r in tab.rows()]
+    wrong: list[str] = []
+    for label in [window.findings_label, *tab.findChildren(QLabel)]:
+        wrong += [f"label {label.objectName()}: {w}" for w in interpreted(label.text(), label.textFormat(), pairs)]
+    for widget in [window.findings_label, tab, *tab.findChildren(QWidget)]:
+        wrong += [f"tooltip of {type(widget).__name__}: {w}" for w in interpreted(widget.toolTip(), AUTO, pairs)]
+    for where, role, text in model_texts(tab.table.model):
+        fmt = PLAIN if role == Qt.ItemDataRole.DisplayRole else AUTO
+        wrong += [f"findings {where}: {w}" for w in interpreted(text, fmt, pairs)]
+    tab.table.select(lambda _r: True)
+    detail = tab.table.detail.toPlainText()
+    assert f"Task {h.task_id} of {h.feature}" in detail and f"src/{h.file_name}" in detail
+    outline = window.outline
+    task_index = outline.proxy.index(0, 0, outline.proxy.index(0, 0))
+    tip = outline.tooltip(task_index) or ""
+    assert f"src/{h.file_name}" in shown(tip)  # the marker's tooltip names the finding ...
+    wrong += [f"outline tooltip: {w}" for w in interpreted(tip, AUTO, pairs)]  # ... as text
+    assert wrong == [], "\n".join(wrong)

@@ -310,3 +310,18 @@ def test_reasons_are_cut_at_the_end_and_paths_in_the_middle(qtbot, window: MainW
     assert " " in table.proxy.index(row, headers.index("Reason")).data()
     assert mode("Reason") == Qt.TextElideMode.ElideRight
     assert mode("File") == Qt.TextElideMode.ElideMiddle
+
+
+def test_setting_names_are_cut_at_the_end_not_in_the_middle(qtbot, window: MainWindow, project: Path) -> None:
+    """'security_share' cut in the middle read 'secu…hare' in the Task tab at 1280x800; a name
+    with no folder and no extension is cut at its end ('security_s…').  File names stay cut in
+    the middle (test_reasons_are_cut_at_the_end_and_paths_in_the_middle)."""
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    open_and_wait(qtbot, window, project)
+    table = window.task_tab.settings
+    names = [table.proxy.index(r, 0).data() for r in range(table.proxy.rowCount())]
+    index = table.proxy.index(names.index("security_share"), 0)
+    option = QStyleOptionViewItem()
+    table.view.itemDelegate().initStyleOption(option, index)
+    assert option.text == "security_share" and option.textElideMode == Qt.TextElideMode.ElideRight

@@ -318,7 +318,7 @@ def test_a_thousand_tasks_open_and_every_total_arrives(qtbot, window: MainWindow
     assert totals[("feature-00", "F00-000")].tokens == trace.context_tokens.get(trace.tokenizer)
     over = sum(1 for t in totals.values() if t.over)
     errors = sum(1 for t in totals.values() if any(f.severity == "error" for f in t.findings))
-    assert window.batch_label.text() == f"1000 tasks, {over} over budget, {errors} with error findings"
+    assert window.batch_label.text() == f"1,000 tasks, {over:,} over budget, {errors:,} with error findings"
 
 
 def reference_watch(window: MainWindow) -> list[str]:
