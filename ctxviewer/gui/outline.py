@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QSize, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QHelpEvent, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -91,13 +91,17 @@ def total_tooltip(total: TaskTotal) -> str:
 
 
 def task_label(task_id: str, title: str) -> str:
-    return f"{task_id}  {title}" if title else task_id
+    """A task's row: its id, and its title on a line of its own (the whole width of the
+    tree is the title's: beside the id it had room for eight characters at 1280x800)."""
+    return f"{task_id}\n{title}" if title else task_id
 
 
 class _LazyTips(QStyledItemDelegate):
     """The default delegate, plus tooltips computed at the moment one is asked for.
 
-    Only ``helpEvent`` is overridden, so painting and sizing stay in C++.
+    Only ``helpEvent`` and ``sizeHint`` are overridden, so painting stays in C++; the tree
+    has uniform row heights, so ``sizeHint`` is asked for one row, not for every row.
+    Every row is two lines high: a task's id and its title (:func:`task_label`).
     """
 
     def __init__(self, tip: Callable[[_Index], str | None], parent: QObject | None = None) -> None:
@@ -118,6 +122,11 @@ class _LazyTips(QStyledItemDelegate):
                 event.setAccepted(True)
                 return True
         return super().helpEvent(event, view, option, index)
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
+        size = super().sizeHint(option, index)
+        lines = 2 * option.fontMetrics.lineSpacing() + 6
+        return QSize(size.width(), max(size.height(), lines))
 
 
 class ProjectOutline(QWidget):

@@ -168,9 +168,9 @@ def test_tasks_without_ids_and_duplicate_ids_are_listed_apart(qtbot, window: Mai
     assert (trace.task_id, trace.context) == ("T1~2", FULL)
     feature = window.outline.model.item(0, 0)
     assert [feature.child(r, 0).text() for r in range(feature.rowCount())] == [
-        "#1  Login session",
-        "T1  Login session",
-        "T1~2  Login session",
+        "#1\nLogin session",
+        "T1\nLogin session",
+        "T1~2\nLogin session",
     ]
     assert window.problems.messages == [
         f"{GRAPH}: tasks[0] has no id; shown as #1",
@@ -345,7 +345,7 @@ def test_every_label_tooltip_and_cell_shows_project_markup_as_text(qtbot, window
     assert shown(window.budget.effect.text(), RICH).startswith(f"{h.task_id}: context ")
     assert f"Replaying {h.feature}: " in shown(window.budget.effect.text(), RICH)
     feature_row = outline.model.item(0, 0)
-    assert (feature_row.text(), feature_row.child(0, 0).text()) == (h.feature, f"{h.task_id}  {h.title}")
+    assert (feature_row.text(), feature_row.child(0, 0).text()) == (h.feature, f"{h.task_id}\n{h.title}")
     assert f"Last task: {h.task_id}" in shown(window.session.breakdown.text(), RICH)
     assert f"unknown event {h.event!r}" in window.session.live_status.text()
     assert window.session.live_status.textFormat() == PLAIN

@@ -325,3 +325,16 @@ def test_setting_names_are_cut_at_the_end_not_in_the_middle(qtbot, window: MainW
     option = QStyleOptionViewItem()
     table.view.itemDelegate().initStyleOption(option, index)
     assert option.text == "security_share" and option.textElideMode == Qt.TextElideMode.ElideRight
+
+
+def test_a_task_title_has_a_line_of_its_own_in_the_tree(qtbot, window: MainWindow) -> None:
+    # Beside its id a title had about eight characters at 1280x800; on its own line it has
+    # the tree's whole width.  Every row is two lines high (uniform heights stay fast).
+    storefront = SAMPLES / "storefront-web"
+    open_and_wait(qtbot, window, storefront, "cart-checkout", "CHK-L1-001")
+    tree = window.outline.tree
+    task = window.outline.proxy.index(0, 0, window.outline.proxy.index(0, 0))
+    assert task.data() == "CHK-L1-001\nIdempotency and payment-action support in the HTTP client"
+    lines = tree.fontMetrics().lineSpacing()
+    assert tree.visualRect(task).height() >= 2 * lines
+    assert tree.visualRect(window.outline.proxy.index(0, 0)).height() == tree.visualRect(task).height()
