@@ -1254,6 +1254,14 @@ def _add_profile(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """The settings of one run, as every command that assembles takes them."""
+    _add_budget(p)
+    p.add_argument("--tokenizer", choices=TOKENIZERS, help="tokenizer used for decisions")
+    _add_profile(p)
+    _add_set(p)
+
+
 def _add_set(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--set",
@@ -1282,10 +1290,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project")
     p.add_argument("--feature", required=True)
     p.add_argument("--task", required=True)
-    _add_budget(p)
-    p.add_argument("--tokenizer", choices=TOKENIZERS, help="tokenizer used for decisions")
-    _add_profile(p)
-    _add_set(p)
+    _add_run_options(p)
     p.add_argument(
         "--format",
         choices=("markdown", "md", "json", "html"),
@@ -1362,10 +1367,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also count every candidate exactly, so findings that compare the estimate with the exact "
         "count (estimate-flip) are found too (slower)",
     )
-    _add_budget(p)
-    p.add_argument("--tokenizer", choices=TOKENIZERS, help="tokenizer used for decisions")
-    _add_profile(p)
-    _add_set(p)
+    _add_run_options(p)
     p.add_argument("--format", choices=("text", "json"), help="default: from the -o file's extension, else text")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     p.set_defaults(func=cmd_list)
@@ -1383,10 +1385,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--feature", required=True)
     p.add_argument("--task", required=True)
     p.add_argument("text", metavar="TEXT", help="a word, a rule name, a file path or an item id")
-    _add_budget(p)
-    p.add_argument("--tokenizer", choices=TOKENIZERS, help="tokenizer used for decisions")
-    _add_profile(p)
-    _add_set(p)
+    _add_run_options(p)
     p.add_argument("--format", choices=("text", "json"), help="default: from the -o file's extension, else text")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     p.set_defaults(func=cmd_why)

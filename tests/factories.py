@@ -1,10 +1,13 @@
-"""Builders for small projects on disk, used by engine and CLI tests."""
+"""Builders for small projects on disk and for trace items, used by engine, CLI and GUI tests."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+
+from ctxviewer.engine.tokens import TokenCounts
+from ctxviewer.engine.trace import Item
 
 RULES = ".claude/rules/security"
 
@@ -67,3 +70,26 @@ def make_compare_project(root: Path) -> Path:
         design="",
         rules={"_core/owasp-2025.md": COMPARE_CORE},
     )
+
+
+def make_item(**fields: Any) -> Item:
+    """A one-character included spec paragraph (id ``p``, line 1 of requirements.md);
+    *fields* override any of its fields."""
+    base: dict[str, Any] = {
+        "id": "p",
+        "kind": "spec_paragraph",
+        "section": "spec_excerpts",
+        "part": "requirements",
+        "source": ".gsd/specs/f/requirements.md",
+        "line_start": 1,
+        "line_end": 1,
+        "score": 1,
+        "matched_keywords": (),
+        "rank": 1,
+        "status": "included",
+        "reason": "",
+        "text": "x",
+        "kept_chars": 1,
+        "tokens": TokenCounts(chars=1, heuristic=0),
+    }
+    return Item(**{**base, **fields})

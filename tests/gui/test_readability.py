@@ -11,14 +11,13 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QGuiApplication
 
 from ctxviewer.engine.fsio import ProjectFS
-from ctxviewer.engine.tokens import TokenCounts
-from ctxviewer.engine.trace import SPEC_PARAGRAPH, Item
+from ctxviewer.engine.trace import SPEC_PARAGRAPH
 from ctxviewer.gui.models import RowRole
 from ctxviewer.gui.source_lines import MARK, item_excerpt, source_excerpt, source_file
 from ctxviewer.gui.tables import LAST_COLUMN_SHARE, share_widths
 from ctxviewer.gui.window import MainWindow
 from tests.conftest import SAMPLES
-from tests.factories import make_project
+from tests.factories import make_item, make_project
 from tests.gui.conftest import open_and_wait
 
 STOREFRONT = SAMPLES / "storefront-web"
@@ -108,32 +107,19 @@ def test_a_computed_entry_shows_its_file_and_names_the_entry(tmp_path: Path) -> 
     fs = ProjectFS(tmp_path)
     assert source_file(fs, "map.yaml knowledge[1]") == ("map.yaml", "knowledge[1]")
     assert source_file(fs, "map.yaml") == ("map.yaml", "")
-    entry = dataclasses.replace(_paragraph(), source="map.yaml knowledge[1]", line_start=None, line_end=None)
+    entry = make_item(
+        kind="knowledge_node",
+        section="knowledge",
+        part="knowledge",
+        source="map.yaml knowledge[1]",
+        line_start=None,
+        line_end=None,
+    )
     excerpt = item_excerpt(fs, entry)
     assert excerpt.error == "" and excerpt.lines == ((1, "knowledge:"), (2, "  - a"), (3, "  - b"))
     # The split never leads out of the project: the file part is read through the same reader.
     outside = dataclasses.replace(entry, source="../map.yaml knowledge[1]")
     assert item_excerpt(fs, outside).lines == () and item_excerpt(fs, outside).error
-
-
-def _paragraph() -> Item:
-    return Item(
-        id="p",
-        kind="knowledge_node",
-        section="knowledge",
-        part="knowledge",
-        source="x",
-        line_start=1,
-        line_end=1,
-        score=1,
-        matched_keywords=(),
-        rank=1,
-        status="included",
-        reason="",
-        text="x",
-        kept_chars=1,
-        tokens=TokenCounts(chars=1, heuristic=0),
-    )
 
 
 # -- the window ------------------------------------------------------------------------------

@@ -8,10 +8,9 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu
 
-from ctxviewer.engine.tokens import TokenCounts
-from ctxviewer.engine.trace import Item
 from ctxviewer.gui.models import Column
 from ctxviewer.gui.tables import RecordTable
+from tests.factories import make_item
 
 
 class Row(NamedTuple):
@@ -98,29 +97,9 @@ def test_the_menu_copies_as_markdown_with_numbers_right_aligned(qtbot) -> None:
     assert QGuiApplication.clipboard().text().startswith("Name\tSize\tNote\nalpha.md")
 
 
-def _item(item_id: str, span: tuple[int, int] | None) -> Item:
-    return Item(
-        id=item_id,
-        kind="spec_paragraph",
-        section="spec_excerpts",
-        part="requirements",
-        source=".gsd/specs/f/requirements.md",
-        line_start=3,
-        line_end=4,
-        score=1,
-        matched_keywords=(),
-        rank=1,
-        status="included",
-        reason="",
-        text="x",
-        kept_chars=1,
-        tokens=TokenCounts(chars=1, heuristic=0),
-        span=span,
-    )
-
-
 def test_linked_tables_show_in_context_and_show_source_lines(qtbot) -> None:
-    inside, outside = _item("a", (10, 20)), _item("b", None)
+    inside = make_item(id="a", line_start=3, line_end=4, span=(10, 20))
+    outside = make_item(id="b", line_start=3, line_end=4)
     items = {"alpha.md": inside, "gamma.md": outside}
     shown: list[tuple[str, str]] = []
     table = _table(qtbot)
