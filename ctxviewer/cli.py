@@ -1254,6 +1254,17 @@ def _add_profile(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_report_output(p: argparse.ArgumentParser) -> None:
+    """A report's format (text, Markdown or JSON), exact counts, and where it goes."""
+    p.add_argument(
+        "--format",
+        choices=("text", "md", "markdown", "json"),
+        help="default: from the -o file's extension (.txt, .md, .json), else text",
+    )
+    p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
+    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+
+
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     """The settings of one run, as every command that assembles takes them."""
     _add_budget(p)
@@ -1406,13 +1417,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_budget(p)
     _add_profile(p)
     _add_set(p)
-    p.add_argument(
-        "--format",
-        choices=("text", "md", "markdown", "json"),
-        help="default: from the -o file's extension (.txt, .md, .json), else text",
-    )
-    p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
-    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    _add_report_output(p)
     p.set_defaults(func=cmd_prompt)
 
     p = sub.add_parser(
@@ -1478,13 +1483,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the two sides, each a profile with optional settings: mahabharatha,drift:budget=6000,top_k=8",
     )
     _add_set(p)
-    p.add_argument(
-        "--format",
-        choices=("text", "md", "markdown", "json"),
-        help="default: from the -o file's extension (.txt, .md, .json), else text",
-    )
-    p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
-    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    _add_report_output(p)
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser(

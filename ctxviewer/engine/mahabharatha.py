@@ -21,7 +21,7 @@ the trace with its cause.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ctxviewer.engine import rules as R
@@ -655,6 +655,20 @@ class MahabharathaRun(RunBase):
 
     # -- assembly ---------------------------------------------------------------------------
 
+    def _section_outcome(
+        self, name: str, text: str, fatal: str | None, built: str, empty: Callable[[str], str]
+    ) -> tuple[str, str]:
+        """A section's status and reason: the whole context failed, it was *built*, its
+        builder failed, or it is empty (``empty(name)`` says why)."""
+        if fatal is not None:
+            outcome = "fell back to empty" if self.settings.fallback_to_full else "failed"
+            return "failed", f"the whole context {outcome}: {fatal}"
+        if text:
+            return "included", built
+        if name in self.left_out:
+            return "failed", self.left_out[name]
+        return "empty", empty(name)
+
     def _sections(
         self, texts: Mapping[str, str], budgets: Mapping[str, int], fatal: str | None
     ) -> tuple[str, tuple[Section, ...]]:
@@ -674,15 +688,9 @@ class MahabharathaRun(RunBase):
         sections = []
         for name in (SECURITY, SPEC):
             text = texts[name]
-            if fatal is not None:
-                outcome = "fell back to empty" if self.settings.fallback_to_full else "failed"
-                status, reason = "failed", f"the whole context {outcome}: {fatal}"
-            elif text:
-                status, reason = "included", "built and within the pipeline's rules"
-            elif name in self.left_out:
-                status, reason = "failed", self.left_out[name]
-            else:
-                status, reason = "empty", self._empty_reason(name)
+            status, reason = self._section_outcome(
+                name, text, fatal, "built and within the pipeline's rules", self._empty_reason
+            )
             sub = (
                 dict(self.spec_sub_budgets)
                 if name == SPEC

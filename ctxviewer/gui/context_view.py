@@ -286,13 +286,7 @@ class ContextView(QWidget):
         copy_md.setToolTip("The selection (or the candidate under the pointer) in a Markdown code block")
         copy_md.setEnabled(bool(self.editor.textCursor().hasSelection()) or item is not None)
         copy_md.triggered.connect(lambda _c=False: QGuiApplication.clipboard().setText(self.markdown_of(item)))
-        in_table = menu.addAction(_in_table(item))
-        in_table.setEnabled(item is not None)
-        source = menu.addAction("Show source lines")
-        source.setEnabled(item is not None and bool(item.source))
-        if item is not None:
-            in_table.triggered.connect(lambda _c=False: self.showInTable.emit(item.id))
-            source.triggered.connect(lambda _c=False: self.showSource.emit(item))
+        self._add_item_actions(menu, item)
         return menu
 
     def outline_menu(self, pos: QPoint) -> QMenu:
@@ -301,14 +295,18 @@ class ContextView(QWidget):
         item_id = index.data(SpanRole + 1) if index.isValid() else None
         item = self._trace.item(item_id) if self._trace is not None and isinstance(item_id, str) else None
         menu = QMenu(self.outline)
+        self._add_item_actions(menu, item)
+        return menu
+
+    def _add_item_actions(self, menu: QMenu, item: Item | None) -> None:
+        """A candidate's entries in both menus: its row in its table, and its source lines."""
         in_table = menu.addAction(_in_table(item))
-        source = menu.addAction("Show source lines")
         in_table.setEnabled(item is not None)
+        source = menu.addAction("Show source lines")
         source.setEnabled(item is not None and bool(item.source))
         if item is not None:
             in_table.triggered.connect(lambda _c=False: self.showInTable.emit(item.id))
             source.triggered.connect(lambda _c=False: self.showSource.emit(item))
-        return menu
 
     def _open_outline_menu(self, pos: QPoint) -> None:
         menu = self.outline_menu(pos)

@@ -437,15 +437,9 @@ class ZergRun(MahabharathaRun):
         sections = []
         for name, title, share in SECTIONS:
             text = texts[name]
-            if fatal is not None:
-                outcome = "fell back to empty" if self.settings.fallback_to_full else "failed"
-                status, reason = "failed", f"the whole context {outcome}: {fatal}"
-            elif text:
-                status, reason = "included", "built"
-            elif name in self.left_out:
-                status, reason = "failed", self.left_out[name]
-            else:
-                status, reason = "empty", "nothing to show for this task"
+            status, reason = self._section_outcome(
+                name, text, fatal, "built", lambda _name: "nothing to show for this task"
+            )
             if name in IGNORED_BUDGETS:
                 reason += f"; its budget of {shares[name]:,} tokens is passed and ignored upstream"
             elif share is None:
