@@ -21,10 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from ctxviewer.engine import mahabharatha, tokens
-from ctxviewer.engine import spec as spec_mod
-from ctxviewer.engine.batch import run_batch
-from ctxviewer.engine.project import load_project
+from ctxviewer.engine.profiles import mahabharatha
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.batch import run_batch
+from ctxviewer.engine.signals import spec as spec_mod
+from ctxviewer.engine.tokens import counting as tokens
 
 WORDS = [
     "ledger",

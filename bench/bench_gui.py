@@ -36,7 +36,7 @@ from PySide6.QtWidgets import QApplication
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_batch import generate
 
-from ctxviewer.engine.pipeline import assemble_task
+from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.gui.window import MainWindow
 
 REPO = Path(__file__).resolve().parents[1]

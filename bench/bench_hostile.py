@@ -35,9 +35,9 @@ def _timed(label: str, fn: Callable[[], Any]) -> Any:
 
 
 def bench_keywords(files: int) -> None:
-    from ctxviewer.engine.ctxprofile import extract
-    from ctxviewer.engine.keywords import extract_keywords
-    from ctxviewer.engine.signals import extract_signals
+    from ctxviewer.engine.profiles.ctxprofile import extract
+    from ctxviewer.engine.signals.keywords import extract_keywords
+    from ctxviewer.engine.signals.task import extract_signals
 
     paths = [f"src/mod_{i:05d}.py" for i in range(files)]
     task = {"id": "T1", "title": "Hostile", "description": " ".join(paths), "files": {"create": paths}}
@@ -47,8 +47,8 @@ def bench_keywords(files: int) -> None:
 
 
 def bench_match(keywords: int) -> None:
-    from ctxviewer.engine.ctxprofile import _match_counts
-    from ctxviewer.engine.spec import build_index
+    from ctxviewer.engine.profiles.ctxprofile import _match_counts
+    from ctxviewer.engine.signals.spec import build_index
 
     words = ["\u0130stanbul".lower(), *(f"word{i:05d}x" for i in range(keywords - 1))]
     text = "\n\n".join(f"Paragraph {i} mentions word{i % keywords:05d}x and \u0130stanbul once." for i in range(2000))
@@ -61,7 +61,7 @@ def bench_match(keywords: int) -> None:
 
 
 def bench_tokens(mb: float) -> None:
-    from ctxviewer.engine.tokens import Census
+    from ctxviewer.engine.tokens.counting import Census
 
     census = Census(True)
     census.measure("warm up")

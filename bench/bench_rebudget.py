@@ -28,10 +28,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from ctxviewer.engine import spec as spec_mod
-from ctxviewer.engine import tokens
-from ctxviewer.engine.pipeline import assemble_task
-from ctxviewer.engine.project import Feature, Project, load_project
+from ctxviewer.engine.project.loading import Feature, Project, load_project
+from ctxviewer.engine.runs.pipeline import assemble_task
+from ctxviewer.engine.signals import spec as spec_mod
+from ctxviewer.engine.tokens import counting as tokens
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_batch import generate
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _clear() -> None:
     spec_mod.clear_caches()
-    from ctxviewer.engine import ctxprofile, mahabharatha
+    from ctxviewer.engine.profiles import ctxprofile, mahabharatha
 
     mahabharatha.clear_caches()
     ctxprofile._matches.clear()

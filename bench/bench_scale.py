@@ -177,9 +177,9 @@ def _reset_caches() -> None:
 
 
 def child_engine(root: Path, repeat: int, profile: _Profile) -> dict[str, Any]:
-    from ctxviewer.engine import tokens
-    from ctxviewer.engine.batch import run_batch
-    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.batch import run_batch
+    from ctxviewer.engine.tokens import counting as tokens
 
     encodings = [tokens.load_encoding(n) for n in tokens.EXACT_ENCODINGS]  # loaded once, untimed
     for name in tokens.EXACT_ENCODINGS:
@@ -273,7 +273,7 @@ def child_gui(root: Path, profile: _Profile, timeout_s: float, one_pass: bool) -
     from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from ctxviewer.engine import tokens
+    from ctxviewer.engine.tokens import counting as tokens
     from ctxviewer.gui.window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -25,14 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxviewer.engine.ctxprofile import extract, match_counts
-from ctxviewer.engine.keywords import KeywordError, extract_keywords
-from ctxviewer.engine.pipeline import assemble_task
-from ctxviewer.engine.project import load_project
-from ctxviewer.engine.settings import PROFILES
-from ctxviewer.engine.spec import build_index
-from ctxviewer.engine.tokens import CL100K, get_counter
-from ctxviewer.engine.trace import Trace
+from ctxviewer.engine.profiles.ctxprofile import extract, match_counts
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.runs.pipeline import assemble_task
+from ctxviewer.engine.signals.keywords import KeywordError, extract_keywords
+from ctxviewer.engine.signals.spec import build_index
+from ctxviewer.engine.tokens.counting import CL100K, get_counter
+from ctxviewer.engine.trace.model import Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 

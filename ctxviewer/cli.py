@@ -27,9 +27,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxviewer import __version__
-from ctxviewer.engine.atomic import atomic_write
 from ctxviewer.engine.errors import CtxViewerError
-from ctxviewer.engine.tokens import TOKENIZERS
+from ctxviewer.engine.files.writing import atomic_write
+from ctxviewer.engine.tokens.counting import TOKENIZERS
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -127,7 +127,7 @@ def _err(message: str) -> None:
 
 def _setting(text: str) -> tuple[str, Any]:
     """``KEY=VALUE`` from ``--set``; the value is read as YAML (numbers, booleans, mappings)."""
-    from ctxviewer.engine.compare import parse_assignment
+    from ctxviewer.engine.runs.compare import parse_assignment
 
     try:
         return parse_assignment(text)
@@ -137,13 +137,13 @@ def _setting(text: str) -> tuple[str, Any]:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     """``--set`` values, with ``--profile``, ``--budget`` and ``--tokenizer`` on top."""
-    from ctxviewer.engine.compare import check_profile
+    from ctxviewer.engine.runs.compare import check_profile
 
     out: dict[str, Any] = dict(getattr(args, "set", None) or [])
     if getattr(args, "profile", None) is not None:
         out["profile"] = check_profile(args.profile, "--profile")
     if getattr(args, "budget", None) is not None:
-        from ctxviewer.engine.settings import parse_budget
+        from ctxviewer.engine.project.settings import parse_budget
 
         out["budget"] = parse_budget(args.budget, "--budget")
     if getattr(args, "tokenizer", None) is not None:
@@ -230,9 +230,9 @@ def _report_errors(errors: Sequence[Any]) -> int:
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.pipeline import assemble
-    from ctxviewer.engine.project import load_project
-    from ctxviewer.engine.trace import trace_to_json
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.pipeline import assemble
+    from ctxviewer.engine.trace.model import trace_to_json
 
     fmt = _output_format(args, ASSEMBLE_SUFFIXES, "markdown")
     project = load_project(args.project, _overrides(args))
@@ -240,7 +240,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     if fmt == "json":
         text = json.dumps(trace_to_json(trace), ensure_ascii=False, indent=2) + "\n"
     elif fmt == "html":
-        from ctxviewer.engine.report import html_report
+        from ctxviewer.engine.exports.report import html_report
 
         text = html_report(trace)
     else:
@@ -248,7 +248,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         for warning in trace.warnings:  # the JSON carries them; plain output says them here
             _err(f"note: {warning}")
     if args.debug:  # seed 004's DEBUG_CONTEXT: the record on stderr, the context stays clean
-        from ctxviewer.engine.computed import debug_text
+        from ctxviewer.engine.profiles.computed import debug_text
 
         sys.stderr.write(visible(debug_text(trace), lines=True))
     _write_out(text, args.output)
@@ -298,7 +298,7 @@ def csv_text(value: str) -> str:
 
 
 def _csv_row(trace: Any) -> list[Any]:
-    from ctxviewer.engine.trace import CUT_FOR_BUDGET, INCLUDED, OUTRANKED, RULE_FILE, SPEC_PARAGRAPH, TRUNCATED
+    from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, OUTRANKED, RULE_FILE, SPEC_PARAGRAPH, TRUNCATED
 
     paras = trace.items_of(SPEC_PARAGRAPH)
     rules = trace.items_of(RULE_FILE)
@@ -333,10 +333,10 @@ def _finding_cells(findings: Sequence[Any]) -> list[Any]:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.batch import batch_targets, run_batch
-    from ctxviewer.engine.findings import findings_of
-    from ctxviewer.engine.project import load_project
-    from ctxviewer.engine.trace import trace_to_json
+    from ctxviewer.engine.analysis.findings import findings_of
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.batch import batch_targets, run_batch
+    from ctxviewer.engine.trace.model import trace_to_json
 
     fmt = _output_format(args, BATCH_SUFFIXES, "jsonl")
     project = load_project(args.project, _overrides(args))
@@ -375,7 +375,7 @@ def _finding_codes(text: str | None, option: str) -> frozenset[str]:
     """``rule-cut,over-budget`` (or a severity, ``warning``, for all its codes) as a set of codes."""
     import difflib
 
-    from ctxviewer.engine.findings import CODES, SEVERITIES
+    from ctxviewer.engine.analysis.findings import CODES, SEVERITIES
 
     codes: set[str] = set()
     for word in (w.strip().lower() for w in (text or "").split(",")):
@@ -394,7 +394,7 @@ def _finding_codes(text: str | None, option: str) -> frozenset[str]:
 
 def _failing_codes(args: argparse.Namespace) -> tuple[frozenset[str], frozenset[str]]:
     """The codes that fail ``check`` (default: every error code) and the ones ignored altogether."""
-    from ctxviewer.engine.findings import CODES, ERROR
+    from ctxviewer.engine.analysis.findings import CODES, ERROR
 
     ignored = _finding_codes(args.ignore, "--ignore")
     if args.fail_on is None:
@@ -413,10 +413,10 @@ def _tally(findings: Sequence[Any]) -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.batch import batch_targets, run_batch
-    from ctxviewer.engine.findings import ESTIMATE_FLIP, findings_of
-    from ctxviewer.engine.project import load_project
-    from ctxviewer.engine.settings import parse_budget
+    from ctxviewer.engine.analysis.findings import ESTIMATE_FLIP, findings_of
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.project.settings import parse_budget
+    from ctxviewer.engine.runs.batch import batch_targets, run_batch
 
     max_tokens = None if args.max_tokens is None else parse_budget(args.max_tokens, "--max-tokens")
     fail, ignored = _failing_codes(args)  # unknown codes are bad input, before anything runs
@@ -425,7 +425,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not batch_targets(project, args.feature):
         _err(f"no tasks to check in {project.root}{f' (feature {args.feature})' if args.feature else ''}")
         return EXIT_BAD_INPUT
-    from ctxviewer.engine.pipeline import decision_tokenizer
+    from ctxviewer.engine.runs.pipeline import decision_tokenizer
 
     # In the unit the profile decides with: shaktiman and ctxviewer count exactly even when
     # the configured tokenizer is the estimate.
@@ -521,7 +521,7 @@ def _finding_json(finding: Any) -> dict[str, Any]:
 
 
 def _severity_counts(findings: Sequence[Any]) -> dict[str, int]:
-    from ctxviewer.engine.findings import SEVERITIES
+    from ctxviewer.engine.analysis.findings import SEVERITIES
 
     return {severity: sum(1 for f in findings if f.severity == severity) for severity in SEVERITIES}
 
@@ -534,10 +534,10 @@ def _counts_text(counts: Mapping[str, int]) -> str:
 
 def _list_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     """What ``list`` shows, as JSON-able data, and the exit code bad input calls for."""
-    from ctxviewer.engine.batch import run_batch
-    from ctxviewer.engine.findings import findings_of
-    from ctxviewer.engine.pipeline import decision_tokenizer
-    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.analysis.findings import findings_of
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.batch import run_batch
+    from ctxviewer.engine.runs.pipeline import decision_tokenizer
 
     project = load_project(args.project, _overrides(args))
     _report_project_warnings(project)
@@ -638,7 +638,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _item_label(item: Any) -> str:
     """The candidate's file and, for a spec paragraph, its lines (``requirements.md:58``, ``:12-14``)."""
-    from ctxviewer.engine.trace import SPEC_PARAGRAPH
+    from ctxviewer.engine.trace.model import SPEC_PARAGRAPH
 
     if item.kind != SPEC_PARAGRAPH or item.line_start is None:
         return str(item.source)
@@ -648,11 +648,11 @@ def _item_label(item: Any) -> str:
 
 def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     """Every candidate of the task that mentions TEXT, as JSON-able data; the exit code the run's errors call for."""
-    from ctxviewer.engine.explain import find_candidates, keyword_sources
-    from ctxviewer.engine.findings import findings_of
-    from ctxviewer.engine.pipeline import assemble, decision_tokenizer
-    from ctxviewer.engine.project import load_project
-    from ctxviewer.engine.trace import fate_label
+    from ctxviewer.engine.analysis.explain import find_candidates, keyword_sources
+    from ctxviewer.engine.analysis.findings import findings_of
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.pipeline import assemble, decision_tokenizer
+    from ctxviewer.engine.trace.model import fate_label
 
     query = args.text.strip()
     if not query:
@@ -711,7 +711,7 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _why_text(data: Mapping[str, Any]) -> str:
-    from ctxviewer.engine.whatif import kind_word
+    from ctxviewer.engine.analysis.whatif import kind_word
 
     matches = data["matches"]
     where = f"{_one_line(data['feature'])}/{_one_line(data['task'])}"
@@ -823,7 +823,7 @@ def _prompt_markdown(data: Mapping[str, Any]) -> str:
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.upstream.prompt import build_prompt
 
     fmt = _output_format(args, PROMPT_SUFFIXES, "text")
@@ -853,8 +853,8 @@ def _clip(text: str | None, width: int = 100) -> str:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.batch import batch_targets
-    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.batch import batch_targets
     from ctxviewer.engine.upstream.verify import verify
 
     project = load_project(args.project, _overrides(args))
@@ -909,8 +909,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_split(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project import load_project
-    from ctxviewer.engine.splitter import analyze_project, apply_split
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.project.splitter import analyze_project, apply_split
 
     project = load_project(args.project)
     analyses = analyze_project(project, exact=not args.no_exact)
@@ -945,9 +945,9 @@ def cmd_split(args: argparse.Namespace) -> int:
 
 
 def cmd_whatif(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.pipeline import assemble_task
-    from ctxviewer.engine.project import load_project
-    from ctxviewer.engine.whatif import diff_markdown, diff_to_json, diff_traces
+    from ctxviewer.engine.analysis.whatif import diff_markdown, diff_to_json, diff_traces
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.pipeline import assemble_task
 
     fmt = _output_format(args, ASSEMBLE_SUFFIXES, "markdown")
     project = load_project(args.project)
@@ -962,7 +962,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     if fmt == "json":
         text = json.dumps(diff_to_json(diff), ensure_ascii=False, indent=2) + "\n"
     elif fmt == "html":  # the report of the run with --set, with the diff against the baseline
-        from ctxviewer.engine.report import html_report
+        from ctxviewer.engine.exports.report import html_report
 
         text = html_report(current, diff)
     else:
@@ -972,8 +972,8 @@ def cmd_whatif(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.compare import compare_markdown, compare_task, compare_text, compare_to_json, parse_sides
-    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.compare import compare_markdown, compare_task, compare_text, compare_to_json, parse_sides
 
     a, b = parse_sides(args.profiles)  # a malformed spec fails before anything is read
     fmt = _output_format(args, COMPARE_SUFFIXES, "text")
@@ -995,8 +995,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _follow_limits(args: argparse.Namespace) -> Any:
-    from ctxviewer.engine.project import load_project
-    from ctxviewer.engine.settings import Settings
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.project.settings import Settings
 
     if args.project:
         return load_project(args.project, _overrides(args)).settings
@@ -1027,7 +1027,7 @@ def cmd_follow(args: argparse.Namespace) -> int:
     import time
     from dataclasses import asdict
 
-    from ctxviewer.engine.eventlog import EventLogFollower
+    from ctxviewer.engine.runtime.eventlog import EventLogFollower
 
     settings = _follow_limits(args)
     if not math.isfinite(args.interval):  # nan or inf: time.sleep would raise
@@ -1078,8 +1078,8 @@ def cmd_follow(args: argparse.Namespace) -> int:
 def _check_gui_target(args: argparse.Namespace, tune: Mapping[str, Any]) -> None:
     """Refuse a bad project, feature, task or setting before a window opens (raises CtxViewerError)."""
     from ctxviewer.engine.errors import UnknownTaskError
-    from ctxviewer.engine.project import load_project
-    from ctxviewer.engine.settings import Settings, apply_flat
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.project.settings import Settings, apply_flat
 
     if args.screenshot and not args.project:
         raise CtxViewerError("--screenshot needs a PROJECT folder")
@@ -1208,7 +1208,7 @@ def _qt_failure_line(said: Sequence[str]) -> str:
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.compare import parse_sides
+    from ctxviewer.engine.runs.compare import parse_sides
 
     if args.profiles:
         parse_sides(args.profiles)  # a malformed spec is bad input here; values are checked in the tab
@@ -1245,7 +1245,7 @@ def _add_budget(p: argparse.ArgumentParser) -> None:
 
 
 def _add_profile(p: argparse.ArgumentParser) -> None:
-    from ctxviewer.engine.settings import PROFILES
+    from ctxviewer.engine.project.settings import PROFILES
 
     p.add_argument(
         "--profile",

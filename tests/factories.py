@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ctxviewer.engine.tokens import TokenCounts
-from ctxviewer.engine.trace import Item
+from ctxviewer.engine.tokens.counting import TokenCounts
+from ctxviewer.engine.trace.model import Item
 
 RULES = ".claude/rules/security"
 
@@ -45,7 +45,7 @@ def make_project(
     return root
 
 
-# -- a project whose budgets are worked by hand (tests/engine/test_compare.py) ------------------
+# -- a project whose budgets are worked by hand (tests/engine/runs/test_compare.py) ------------------
 
 #: One core rule whose block is "### _core/owasp-2025.md\n" (24 chars) + the rule line
 #: "## Rule: " + 1,500 x's (1,509 chars; its trailing newline is not kept) = 1,533 chars.
@@ -61,7 +61,7 @@ COMPARE_TASKS = [
 
 
 def make_compare_project(root: Path) -> Path:
-    """Feature ``feat``: T1 (hand-worked in tests/engine/test_compare.py) and T2 (no files:
+    """Feature ``feat``: T1 (hand-worked in tests/engine/runs/test_compare.py) and T2 (no files:
     no security section; only P1 mentions 'session')."""
     return make_project(
         root,

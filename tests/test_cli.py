@@ -225,7 +225,7 @@ SAMPLE_ROOTS = __import__("tests.conftest", fromlist=["sample_projects"]).sample
 
 @pytest.mark.parametrize("root", SAMPLE_ROOTS, ids=[p.name for p in SAMPLE_ROOTS])
 def test_every_command_works_on_samples(root: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.project.loading import load_project
 
     project = load_project(root)
     feature, task = project.tasks()[0]

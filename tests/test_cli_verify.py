@@ -11,7 +11,7 @@ import pytest
 
 from ctxviewer.cli import main
 from ctxviewer.engine.upstream.verify import first_difference
-from tests.engine.test_upstream_oracle import SAMPLES, oracle  # noqa: F401  (a fixture)
+from tests.engine.profiles.test_upstream_oracle import SAMPLES, oracle  # noqa: F401  (a fixture)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from ctxviewer.cli import main
-from ctxviewer.engine.settings import PROFILES
-from ctxviewer.engine.trace import CUT_FOR_BUDGET, DROPS, NOT_CANDIDATE, RULE_FILE
+from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, DROPS, NOT_CANDIDATE, RULE_FILE
 from tests.factories import make_project, write
 
 CORE = "_core/owasp-2025.md"

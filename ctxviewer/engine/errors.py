@@ -3,7 +3,7 @@
 Every error renders as one line that names the file (and the line, where known), so
 the CLI can print it as is and the GUI can show it in a panel.  Failures that the
 reproduced pipeline itself tolerates are *not* raised: they are recorded in the
-trace (see :class:`ctxviewer.engine.trace.TraceError`).
+trace (see :class:`ctxviewer.engine.trace.model.TraceError`).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from ctxviewer import __version__
-from ctxviewer.engine.atomic import Signature, atomic_write, file_signature
 from ctxviewer.engine.errors import WriteError
+from ctxviewer.engine.files.writing import Signature, atomic_write, file_signature
 from ctxviewer.gui.resources import app_icon, style_sheet
 from ctxviewer.gui.window import MainWindow
 

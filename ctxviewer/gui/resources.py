@@ -8,7 +8,7 @@ from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QIcon, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-from ctxviewer.engine.resources import resource_bytes
+from ctxviewer.engine.files.resources import resource_bytes
 
 ICON = ("icons", "ctxviewer.svg")
 STYLE = ("styles", "app.qss")

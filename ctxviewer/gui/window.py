@@ -30,37 +30,37 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.engine import report
-from ctxviewer.engine.batch import run_batch
+from ctxviewer.engine.analysis.explain import Match
+from ctxviewer.engine.analysis.findings import ERROR, describe
+from ctxviewer.engine.analysis.whatif import TraceDiff, diff_traces
 from ctxviewer.engine.errors import CtxViewerError
-from ctxviewer.engine.explain import Match
-from ctxviewer.engine.findings import ERROR, describe
-from ctxviewer.engine.fsio import OutsideRootError, ProjectFS
-from ctxviewer.engine.pipeline import assemble_task
-from ctxviewer.engine.project import Project, load_project, refresh_project
-from ctxviewer.engine.session import SessionReplay, replay_session
-from ctxviewer.engine.settings import Settings
-from ctxviewer.engine.tokens import HEURISTIC
-from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
-from ctxviewer.engine.tuning import plan_save, save_ctxviewer_yaml
-from ctxviewer.engine.whatif import TraceDiff, diff_traces
-from ctxviewer.gui.budget import BudgetPanel
-from ctxviewer.gui.compare_view import CompareTab
-from ctxviewer.gui.computed_view import ComputedTab
-from ctxviewer.gui.context_view import ContextView
-from ctxviewer.gui.details import paragraph_html, rule_html
-from ctxviewer.gui.findings_view import FindingRow, FindingsTab, finding_rows, findings_line, plural
-from ctxviewer.gui.highlighter import LexedText, display_text, lex_blocks
-from ctxviewer.gui.models import is_dark, paragraph_columns, rule_columns
-from ctxviewer.gui.outline import ProjectOutline, TaskTotal
-from ctxviewer.gui.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
-from ctxviewer.gui.plaintext import safe_file_name
+from ctxviewer.engine.exports import report
+from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
+from ctxviewer.engine.project.loading import Project, load_project, refresh_project
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.project.tuning import plan_save, save_ctxviewer_yaml
+from ctxviewer.engine.runs.batch import run_batch
+from ctxviewer.engine.runs.pipeline import assemble_task
+from ctxviewer.engine.runs.session import SessionReplay, replay_session
+from ctxviewer.engine.tokens.counting import HEURISTIC
+from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
 from ctxviewer.gui.resources import app_icon
-from ctxviewer.gui.session_view import SessionPanel
-from ctxviewer.gui.source_lines import SourceLinesDialog, item_excerpt
-from ctxviewer.gui.tables import RecordTable
-from ctxviewer.gui.whatif_view import WhatIfTab
-from ctxviewer.gui.window_view import WindowLayoutTab
+from ctxviewer.gui.views.budget import BudgetPanel
+from ctxviewer.gui.views.compare_view import CompareTab
+from ctxviewer.gui.views.computed_view import ComputedTab
+from ctxviewer.gui.views.context_view import ContextView
+from ctxviewer.gui.views.findings_view import FindingRow, FindingsTab, finding_rows, findings_line, plural
+from ctxviewer.gui.views.outline import ProjectOutline, TaskTotal
+from ctxviewer.gui.views.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
+from ctxviewer.gui.views.session_view import SessionPanel
+from ctxviewer.gui.views.whatif_view import WhatIfTab
+from ctxviewer.gui.views.window_view import WindowLayoutTab
+from ctxviewer.gui.widgets.details import paragraph_html, rule_html
+from ctxviewer.gui.widgets.highlighter import LexedText, display_text, lex_blocks
+from ctxviewer.gui.widgets.models import is_dark, paragraph_columns, rule_columns
+from ctxviewer.gui.widgets.plaintext import safe_file_name
+from ctxviewer.gui.widgets.source_lines import SourceLinesDialog, item_excerpt
+from ctxviewer.gui.widgets.tables import RecordTable
 from ctxviewer.gui.worker import Handoff, Lane, RunState, build_frozen, make_pool, reclaim_frozen
 
 TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task", "findings")

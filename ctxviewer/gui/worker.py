@@ -28,8 +28,8 @@ from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
 
-from ctxviewer.engine.assembly import Cancelled
 from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.profiles.base import Cancelled
 
 #: ``fn(cancel, progress) -> result``; progress takes (stage, fraction 0..1).
 JobFn = Callable[[threading.Event, Callable[[str, float], None]], Any]

@@ -38,13 +38,13 @@ import pytest
 
 from ctxviewer.cli import main
 from ctxviewer.engine.errors import ProjectError, SettingsError, WriteError
-from ctxviewer.engine.fsio import ProjectFS
-from ctxviewer.engine.pipeline import assemble, assemble_task
-from ctxviewer.engine.project import load_project, parse_json, parse_yaml
-from ctxviewer.engine.session import replay_order, replay_session
-from ctxviewer.engine.settings import PROFILES
-from ctxviewer.engine.trace import Trace
-from tests.engine.test_fsio import Recorder, install
+from ctxviewer.engine.files.reading import ProjectFS
+from ctxviewer.engine.project.loading import load_project, parse_json, parse_yaml
+from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.runs.pipeline import assemble, assemble_task
+from ctxviewer.engine.runs.session import replay_order, replay_session
+from ctxviewer.engine.trace.model import Trace
+from tests.engine.files.test_fsio import Recorder, install
 from tests.factories import make_project, write
 
 REPO = Path(__file__).resolve().parents[2]
@@ -118,7 +118,7 @@ def make_outside(base: Path) -> Path:
 def _fresh_caches() -> Iterator[None]:
     """Big inputs must not stay in the engine's content caches after their test."""
     yield
-    from ctxviewer.engine import spec
+    from ctxviewer.engine.signals import spec
 
     spec.clear_caches()
 
@@ -1438,8 +1438,8 @@ CHILD = textwrap.dedent(
     from contextlib import redirect_stderr, redirect_stdout
     from ctxviewer.cli import main
     from ctxviewer.engine.errors import CtxViewerError
-    from ctxviewer.engine.pipeline import assemble
-    from ctxviewer.engine.project import load_project
+    from ctxviewer.engine.runs.pipeline import assemble
+    from ctxviewer.engine.project.loading import load_project
 
     root, profiles, cli_too = sys.argv[1], sys.argv[2].split(","), sys.argv[3] == "cli"
     out = {}
@@ -1699,7 +1699,7 @@ def test_split_names_each_command_file_it_cannot_follow(tmp_path: Path, capsys: 
 
 
 def test_ctxviewer_yaml_linked_into_git_is_never_saved_through(tmp_path: Path) -> None:
-    from ctxviewer.engine.tuning import save_ctxviewer_yaml
+    from ctxviewer.engine.project.tuning import save_ctxviewer_yaml
 
     root = git_repo(tmp_path / "p")
     hook = "#!/bin/sh\n"  # a YAML comment, so the project loads; saving would make it YAML, run at checkout

@@ -11,11 +11,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxviewer.engine import mahabharatha
-from ctxviewer.engine import spec as spec_mod
-from ctxviewer.engine.pipeline import assemble
-from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import INCLUDED, SPEC_PARAGRAPH, TRUNCATED
+from ctxviewer.engine.profiles import mahabharatha
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.pipeline import assemble
+from ctxviewer.engine.signals import spec as spec_mod
+from ctxviewer.engine.trace.model import INCLUDED, SPEC_PARAGRAPH, TRUNCATED
 from tests.factories import make_project
 
 CORE = "## Rule: Validate input\n**Level**: strict\n"

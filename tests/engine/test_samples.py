@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.engine.pipeline import assemble_task
-from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import FATES, KEPT, SPEC_PARAGRAPH
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.pipeline import assemble_task
+from ctxviewer.engine.trace.model import FATES, KEPT, SPEC_PARAGRAPH
 from tests.conftest import sample_projects
 from tests.engine.oracle import oracle_context
 

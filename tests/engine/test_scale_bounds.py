@@ -27,13 +27,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxviewer.engine import ctxprofile, mahabharatha
-from ctxviewer.engine import spec as spec_mod
-from ctxviewer.engine.assembly import Cancelled
-from ctxviewer.engine.pipeline import assemble
-from ctxviewer.engine.project import load_project
-from ctxviewer.engine.spec import build_index, paragraph_count, paragraph_hits, paragraph_limit_problem, ranking
-from ctxviewer.engine.trace import SPEC_PARAGRAPH
+from ctxviewer.engine.profiles import ctxprofile, mahabharatha
+from ctxviewer.engine.profiles.base import Cancelled
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.pipeline import assemble
+from ctxviewer.engine.signals import spec as spec_mod
+from ctxviewer.engine.signals.spec import build_index, paragraph_count, paragraph_hits, paragraph_limit_problem, ranking
+from ctxviewer.engine.trace.model import SPEC_PARAGRAPH
 from tests.factories import make_project
 
 REQ = ".gsd/specs/feat/requirements.md"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from ctxviewer.engine.pipeline import assemble
-from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import Trace
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.pipeline import assemble
+from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.window import MainWindow
 from tests.conftest import SAMPLES
 

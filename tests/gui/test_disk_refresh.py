@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.engine.pipeline import assemble
-from ctxviewer.engine.project import load_project
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.pipeline import assemble
 from ctxviewer.gui.window import MainWindow
 from tests.gui.conftest import LEDGER, open_and_wait
 

@@ -20,13 +20,13 @@ from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLabel, QMessageBox, QTextBrowser, QWidget
 
 import ctxviewer
-from ctxviewer.engine.pipeline import assemble
-from ctxviewer.engine.project import load_project
-from ctxviewer.engine.resources import resource_path
-from ctxviewer.engine.trace import Trace
+from ctxviewer.engine.files.resources import resource_path
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.pipeline import assemble
+from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui import app as gui_app
-from ctxviewer.gui.charts import _Chart
-from ctxviewer.gui.plaintext import NoResourceBrowser
+from ctxviewer.gui.widgets.charts import _Chart
+from ctxviewer.gui.widgets.plaintext import NoResourceBrowser
 from ctxviewer.gui.window import OPENING_KEY, TABS, MainWindow
 from ctxviewer.gui.worker import RunState
 from tests.engine.test_hostile_corpus import (

@@ -1,6 +1,6 @@
 """Safe writes from the GUI: screenshots, exports and saved settings keep the old file.
 
-Rules under test (``ctxviewer.engine.atomic`` as the GUI uses it): when the write fails
+Rules under test (``ctxviewer.engine.files.writing`` as the GUI uses it): when the write fails
 the file already there is byte-identical afterwards, no temporary file is left, and the
 window (or ``ctxviewer gui --screenshot``) says why in one line.  The export runs on the
 export lane (off the GUI thread) and is followed through ``exportFinished``.  A
@@ -22,7 +22,7 @@ import pytest
 from PySide6.QtGui import QImage
 
 from ctxviewer.cli import main
-from ctxviewer.engine import report
+from ctxviewer.engine.exports import report
 from ctxviewer.gui.window import MainWindow
 from tests.gui.conftest import LEDGER, open_and_wait
 

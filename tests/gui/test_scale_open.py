@@ -18,9 +18,9 @@ from PySide6.QtCore import QEvent, QModelIndex, Qt
 from PySide6.QtGui import QHelpEvent, QPalette
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from ctxviewer.engine.project import Project, load_project
-from ctxviewer.gui.models import is_dark, status_colour
-from ctxviewer.gui.outline import PENDING_TIP, ProjectOutline, TaskTotal, task_label
+from ctxviewer.engine.project.loading import Project, load_project
+from ctxviewer.gui.views.outline import PENDING_TIP, ProjectOutline, TaskTotal, task_label
+from ctxviewer.gui.widgets.models import is_dark, status_colour
 from ctxviewer.gui.window import MAX_WATCHED, MainWindow, resolve_target
 from ctxviewer.gui.worker import Handoff
 from tests.gui.conftest import open_and_wait

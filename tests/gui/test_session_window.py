@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxviewer.engine.project import load_project
-from ctxviewer.engine.session import SessionReplay, replay_session
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.session import SessionReplay, replay_session
 from ctxviewer.gui.window import MainWindow
 from tests.gui.conftest import LEDGER, open_and_wait
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ctxviewer.engine.pipeline import assemble
-from ctxviewer.engine.project import load_project
-from ctxviewer.engine.trace import INCLUDED, TRUNCATED
-from ctxviewer.engine.whatif import diff_traces
+from ctxviewer.engine.analysis.whatif import diff_traces
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.pipeline import assemble
+from ctxviewer.engine.trace.model import INCLUDED, TRUNCATED
 from ctxviewer.gui.window import MainWindow
 from tests.gui.conftest import LEDGER, open_and_wait
 

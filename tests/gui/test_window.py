@@ -9,10 +9,10 @@ import pytest
 from PySide6.QtCore import QModelIndex, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
 
-from ctxviewer.engine import report
 from ctxviewer.engine.errors import ProjectError
-from ctxviewer.engine.trace import RULE_FILE, SPEC_PARAGRAPH, Trace
-from ctxviewer.gui.models import RowRole
+from ctxviewer.engine.exports import report
+from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Trace
+from ctxviewer.gui.widgets.models import RowRole
 from ctxviewer.gui.window import MainWindow
 from tests.factories import make_project
 from tests.gui.conftest import EDGE, LEDGER, engine_trace, open_and_wait

@@ -1,7 +1,4 @@
-"""Upstream versions of the MAHABHARATHA/ZERG context plugin, reproduced byte for byte.
-
-One module per builder family (:mod:`.engrules`, :mod:`.switches`, :mod:`.repomap`,
-:mod:`.compact`), the fate names they use (:mod:`.fates`), and the profiles that run
-them in upstream's order (:mod:`.zerg`).  The security rules and spec excerpts are the
-seed's own algorithms (:mod:`ctxviewer.engine.mahabharatha`) at other budgets.
+"""Upstream as installed, beyond the context plugin: the prompt a worker receives
+(:mod:`.prompt`), and checking an installed plugin against our profile (:mod:`.verify`, which runs
+:mod:`.verify_driver` as a script under the upstream interpreter).
 """

@@ -47,14 +47,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ctxviewer.engine.fsio import Problem
-from ctxviewer.engine.spec import truncate
-from ctxviewer.engine.tokens import HEURISTIC, Census, TokenCounts, get_counter
-from ctxviewer.engine.upstream.zerg import upstream_estimate
+from ctxviewer.engine.files.reading import Problem
+from ctxviewer.engine.profiles.zerg.profile import upstream_estimate
+from ctxviewer.engine.signals.spec import truncate
+from ctxviewer.engine.tokens.counting import HEURISTIC, Census, TokenCounts, get_counter
 
 if TYPE_CHECKING:
-    from ctxviewer.engine.project import Feature, Project, Task
-    from ctxviewer.engine.settings import Settings
+    from ctxviewer.engine.project.loading import Feature, Project, Task
+    from ctxviewer.engine.project.settings import Settings
 
 #: ``spec_loader.py:MAX_SPEC_TOKENS``: the budget of the worker's spec context.
 SPEC_TOKENS = 2000
@@ -359,7 +359,7 @@ def build_prompt(
 def _compare(
     project: Project, feature: Feature, task: Task, settings: Settings, stored: str, census: Census
 ) -> DesignComparison:
-    from ctxviewer.engine.pipeline import assemble_task
+    from ctxviewer.engine.runs.pipeline import assemble_task
 
     trace = assemble_task(project, feature, task, settings, exact=False)
     now = trace.context

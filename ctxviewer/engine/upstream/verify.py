@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.engine.errors import CtxViewerError
-from ctxviewer.engine.project import Feature, Project, Task
-from ctxviewer.engine.settings import SWITCH_KEYS
-from ctxviewer.engine.upstream.versions import (
+from ctxviewer.engine.project.loading import Feature, Project, Task
+from ctxviewer.engine.project.settings import SWITCH_KEYS
+from ctxviewer.engine.project.upstream import (
     AUTO,
     LATEST,
     PROFILE_VERSIONS,
@@ -128,7 +128,7 @@ def verify(
     project: Project, python: str, targets: Sequence[tuple[Feature, Task]], *, timeout: float = 900.0
 ) -> Verification:
     """Every target task through the installed plugin and through our profile of its version."""
-    from ctxviewer.engine.pipeline import assemble_task
+    from ctxviewer.engine.runs.pipeline import assemble_task
 
     settings = project.settings
     jobs = [_job(project, f, t, settings) for f, t in targets]

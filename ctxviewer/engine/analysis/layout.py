@@ -1,0 +1,173 @@
+"""The worker's whole context window, laid out as seed 003 draws it.
+
+Blocks, top to bottom:
+
+1. **Base prompt** -- the file ``window.base_prompt`` names, counted; without one,
+   ``window.base_prompt_tokens`` (seed 003's ~300 tokens) as an assumption.
+2. **Command** -- the command file the worker loads (``window.command``, relative to
+   ``paths.commands``; by default the first of ``worker``, ``kurukshetra``, ``rush``
+   found there).  As the reference ``CommandSplitter.load_command`` does, its
+   ``.core.md`` is loaded when it exists, else the whole file; the block says what a
+   split saves (or would save).
+3. **Task context** -- the assembled context of this task.
+4. **Conversation** -- the ContextTracker's estimate after this task (500 per task plus
+   each read file's ``int(size * 0.25) + 100``).
+5. **Response reserve** -- ``window.reserve_percent`` of the window (20%).
+
+The window is ``max_context_tokens`` (200,000), the tracker's window; the thresholds
+are the checkpoint (``threshold_percent``, 70%), the compaction threshold
+(``window.compaction_percent``, 75%) and any further ``zones``.  Sizes are exact
+(cl100k_base) where the engine can count them and the heuristic otherwise; each block
+carries both.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
+from ctxviewer.engine.project import splitter
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.signals.spec import LRU
+from ctxviewer.engine.tokens.counting import Census, TokenCounts
+from ctxviewer.engine.trace.model import TrackerState, WindowBlock, WindowLayout
+
+#: Command stems tried, in order, when ``window.command`` is not set.
+WORKER_COMMANDS = ("worker", "kurukshetra", "rush")
+
+_measured = LRU(64)
+
+
+def _size(counts: TokenCounts) -> int:
+    return counts.cl100k_base if counts.cl100k_base is not None else counts.heuristic
+
+
+def _read(fs: ProjectFS, rel: str, census: Census) -> tuple[str | None, TokenCounts | None, str]:
+    """(text, counts, problem) of a project file, measured once per version of it."""
+    try:
+        stat = fs.lstat(rel)
+    except OutsideRootError as exc:
+        return None, None, f"{rel}: {exc.why}"
+    key = (str(fs.root), rel, census.encodings, None if stat is None else (stat.st_size, stat.st_mtime_ns))
+    hit = _measured.get(key)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    read = fs.read_text(rel)
+    if read.text is None:
+        out: tuple[str | None, TokenCounts | None, str] = (None, None, read.describe())
+    else:
+        out = (read.text, census.measure(read.text), "")
+    _measured.put(key, out)
+    return out
+
+
+def find_command(fs: ProjectFS, settings: Settings) -> tuple[str | None, str]:
+    """The worker's command file and how it was chosen."""
+    base = settings.paths.commands
+    if settings.window_command:
+        rel = f"{base}/{settings.window_command}"
+        return rel, f"window.command: {settings.window_command}"
+    files = [
+        f
+        for f in fs.walk_files(base, ".md")
+        if ".core.md" not in PurePosixPath(f).name and ".details.md" not in PurePosixPath(f).name
+    ]
+    for stem in WORKER_COMMANDS:
+        for rel in sorted(files):
+            if PurePosixPath(rel).stem == stem:
+                return rel, f"the first of {', '.join(WORKER_COMMANDS)} in {base} (set window.command to choose)"
+    return None, f"no {', '.join(WORKER_COMMANDS)} command in {base}; set window.command"
+
+
+def _base_block(fs: ProjectFS, settings: Settings, census: Census) -> WindowBlock:
+    if settings.base_prompt:
+        text, counts, problem = _read(fs, settings.base_prompt, census)
+        if counts is not None and text is not None:
+            return WindowBlock(
+                "base_prompt", "Base prompt", _size(counts), counts.heuristic, counts.cl100k_base, settings.base_prompt
+            )
+        n = settings.base_prompt_tokens
+        return WindowBlock(
+            "base_prompt", "Base prompt", n, n, None, "window.base_prompt_tokens", f"{problem}; assumed {n:,} tokens"
+        )
+    n = settings.base_prompt_tokens
+    return WindowBlock(
+        "base_prompt",
+        "Base prompt",
+        n,
+        n,
+        None,
+        "window.base_prompt_tokens",
+        "assumed: a worker's identity, guidelines and security prompt take about 300 tokens; "
+        "set window.base_prompt to count a file",
+    )
+
+
+def _command_block(fs: ProjectFS, settings: Settings, census: Census) -> WindowBlock:
+    rel, how = find_command(fs, settings)
+    if rel is None:
+        return WindowBlock("command", "Command", 0, 0, None, "", how)
+    text, counts, problem = _read(fs, rel, census)
+    if text is None or counts is None:
+        return WindowBlock("command", "Command", 0, 0, None, rel, f"{problem} ({how})")
+    core_rel = str(PurePosixPath(rel).with_name(PurePosixPath(rel).stem + ".core.md"))
+    core_text, core_counts, _ = _read(fs, core_rel, census) if fs.lstat(core_rel) is not None else (None, None, "")
+    full = _size(counts)
+    if core_text is not None and core_counts is not None:
+        size = _size(core_counts)
+        note = f"loads {core_rel} ({size:,} of {full:,} tokens; saves {full - size:,}); {how}"
+        return WindowBlock(
+            "command", "Command (core)", size, core_counts.heuristic, core_counts.cl100k_base, core_rel, note, full
+        )
+    analysis = splitter.analyze_text(rel, text, census)
+    if analysis.eligible:
+        would = _size(analysis.core_tokens)
+        note = (
+            f"not split: loads the whole file; a split would load {would:,} tokens and save {full - would:,}"
+            f"{'' if settings.command_splitting else ' (command_splitting is off)'}; {how}"
+        )
+    else:
+        note = f"{analysis.lines} lines, under the splitter's {splitter.MIN_LINES_TO_SPLIT}: loaded whole; {how}"
+    return WindowBlock("command", "Command (full)", full, counts.heuristic, counts.cl100k_base, rel, note, full)
+
+
+def window_layout(
+    fs: ProjectFS, settings: Settings, context: TokenCounts, tracker: TrackerState, census: Census
+) -> WindowLayout:
+    """The task's place in the worker's whole window."""
+    window = settings.max_context_tokens
+    reserve = int(window * settings.reserve_percent / 100)
+    blocks = (
+        _base_block(fs, settings, census),
+        _command_block(fs, settings, census),
+        WindowBlock(
+            "task_context",
+            "Task context",
+            _size(context),
+            context.heuristic,
+            context.cl100k_base,
+            f"the {settings.profile} profile's assembled context",
+        ),
+        WindowBlock(
+            "conversation",
+            "Conversation (tracker)",
+            tracker.estimated_tokens,
+            tracker.estimated_tokens,
+            None,
+            "the worker's context tracker's own estimate",
+            f"{tracker.tasks_executed} task(s) x 500 + {tracker.files_read} file read(s)",
+        ),
+        WindowBlock(
+            "reserve",
+            "Response reserve",
+            reserve,
+            reserve,
+            None,
+            "window.reserve_percent",
+            f"{settings.reserve_percent:g}% of the window kept free for the response",
+        ),
+    )
+    zones = dict(settings.all_zones)
+    zones.setdefault("compaction", settings.compaction_percent)  # a "compaction" zone wins
+    thresholds = sorted(zones.items(), key=lambda z: (z[1], z[0]))
+    return WindowLayout(window, settings.reserve_percent, blocks, tuple(thresholds))

@@ -1,0 +1,413 @@
+"""The one way ctxviewer writes files: atomically, never losing the old file.
+
+Every file ctxviewer writes (exports, ``-o`` outputs, ``ctxviewer.yaml``, command
+splits, screenshots) goes through this module; ``tests/engine/files/test_safe_writes.py``
+fails on any direct write elsewhere in the package.
+
+:func:`atomic_write` writes to a temporary file in the target's folder, flushes and
+fsyncs it, gives it the old file's permissions (or the umask's for a new file),
+renames it over the target with :func:`os.replace` and fsyncs the folder where the
+platform allows, so a reader sees either the old file or the new one, never half of
+either.  On any failure -- including ``KeyboardInterrupt`` -- the temporary file is
+removed and the old file is left exactly as it was.
+
+With ``check_unchanged`` it refuses to overwrite a file whose :func:`file_signature`
+(``(mtime_ns, size)``, or None when it did not exist) differs from
+*expect_unchanged*, the signature taken when the file was read.  It is checked before
+anything is written and again just before the rename.  (A same-size edit within one
+tick of the file system's clock cannot be told apart; a rename cannot be made
+conditional, so a change in the microseconds between the last check and the rename
+cannot be caught either.)
+
+:func:`atomic_write_all` writes several files all or nothing (a command split): every
+temporary file is written and fsynced before the first rename, and if a later rename
+fails, the files already renamed are put back -- an old file from a copy taken
+beforehand, a file this call created removed -- so either every target is new or every
+target is as it was.
+
+Nothing is ever written inside a ``.git`` folder: a target whose path, or whose real
+path once symlinks are followed, has a ``.git`` component is refused (git runs
+commands named in ``.git/config`` and ``.git/hooks``, so a file there is code).
+
+A **project file** (``project_file=True``: a command split, ``ctxviewer.yaml``) comes
+from a project that may not be trusted, so it is never written through a link: a
+target that is a symlink, or a file with other names (hard links, ``st_nlink > 1``), is
+refused -- checked before anything is written and again just before the rename.  (A
+repository can ship a command file that is a link to ``.git/config`` or to a file
+outside it.)
+
+Other targets that are not plain files:
+
+* a **symlink** the user named (``-o``, an export) is written *through*: the new data
+  replaces the file the link points to (the temporary file goes in that file's folder,
+  so the rename stays atomic) and the link itself is kept -- the user chose that path.
+  A link whose target is missing or loops is refused rather than guessed at.
+* a **folder**, a device, a pipe or a socket is refused; nothing is written.
+* a **stream** named as a file (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``,
+  ``/proc/self/fd/N``) is refused as a stream, whatever it is connected to: an atomic
+  write makes a new file and renames it into place, which a pipe or terminal cannot take,
+  and which would silently replace a file the shell opened for appending (``>> log``).
+* a **read-only file** is refused, as a plain write to it would be: renaming over it
+  would succeed, but its mode says it is not to be changed.
+* a **hard link** the user named is replaced by a new file (as any atomic save does);
+  the other names keep the old content.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxviewer.engine.errors import WriteError
+
+#: ``(st_mtime_ns, st_size)`` of a file, as :func:`file_signature` gives it.
+Signature = tuple[int, int]
+
+
+def _read_umask() -> int:
+    # os.umask can only be read by setting it; do that once, at import, before the GUI
+    # starts worker threads (a thread creating a file meanwhile would get mode 0o666).
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_IMPORT_UMASK = _read_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the platform allows."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    return _IMPORT_UMASK
+
+
+def file_signature(path: str | os.PathLike[str]) -> Signature | None:
+    """``(mtime_ns, size)`` of *path* (a symlink's target), or None when it does not exist.
+
+    Raises :class:`WriteError` when it cannot be told (no permission to look, a
+    symlink loop): a file that cannot be checked is never treated as unchanged.
+    """
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise WriteError(f"cannot tell whether it changed ({exc.strerror or exc})", os.fspath(path)) from None
+    return st.st_mtime_ns, st.st_size
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedWrite:
+    """One file for :func:`atomic_write_all`: where, what, and the signature it was read with."""
+
+    path: str | os.PathLike[str]
+    data: str | bytes
+    expect_unchanged: Signature | None = None
+    check_unchanged: bool = False
+    #: A file of the project: refused when it is a symlink or has other hard links.
+    project_file: bool = False
+
+
+def atomic_write(
+    path: str | os.PathLike[str],
+    data: str | bytes,
+    *,
+    expect_unchanged: Signature | None = None,
+    check_unchanged: bool = False,
+    project_file: bool = False,
+) -> None:
+    """Write *data* (``str`` as UTF-8) to *path* atomically; raises :class:`WriteError` saying why not."""
+    atomic_write_all([PlannedWrite(path, data, expect_unchanged, check_unchanged, project_file)])
+
+
+@dataclass(slots=True)
+class _Step:
+    planned: PlannedWrite
+    shown: str  # the path as the caller gave it, for messages
+    target: Path  # where the data goes (a symlink resolved)
+    payload: bytes
+    existed: bool
+    tmp: str | None = None  # the staged new content, until it is renamed
+    backup: str | None = None  # a copy of the old file, to put back if a later step fails
+    keep_backup: bool = False  # the backup could not be put back: it is the old file now
+    committed: bool = False  # renamed over the target
+    done: Signature | None = None  # the target's signature right after the rename
+
+
+def atomic_write_all(writes: Sequence[PlannedWrite]) -> None:
+    """Write every file of *writes* atomically, in order, all or nothing.
+
+    Raises :class:`WriteError` naming the file that failed (or was refused); the files
+    renamed before it are put back as they were.  ``KeyboardInterrupt`` and other
+    ``BaseException`` are undone the same way and re-raised as they are.
+    """
+    steps = [_prepare(w) for w in writes]
+    seen: set[str] = set()
+    for step in steps:
+        key = os.path.normcase(os.path.abspath(step.target))
+        if key in seen:
+            raise WriteError("is written twice by one save; nothing written", step.shown)
+        seen.add(key)
+    if not steps:
+        return
+    current = steps[0]
+    try:
+        for step in steps:  # refuse before writing anything
+            current = step
+            _check_unchanged(step)
+        for step in steps:  # everything that can run out of space happens before any rename
+            current = step
+            step.tmp = _stage(step.target, step.payload, _mode_for(step.target, step.existed))
+        for step in steps[:-1]:  # the last rename needs no way back
+            if step.existed:
+                current = step
+                step.backup = _stage(step.target, _read_old(step.target), _mode_for(step.target, True), ".bak")
+        for step in steps:
+            current = step
+            _check_unchanged(step)
+            assert step.tmp is not None
+            os.replace(step.tmp, step.target)
+            step.tmp, step.committed = None, True
+            step.done = file_signature(step.target)
+        for folder in dict.fromkeys(s.target.parent for s in steps):
+            _fsync_folder(folder)
+    except BaseException as exc:
+        kept = _undo(steps)
+        if not isinstance(exc, Exception):
+            raise
+        raise _failure(current, exc, steps, kept) from None
+    finally:
+        for step in steps:
+            for name in (step.tmp, None if step.keep_backup else step.backup):
+                if name is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(name)
+
+
+GIT_FOLDER = ".git"
+
+
+def _in_git_folder(path: str | os.PathLike[str]) -> bool:
+    """Whether *path* (made absolute) has a ``.git`` component (case folded, for case-blind disks)."""
+    return any(part.casefold() == GIT_FOLDER for part in Path(os.path.abspath(path)).parts)
+
+
+@dataclass(frozen=True, slots=True)
+class OtherNames:
+    """A path that is more than one file's name: a symlink, or a file with other hard links."""
+
+    symlink: bool
+    #: ``(to T)`` for a symlink whose target could be read; ``N names (hard links)`` otherwise.
+    detail: str
+
+    def words(self) -> str:
+        """``is a symlink (to T)`` / ``has N names (hard links)``."""
+        return f"is a symlink{self.detail}" if self.symlink else f"has {self.detail}"
+
+
+def other_names(path: str | os.PathLike[str]) -> OtherNames | None:
+    """Whether writing a project file at *path* would change a file elsewhere, and how.
+
+    None when *path* is a plain file or folder, or does not exist.  Raises ``OSError``
+    when it cannot be checked.  Callers word what they refuse and why.
+    """
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            return OtherNames(True, f" (to {os.readlink(path)})")
+        except OSError:
+            return OtherNames(True, "")
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        return OtherNames(False, f"{st.st_nlink} names (hard links)")
+    return None
+
+
+def _link_refusal(path: Path) -> str | None:
+    """Why a project file at *path* is not written (a symlink, other hard links), or None."""
+    try:
+        what = other_names(path)
+    except OSError as exc:
+        return f"could not be checked ({exc.strerror or exc}); not written"
+    if what is None:
+        return None
+    if what.symlink:
+        return f"{what.words()}; a project file is never written through a link; not written"
+    return f"{what.words()}; a project file with other names is never written; not written"
+
+
+_STREAMS = {"/dev/stdin": "standard input", "/dev/stdout": "standard output", "/dev/stderr": "standard error"}
+_FD_NAMES = {0: "standard input", 1: "standard output", 2: "standard error"}
+
+
+def _stream_name(path: str) -> str | None:
+    """What stream *path* names (``/dev/stdout``, ``/dev/fd/1``, ``/proc/self/fd/1``), or None."""
+    absolute = os.path.abspath(path)
+    if absolute in _STREAMS:
+        return _STREAMS[absolute]
+    parts = Path(absolute).parts
+    fd = None
+    if len(parts) == 4 and parts[:3] == ("/", "dev", "fd"):
+        fd = parts[3]
+    elif len(parts) == 5 and parts[:2] == ("/", "proc") and parts[3] == "fd":
+        fd = parts[4]
+    if fd is None or not fd.isdigit():
+        return None
+    return _FD_NAMES.get(int(fd), f"file descriptor {int(fd)}")
+
+
+def _prepare(planned: PlannedWrite) -> _Step:
+    shown = os.fspath(planned.path)
+    given = Path(shown)
+    target = given
+    stream = _stream_name(shown)
+    if stream is not None:
+        raise WriteError(
+            f"is {stream}, a stream, not a file: ctxviewer writes files atomically (a new file renamed into "
+            "place); leave out -o to write to standard output",
+            shown,
+        )
+    if _in_git_folder(given):
+        raise WriteError("is inside a .git folder; ctxviewer never writes there", shown)
+    if planned.project_file:
+        refusal = _link_refusal(given)
+        if refusal is not None:
+            raise WriteError(refusal, shown)
+    if given.is_symlink():
+        try:
+            target = given.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise WriteError("is a symlink whose target is missing or loops; not written", shown) from None
+        if _in_git_folder(target):
+            raise WriteError(f"is a symlink into a .git folder ({target}); ctxviewer never writes there", shown)
+    try:
+        st = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        st = None
+    except OSError as exc:
+        raise WriteError(f"could not be written ({exc.strerror or exc})", shown) from None
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise WriteError("is a folder, not a file; nothing written", shown)
+        if not stat.S_ISREG(st.st_mode):
+            raise WriteError("is not a regular file (a device, pipe or socket); not written", shown)
+        if not os.access(target, os.W_OK):
+            raise WriteError("is read-only; not overwritten", shown)
+    data = planned.data
+    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    return _Step(planned, shown, target, payload, existed=st is not None)
+
+
+def _check_unchanged(step: _Step) -> None:
+    planned = step.planned
+    if planned.project_file:  # again just before the rename: a link may have been put there meanwhile
+        refusal = _link_refusal(step.target)
+        if refusal is not None:
+            raise WriteError(refusal, step.shown)
+    if planned.check_unchanged and file_signature(step.target) != planned.expect_unchanged:
+        what = "created" if planned.expect_unchanged is None else "changed"
+        raise WriteError(f"{what} on disk since it was read; not overwritten", step.shown)
+
+
+def _mode_for(target: Path, existed: bool) -> int:
+    if existed:
+        with contextlib.suppress(OSError):
+            return os.stat(target).st_mode & 0o7777
+    return 0o666 & ~_umask()
+
+
+def _stage(target: Path, payload: bytes, mode: int, kind: str = "") -> str:
+    """A fsynced temporary file holding *payload* in *target*'s folder; returns its name."""
+    folder = target.parent if str(target.parent) else Path(".")
+    # A name of up to 255 bytes must leave room for the dots and mkstemp's random part.
+    fd, name = tempfile.mkstemp(prefix=f".{target.name[:64]}.", suffix=f"{kind}.tmp", dir=folder)
+    try:
+        handle = os.fdopen(fd, "wb")
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    try:
+        with handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(name, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    return name
+
+
+def _read_old(target: Path) -> bytes:
+    with open(target, "rb") as handle:
+        return handle.read()
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the renames durable; folders cannot be opened on every platform (Windows)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _undo(steps: list[_Step]) -> list[str]:
+    """Put back the targets already renamed, newest first; returns what could not be."""
+    kept: list[str] = []
+    undone = False
+    for step in reversed(steps):
+        if not step.committed:
+            continue
+        try:
+            if step.done is None or file_signature(step.target) != step.done:
+                kept.append(f"{step.shown} changed again meanwhile and was left as it is")
+            elif step.backup is not None:
+                os.replace(step.backup, step.target)
+                step.backup = None
+            else:
+                os.unlink(step.target)
+            undone = True
+        except (OSError, WriteError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            if step.backup is not None:
+                step.keep_backup = True
+                kept.append(f"{step.shown} could not be put back ({why}); its old content is in {step.backup}")
+            else:
+                kept.append(f"{step.shown} could not be removed ({why})")
+    if undone:
+        for folder in dict.fromkeys(s.target.parent for s in steps if s.committed):
+            _fsync_folder(folder)
+    return kept
+
+
+def _failure(step: _Step, exc: Exception, steps: list[_Step], kept: list[str]) -> WriteError:
+    """The one-line error for a failed (or refused) write of *step*."""
+    if isinstance(exc, WriteError):
+        message, path = exc.message, exc.path or step.shown
+    elif isinstance(exc, OSError):
+        message, path = f"could not be written ({exc.strerror or exc})", step.shown
+    else:
+        message, path = f"could not be written ({type(exc).__name__}: {exc})", step.shown
+    if kept:
+        message += f"; could not undo everything: {'; '.join(kept)}"
+    elif len(steps) > 1:
+        message += "; nothing was changed"
+    elif step.existed and not isinstance(exc, WriteError):
+        message += "; the old file is intact"
+    return WriteError(message, path)

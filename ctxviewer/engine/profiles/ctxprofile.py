@@ -1,0 +1,556 @@
+"""Profile ``ctxviewer``: what we think a task's context should be, within its budgets exactly.
+
+It fixes what the reference pipeline gets wrong, one rule each:
+
+* **Exact budgets.** Counted with an exact encoding (cl100k_base unless an exact
+  tokenizer is set).  The security section gets ``int(budget * security_share)``;
+  the spec section ``int(budget * spec_share)`` plus whatever the security section
+  left unused (so the two budgets can add up to more than the shares: the unused part
+  is counted in both, used in one); the buffer is what the shares leave.  After packing, each section and the whole
+  context are counted exactly and the last-packed item comes out until all fit, so
+  no section is ever over its budget and the context never over the total.
+* **Keywords on word boundaries.** Words of the title and description (split on
+  anything not a letter or digit, and at camelCase humps) and of the task's file
+  stems, lowercased, at least 3 characters, a plural ``s`` taken off; stopwords
+  (:data:`STOPWORDS`: English function words and task boilerplate such as
+  "implement") are listed in the trace with a note and not used.  A keyword matches
+  a whole word, optionally followed by ``s``/``es``: "session" matches "sessions"
+  and "session_id", never "obsession".  Each item records how often each keyword
+  occurs in it.
+* **Relevance weighted by rarity.** A paragraph's worth is the sum over its distinct
+  keywords of ``log(1 + N / df)`` (N non-blank paragraphs, df those with the
+  keyword), a keyword the context already covers counting a quarter.
+* **Near-duplicates removed.** A paragraph sharing at least ``near_duplicate`` (0.8)
+  of its word triples with one already packed is dropped, saying which.
+* **Packing by worth per token**, not a fixed top five: the best worth-per-token
+  paragraph first (lazily re-valued as coverage grows), each whole if it fits; then
+  the room left is filled with the best paragraph that did not fit, cut at a
+  sentence (else word) boundary and marked ``[…]``.  Rule blocks are packed whole in
+  the reference order; the first that does not fit is kept line by line.
+* Paragraphs appear in document order under the reference's headers, so the
+  context reads as the spec does.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from ctxviewer.engine.profiles.base import ItemDraft, ProfileResult, fmt, plain_name
+from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
+from ctxviewer.engine.profiles.peers import (
+    PeerRun,
+    Placed,
+    SectionPlan,
+    SpecPart,
+    is_heading_only,
+    joined,
+    keep_prefix,
+    keep_whole,
+)
+from ctxviewer.engine.signals.spec import CHECK_EVERY, LRU, Check, SpecIndex, cut_pieces
+from ctxviewer.engine.signals.words import STOPWORDS, forms, normalise, words_of
+from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, NOT_CANDIDATE, OUTRANKED, SECURITY, SPEC, Keyword
+
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
+
+#: Why a heading-only paragraph is not packed by itself.
+HEADING_ALONE = "a heading: in the context only above a paragraph it heads"
+#: The marker after a paragraph cut to fit.
+CUT_MARKER = " [\u2026]"
+#: A partial paragraph is only worth adding with at least this many tokens of room.
+MIN_PARTIAL_TOKENS = 24
+#: A keyword the context already covers counts this much of its weight again.
+REPEAT_WEIGHT = 0.25
+
+def extract(task: Mapping[str, object]) -> tuple[Keyword, ...]:
+    """The ctxviewer profile's keywords, sorted; stopwords included with a note."""
+    found: dict[str, dict[str, None]] = {}  # sources as ordered set keys: linear in the files listed
+
+    def add(word: str, source: str) -> None:
+        if len(word) < 3 or word.isdigit():
+            return
+        found.setdefault(normalise(word), {})[source] = None
+
+    for key in ("title", "description"):
+        text = task.get(key)
+        if isinstance(text, str):
+            for word in words_of(text):
+                add(word, key)
+    files = task.get("files")
+    if isinstance(files, Mapping):
+        for key, entries in files.items():
+            for entry in entries if isinstance(entries, list) else ():
+                if isinstance(entry, str):
+                    for word in words_of(PurePosixPath(entry).stem):
+                        add(word, f"files.{key}: {entry}")
+    return tuple(
+        Keyword(w, tuple(found[w]), "stopword: not used for matching" if w in STOPWORDS else "") for w in sorted(found)
+    )
+
+
+_matches = LRU(64)
+
+
+def match_counts(index: SpecIndex, words: Iterable[str], check: Check | None = None) -> Mapping[int, Mapping[str, int]]:
+    """For each paragraph index, how often each keyword occurs in it as a whole word.
+
+    Cached per (index, keywords), as the reference ranking is: a re-budget rescans nothing.
+    *check* is called every few thousand paragraphs and may raise to cancel.
+    """
+    key = (id(index), tuple(sorted(set(words))))
+    found = _matches.get(key)
+    if found is not None and found[0] is index:
+        counts: Mapping[int, Mapping[str, int]] = found[1]
+        return counts
+    counts = _match_counts(index, key[1], check)
+    _matches.put(key, (index, counts))
+    return counts
+
+
+def _match_counts(index: SpecIndex, words: tuple[str, ...], check: Check | None) -> dict[int, Counter[str]]:
+    """Whole-word matches of every keyword's forms in each paragraph.
+
+    A paragraph's words are the maximal runs of letters and digits of its text, each
+    lowercased on its own -- exactly how :func:`words_of` makes keywords -- and a match
+    is a word equal to a form of a keyword.  Each paragraph's words are looked up in a
+    table of all the forms at once, so the cost is the text's length whatever the
+    keywords or their characters: a keyword whose lowercase is longer than its letters
+    (``İ`` lowercases to ``i`` and a combining dot) is looked up like any other.  A form
+    two keywords share counts for the longer keyword.  A keyword that is not one word
+    (it holds a space or punctuation) never matches.
+    """
+    out: dict[int, Counter[str]] = {}
+    if not words:
+        return out
+    owner: dict[str, str] = {}
+    for word in sorted(words, key=len, reverse=True):
+        for form in forms(word):
+            owner.setdefault(form, word)
+    keys = owner.keys()
+    for para in index.paragraphs:
+        if check is not None and not para.index % CHECK_EVERY:
+            check()
+        if para.blank:
+            continue
+        text = para.text
+        for piece in _pieces(text) if len(text) > _PIECE_CHARS else (text,):
+            tokens = _lower_words(piece)
+            if keys.isdisjoint(tokens):
+                continue
+            counts = out.setdefault(para.index, Counter())
+            for token in tokens:
+                owned = owner.get(token)
+                if owned is not None:
+                    counts[owned] += 1
+    return out
+
+
+def _lower_words(text: str) -> list[str]:
+    """The words of *text* (maximal runs of letters and digits), each lowercased on its own."""
+    if text.isascii():  # lowercasing ASCII keeps every character's place and kind: one call
+        return _WORD.findall(text.lower())
+    return [word.lower() for word in _WORD.findall(text)]
+
+
+#: A paragraph longer than this is split into words a piece at a time (cut between words).
+_PIECE_CHARS = 1 << 20
+_NOT_WORD = re.compile(r"[\W_]")
+
+
+def _pieces(text: str) -> list[str]:
+    """*text* cut just before a character that is not a letter or digit, about every megabyte."""
+    return cut_pieces(text, _PIECE_CHARS, _NOT_WORD)
+
+
+def triples(text: str) -> frozenset[tuple[str, ...]]:
+    """Word triples of *text* (its words, for texts under three words)."""
+    words = _WORD.findall(text.lower())
+    if len(words) < 3:
+        return frozenset((w,) for w in words)
+    return frozenset(zip(words, words[1:], words[2:], strict=False))
+
+
+def similarity(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+@dataclass
+class Heading:
+    """A heading-only paragraph: placed above the packed paragraphs it heads, never alone."""
+
+    draft: ItemDraft
+    tokens: int
+
+
+@dataclass
+class Candidate:
+    """A scoring paragraph: its draft, its keyword counts and its exact cost."""
+
+    part: SpecPart
+    index: int
+    draft: ItemDraft
+    counts: Mapping[str, int]
+    tokens: int
+    full: float  # its worth with nothing covered yet
+    heading: Heading | None = None  # the heading-only paragraph it stands under
+    shingles: frozenset[tuple[str, ...]] = field(default_factory=frozenset)
+
+
+class CtxviewerRun(PeerRun):
+    """One run of the ctxviewer profile over one task."""
+
+    #: The spec paragraphs packed, in the order they were (the partial fill last).
+    packed: list[Candidate]
+
+    def extract_keywords(self) -> tuple[Keyword, ...]:
+        return extract(self.clean_task())
+
+    def run(self) -> ProfileResult:
+        self.gather()
+        self.sep = self.counter.count("\n\n")
+        budget = self.settings.budget
+        security_budget = int(budget * self.settings.security_share)
+        security = self._security(security_budget)
+        self._check("security rules", 0.6)
+        unused = max(0, security_budget - self._tokens(security))
+        share = int(budget * self.settings.spec_share)
+        spec_budget = share + unused
+        candidates = self._candidates()
+        spec = self._pack(candidates, spec_budget)
+        self._check("packing", 0.85)
+        plans = [
+            SectionPlan(
+                SECURITY,
+                security_budget,
+                security,
+                f"within its share of {fmt(security_budget)} tokens (exact {self.counter.name}); "
+                f"the {fmt(unused)} it did not use went to the spec excerpts",
+                {"share": security_budget, "passed to spec excerpts": unused},
+            ),
+            SectionPlan(
+                SPEC,
+                spec_budget,
+                spec,
+                f"within its budget of {fmt(spec_budget)} tokens: its share {fmt(share)} plus {fmt(unused)} "
+                "the security rules left unused",
+                {"share": share, "unused by security rules": unused},
+            ),
+        ]
+        self._verify(plans)
+        return self.result(plans, tokenizer=self.counter.name, buffer=budget - security_budget - share)
+
+    def _tokens(self, pieces: list[Placed]) -> int:
+        return self.counter.count(joined(pieces)) if pieces else 0
+
+    # -- security rules -----------------------------------------------------------------------------
+
+    def _security(self, budget: int) -> list[Placed]:
+        usable = [c for c in self.rules if c.block is not None]
+        if not usable:
+            return []
+        header = Placed(SECURITY_HEADER[:-2])
+        used = self.counter.count(header.text)
+        pieces = [header]
+        unfit = []
+        for n, c in enumerate(usable, start=1):
+            cost = self.counter.count(c.draft.text) + self.sep
+            if used + cost <= budget:
+                pieces.append(keep_whole(c.draft, f"{c.why}; {fmt(cost)} tokens fit the {fmt(budget - used)} left", n))
+                used += cost
+            else:
+                c.draft.status = CUT_FOR_BUDGET
+                c.draft.reason = (
+                    f"{c.why}; {fmt(cost)} tokens did not fit the {fmt(budget - used)} left of {fmt(budget)}"
+                )
+                unfit.append(c)
+        if unfit:
+            pieces += self._partial_rule(unfit[0].draft, budget - used, pieces)
+        return pieces if len(pieces) > 1 else []
+
+    def _partial_rule(self, draft: ItemDraft, room: int, pieces: list[Placed]) -> list[Placed]:
+        lines = draft.text.split("\n")
+        if room - self.sep <= 0:
+            return []
+        fits = self.counter.fits_prefix(draft.text, room - self.sep)
+        kept = draft.text[:fits].rsplit("\n", 1)[0] if fits < len(draft.text) else draft.text
+        count = kept.count("\n")
+        if count < 1:
+            return []
+        draft.reason = f"{draft.reason}; kept its first {count} of {len(lines) - 1} rule lines, as many as fit"
+        # Measured on the section: with the whole block after those that fit, then with its kept lines.
+        self._step(
+            SECURITY,
+            "keep_lines",
+            draft.id,
+            f"{plain_name(draft)}: kept {count} of its {len(lines) - 1} rule lines",
+            joined([*pieces, Placed(draft.text)]),
+            joined([*pieces, Placed(kept)]),
+        )
+        return [keep_prefix(draft, len(kept), "", draft.reason)]
+
+    # -- spec paragraphs ------------------------------------------------------------------------------
+
+    def _candidates(self) -> list[Candidate]:
+        self.headings: set[int] = set()  # id() of the heading-only paragraphs' drafts
+        words = [k.word for k in self.keywords if not k.note]
+        per_part = [(part, match_counts(part.index, words, lambda: self._poll("packing"))) for part in self.parts]
+        nonblank = sum(1 for part in self.parts for p in part.index.paragraphs if not p.blank) or 1
+        df: Counter[str] = Counter()
+        for _, counts in per_part:
+            for c in counts.values():
+                df.update(c.keys())
+        self.weight = {w: math.log(1 + nonblank / n) for w, n in df.items()}
+        out: list[Candidate] = []
+        for part, counts in per_part:
+            scoring = [p for p in part.index.paragraphs if not p.blank and p.index in counts]
+            tokens = dict(
+                zip((p.index for p in scoring), self.counter.count_many(p.text for p in scoring), strict=True)
+            )
+            heading: Heading | None = None
+            for para in part.index.paragraphs:
+                if para.blank:
+                    self.paragraph_draft(part, para, "blank paragraph")
+                    continue
+                if is_heading_only(para):
+                    draft = self.paragraph_draft(part, para, HEADING_ALONE)
+                    heading = Heading(draft, self.counter.count(para.text))
+                    self.headings.add(id(draft))
+                    continue
+                found = counts.get(para.index)
+                if found is None:
+                    self.paragraph_draft(part, para, "no task keyword occurs in it as a word")
+                    continue
+                draft = self.paragraph_draft(part, para, "")
+                draft.score, draft.matched = len(found), tuple(sorted(found))
+                full = self._worth(found, set())
+                draft.details = {"matches": dict(sorted(found.items())), "worth": round(full, 3)}
+                out.append(Candidate(part, para.index, draft, found, tokens[para.index], full, heading))
+        return out
+
+    def _worth(self, counts: Mapping[str, int], covered: set[str]) -> float:
+        return sum(self.weight[w] * (REPEAT_WEIGHT if w in covered else 1.0) for w in counts)
+
+    def _pack(self, candidates: list[Candidate], budget: int) -> list[Placed]:
+        #: Near-duplicates left out and the paragraph cut to fill the room, with their
+        #: descriptions: recorded as steps once the section is laid out (see _pack_steps).
+        self.duplicates: list[tuple[Candidate, str]] = []
+        self.partly: tuple[Candidate, str] | None = None
+        covered: set[str] = set()
+        headers = {part.part: self.counter.count(part.header) + self.sep for part in self.parts}
+        opened: set[str] = set()
+        headed: set[int] = set()  # id() of the headings already placed
+        chosen: list[Candidate] = []
+        unfit: list[Candidate] = []
+        used = 0
+
+        def cost(c: Candidate) -> int:
+            return c.tokens + self.sep + self._extras(c, opened, headed, headers)
+
+        # Lazy greedy: an entry's key is its worth per token when queued, at coverage
+        # *version* (the number of paragraphs packed then); only packing changes worth
+        # or cost, so an entry queued at the current version needs no recomputing.
+        heap = [(-c.full / cost(c), n, 0, c) for n, c in enumerate(candidates)]
+        heapq.heapify(heap)
+        while heap:
+            key, n, version, c = heapq.heappop(heap)
+            need = cost(c)
+            if used + need > budget:  # room only shrinks: it will never fit, whatever its worth
+                c.draft.status = CUT_FOR_BUDGET
+                c.draft.reason = f"{fmt(need)} tokens did not fit the {fmt(budget - used)} left"
+                unfit.append(c)
+                continue
+            fresh = key if version == len(chosen) else -self._worth(c.counts, covered) / need
+            if fresh > key + 1e-12:  # worth less than when queued: re-queue at its new place
+                heapq.heappush(heap, (fresh, n, len(chosen), c))
+                continue
+            if self._near_duplicate(c, chosen):
+                continue
+            used += need
+            opened.add(c.part.part)
+            if c.heading is not None:
+                headed.add(id(c.heading))
+            covered.update(c.counts)
+            chosen.append(c)
+            c.draft.reason = (
+                f"packed {len(chosen)}: worth {-fresh * need:.2f} for {fmt(need)} tokens "
+                f"({-fresh:.4f} per token), keywords {', '.join(sorted(c.counts))}"
+            )
+        pieces_by = {id(c): keep_whole(c.draft, c.draft.reason, n) for n, c in enumerate(chosen, start=1)}
+        self.packed = chosen
+        partial = self._partial(unfit, budget - used, opened, headed, headers, covered)
+        if partial is not None:
+            c, piece = partial
+            chosen.append(c)
+            opened.add(c.part.part)
+            pieces_by[id(c)] = piece
+        pieces = self._spec_pieces(chosen, pieces_by)
+        self._pack_steps(pieces)
+        return pieces
+
+    def _pack_steps(self, pieces: list[Placed]) -> None:
+        """Packing's steps, measured on the spec section so that they chain.
+
+        The section starts as laid out with every near-duplicate added at its end and the
+        partly kept paragraph whole; each near-duplicate step takes one out, the truncation
+        cuts that paragraph, and the last step leaves the section as laid out.
+        """
+        partly = self.partly
+        whole = [
+            Placed(p.draft.text, p.draft) if partly is not None and p.draft is partly[0].draft else p for p in pieces
+        ]
+        extra = [c.draft.text for c, _ in self.duplicates]
+
+        def state(laid: list[Placed], rest: list[str]) -> str:
+            return "\n\n".join(t for t in (joined(laid), *rest) if t)
+
+        for n, (c, description) in enumerate(self.duplicates):
+            self._step(
+                SPEC, "near_duplicate", c.draft.id, description, state(whole, extra[n:]), state(whole, extra[n + 1 :])
+            )
+        if partly is not None:
+            self._step(SPEC, "truncate", partly[0].draft.id, partly[1], joined(whole), joined(pieces))
+
+    def _spec_pieces(self, chosen: list[Candidate], pieces_by: Mapping[int, Placed]) -> list[Placed]:
+        """The packed paragraphs in document order, under their part's header and their headings."""
+        pieces: list[Placed] = []
+        for part in self.parts:
+            mine = sorted((c for c in chosen if c.part is part), key=lambda c: c.index)
+            if mine:
+                pieces.append(Placed(part.header))
+            for c in mine:
+                if c.heading is not None and c.heading.draft.status == NOT_CANDIDATE:
+                    why = f"the heading of {plain_name(c.draft)}, placed above it ({fmt(c.heading.tokens)} tokens)"
+                    pieces.append(keep_whole(c.heading.draft, why))
+                pieces.append(pieces_by[id(c)])
+        return pieces
+
+    def _drop_orphans(self, pieces: list[Placed]) -> None:
+        """Take out part headers and headings that nothing they head follows any more."""
+
+        def heads(piece: Placed) -> bool:
+            return piece.draft is None or id(piece.draft) in self.headings
+
+        n = len(pieces) - 1
+        while n >= 0:  # from the end: taking out a heading can orphan the header above it
+            piece = pieces[n]
+            if heads(piece) and (n + 1 == len(pieces) or heads(pieces[n + 1])):
+                del pieces[n]
+                if piece.draft is not None:
+                    piece.draft.status, piece.draft.kept_chars = NOT_CANDIDATE, 0
+                    piece.draft.reason = f"{HEADING_ALONE}; the paragraph under it was taken out again"
+            n -= 1
+
+    def _extras(self, c: Candidate, opened: set[str], headed: set[int], headers: Mapping[str, int]) -> int:
+        """What packing *c* costs beyond its own text: its part's header and its heading, if not yet placed."""
+        extra = 0 if c.part.part in opened else headers[c.part.part]
+        if c.heading is not None and id(c.heading) not in headed:
+            extra += c.heading.tokens + self.sep
+        return extra
+
+    def _near_duplicate(self, c: Candidate, chosen: list[Candidate]) -> bool:
+        if not c.shingles:
+            c.shingles = triples(c.draft.text)
+        for other in chosen:
+            same = similarity(c.shingles, other.shingles)
+            if same >= self.settings.near_duplicate:
+                c.draft.status = OUTRANKED
+                c.draft.reason = (
+                    f"near-duplicate of {plain_name(other.draft)}: {same:.0%} of their word triples are shared"
+                )
+                self.duplicates.append(
+                    (
+                        c,
+                        f"left out {plain_name(c.draft)}, a near-duplicate of {plain_name(other.draft)} "
+                        f"({same:.0%} similar)",
+                    )
+                )
+                return True
+        return False
+
+    def _partial(
+        self,
+        unfit: list[Candidate],
+        room: int,
+        opened: set[str],
+        headed: set[int],
+        headers: Mapping[str, int],
+        covered: set[str],
+    ) -> tuple[Candidate, Placed] | None:
+        """The best paragraph that did not fit, cut to the room left (None: not worth it)."""
+        marker = self.counter.count(CUT_MARKER)
+        if room - self.sep - marker < MIN_PARTIAL_TOKENS:
+            return None
+        best: tuple[Candidate, int, float] | None = None
+        # Worth only falls as coverage grows, so a candidate's full worth per token bounds
+        # what it can offer: look at the best bounds first and stop when none can win.
+        for c in sorted(unfit, key=lambda c: -c.full / max(1, c.tokens)):
+            if best is not None and c.full / max(1, c.tokens) <= best[2]:
+                break
+            space = room - self.sep - marker - self._extras(c, opened, headed, headers)
+            worth = self._worth(c.counts, covered)
+            if space >= MIN_PARTIAL_TOKENS and worth > 0 and (best is None or worth / max(1, c.tokens) > best[2]):
+                best = (c, space, worth / max(1, c.tokens))
+        if best is None or self._near_duplicate(best[0], self.packed):
+            return None
+        c, space, _ = best
+        text = c.draft.text
+        fits = self.counter.fits_prefix(text, space)
+        cut = _boundary(text, fits)
+        if cut <= 0:
+            return None
+        kept = f"kept {fmt(cut)} of {fmt(len(text))} characters to fill the {fmt(room)} tokens left"
+        self.partly = (c, f"{plain_name(c.draft)}: {kept}")
+        return c, keep_prefix(c.draft, cut, CUT_MARKER, f"{c.draft.reason}; partly: {kept}", None)
+
+    # -- the exact check --------------------------------------------------------------------------------
+
+    def _verify(self, plans: list[SectionPlan]) -> None:
+        """Take the last-packed items out until every section and the whole context fit exactly."""
+        budget = self.settings.budget
+        while True:
+            over = next((p for p in plans if p.pieces and self._tokens(p.pieces) > p.budget), None)
+            whole = "\n\n".join(t for t in (joined(p.pieces) for p in plans) if t)
+            if over is None and self.counter.count(whole) <= budget:
+                return
+            plan = over or next(p for p in reversed(plans) if p.pieces)
+            # The last packed goes first: pieces are in document order, packing was by worth.
+            packed = {id(c.draft): n for n, c in enumerate(self.packed)}
+            victim = max(
+                (p for p in plan.pieces if p.draft is not None),
+                key=lambda p: (packed.get(id(p.draft), -1), plan.pieces.index(p)),
+            )
+            before = joined(plan.pieces)
+            plan.pieces.remove(victim)
+            self._drop_orphans(plan.pieces)
+            assert victim.draft is not None
+            heading = id(victim.draft) in self.headings
+            victim.draft.status, victim.draft.kept_chars = (NOT_CANDIDATE if heading else CUT_FOR_BUDGET), 0
+            victim.draft.reason += "; taken out again by the exact check of the joined section"
+            self._step(
+                plan.name,
+                "verify_cut",
+                victim.draft.id,
+                f"exact check: took out {plain_name(victim.draft)}",
+                before,
+                joined(plan.pieces),
+            )
+
+
+def _boundary(text: str, limit: int) -> int:
+    """The best cut at or before *limit*: after a sentence in the latter half, else at a word."""
+    if limit >= len(text):
+        return len(text)
+    head = text[:limit]
+    sentence = max(head.rfind(". "), head.rfind(".\n"))
+    if sentence > limit // 2:
+        return sentence + 1
+    space = max(head.rfind(" "), head.rfind("\n"))
+    return space if space > 0 else limit

@@ -1,0 +1,470 @@
+"""Profile ``zerg-0.3.2``: the nine-section context of PyPI ``zerg-ai`` 0.3.2, byte for byte.
+
+The non-empty sections, in this order, joined by ``"\\n\\n"`` (budget = the
+configured ``task_context_budget_tokens``, every share taken with ``int()``):
+
+1. engineering rules, 10 % (``.zerg/rules``, see :mod:`.engrules`);
+2. security rules, 10 % (the seed's filter and summary, see ``mahabharatha.py``);
+3. spec excerpts, 20 % (the seed's algorithm; no heading of its own);
+4. MCP servers, 10 % passed and ignored (see :mod:`.switches`);
+5. analysis depth, 6. behavioral mode, 7. TDD -- 10 % each, passed and ignored;
+8. token efficiency hints (no budget);
+9. the repository symbol map, 10 % (see :mod:`.repomap`).
+
+With compact mode ``1`` or ``true`` the joined text is then abbreviated (see
+:mod:`.compact`).  Failures: a section whose builder raises is left out; ``files``
+that is not a mapping, and a security rule file that cannot be read, empty the whole
+context (``fallback_to_full``).  All cuts are in characters (4 per token) and the
+spec's remaining budget uses ``len // 4``, so this profile always decides with the
+``heuristic`` counter; upstream's own token records use ``round(len / 4)``
+(:func:`upstream_estimate`), which never changes the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from ctxviewer.engine.profiles.base import ItemDraft, ProfileResult
+from ctxviewer.engine.profiles.mahabharatha import MahabharathaRun
+from ctxviewer.engine.profiles.zerg import compact, engrules, repomap, switches
+from ctxviewer.engine.profiles.zerg.fates import CUT_FOR_BUDGET, LOST_TO_FAILURE, NOT_CANDIDATE, OUTRANKED
+from ctxviewer.engine.signals.keywords import describe_value
+from ctxviewer.engine.trace.model import INCLUDED, SECURITY, SPEC, TRUNCATED, Section
+
+ENGINEERING = "engineering_rules"
+MCP = "mcp_hints"
+DEPTH = "depth_guidance"
+MODE = "behavioral_mode"
+TDD = "tdd_enforcement"
+EFFICIENCY = "efficiency_hints"
+REPO_MAP = "repo_map"
+#: Section names in assembly order, with their titles and shares of the budget (None: no budget).
+SECTIONS: tuple[tuple[str, str, float | None], ...] = (
+    (ENGINEERING, "Engineering rules", 0.10),
+    (SECURITY, "Security rules", 0.10),
+    (SPEC, "Spec excerpts", 0.20),
+    (MCP, "MCP servers", 0.10),
+    (DEPTH, "Analysis depth", 0.10),
+    (MODE, "Behavioral mode", 0.10),
+    (TDD, "TDD enforcement", 0.10),
+    (EFFICIENCY, "Token efficiency", None),
+    (REPO_MAP, "Repository symbol map", 0.10),
+)
+#: Sections that receive a budget and never look at it.
+IGNORED_BUDGETS = (MCP, DEPTH, MODE, TDD)
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """What differs between upstream versions of the nine-section pipeline."""
+
+    name: str
+    state_dir: str  # where rules, config and state live
+    env_prefix: str  # of the switch variables
+
+
+ZERG_0_3_2 = Upstream("zerg-0.3.2", ".zerg", "ZERG_")
+#: The repository's main since 2026-02-21: the same assembly, renamed folders and variables.
+LATEST = Upstream("mahabharatha-latest", ".mahabharatha", "MAHABHARATHA_")
+VERSIONS: Mapping[str, Upstream] = {v.name: v for v in (ZERG_0_3_2, LATEST)}
+#: The settings that stand for the plugin process's environment variables.
+SWITCHES: tuple[tuple[str, str], ...] = (
+    ("analysis_depth", "ANALYSIS_DEPTH"),
+    ("behavioral_mode", "BEHAVIORAL_MODE"),
+    ("tdd_mode", "TDD_MODE"),
+    ("compact_mode", "COMPACT_MODE"),
+    ("worker_id", "WORKER_ID"),
+)
+
+
+def upstream_estimate(text: str) -> int:
+    """Upstream's token estimate for its records: ``max(1, round(len / 4))``, halves to even."""
+    return max(1, round(len(text) / 4.0))
+
+
+class ZergRun(MahabharathaRun):
+    """One run of zerg-ai 0.3.2's context plugin over one task."""
+
+    upstream: Upstream = ZERG_0_3_2
+
+    def run(self) -> ProfileResult:
+        self._check("start", 0.0)
+        budget = self.settings.budget
+        shares = {name: (int(budget * share) if share is not None else 0) for name, _, share in SECTIONS}
+        files = self.raw.get("files", {})
+        task_files: list[Any] = []
+        fatal: str | None = None
+        if isinstance(files, Mapping):
+            for key in ("create", "modify"):
+                entries = files.get(key)
+                if isinstance(entries, list):
+                    task_files.extend(entries)
+        else:
+            fatal = f"task 'files' is {describe_value(files)}, not a mapping"
+            self._error("task", "pipeline", fatal, self._fatal_consequence(), self.feature.graph_path)
+        texts: dict[str, str] = {name: "" for name, _, _ in SECTIONS}
+        self.notes: list[str] = []
+        if fatal is None:
+            texts[ENGINEERING] = self._guarded(ENGINEERING, lambda: self._engineering(task_files, shares[ENGINEERING]))
+            texts[SECURITY], fatal = self._security(task_files, shares[SECURITY])
+            self._python_and_javascript_note(task_files)
+        else:
+            self._security_not_run(fatal)
+        self._check("rules", 0.3)
+        texts[SPEC] = self._spec(shares[SPEC])
+        self._check("spec excerpts", 0.5)
+        if fatal is None:
+            texts[MCP] = self._guarded(MCP, lambda: self._mcp(task_files))
+            texts.update(self._switch_sections())
+            texts[REPO_MAP] = self._guarded(REPO_MAP, lambda: self._repo_map(task_files, shares[REPO_MAP]))
+        self._check("repository map", 0.9)
+        raw_texts = dict(texts)
+        if fatal is not None:
+            texts = {name: "" for name in texts}
+            self._fell_back(fatal)
+        elif switches.compact_active(self.settings.compact_mode):
+            texts = self._abbreviate(texts)
+        if fatal is None:
+            self._token_record(raw_texts)
+        context, sections = self._layout(texts, shares, fatal)
+        return self._result(
+            context,
+            sections,
+            task_files,
+            section_budgets={name: shares[name] for name, _, share in SECTIONS if share is not None},
+            buffer=budget - sum(shares.values()),
+            notes=tuple(self.notes),
+        )
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _env(self, key: str) -> str:
+        return self.upstream.env_prefix + key
+
+    def _guarded(self, section: str, build: Callable[[], str]) -> str:
+        """Run a builder that upstream wraps in ``try``: a failure leaves its section out."""
+        try:
+            return build()
+        except Exception as exc:  # upstream catches everything here too
+            message = f"{section.replace('_', ' ')} failed: {exc}"
+            self.left_out[section] = message
+            self._error(section, "pipeline", message, "this section is left out", self.feature.graph_path)
+            for draft in self.items:
+                if isinstance(draft, ItemDraft) and draft.section == section and draft.status in (INCLUDED, TRUNCATED):
+                    draft.reason = f"would be {draft.status} ({draft.reason}), but the section is left out: {message}"
+                    draft.status, draft.kept_chars, draft.offset = LOST_TO_FAILURE, 0, None
+            return ""
+
+    def _add(self, **fields: Any) -> None:
+        fields.setdefault("line_start", None)
+        fields.setdefault("line_end", None)
+        fields.setdefault("score", None)
+        fields.setdefault("matched", ())
+        fields.setdefault("rank", None)
+        fields.setdefault("part", fields["section"])
+        text = fields.setdefault("text", "")
+        fields.setdefault("kept_chars", len(text) if fields["status"] == INCLUDED else 0)
+        self.items.append(ItemDraft(**fields))
+
+    def _python_and_javascript_note(self, task_files: Sequence[Any]) -> None:
+        kinds = {
+            "python" if s in (".py", ".pyx", ".pyi") else "javascript"
+            for f in task_files
+            if isinstance(f, str)
+            for s in [PurePosixPath(f).suffix.lower()]
+            if s in (".py", ".pyx", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
+        }
+        if len(kinds) == 2:
+            self.notes.append(
+                "security rules: upstream adds the python and javascript rule files in the order of a Python "
+                "set, which depends on PYTHONHASHSEED; shown python first"
+            )
+
+    # -- 1. engineering rules ----------------------------------------------------------------
+
+    def _engineering(self, task_files: Sequence[Any], budget: int) -> str:
+        folder = f"{self.upstream.state_dir}/rules"
+        result = engrules.build(self.fs, folder, task_files, budget)
+        for where, why in result.skipped:
+            self._error(ENGINEERING, "input", f"{where}: {why}", "skipped, as upstream does", where.split("#")[0])
+        fates = {"kept": INCLUDED, "omitted": CUT_FOR_BUDGET}
+        for n, outcome in enumerate(result.outcomes, start=1):
+            rule = outcome.rule
+            self._add(
+                id=f"eng:{rule.source}#{rule.index + 1}",
+                kind="engineering_rule",
+                section=ENGINEERING,
+                source=rule.source,
+                rank=n if outcome.status in fates else None,
+                status=fates.get(outcome.status, NOT_CANDIDATE),
+                reason=f"rule {rule.id!r}: {outcome.why}",
+                text=outcome.line,
+                offset=outcome.offset,
+                details={"priority": rule.priority, "applies_to": repr(rule.globs)},
+            )
+        if result.omitted_note:
+            kept = sum(1 for o in result.outcomes if o.status == "kept")
+            omitted = sum(1 for o in result.outcomes if o.status == "omitted")
+            before = engrules.HEADER + "\n".join(o.line for o in result.outcomes if o.status in ("kept", "omitted"))
+            self._step(
+                ENGINEERING,
+                "omit_rules",
+                "engineering rules",
+                f"{omitted} rule line(s) after the first {kept} did not fit {result.limit:,} characters; "
+                "a note says how many were left out",
+                before,
+                result.text,
+            )
+        return result.text
+
+    # -- 4. MCP --------------------------------------------------------------------------------
+
+    def _mcp(self, task_files: Sequence[Any]) -> str:
+        suffixes: list[str] = []
+        for f in task_files:
+            if not isinstance(f, str):
+                raise TypeError(f"a create/modify entry is {describe_value(f)}, not a path")
+            suffix = PurePosixPath(f).suffix
+            if suffix and suffix not in suffixes:
+                suffixes.append(suffix)
+        depth = self.settings.analysis_depth
+        routing = switches.route(self.raw.get("description", ""), suffixes, depth)
+        text = routing.text
+        names = [s.name for s in routing.servers]
+        asked = "; ".join(f"{what} asks for {', '.join(caps)}" for what, caps in routing.asked)
+        for name, caps, _ in switches.SERVERS:
+            if name not in names:
+                self._add(
+                    id=f"mcp:{name}",
+                    kind="mcp_server",
+                    section=MCP,
+                    source=name,
+                    status=NOT_CANDIDATE,
+                    reason=f"no capability asked for ({asked or 'nothing asked for any'})",
+                    details={"capabilities": list(caps)},
+                )
+        for server in routing.servers:
+            offset = text.find(server.name, len(switches.MCP_HEADER)) if server.kept else -1
+            self._add(
+                id=f"mcp:{server.name}",
+                kind="mcp_server",
+                section=MCP,
+                source=server.name,
+                score=server.overlap,
+                matched=server.shared,
+                status=INCLUDED if server.kept else OUTRANKED,
+                reason=server.why,
+                text=server.name,
+                offset=offset if offset >= 0 else None,
+                details={"asked": [{"by": w, "capabilities": list(c)} for w, c in routing.asked]},
+            )
+        return text
+
+    # -- 5-8. switches -------------------------------------------------------------------------
+
+    def _switch_sections(self) -> dict[str, str]:
+        s = self.settings
+        built = {
+            DEPTH: ("analysis_depth", switches.depth_section(s.analysis_depth)),
+            MODE: ("behavioral_mode", switches.mode_section(s.behavioral_mode)),
+            TDD: ("tdd_mode", switches.tdd_section(s.tdd_mode)),
+            EFFICIENCY: ("compact_mode", switches.efficiency_section(s.compact_mode)),
+        }
+        wanted = {DEPTH: "anything but empty or 'standard'", MODE: "speed, exploration, refactor or debug",
+                  TDD: "exactly '1'", EFFICIENCY: "exactly '1'"}  # fmt: skip
+        out: dict[str, str] = {}
+        for section, (key, text) in built.items():
+            value = getattr(s, key)
+            variable = self._env(key.upper())
+            shown = "unset" if value is None else f"{value!r}"
+            self._add(
+                id=f"switch:{key}",
+                kind="switch",
+                section=section,
+                source=f"setting {key} (environment variable {variable})",
+                status=INCLUDED if text else NOT_CANDIDATE,
+                reason=(
+                    f"{variable} is {shown}: builds this section"
+                    if text
+                    else f"{variable} is {shown}; the section needs {wanted[section]}"
+                ),
+                text=text,
+                offset=0 if text else None,
+            )
+            out[section] = text
+        return out
+
+    # -- 9. repository map ---------------------------------------------------------------------------
+
+    def _repo_map(self, task_files: Sequence[Any], budget: int) -> str:
+        if not task_files:
+            return ""
+        description = self.raw.get("description", "")
+        if not isinstance(description, str):
+            raise TypeError(f"the description is {describe_value(description)}, not text")
+        keywords = repomap.description_keywords(description)
+        graph = repomap.build_graph(self.fs)
+        for rel, why in graph.skipped:
+            self._error(REPO_MAP, "input", f"{rel}: {why}", "not in the symbol map", rel)
+        result = repomap.query(graph, task_files, keywords, budget * 4)
+        cut = (
+            f"; did not fit: the map's {result.limit:,}-character limit was reached at {result.cut_at:,} characters"
+            if result.cut_at is not None
+            else ""
+        )
+        for pick in result.picks:
+            source = graph.files.get(pick.module, pick.module)
+            heading = f"\n### {pick.module}\n"
+            self._add(
+                id=f"map:{pick.module}",
+                kind="repo_module",
+                section=REPO_MAP,
+                source=source,
+                status=INCLUDED if pick.heading_placed else CUT_FOR_BUDGET,
+                reason=f"{pick.why}; {pick.placed} of {len(pick.symbols)} symbol(s) listed"
+                + ("" if pick.placed == len(pick.symbols) else cut),
+                text=heading,
+                offset=pick.offset,
+            )
+            if not pick.heading_placed:
+                continue
+            offset = (pick.offset or 0) + len(heading)
+            for n, (sym, hits) in enumerate(pick.symbols):
+                placed = n < pick.placed
+                entry = sym.entry
+                by = f"contains {', '.join(repr(h) for h in hits)}" if hits else "whole module"
+                self._add(
+                    id=f"map:{pick.module}:{sym.line}:{sym.name}",
+                    kind="repo_symbol",
+                    section=REPO_MAP,
+                    source=source,
+                    line_start=sym.line,
+                    line_end=sym.line,
+                    matched=hits,
+                    status=INCLUDED if placed else CUT_FOR_BUDGET,
+                    reason=f"{sym.kind} {sym.name}: {by}" + ("" if placed else cut),
+                    text=entry,
+                    offset=offset if placed else None,
+                )
+                if placed:
+                    offset += len(entry)
+        if result.cut_at is not None:
+            listed = sum(p.placed for p in result.picks)
+            total = sum(len(p.symbols) for p in result.picks)
+            self._step(
+                REPO_MAP,
+                "cut_map",
+                "repository map",
+                f"the {result.limit:,}-character limit fell at {result.cut_at:,} characters: "
+                f"{listed} of {total} chosen symbols listed, "
+                f"{sum(p.heading_placed for p in result.picks)} of {len(result.picks)} modules",
+                repomap.render_all(result.picks),
+                result.text,
+            )
+        if result.unmatched:
+            self.notes.append(
+                f"repository map: {result.unmatched} module(s) with symbols matched no task file or keyword "
+                f"(keywords: {', '.join(keywords) or 'none'})"
+            )
+        return result.text
+
+    def _token_record(self, texts: Mapping[str, str]) -> None:
+        """What upstream writes to its per-worker token file for this task (never part of the text)."""
+        names = {SPEC: "spec_excerpt"}  # upstream's component names where they differ from the sections'
+        breakdown = {names.get(n, n): upstream_estimate(t) for n, t in texts.items() if t}
+        worker = self.settings.worker_id or "unknown"
+        parts = ", ".join(f"{n} {c:,}" for n, c in breakdown.items()) or "no components"
+        self.notes.append(
+            f"upstream's token record for this task in {self.upstream.state_dir}/state/tokens-{worker}.json "
+            f"(round(len / 4), before abbreviation): {parts}; total {sum(breakdown.values()):,}"
+        )
+
+    # -- compact formatter ------------------------------------------------------------------------------
+
+    def _abbreviate(self, texts: Mapping[str, str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for name, text in texts.items():
+            new, replacements, where = compact.abbreviate(text)
+            out[name] = new
+            for r in replacements:
+                self._step(
+                    name,
+                    "abbreviate",
+                    r.full,
+                    f"compact mode: {r.full!r} \u2192 {r.short!r}, {r.count} time(s)",
+                    r.before,
+                    r.after,
+                )
+            if not replacements:
+                continue
+            for draft in self.items:
+                if isinstance(draft, ItemDraft) and draft.section == name and draft.offset is not None:
+                    start, end = where[draft.offset], where[draft.offset + draft.kept_chars]
+                    draft.details = {**(draft.details or {}), "before_compact": draft.text}
+                    draft.text = new[start:end] + draft.text[draft.kept_chars :]
+                    draft.offset, draft.kept_chars = start, end - start
+        return out
+
+    def _fell_back(self, fatal: str) -> None:
+        for draft in self.items:
+            if isinstance(draft, ItemDraft) and draft.status in (INCLUDED, TRUNCATED):
+                draft.reason = (
+                    f"would be {draft.status} ({draft.reason}), but the whole context "
+                    f"{'fell back to empty' if self.settings.fallback_to_full else 'failed'}: {fatal}"
+                )
+                draft.status, draft.kept_chars, draft.offset = LOST_TO_FAILURE, 0, None
+
+    # -- layout --------------------------------------------------------------------------------------------
+
+    def _layout(
+        self, texts: Mapping[str, str], shares: Mapping[str, int], fatal: str | None
+    ) -> tuple[str, tuple[Section, ...]]:
+        chunks: list[str] = []
+        spans: dict[str, tuple[int, int]] = {}
+        pos = 0
+        for name, _, _ in SECTIONS:
+            text = texts[name]
+            if not text:
+                continue
+            if chunks:
+                pos += 2
+            spans[name] = (pos, pos + len(text))
+            chunks.append(text)
+            pos += len(text)
+        sections = []
+        for name, title, share in SECTIONS:
+            text = texts[name]
+            status, reason = self._section_outcome(
+                name, text, fatal, "built", lambda _name: "nothing to show for this task"
+            )
+            if name in IGNORED_BUDGETS:
+                reason += f"; its budget of {shares[name]:,} tokens is passed and ignored upstream"
+            elif share is None:
+                reason += "; upstream gives it no budget"
+            sub = dict(self.spec_sub_budgets) if name == SPEC else {}
+            if name in (ENGINEERING, SECURITY, REPO_MAP):
+                sub = {"character limit": shares[name] * 4}
+            sections.append(
+                Section(
+                    name=name,
+                    title=title,
+                    text=text,
+                    budget=shares[name],
+                    tokens=self.census.measure(text),
+                    status=status,
+                    reason=reason,
+                    span=spans.get(name),
+                    sub_budgets=sub,
+                )
+            )
+        return "\n\n".join(chunks), tuple(sections)
+
+
+class LatestRun(ZergRun):
+    """The repository's main today (profile ``mahabharatha-latest``): 0.3.2's assembly, byte for
+    byte, reading ``.mahabharatha/rules`` and naming ``MAHABHARATHA_*`` variables (PIPELINE.md, section 9)."""
+
+    upstream = LATEST

@@ -1,0 +1,452 @@
+"""The repository symbol map of zerg-ai 0.3.2, rebuilt: which modules and symbols, and where the cut fell.
+
+Sources: every ``.py .js .jsx .ts .tsx`` file (suffix lowercased) under the project
+root, skipping any file below a folder named ``node_modules``, ``__pycache__``,
+``venv``, ``.venv``, ``dist``, ``build`` or starting with ``.``.  Files are grouped by
+suffix, the groups in the order Python 3.12's ``Path.rglob("*")`` first meets each
+suffix, each group sorted; a module's key is its path without the suffix, parts
+joined by dots, and a later file with the same key replaces an earlier one (only
+when it has symbols).
+
+Python (top level of the syntax tree only): functions (``def name(a: T) -> R``,
+positional parameters only), classes with their bases and their methods
+(``Class.method``), each imported name, and assignments to UPPERCASE names;
+docstrings cut to their first line.  Edges: a class to each base (except ``object``
+and ``ABC``), a module to each module it imports.  A file that does not parse is
+skipped.  JavaScript / TypeScript: line-anchored patterns for function declarations,
+arrow-function constants, classes, interfaces, type aliases, imports and exported
+variables, with a preceding ``/** ... */`` comment as the docstring.
+
+The query (task create/modify files, the first ten description words longer than
+three characters, 1,600 characters): a module whose dotted path is a task file's
+path minus its extension (or a ``/``-suffix of it) is taken whole; any other module
+keeps the symbols whose lowercased name or signature contains a keyword *as a
+substring*; then modules at the other end of an edge touching a kept module are
+added whole.  Formatting walks modules in sorted order, symbols by line; a module
+heading that would pass the limit ends the map, a symbol line that would pass it ends
+its module.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ctxviewer.engine.files.reading import ProjectFS
+
+HEADING = "## Repository Symbol Map\n"
+SUFFIXES = (".py", ".js", ".jsx", ".ts", ".tsx")
+SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "dist", "build"})
+KEYWORD_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class Sym:
+    """One symbol of a module as the map prints it."""
+
+    name: str
+    kind: str
+    signature: str
+    doc: str | None
+    line: int
+
+    @property
+    def entry(self) -> str:
+        text = f"- `{self.signature}`"
+        if self.doc:
+            text += f" \u2014 {self.doc}"
+        return text + "\n"
+
+
+@dataclass
+class RepoGraph:
+    """Every module with symbols, the edges between them, and the file each came from."""
+
+    modules: dict[str, list[Sym]] = field(default_factory=dict)
+    edges: list[tuple[str, str]] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
+
+
+# -- finding the sources ---------------------------------------------------------------
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            return list(it)
+    except OSError:
+        return []
+
+
+def source_files(root: Path) -> list[tuple[str, str]]:
+    """(lowercased suffix, relative path) of every source file, in upstream's bucket order."""
+    # rglob("*") lists the root, then for each folder Path.walk visits (top-down,
+    # not following links, children in directory order) the children it found.
+    listing: list[str] = [""]
+    stack: list[str] = [""]
+    while stack:
+        rel = stack.pop()
+        children = []
+        for entry in _entries(root / rel if rel else root):
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir and not (entry.name in SKIPPED_FOLDERS or entry.name.startswith(".")):
+                children.append(f"{rel}/{entry.name}" if rel else entry.name)
+        listing.extend(children)
+        stack.extend(reversed(children))
+    buckets: dict[str, list[str]] = {}
+    for rel in listing:
+        for entry in _entries(root / rel if rel else root):
+            try:
+                if not entry.is_file():
+                    continue
+            except OSError:
+                continue
+            suffix = PurePosixPath(entry.name).suffix.lower()
+            if suffix in SUFFIXES:
+                buckets.setdefault(suffix, []).append(f"{rel}/{entry.name}" if rel else entry.name)
+    out: list[tuple[str, str]] = []
+    for suffix, files in buckets.items():
+        out.extend((suffix, f) for f in sorted(files, key=lambda f: PurePosixPath(f).parts))
+    return out
+
+
+def module_key(rel: str) -> str:
+    path = PurePosixPath(rel)
+    return ".".join(path.with_suffix("").parts)
+
+
+def _decode(data: bytes) -> str:
+    text = data.decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+# -- Python ------------------------------------------------------------------------------
+
+
+def _expr(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return _expr(node.value) + "." + node.attr
+    if isinstance(node, ast.Constant):
+        return repr(node.value)
+    if isinstance(node, ast.Subscript):
+        return _expr(node.value) + "[" + _expr(node.slice) + "]"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _expr(node.left) + " | " + _expr(node.right)
+    if isinstance(node, ast.Tuple):
+        return ", ".join(_expr(e) for e in node.elts)
+    return "..."
+
+
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    params = [a.arg + (": " + _expr(a.annotation) if a.annotation else "") for a in node.args.args]
+    head = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+    tail = " -> " + _expr(node.returns) if node.returns else ""
+    return f"{head} {node.name}({', '.join(params)}){tail}"
+
+
+def _first_line(node: ast.AST) -> str | None:
+    doc = ast.get_docstring(node)  # type: ignore[arg-type]
+    return doc.split("\n")[0] if doc else None
+
+
+def python_symbols(source: str, filename: str, module: str) -> tuple[list[Sym], list[tuple[str, str]]] | None:
+    """Symbols and edges of one Python file; None when it does not parse."""
+    try:
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError):  # 3.12 reports NUL bytes as SyntaxError, 3.11 as ValueError
+        return None
+    syms: list[Sym] = []
+    edges: list[tuple[str, str]] = []
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            syms.append(Sym(node.name, "function", _signature(node), _first_line(node), node.lineno))
+        elif isinstance(node, ast.ClassDef):
+            bases = [_expr(b) for b in node.bases]
+            signature = f"class {node.name}" + (f"({', '.join(bases)})" if bases else "")
+            syms.append(Sym(node.name, "class", signature, _first_line(node), node.lineno))
+            edges.extend((f"{module}.{node.name}", b) for b in bases if b and b not in ("object", "ABC"))
+            for member in node.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    name = f"{node.name}.{member.name}"
+                    syms.append(Sym(name, "method", _signature(member), _first_line(member), member.lineno))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                syms.append(Sym(alias.asname or alias.name, "import", f"import {alias.name}", None, node.lineno))
+                edges.append((module, alias.name))
+        elif isinstance(node, ast.ImportFrom):
+            origin = node.module or ""
+            for alias in node.names:
+                signature = f"from {origin} import {alias.name}"
+                syms.append(Sym(alias.asname or alias.name, "import", signature, None, node.lineno))
+            if origin:
+                edges.append((module, origin))
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id.isupper():
+                    syms.append(Sym(target.id, "variable", f"{target.id} = ...", None, node.lineno))
+    return syms, edges
+
+
+# -- JavaScript / TypeScript ---------------------------------------------------------------
+
+_M = re.MULTILINE | re.VERBOSE
+_JS_FUNCTION = re.compile(r"^ (?:export\s+)? (?:default\s+)? (?:async\s+)? function\s+ (\w+) \s* (\([^)]*\))", _M)
+_JS_ARROW = re.compile(
+    r"^ (?:export\s+)? (?:const|let|var)\s+ (\w+) \s* (?::\s*[^=]+)? \s* = \s* (?:async\s+)?"
+    r" \([^)]*\) \s* (?::\s*[^=]+)? \s* =>",
+    _M,
+)
+_JS_CLASS = re.compile(
+    r"^ (?:export\s+)? (?:default\s+)? (?:abstract\s+)? class\s+ (\w+)"
+    r" (?:\s+extends\s+ (\w+))? (?:\s+implements\s+[\w,\s]+)?",
+    _M,
+)
+_JS_INTERFACE = re.compile(r"^ (?:export\s+)? interface\s+ (\w+) (?:\s+extends\s+[\w,\s]+)?", _M)
+_JS_TYPE = re.compile(r"^ (?:export\s+)? type\s+ (\w+) \s* (?:<[^>]+>)? \s* =", _M)
+_JS_IMPORT = re.compile(r"""^import\s+ (?:type\s+)? (?: \{([^}]+)\} | (\w+) ) \s+from\s+ ['"] ([^'"]+) ['"]""", _M)
+_JS_EXPORTED = re.compile(r"^export\s+ (?:const|let|var)\s+ (\w+) \s* (?::\s*([^=]+))? \s* =", _M)
+
+
+def _jsdoc(lines: Sequence[str], index: int) -> str | None:
+    """The comment just above 0-based line *index*, as upstream reads it."""
+    if index <= 0 or index > len(lines):
+        return None
+    above = lines[index - 1].strip()
+    if above.startswith("/**") and above.endswith("*/"):
+        return above[3:-2].strip()
+    if above != "*/":
+        return None
+    for i in range(index - 2, max(index - 10, -1), -1):
+        opening = lines[i].strip()
+        if not opening.startswith("/**"):
+            continue
+        rest = opening[3:].strip()
+        if rest and rest != "*":
+            return rest
+        if i + 1 < index:
+            following = lines[i + 1].strip().lstrip("* ").strip()
+            if following and not following.startswith("@"):
+                return following
+        return None
+    return None
+
+
+def js_symbols(source: str) -> list[Sym]:
+    lines = source.split("\n")
+    syms: list[Sym] = []
+
+    def line_of(m: re.Match[str]) -> int:
+        return source.count("\n", 0, m.start()) + 1
+
+    for m in _JS_FUNCTION.finditer(source):
+        n = line_of(m)
+        syms.append(Sym(m[1], "function", f"function {m[1]}{m[2]}", _jsdoc(lines, n - 1), n))
+    for m in _JS_ARROW.finditer(source):
+        if any(s.name == m[1] and s.kind == "function" for s in syms):
+            continue
+        syms.append(Sym(m[1], "function", f"const {m[1]} = (...) => ...", None, line_of(m)))
+    for m in _JS_CLASS.finditer(source):
+        n = line_of(m)
+        signature = f"class {m[1]}" + (f" extends {m[2]}" if m[2] else "")
+        syms.append(Sym(m[1], "class", signature, _jsdoc(lines, n - 1), n))
+    for m in _JS_INTERFACE.finditer(source):
+        syms.append(Sym(m[1], "class", f"interface {m[1]}", None, line_of(m)))
+    for m in _JS_TYPE.finditer(source):
+        syms.append(Sym(m[1], "variable", f"type {m[1]} = ...", None, line_of(m)))
+    for m in _JS_IMPORT.finditer(source):
+        named, default, origin = m[1], m[2], m[3]
+        if named:
+            for piece in named.split(","):
+                name = piece.strip().split(" as ")[0].strip()
+                if name and name != "type":
+                    syms.append(Sym(name, "import", f"import {{ {name} }} from '{origin}'", None, line_of(m)))
+        elif default:
+            syms.append(Sym(default, "import", f"import {default} from '{origin}'", None, line_of(m)))
+    for m in _JS_EXPORTED.finditer(source):
+        if any(s.name == m[1] for s in syms):
+            continue
+        signature = f"export const {m[1]}" + (f": {m[2].strip()}" if m[2] else "")
+        syms.append(Sym(m[1], "variable", signature, None, line_of(m)))
+    return syms
+
+
+# -- the graph ----------------------------------------------------------------------------------
+
+_parsed: dict[tuple[str, bytes], tuple[list[Sym], list[tuple[str, str]]] | None] = {}
+#: The last graph per project root, with the (file, size, mtime, inode) list it was built from.
+_graphs: dict[Path, tuple[tuple[tuple[str, int, int, int], ...], RepoGraph]] = {}
+
+
+def _stat_list(root: Path, files: Sequence[tuple[str, str]]) -> tuple[tuple[str, int, int, int], ...]:
+    out = []
+    for _, rel in files:
+        try:
+            st = os.stat(root / rel)
+        except OSError:
+            out.append((rel, -1, -1, -1))
+        else:
+            out.append((rel, st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(out)
+
+
+def build_graph(fs: ProjectFS) -> RepoGraph:
+    """The symbol graph of the project's sources, as upstream builds it for the map.
+
+    Rebuilt only when the list of sources or one's size, mtime or inode changed (a batch
+    reads each file once; upstream keeps its graph for 30 seconds instead).
+    """
+    files = source_files(fs.root)
+    signature = _stat_list(fs.root, files)
+    cached = _graphs.get(fs.root)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    graph = _build(fs, files)
+    if len(_graphs) > 8:
+        _graphs.clear()
+    _graphs[fs.root] = (signature, graph)
+    return graph
+
+
+def _build(fs: ProjectFS, files: Sequence[tuple[str, str]]) -> RepoGraph:
+    graph = RepoGraph()
+    for suffix, rel in files:
+        data, failed = fs.read_bytes(rel)
+        if data is None:
+            graph.skipped.append((rel, failed.detail if failed is not None else "not read"))
+            continue
+        module = module_key(rel)
+        key = (module + "\0" + suffix, data)
+        if key not in _parsed:
+            if len(_parsed) > 4096:
+                _parsed.clear()
+            source = _decode(data)
+            if suffix == ".py":
+                _parsed[key] = python_symbols(source, str(fs.root / rel), module)
+            else:
+                _parsed[key] = (js_symbols(source), [])
+        found = _parsed[key]
+        if found is None:
+            why = "does not parse as Python"
+            if sys.version_info < (3, 12):  # upstream needs 3.12, whose grammar is larger (PEP 695, 701)
+                why += f" {sys.version_info[0]}.{sys.version_info[1]} (upstream runs on 3.12+, which may parse it)"
+            graph.skipped.append((rel, why))
+            continue
+        syms, edges = found
+        if syms:
+            graph.modules[module] = syms
+            graph.files[module] = rel
+        graph.edges.extend(edges)
+    return graph
+
+
+# -- the query ----------------------------------------------------------------------------------
+
+
+def description_keywords(description: str) -> list[str]:
+    """The words the map matches with: the first ten longer than three characters, case kept."""
+    return [w for w in description.split() if len(w) > 3][:KEYWORD_LIMIT]
+
+
+def _matches_file(module: str, task_file: str) -> bool:
+    as_path = module.replace(".", "/")
+    normal = task_file.replace("\\", "/")
+    stem = normal.rsplit(".", 1)[0] if "." in normal else normal
+    return stem == as_path or stem.endswith("/" + as_path)
+
+
+@dataclass
+class ModulePick:
+    """One module the query chose, why, and which of its symbols the cut kept."""
+
+    module: str
+    why: str
+    symbols: list[tuple[Sym, tuple[str, ...]]]  # (symbol, keywords it contains)
+    heading_placed: bool = False
+    placed: int = 0  # symbols placed, in line order
+    offset: int | None = None  # of the heading within the map
+
+
+@dataclass
+class MapResult:
+    text: str
+    picks: list[ModulePick]
+    limit: int
+    unmatched: int  # modules with symbols that the query did not choose
+    cut_at: int | None = None  # characters used when the first thing did not fit
+
+
+def render_all(picks: Sequence[ModulePick]) -> str:
+    """The map with every chosen module and symbol, as it would read without the limit."""
+    out = [HEADING]
+    for pick in picks:
+        out.append(f"\n### {pick.module}\n")
+        out.extend(sym.entry for sym, _ in sorted(pick.symbols, key=lambda pair: pair[0].line))
+    return "".join(out) if picks else ""
+
+
+def _kw_hits(sym: Sym, keywords: Iterable[str]) -> tuple[str, ...]:
+    name, signature = sym.name.lower(), sym.signature.lower()
+    return tuple(k for k in keywords if k in name or k in signature)
+
+
+def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], max_chars: int) -> MapResult:
+    """The map's text and, per chosen module, why it was chosen and what the cut kept."""
+    lowered = sorted({k.lower() for k in keywords if k})
+    picks: dict[str, ModulePick] = {}
+    for module, syms in graph.modules.items():
+        hit = next((f for f in task_files if _matches_file(module, f)), None)
+        if hit is not None:
+            picks[module] = ModulePick(module, f"it is task file {hit}", [(s, _kw_hits(s, lowered)) for s in syms])
+            continue
+        if lowered:
+            chosen = [(s, h) for s in syms if (h := _kw_hits(s, lowered))]
+            if chosen:
+                words = sorted({k for _, h in chosen for k in h})
+                picks[module] = ModulePick(module, "symbols contain " + ", ".join(repr(w) for w in words), chosen)
+    linked: dict[str, str] = {}
+    for source, target in graph.edges:
+        src = source.rsplit(".", 1)[0] if "." in source else source
+        tgt = target.rsplit(".", 1)[0] if "." in target else target
+        if src in picks:
+            linked.setdefault(tgt, f"linked: {source} \u2192 {target}")
+        if tgt in picks:
+            linked.setdefault(src, f"linked: {source} \u2192 {target}")
+    for module, why in linked.items():
+        if module in graph.modules and module not in picks:
+            picks[module] = ModulePick(module, why, [(s, ()) for s in graph.modules[module]])
+    result = MapResult("", [picks[k] for k in sorted(picks)], max_chars, len(graph.modules) - len(picks))
+    if not picks:
+        return result
+    out = [HEADING]
+    used = len(HEADING)
+    for pick in result.picks:
+        heading = f"\n### {pick.module}\n"
+        if used + len(heading) > max_chars:
+            result.cut_at = used if result.cut_at is None else result.cut_at
+            break
+        pick.offset = used
+        pick.heading_placed = True
+        out.append(heading)
+        used += len(heading)
+        pick.symbols.sort(key=lambda pair: pair[0].line)
+        for sym, _ in pick.symbols:
+            entry = sym.entry
+            if used + len(entry) > max_chars:
+                result.cut_at = used if result.cut_at is None else result.cut_at
+                break
+            out.append(entry)
+            used += len(entry)
+            pick.placed += 1
+    result.text = "".join(out)
+    return result

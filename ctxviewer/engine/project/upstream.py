@@ -1,0 +1,141 @@
+"""Which upstream version a project runs: the ``upstream`` setting and its detection.
+
+``profile: mahabharatha`` (the default) means *the upstream pipeline*; the setting
+``upstream`` picks its version:
+
+* ``2026-01-30`` -- the seed's two-section plugin (security 30 %, spec 50 %), which the
+  ``mahabharatha`` profile reproduces (:mod:`ctxviewer.engine.profiles.mahabharatha`);
+* ``zerg-ai-0.3.2`` -- the nine-section plugin of PyPI ``zerg-ai`` 0.3.2 (``.zerg/``
+  folders, ``ZERG_*`` variables), run as profile ``zerg-0.3.2``;
+* ``latest`` -- the repository's main today: the same assembly under ``.mahabharatha/``
+  folders and ``MAHABHARATHA_*`` variables, run as profile ``mahabharatha-latest``;
+* ``auto`` (the default) -- detected from the project, see :func:`detect`.
+
+The profiles ``zerg-0.3.2`` and ``mahabharatha-latest`` are synonyms of
+``mahabharatha`` with that version; they pin it whatever ``upstream`` says.  The trace
+records the profile that ran (``profile``), the version (``upstream``) and why
+(``upstream_reason``); its settings table keeps what the user chose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ctxviewer.engine.project.settings import UPSTREAM_VERSIONS
+
+if TYPE_CHECKING:
+    from ctxviewer.engine.files.reading import ProjectFS
+    from ctxviewer.engine.project.settings import Settings
+
+#: The values of the ``upstream`` setting, ``auto`` first.
+AUTO, SEED, ZERG_0_3_2, LATEST = UPSTREAM_VERSIONS
+#: The profile that runs each version.
+VERSION_PROFILES: Mapping[str, str] = {SEED: "mahabharatha", ZERG_0_3_2: "zerg-0.3.2", LATEST: "mahabharatha-latest"}
+PROFILE_VERSIONS: Mapping[str, str] = {p: v for v, p in VERSION_PROFILES.items()}
+#: Where each nine-section version keeps its rules, config and state (newest first).
+FOLDERS: tuple[tuple[str, str], ...] = ((".mahabharatha", LATEST), (".zerg", ZERG_0_3_2))
+#: Top-level config keys of features the history (PIPELINE.md section 9) dates after
+#: 2026-01-30: engineering rules and MCP routing (02-02), depth / mode / TDD / efficiency
+#: (02-02), the repository map (02-02) and token metrics (02-02).
+LATER_CONFIG_KEYS: tuple[str, ...] = (
+    "rules",
+    "mcp_routing",
+    "behavioral_modes",
+    "tdd",
+    "efficiency",
+    "repo_map",
+    "token_metrics",
+)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """The version that runs and why, in a sentence."""
+
+    version: str
+    reason: str
+
+
+def _evidence(fs: ProjectFS, folder: str) -> list[str]:
+    """What under *folder* only the nine-section pipeline leaves: rule files, token records, config keys."""
+    found: list[str] = []
+    rules = [n for n in fs.list_dir(f"{folder}/rules") if n.endswith((".yaml", ".yml"))]
+    if rules:
+        found.append(
+            f"engineering rule files in {folder}/rules ({', '.join(rules[:3])}{', ...' if len(rules) > 3 else ''})"
+        )
+    state = [
+        n
+        for n in fs.list_dir(f"{folder}/state")
+        if n == "token-cache.json" or (n.startswith("tokens-") and n.endswith(".json"))
+    ]
+    if state:
+        found.append(f"token records in {folder}/state ({', '.join(state[:3])}{', ...' if len(state) > 3 else ''})")
+    keys = _config_keys(fs, f"{folder}/config.yaml")
+    if keys:
+        found.append(f"config keys {', '.join(keys)} in {folder}/config.yaml")
+    return found
+
+
+def _config_keys(fs: ProjectFS, rel: str) -> list[str]:
+    if not fs.is_file(rel):
+        return []
+    from ctxviewer.engine.errors import CtxViewerError
+    from ctxviewer.engine.project.loading import read_document
+
+    try:
+        data: Any = read_document(fs, rel)
+    except CtxViewerError:
+        return []  # loading the project reports a broken config
+    if not isinstance(data, Mapping):
+        return []
+    return [k for k in LATER_CONFIG_KEYS if k in data]
+
+
+def detect(fs: ProjectFS) -> Detection:
+    """The version a project was run with, from what it holds.
+
+    Only the nine-section pipeline (2026-02-02 onward) leaves engineering rule files
+    (``<folder>/rules/*.yaml``), token records (``<folder>/state/tokens-*.json``,
+    ``token-cache.json``) or config keys for its later features; which folder holds them
+    says which version: ``.zerg/`` is zerg-ai 0.3.2, ``.mahabharatha/`` the repository's
+    main (if both do, the newer name wins).  A project with none of these is the seed's
+    pipeline: the seed describes it under ``.mahabharatha/`` (the samples follow it), so
+    the folder's name alone does not tell the seed from later versions.
+    """
+    found = {version: (folder, _evidence(fs, folder)) for folder, version in FOLDERS}
+    with_evidence = [v for v, (_, ev) in found.items() if ev]
+    if with_evidence:
+        version = with_evidence[0]
+        evidence = found[version][1]
+        reason = f"detected {version}: {'; '.join(evidence)}"
+        if len(with_evidence) > 1:
+            other_folder = found[with_evidence[1]][0]
+            reason += f" (also in {other_folder}/: the newer folder name wins)"
+        return Detection(version, reason)
+    present = [f"{folder}/" for folder, _ in FOLDERS if fs.is_dir(folder)]
+    where = f" ({' and '.join(present)} without them)" if present else ""
+    return Detection(
+        SEED,
+        f"detected {SEED}: no engineering rule files, token records or config keys of the nine-section "
+        f"pipeline under .zerg/ or .mahabharatha/{where}, so the seed's pipeline",
+    )
+
+
+def resolve(fs: ProjectFS, settings: Settings) -> tuple[str, Detection | None]:
+    """The profile that runs and, for the upstream pipeline, its version and why."""
+    profile = settings.profile
+    if profile in PROFILE_VERSIONS and profile != VERSION_PROFILES[SEED]:
+        version = PROFILE_VERSIONS[profile]
+        return profile, Detection(version, f"profile {profile} runs {version}")
+    if profile != VERSION_PROFILES[SEED]:
+        return profile, None
+    chosen = settings.upstream
+    if chosen != AUTO:
+        return VERSION_PROFILES[chosen], Detection(
+            chosen, f"setting upstream: {chosen} ({settings.origin('upstream')})"
+        )
+    detection = detect(fs)
+    return VERSION_PROFILES[detection.version], detection

@@ -1,0 +1,6 @@
+"""Running a profile: the entry points the CLI and the GUI's worker call.
+
+:mod:`.pipeline` -- one task to a :class:`~ctxviewer.engine.trace.model.Trace`; :mod:`.batch` --
+every task of a project; :mod:`.compare` -- one task two ways; :mod:`.session` -- a feature's
+tasks replayed through one worker's tracker (a what-if, not a real run).
+"""

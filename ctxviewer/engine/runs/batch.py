@@ -1,0 +1,79 @@
+"""Every task of every feature, for scripts and CI (``ctxviewer batch`` / ``check``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.project.loading import Feature, Project, Task
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.runs.pipeline import assemble_task
+from ctxviewer.engine.trace.model import Trace
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRow:
+    """One task's trace within a batch (or, collecting errors, why there is none)."""
+
+    feature: Feature
+    task: Task
+    trace: Trace | None
+    error: str = ""
+
+
+def batch_targets(project: Project, feature: str | None = None) -> list[tuple[Feature, Task]]:
+    """The (feature, task) pairs a batch covers; raises for an unknown or broken feature."""
+    features = [project.feature(feature)] if feature else list(project.features)
+    out: list[tuple[Feature, Task]] = []
+    for feat in features:
+        if feat.graph_error is not None:
+            raise feat.graph_error
+        out.extend((feat, task) for task in feat.tasks)
+    return out
+
+
+def run_batch(
+    project: Project,
+    feature: str | None = None,
+    settings: Settings | None = None,
+    *,
+    exact: bool = True,
+    cancel: threading.Event | None = None,
+    on_row: Callable[[int, int], None] | None = None,
+    collect_errors: bool = False,
+) -> Iterator[BatchRow]:
+    """Assemble every task in order, yielding rows as they are done.
+
+    Token counts are cached by content, so text shared between tasks (the same spec
+    paragraphs, the same rule blocks) is tokenized once for the whole batch.
+
+    By default bad input raises (a broken feature before any row, a task the engine
+    refuses when reached).  With *collect_errors* -- a background pass that must go on --
+    features whose task graph is broken are left out and a refused task becomes a row
+    with ``trace=None`` and the message in ``error``; cancelling still raises.
+    """
+    if collect_errors:
+        features = [project.feature(feature)] if feature else list(project.features)
+        targets = [(f, t) for f in features if f.graph_error is None for t in f.tasks]
+    else:
+        targets = batch_targets(project, feature)
+    for n, (feat, task) in enumerate(targets, start=1):
+        try:
+            row = BatchRow(feat, task, assemble_task(project, feat, task, settings, exact=exact, cancel=cancel))
+        except CtxViewerError as exc:
+            if not collect_errors:
+                raise
+            row = BatchRow(feat, task, None, str(exc))
+        if on_row is not None:
+            on_row(n, len(targets))
+        yield row
+
+
+def context_tokens(trace: Trace, tokenizer: str) -> int:
+    """The context's size with *tokenizer* (exact counts must have been computed)."""
+    value = trace.context_tokens.get(tokenizer)
+    if value is None:
+        raise ValueError(f"the trace has no {tokenizer} counts; assemble with exact counts")
+    return value

@@ -1,0 +1,247 @@
+"""Running a profile over one task and packaging the result as a :class:`Trace`.
+
+This is the engine's front door for the CLI, the tests and the GUI worker::
+
+    project = load_project("sample_projects/ledger-service")
+    trace = assemble(project, "auth-sessions", "AUTH-L1-001")
+
+Progress is reported through a plain callback and cancellation through a
+``threading.Event`` checked between stages, so the same call serves a script, a test
+and a GUI worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from ctxviewer.engine.analysis.layout import window_layout
+from ctxviewer.engine.errors import SettingsError
+from ctxviewer.engine.files.reading import ProjectFS
+from ctxviewer.engine.profiles.base import Cancelled, Progress, RunBase
+from ctxviewer.engine.profiles.mahabharatha import MahabharathaRun
+from ctxviewer.engine.project.loading import Feature, Project, Task
+from ctxviewer.engine.project.settings import PROFILES, SYSTEM_BUDGET_RANGE, Settings, check_profile_budget
+from ctxviewer.engine.project.upstream import Detection
+from ctxviewer.engine.runtime.tracker import ContextTracker, budget_for_task, file_read_tokens
+from ctxviewer.engine.signals.task import extract_signals
+from ctxviewer.engine.tokens.counting import CL100K, HEURISTIC, PIECE_CHARS, Census, get_counter, noting_estimates
+from ctxviewer.engine.trace.model import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
+
+#: Profiles that count exactly: with the ``heuristic`` tokenizer set they decide with cl100k_base.
+EXACT_PROFILES = ("shaktiman", "ctxviewer")
+#: Profiles that reproduce an upstream version whose every cut is in characters (4 per token).
+CHARACTER_PROFILES = ("zerg-0.3.2", "mahabharatha-latest")
+
+__all__ = ["Cancelled", "assemble", "assemble_task", "task_reads", "tracker_state"]
+
+
+def task_reads(fs: ProjectFS, task: Task) -> tuple[TrackedFile, ...]:
+    """The task's read/modify files as the tracker would count them, in graph order.
+
+    Each distinct path is listed once.  Files that exist inside the project carry their
+    size and the tokens a read costs; others are listed with the reason they are not
+    counted (``size`` is None).
+    """
+    tracked: list[TrackedFile] = []
+    files = task.raw.get("files")
+    seen: set[str] = set()
+    if not isinstance(files, Mapping):
+        return ()
+    for key in ("read", "modify"):
+        entries = files.get(key)
+        if not isinstance(entries, list):
+            continue
+        for entry in entries:
+            if not isinstance(entry, str):
+                tracked.append(TrackedFile(repr(entry)[:80], None, 0, f"files.{key}: not a path, not counted"))
+                continue
+            if entry in seen:
+                continue
+            seen.add(entry)
+            try:
+                fs.resolve(entry)
+            except Exception as exc:  # OutsideRootError
+                tracked.append(TrackedFile(entry, None, 0, f"files.{key}: {getattr(exc, 'why', exc)}: not read"))
+                continue
+            size = fs.file_size(entry)
+            if size is None:
+                tracked.append(TrackedFile(entry, None, 0, f"files.{key}: does not exist yet, not counted"))
+                continue
+            tracked.append(TrackedFile(entry, size, file_read_tokens(size), f"files.{key}"))
+    return tuple(tracked)
+
+
+def tracker_state(fs: ProjectFS, task: Task, settings: Settings, task_files: tuple[str, ...]) -> TrackerState:
+    """The tracker after executing this one task: the task plus its read/modify files.
+
+    Only files that exist inside the project count; others are listed with the reason
+    they were not.  No time passes and no tool calls are made in a single-task view.
+    """
+    tracker = ContextTracker(settings.threshold_percent, settings.max_context_tokens, clock=lambda: 0.0)
+    tracker.track_task_execution(task.id)
+    tracked = task_reads(fs, task)
+    for f in tracked:
+        if f.size is not None:
+            tracker.track_file_read(f.path, f.size)
+    usage = tracker.get_usage()
+    return TrackerState(
+        estimated_tokens=usage.estimated_tokens,
+        max_tokens=usage.max_tokens,
+        threshold_percent=usage.threshold_percent,
+        usage_percent=usage.usage_percent,
+        is_over_threshold=usage.is_over_threshold,
+        files_read=usage.files_read,
+        tasks_executed=usage.tasks_executed,
+        tool_calls=usage.tool_calls,
+        elapsed_minutes=usage.elapsed_minutes,
+        budget_for_task=budget_for_task(settings.budget, task_files),
+        files=tracked,
+        zones=dict(settings.all_zones),
+    )
+
+
+def decision_tokenizer(settings: Settings, project: Project | None = None) -> str:
+    """The tokenizer a profile decides with: exact profiles never decide with the estimate.
+
+    With *project*, profile ``mahabharatha`` is the upstream version it runs there (see
+    :func:`run_profile`); without, the seed's.
+    """
+    profile = settings.profile if project is None else run_profile(project, settings)[0]
+    if profile in EXACT_PROFILES and settings.tokenizer == HEURISTIC:
+        return CL100K
+    if profile in CHARACTER_PROFILES:
+        return HEURISTIC
+    return settings.tokenizer
+
+
+def run_profile(project: Project, settings: Settings) -> tuple[str, Detection | None]:
+    """The profile that runs: ``mahabharatha`` becomes the upstream version chosen or detected."""
+    from ctxviewer.engine.project.upstream import resolve
+
+    return resolve(project.fs, settings)
+
+
+def _runner(settings: Settings, profile: str | None = None) -> type[RunBase]:
+    from ctxviewer.engine.profiles.computed import ComputedRun
+    from ctxviewer.engine.profiles.ctxprofile import CtxviewerRun
+    from ctxviewer.engine.profiles.drift import DriftRun
+    from ctxviewer.engine.profiles.shaktiman import ShaktimanRun
+    from ctxviewer.engine.profiles.zerg.profile import LatestRun, ZergRun
+
+    runners: dict[str, type[RunBase]] = {
+        "mahabharatha": MahabharathaRun,
+        "drift": DriftRun,
+        "shaktiman": ShaktimanRun,
+        "ctxviewer": CtxviewerRun,
+        "computed": ComputedRun,
+        "zerg-0.3.2": ZergRun,
+        "mahabharatha-latest": LatestRun,
+    }
+    runner = runners.get(profile or settings.profile)
+    if runner is None:
+        raise SettingsError(f"profile: unknown profile {settings.profile!r}; choose one of {', '.join(PROFILES)}")
+    check_profile_budget(settings, settings.origin("budget"))
+    return runner
+
+
+def estimate_note(texts: int, longest: int) -> str:
+    """The trace's warning when exact counts were estimated (cut inside long runs without spaces)."""
+    what = "1 text" if texts == 1 else f"{texts:,} texts"
+    return (
+        f"exact token counts are estimates for {what} (the longest {longest:,} characters): each holds a run of "
+        f"over {PIECE_CHARS // 2:,} characters without whitespace, counted in pieces of at most {PIECE_CHARS:,} "
+        "characters; each cut inside a run can move a count by a few tokens"
+    )
+
+
+def assemble_task(
+    project: Project,
+    feature: Feature,
+    task: Task,
+    settings: Settings | None = None,
+    *,
+    exact: bool = True,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> Trace:
+    """Run the configured profile over *task* and return its trace."""
+    settings = settings or project.settings
+    profile, upstream = run_profile(project, settings)
+    runner = _runner(settings, profile)
+    tokenizer = decision_tokenizer(settings, project)
+    counter = get_counter(tokenizer)
+    census = Census(exact, tokenizer)
+    with noting_estimates() as estimated:
+        result = runner(project, feature, task, settings, counter, census, cancel, progress).run()
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("finish")
+        context_tokens = census.measure(result.context)
+        tracker = tracker_state(project.fs, task, settings, result.task_files)
+        window = window_layout(project.fs, settings, context_tokens, tracker, census)
+    warnings = [*feature.warnings, *result.notes]
+    if estimated:
+        warnings.append(estimate_note(len(estimated), max(estimated.values())))
+    lo, hi = SYSTEM_BUDGET_RANGE
+    if profile in ("mahabharatha", *CHARACTER_PROFILES) and not lo <= settings.budget <= hi:
+        warnings.append(
+            f"budget {settings.budget:,} is outside {lo:,}-{hi:,}, the range the real system's "
+            "config accepts; shown as a what-if"
+        )
+    if not settings.enabled:
+        warnings.append(
+            "plugins.context_engineering.enabled is false: the real system builds no task "
+            "context; this is what it would build"
+        )
+    trace = Trace(
+        schema_version=SCHEMA_VERSION,
+        project=str(project.root),
+        feature=feature.name,
+        task_id=task.id,
+        task_title=task.title,
+        profile=profile,
+        tokenizer=tokenizer,
+        budget=settings.budget,
+        section_budgets=dict(result.section_budgets or settings.section_budgets),
+        buffer=settings.buffer if result.buffer is None else result.buffer,
+        context=result.context,
+        context_tokens=context_tokens,
+        sections=result.sections,
+        items=result.items,
+        trim_steps=result.trim_steps,
+        keywords=result.keywords,
+        tracker=tracker,
+        errors=result.errors,
+        settings={k: Setting(v, o) for k, (v, o) in settings.as_table().items()},
+        task_files=result.task_files,
+        warnings=tuple(warnings),
+        signals=result.signals or extract_signals(task.raw, settings.domains),
+        window=window,
+        debug=result.debug,
+        upstream=upstream.version if upstream is not None else "",
+        upstream_reason=upstream.reason if upstream is not None else "",
+        graph_feature=feature.graph_feature,
+    )
+    if progress is not None:
+        progress("done", 1.0)
+    return trace
+
+
+def assemble(
+    project: Project,
+    feature: str,
+    task_id: str,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    exact: bool = True,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> Trace:
+    """Assemble the context of *task_id* in *feature*, with optional setting overrides."""
+    feat = project.feature(feature)
+    task = feat.task(task_id)
+    settings = project.settings
+    if overrides:
+        settings = settings.with_overrides(overrides, "override")
+    return assemble_task(project, feat, task, settings, exact=exact, cancel=cancel, progress=progress)

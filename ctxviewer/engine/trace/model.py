@@ -1,0 +1,581 @@
+"""The immutable record of one assembly run: what the task got, and why.
+
+A :class:`Trace` is produced once per run and never changed; the CLI prints it, the
+GUI reads it, exports serialise it.  Its JSON form is versioned
+(:data:`SCHEMA_VERSION`) and documented in ``docs/trace-schema.md``;
+:func:`trace_to_json` and :func:`trace_from_json` round-trip it exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ctxviewer.engine.tokens.counting import TokenCounts
+
+SCHEMA_VERSION = "2.1"
+#: Older schemas :func:`trace_from_json` still reads (fields added since get their
+#: defaults; their ``dropped`` items get a fate by :func:`legacy_fate`).
+READABLE_SCHEMAS = ("1.0", "1.1", "2.0", SCHEMA_VERSION)
+
+# -- fates: what happened to a candidate (an Item's ``status``) -------------------------
+INCLUDED = "included"
+TRUNCATED = "truncated"
+#: It was a candidate (matched, scored) and lost for lack of room.
+CUT_FOR_BUDGET = "cut_for_budget"
+#: It was a candidate and lost to ranking: a top-k, a count cap, a better overlapping one.
+OUTRANKED = "outranked"
+#: It was never in the running (no task file matched it, score 0, file missing, the run
+#: failed ...); the item's ``reason`` says why.
+NOT_CANDIDATE = "not_candidate"
+#: Every fate, in the order people read them.
+FATES = (INCLUDED, TRUNCATED, CUT_FOR_BUDGET, OUTRANKED, NOT_CANDIDATE)
+#: What each fate is called wherever a person reads it.
+FATE_LABELS: Mapping[str, str] = {
+    INCLUDED: "included",
+    TRUNCATED: "truncated",
+    CUT_FOR_BUDGET: "cut for budget",
+    OUTRANKED: "outranked",
+    NOT_CANDIDATE: "not a candidate",
+}
+#: The fates that are drops: a candidate that was in the running and lost.
+DROPS = frozenset({CUT_FOR_BUDGET, OUTRANKED})
+#: The fates whose item has text in the context.
+KEPT = frozenset({INCLUDED, TRUNCATED})
+
+
+def fate_label(status: str) -> str:
+    """The words for a fate (an unknown id is shown as it is)."""
+    return FATE_LABELS.get(status, status)
+
+
+def candidate_words(
+    kind: str,
+    item_id: str,
+    source: str,
+    line_start: int | None,
+    line_end: int | None,
+    part: str = "",
+    summary: str = "",
+) -> str:
+    """A candidate as people say it, never by its id.
+
+    ``paragraph 12 of requirements.md (lines 40-44)``, ``the heading section at paragraph 4
+    of design.md (lines 9-30)``, ``the security rule file languages/python/CLAUDE.md``,
+    ``component “RefundService”``.
+    """
+    if kind == RULE_FILE:
+        rule = source.split("/security/", 1)[1] if "/security/" in source else source
+        return f"the security rule file {rule}"
+    if kind == SPEC_PARAGRAPH:
+        lines = ""
+        if line_start is not None:
+            end = line_end if line_end is not None else line_start
+            lines = f" (line {line_start})" if end == line_start else f" (lines {line_start}-{end})"
+        number = item_id.rsplit(":", 1)[-1]
+        name = source.rsplit("/", 1)[-1]
+        if number.startswith("\u00a7"):
+            return f"the heading section at paragraph {number[1:]} of {name}{lines}"
+        return f"paragraph {number} of {name}{lines}"
+    what = part or kind.replace("_", " ")
+    if summary:
+        return f"{what} \u201c{summary}\u201d"
+    return f"{what} {item_id.split(':', 1)[-1]}"
+
+
+SECURITY = "security_rules"
+SPEC = "spec_excerpts"
+
+SPEC_PARAGRAPH = "spec_paragraph"
+RULE_FILE = "rule_file"
+
+
+@dataclass(frozen=True, slots=True)
+class Keyword:
+    """One task keyword and every place it came from (``title``, ``files.read: src/a.py``).
+
+    ``note`` is set when a profile found the word but does not match with it (the
+    ``ctxviewer`` profile's stopwords).
+    """
+
+    word: str
+    sources: tuple[str, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One candidate for the context: a spec paragraph or a security rule file.
+
+    Every candidate is listed, selected or not, with the reason for its fate.
+    ``text`` is the candidate's full text (the paragraph; for a rule file, the block
+    of kept lines it would contribute).  ``span`` is where its kept text sits in the
+    assembled context (character offsets), when it is there.
+    """
+
+    id: str
+    kind: str
+    section: str
+    part: str
+    source: str
+    line_start: int | None
+    line_end: int | None
+    score: int | None
+    matched_keywords: tuple[str, ...]
+    rank: int | None
+    status: str
+    reason: str
+    text: str
+    kept_chars: int
+    tokens: TokenCounts
+    span: tuple[int, int] | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One section of the assembled context and its budget."""
+
+    name: str
+    title: str
+    text: str
+    budget: int
+    tokens: TokenCounts
+    status: str
+    reason: str
+    span: tuple[int, int] | None = None
+    sub_budgets: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TrimStep:
+    """One cut, in the order it happened, measured with the decision tokenizer."""
+
+    order: int
+    section: str
+    action: str
+    target: str
+    description: str
+    tokens_before: int
+    tokens_after: int
+    chars_before: int
+    chars_after: int
+
+
+#: What each trim step's ``action`` is called where people read it (the id stays in the JSON).
+STEP_LABELS: Mapping[str, str] = {
+    "select_top_k": "kept the best paragraphs",
+    "truncate": "cut to fit",
+    "skip_block": "rule file left out",
+    "cap_rule_files": "rule-file cap",
+    "cap_rule_lines": "rule-line cap",
+    "cap_paragraphs": "paragraph cap",
+    "cut_paragraph": "paragraph cut",
+    "cut_rule_file": "rule file cut",
+    "cut_source": "source cut",
+    "skip_no_fit": "did not fit",
+    "skip_overlap": "overlap left out",
+    "expand": "neighbours added",
+    "verify_cut": "taken out by the exact check",
+    "keep_lines": "rule lines kept",
+    "near_duplicate": "near-duplicate left out",
+    "drop": "entry cut",
+}
+
+
+def step_label(action: str) -> str:
+    """The words for a trim step's action (an unknown one is shown as it is)."""
+    return STEP_LABELS.get(action, action.replace("_", " "))
+
+
+@dataclass(frozen=True, slots=True)
+class TraceError:
+    """A failure during the run.
+
+    ``kind`` is ``pipeline`` for failures the reproduced system itself handles (a
+    section left out, the whole context emptied by ``fallback_to_full``) and
+    ``input`` for project files ctxviewer found unusable (not UTF-8, unreadable,
+    outside the project root).  ``consequence`` says what it did to the context.
+    """
+
+    stage: str
+    kind: str
+    message: str
+    consequence: str
+    path: str | None = None
+    line: int | None = None
+
+    def one_line(self) -> str:
+        where = ""
+        if self.path:
+            where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
+        return f"{where}{self.message} ({self.consequence})"
+
+
+@dataclass(frozen=True, slots=True)
+class TrackedFile:
+    """A task file the tracker counted as read (or why it did not)."""
+
+    path: str
+    size: int | None
+    tokens: int
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerState:
+    """The ContextTracker after this task: usage against the checkpoint threshold."""
+
+    estimated_tokens: int
+    max_tokens: int
+    threshold_percent: float
+    usage_percent: float
+    is_over_threshold: bool
+    files_read: int
+    tasks_executed: int
+    tool_calls: int
+    elapsed_minutes: float
+    budget_for_task: int
+    files: tuple[TrackedFile, ...] = ()
+    zones: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """One task signal (seed 004, phase 1) and the task fields it came from.
+
+    ``kind`` is ``keyword``, ``domain``, ``file``, ``type``, ``phase``, ``complexity``
+    or ``stopword`` (a word removed before matching).
+    """
+
+    kind: str
+    value: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """What the task says about itself: see :mod:`ctxviewer.engine.signals.task`."""
+
+    keywords: tuple[Signal, ...] = ()
+    domains: tuple[Signal, ...] = ()
+    files: tuple[Signal, ...] = ()
+    task: tuple[Signal, ...] = ()
+    stopwords: tuple[Signal, ...] = ()
+
+    def values(self, kind: str) -> tuple[str, ...]:
+        group = {"keyword": self.keywords, "domain": self.domains, "file": self.files, "stopword": self.stopwords}
+        return tuple(s.value for s in group.get(kind, self.task) if s.kind == kind)
+
+
+@dataclass(frozen=True, slots=True)
+class WindowBlock:
+    """One block of the worker's whole context window (seed 003's layout).
+
+    ``tokens`` is the size the layout draws (exact where the engine can count it);
+    ``estimate`` is the heuristic (characters / 4) or the tracker's own estimate and
+    ``exact`` the cl100k_base count when known.  ``full`` is the unsplit size of a
+    command file when the worker loads its core.
+    """
+
+    name: str
+    title: str
+    tokens: int
+    estimate: int
+    exact: int | None
+    source: str
+    note: str = ""
+    full: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WindowLayout:
+    """The task's context placed in the model's whole window, with its thresholds."""
+
+    window: int
+    reserve_percent: float
+    blocks: tuple[WindowBlock, ...]
+    thresholds: tuple[tuple[str, float], ...]
+
+    @property
+    def used(self) -> int:
+        """Tokens of every block, the response reserve included."""
+        return sum(b.tokens for b in self.blocks)
+
+    @property
+    def free(self) -> int:
+        return self.window - self.used
+
+    @property
+    def used_without_reserve(self) -> int:
+        """Tokens of the blocks the worker fills (everything but the response reserve)."""
+        return sum(b.tokens for b in self.blocks if b.name != "reserve")
+
+    def threshold_tokens(self, percent: float) -> int:
+        """Where a threshold of *percent* falls, in tokens of the window."""
+        return int(max(0, self.window) * max(0.0, float(percent)) / 100)
+
+    def block(self, name: str) -> WindowBlock | None:
+        return next((b for b in self.blocks if b.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One effective setting and where its value came from."""
+
+    value: Any
+    origin: str
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Everything one run decided, for one task of one feature."""
+
+    schema_version: str
+    project: str
+    feature: str
+    task_id: str
+    task_title: str
+    profile: str
+    tokenizer: str
+    budget: int
+    section_budgets: Mapping[str, int]
+    buffer: int
+    context: str
+    context_tokens: TokenCounts
+    sections: tuple[Section, ...]
+    items: tuple[Item, ...]
+    trim_steps: tuple[TrimStep, ...]
+    keywords: tuple[Keyword, ...]
+    tracker: TrackerState
+    errors: tuple[TraceError, ...]
+    settings: Mapping[str, Setting]
+    task_files: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    signals: Signals = field(default_factory=Signals)
+    window: WindowLayout | None = None
+    #: The ``computed`` profile's "Context Debug" record (markdown); empty for other profiles.
+    debug: str = ""
+    #: The upstream version that ran (``2026-01-30``, ``zerg-ai-0.3.2``, ``latest``; empty for
+    #: profiles that are not upstream's) and why: the setting, or what detection found (2.1).
+    upstream: str = ""
+    upstream_reason: str = ""
+    #: The task graph's own ``feature`` value (None: it has none), which upstream's
+    #: orchestrator passes to the plugin instead of the folder's name (2.1).
+    graph_feature: str | None = None
+
+    # -- convenience lookups (read-only) ---------------------------------------------
+
+    def section(self, name: str) -> Section | None:
+        return next((s for s in self.sections if s.name == name), None)
+
+    def item(self, item_id: str) -> Item | None:
+        return next((i for i in self.items if i.id == item_id), None)
+
+    def items_of(self, kind: str) -> tuple[Item, ...]:
+        return tuple(i for i in self.items if i.kind == kind)
+
+    def step_target(self, step: TrimStep) -> str:
+        """What a trim step cut, in words: a candidate as :func:`candidate_words` says it, a
+        spec part by its file's name, several ids one by one; else the target as recorded."""
+        if not step.target:
+            return ""
+        words = []
+        for target in step.target.split(", "):
+            item = self.item(target)
+            if item is not None:
+                summary = item.details.get("summary") or item.details.get("component") or ""
+                words.append(
+                    candidate_words(
+                        item.kind, item.id, item.source, item.line_start, item.line_end, item.part, str(summary)
+                    )
+                )
+                continue
+            source = next((i.source for i in self.items if i.part == target and i.kind == SPEC_PARAGRAPH), None)
+            words.append(source.rsplit("/", 1)[-1] if source else target)
+        return ", ".join(words)
+
+    @property
+    def over_budget(self) -> bool:
+        used = self.context_tokens.get(self.tokenizer)
+        return used is not None and used > self.budget
+
+
+# -- JSON ------------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, TokenCounts):
+        return value.to_json()
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def trace_to_json(trace: Trace) -> dict[str, Any]:
+    """The trace as plain JSON-able data (see docs/trace-schema.md)."""
+    data: dict[str, Any] = _plain(trace)
+    return data
+
+
+def _counts(d: Mapping[str, Any]) -> TokenCounts:
+    return TokenCounts(d["chars"], d["heuristic"], d.get("cl100k_base"), d.get("o200k_base"))
+
+
+def _span(v: Any) -> tuple[int, int] | None:
+    return None if v is None else (int(v[0]), int(v[1]))
+
+
+#: Schema 1.x's one word for every candidate not in the context.
+LEGACY_DROPPED = "dropped"
+
+#: Words of a 1.x reason that say a candidate lost for lack of room (checked first).
+_LEGACY_ROOM = (
+    "did not fit",
+    "cut by trim step",
+    "cut to fit the budget",
+    "taken out again",
+    "cut the text before it",
+    "hard cap of 0 rule lines",
+)
+#: Words of a 1.x reason that say a candidate lost to ranking or a count cap.
+_LEGACY_RANK = (
+    "only the top",
+    "left out by the hard cap of",
+    "skipped, overlaps",
+    "near-duplicate of",
+    ": cut, ",
+    "already had its limit",
+    "completed, but over the limit",
+)
+#: Words of a 1.x reason that say the candidate never ran at all (checked before the rest).
+_LEGACY_NEVER = (
+    "would be included",
+    "would be truncated",
+    "a related task",
+    ": over the limit, ",
+    "the spec section is left out",
+)
+
+
+def legacy_fate(status: str, reason: str) -> str:
+    """The fate a schema 1.x item gets: ``dropped`` becomes one of the 2.0 ids by its reason.
+
+    1.x called every candidate not in the context ``dropped``; its reason says which
+    kind of loss it was (see docs/trace-schema.md for the table).  Other statuses are
+    unchanged.
+    """
+    if status != LEGACY_DROPPED:
+        return status
+    if any(w in reason for w in _LEGACY_NEVER):
+        return NOT_CANDIDATE
+    if any(w in reason for w in _LEGACY_ROOM):
+        return CUT_FOR_BUDGET
+    if any(w in reason for w in _LEGACY_RANK):
+        return OUTRANKED
+    return NOT_CANDIDATE
+
+
+def trace_from_json(data: Mapping[str, Any]) -> Trace:
+    """Rebuild a :class:`Trace` from :func:`trace_to_json` output (schema 2.0, or 1.x upgraded)."""
+    version = data.get("schema_version")
+    if version not in READABLE_SCHEMAS:
+        raise ValueError(f"trace schema {version!r} is not one of the supported {', '.join(READABLE_SCHEMAS)}")
+    legacy = version != SCHEMA_VERSION
+    t = data["tracker"]
+    return Trace(
+        schema_version=SCHEMA_VERSION if legacy else data["schema_version"],
+        project=data["project"],
+        feature=data["feature"],
+        task_id=data["task_id"],
+        task_title=data["task_title"],
+        profile=data["profile"],
+        tokenizer=data["tokenizer"],
+        budget=data["budget"],
+        section_budgets=dict(data["section_budgets"]),
+        buffer=data["buffer"],
+        context=data["context"],
+        context_tokens=_counts(data["context_tokens"]),
+        sections=tuple(
+            Section(
+                name=s["name"],
+                title=s["title"],
+                text=s["text"],
+                budget=s["budget"],
+                tokens=_counts(s["tokens"]),
+                status=s["status"],
+                reason=s["reason"],
+                span=_span(s["span"]),
+                sub_budgets=dict(s["sub_budgets"]),
+            )
+            for s in data["sections"]
+        ),
+        items=tuple(
+            Item(
+                id=i["id"],
+                kind=i["kind"],
+                section=i["section"],
+                part=i["part"],
+                source=i["source"],
+                line_start=i["line_start"],
+                line_end=i["line_end"],
+                score=i["score"],
+                matched_keywords=tuple(i["matched_keywords"]),
+                rank=i["rank"],
+                status=legacy_fate(i["status"], i["reason"]) if legacy else i["status"],
+                reason=i["reason"],
+                text=i["text"],
+                kept_chars=i["kept_chars"],
+                tokens=_counts(i["tokens"]),
+                span=_span(i["span"]),
+                details=dict(i["details"]),
+            )
+            for i in data["items"]
+        ),
+        trim_steps=tuple(TrimStep(**s) for s in data["trim_steps"]),
+        keywords=tuple(Keyword(k["word"], tuple(k["sources"]), k.get("note", "")) for k in data["keywords"]),
+        tracker=TrackerState(
+            **{k: v for k, v in t.items() if k not in ("files", "zones")},
+            files=tuple(TrackedFile(**f) for f in t["files"]),
+            zones=dict(t["zones"]),
+        ),
+        errors=tuple(TraceError(**e) for e in data["errors"]),
+        settings={
+            k: Setting(tuple(v["value"]) if isinstance(v["value"], list) else v["value"], v["origin"])
+            for k, v in data["settings"].items()
+        },
+        task_files=tuple(data.get("task_files", ())),
+        warnings=tuple(data.get("warnings", ())),
+        signals=_signals(data.get("signals")),
+        window=_window(data.get("window")),
+        debug=data.get("debug", ""),
+        upstream=data.get("upstream", ""),
+        upstream_reason=data.get("upstream_reason", ""),
+        graph_feature=data.get("graph_feature"),
+    )
+
+
+def _signal_group(items: Any) -> tuple[Signal, ...]:
+    return tuple(Signal(s["kind"], s["value"], tuple(s["sources"])) for s in items or ())
+
+
+def _signals(data: Mapping[str, Any] | None) -> Signals:
+    if not data:
+        return Signals()
+    return Signals(**{k: _signal_group(data.get(k)) for k in ("keywords", "domains", "files", "task", "stopwords")})
+
+
+def _window(data: Mapping[str, Any] | None) -> WindowLayout | None:
+    if not data:
+        return None
+    return WindowLayout(
+        window=data["window"],
+        reserve_percent=data["reserve_percent"],
+        blocks=tuple(WindowBlock(**b) for b in data["blocks"]),
+        thresholds=tuple((str(n), float(p)) for n, p in data["thresholds"]),
+    )

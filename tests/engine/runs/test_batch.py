@@ -1,0 +1,65 @@
+"""run_batch: every task in order; bad input raises, or is collected for a background pass."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from ctxviewer.engine.errors import CtxViewerError, ProjectError
+from ctxviewer.engine.profiles.base import Cancelled
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs import batch
+from ctxviewer.engine.runs.batch import run_batch
+from ctxviewer.engine.runs.pipeline import assemble
+from tests.factories import make_project, write
+
+TASKS = [{"id": f"T{n}", "title": f"Login session {n}", "files": {"create": ["src/app.py"]}} for n in range(3)]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = make_project(tmp_path, TASKS, requirements="Login flow.\n\nSession store.", design="Login screen.")
+    write(root, ".gsd/specs/broken/task-graph.json", '{"tasks": [')
+    return root
+
+
+def test_every_task_in_order_as_the_engine_assembles_it(root: Path) -> None:
+    project = load_project(root)
+    seen: list[tuple[int, int]] = []
+    rows = list(run_batch(project, "feat", exact=False, on_row=lambda n, total: seen.append((n, total))))
+    assert [r.task.id for r in rows] == ["T0", "T1", "T2"] and seen == [(1, 3), (2, 3), (3, 3)]
+    for row in rows:
+        assert row.error == "" and row.trace == assemble(project, "feat", row.task.id, exact=False)
+
+
+def test_a_broken_feature_raises_before_any_row(root: Path) -> None:
+    with pytest.raises(ProjectError, match="invalid JSON"):
+        next(run_batch(load_project(root), exact=False))
+
+
+def test_collecting_errors_skips_broken_features_and_keeps_going(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = batch.assemble_task
+
+    def refuse_t1(project, feature, task, settings=None, **kw):  # type: ignore[no-untyped-def]
+        if task.id == "T1":
+            raise CtxViewerError("refused for the test", "x.json", 3)
+        return real(project, feature, task, settings, **kw)
+
+    monkeypatch.setattr(batch, "assemble_task", refuse_t1)
+    rows = list(run_batch(load_project(root), exact=False, collect_errors=True))
+    assert [(r.task.id, r.trace is None, r.error) for r in rows] == [
+        ("T0", False, ""),
+        ("T1", True, "x.json:3: refused for the test"),
+        ("T2", False, ""),
+    ]
+    with pytest.raises(CtxViewerError):
+        list(run_batch(load_project(root), "feat", exact=False))
+
+
+def test_cancelling_stops_even_when_collecting(root: Path) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Cancelled):
+        list(run_batch(load_project(root), "feat", exact=False, cancel=cancel, collect_errors=True))
