@@ -15,8 +15,10 @@ Findings are derived, so they are not part of the trace (nor of its JSON schema)
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from ctxviewer.engine.project.settings import WHOLE_BUDGET_PROFILES
@@ -404,14 +406,14 @@ def _stopwords(trace: Trace, add: _Add) -> None:
         nonblank = [p for p in paragraphs if p.text.strip()]
         if len(nonblank) < STOPWORD_MIN_PARAGRAPHS:
             continue
-        counts: dict[str, int] = {}
-        for p in nonblank:
-            for word in p.matched_keywords:
-                counts[word] = counts.get(word, 0) + 1
+        counts = Counter(chain.from_iterable(p.matched_keywords for p in nonblank))
         common = [w for w, c in counts.items() if c / len(nonblank) > STOPWORD_SHARE]
+        if not common:
+            continue
+        ranking = _Ranking(trace, paragraphs, top_k)
         for word in sorted(common):
             share = f"{_n(counts[word])} of the {_n(len(nonblank))} paragraphs of {_file_name(source)}"
-            for item, how in _decided_by(trace, paragraphs, word, top_k):
+            for item, how in ranking.decided_by(word):
                 add(
                     STOPWORD_KEYWORD,
                     f"The keyword \u201c{word}\u201d occurs in {share}, so it says little about any one of them, "
@@ -421,32 +423,67 @@ def _stopwords(trace: Trace, add: _Add) -> None:
                 )
 
 
-def _decided_by(trace: Trace, paragraphs: Sequence[Item], word: str, top_k: int) -> list[tuple[Item, str]]:
-    """The paragraphs whose fate *word* decided, and how (in words).
+class _Ranking:
+    """One file's paragraphs, ranked once, asked for each common word which fates it decided.
 
     With the reference pipeline's top-k (``mahabharatha``) the ranking is redone without
     the word: a paragraph kept now but not in the top k without it was put in by it, one
     outranked now but in the top k without it was pushed out by it.  In every profile a
     paragraph in the context whose only matched keyword is the word is there by it alone.
+
+    Redoing the ranking need not sort: taking a word away lowers by the same amount the
+    score of every paragraph that has it, so each of the two groups (with and without the
+    word) keeps its order, and the new top k is the best of the first k of each.
     """
-    out: list[tuple[Item, str]] = []
-    # *paragraphs* are in file order, the order the pipeline's stable sort keeps for equal scores.
-    ranked = [p for p in paragraphs if p.rank is not None and p.matched_keywords]
-    if trace.profile == "mahabharatha" and ranked:
-        now = {p.id for p in sorted(ranked, key=lambda p: p.rank or 0)[:top_k]}
-        rescored = [(len([w for w in p.matched_keywords if w != word]), n, p) for n, p in enumerate(ranked)]
-        without = [p for s, _, p in sorted(rescored, key=lambda t: (-t[0], t[1])) if s > 0][:top_k]
-        then = {p.id for p in without}
-        for p in ranked:
-            if p.id in now and p.id not in then and p.status in KEPT:
-                out.append((p, "put in the context"))
-            elif p.id in then and p.id not in now and p.status == OUTRANKED:
-                out.append((p, "pushed out of the top " + _n(top_k) + " by lifting others above"))
+
+    def __init__(self, trace: Trace, paragraphs: Sequence[Item], top_k: int) -> None:
+        self.paragraphs = paragraphs
+        self.top_k = top_k
+        self.reference = trace.profile == "mahabharatha"
+        # *paragraphs* are in file order, the order the pipeline's stable sort keeps for equal scores.
+        ranked = [p for p in paragraphs if p.rank is not None and p.matched_keywords]
+        self.ranked = ranked
+        self.place = {p.id: (n, p) for n, p in enumerate(ranked)}
+        self.now = {p.id for p in sorted(ranked, key=lambda p: p.rank or 0)[:top_k]}
+        #: (score, place in file order, paragraph), best first: the ranking with every keyword.
+        self.order = sorted(
+            ((len(p.matched_keywords), n, p) for n, p in enumerate(ranked)), key=lambda t: (-t[0], t[1])
+        )
+
+    def decided_by(self, word: str) -> list[tuple[Item, str]]:
+        """The paragraphs whose fate *word* decided, and how (in words)."""
+        out: list[tuple[Item, str]] = []
+        if self.reference and self.ranked:
+            then = self._top_without(word)
+            # Only a paragraph in one top k and not the other can have changed fate.
+            for _, p in sorted(self.place[i] for i in self.now ^ then):
+                if p.id in self.now and p.id not in then and p.status in KEPT:
+                    out.append((p, "put in the context"))
+                elif p.id in then and p.id not in self.now and p.status == OUTRANKED:
+                    out.append((p, "pushed out of the top " + _n(self.top_k) + " by lifting others above"))
+            return out
+        for p in self.paragraphs:
+            if p.status in KEPT and p.matched_keywords == (word,):
+                out.append((p, "alone put in the context"))
         return out
-    for p in paragraphs:
-        if p.status in KEPT and p.matched_keywords == (word,):
-            out.append((p, "alone put in the context"))
-    return out
+
+    def _top_without(self, word: str) -> set[str]:
+        k = self.top_k
+        if k <= 0:
+            return set()
+        without: list[tuple[int, int, Item]] = []
+        having: list[tuple[int, int, Item]] = []
+        for score, n, p in self.order:
+            hits = p.matched_keywords.count(word)
+            if not hits:
+                if len(without) < k:
+                    without.append((score, n, p))
+            elif len(having) < k and score - hits > 0:
+                having.append((score - hits, n, p))
+            if len(without) >= k and len(having) >= k:
+                break
+        best = sorted([t for t in without if t[0] > 0] + having, key=lambda t: (-t[0], t[1]))[:k]
+        return {p.id for _, _, p in best}
 
 
 # -- ties -----------------------------------------------------------------------------------------------

@@ -405,22 +405,194 @@ class Trace:
 # -- JSON ------------------------------------------------------------------------------
 
 
-def _plain(value: Any) -> Any:
+# A serialiser made for the schema rather than a generic walk over dataclasses: a trace of
+# a large feature holds hundreds of items, and looking up each one's fields and testing
+# each value against abstract base classes cost as much as assembling the trace (issue 20).
+# Each function below writes one class's fields in declaration order (the JSON's key
+# order); tests/engine/trace/test_trace_json.py checks them against a generic walk on
+# every profile's traces and that no field is missed.  Only free-form values (an item's
+# ``details``, a setting's value) take the general path, :func:`_free`.
+
+
+def _free(value: Any) -> Any:
+    """Free-form data (item details, setting values) as plain JSON-able data."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return {str(k): _free(v) for k, v in value.items()}
+    if kind is tuple or kind is list:
+        return [_free(v) for v in value]
     if isinstance(value, TokenCounts):
         return value.to_json()
     if hasattr(value, "__dataclass_fields__"):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        return {f.name: _free(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _free(v) for k, v in value.items()}
     if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
+        return [_free(v) for v in value]
     return value
+
+
+def _free_map(value: Mapping[str, Any]) -> dict[str, Any]:
+    return {str(k): _free(v) for k, v in value.items()}
+
+
+def _span_json(span: tuple[int, int] | None) -> list[int] | None:
+    return None if span is None else [span[0], span[1]]
+
+
+def _item_json(i: Item) -> dict[str, Any]:
+    return {
+        "id": i.id,
+        "kind": i.kind,
+        "section": i.section,
+        "part": i.part,
+        "source": i.source,
+        "line_start": i.line_start,
+        "line_end": i.line_end,
+        "score": i.score,
+        "matched_keywords": list(i.matched_keywords),
+        "rank": i.rank,
+        "status": i.status,
+        "reason": i.reason,
+        "text": i.text,
+        "kept_chars": i.kept_chars,
+        "tokens": i.tokens.to_json(),
+        "span": _span_json(i.span),
+        "details": _free_map(i.details) if i.details else {},
+    }
+
+
+def _section_json(s: Section) -> dict[str, Any]:
+    return {
+        "name": s.name,
+        "title": s.title,
+        "text": s.text,
+        "budget": s.budget,
+        "tokens": s.tokens.to_json(),
+        "status": s.status,
+        "reason": s.reason,
+        "span": _span_json(s.span),
+        "sub_budgets": _free_map(s.sub_budgets),
+    }
+
+
+def _step_json(s: TrimStep) -> dict[str, Any]:
+    return {
+        "order": s.order,
+        "section": s.section,
+        "action": s.action,
+        "target": s.target,
+        "description": s.description,
+        "tokens_before": s.tokens_before,
+        "tokens_after": s.tokens_after,
+        "chars_before": s.chars_before,
+        "chars_after": s.chars_after,
+    }
+
+
+def _keyword_json(k: Keyword) -> dict[str, Any]:
+    return {"word": k.word, "sources": list(k.sources), "note": k.note}
+
+
+def _error_json(e: TraceError) -> dict[str, Any]:
+    return {
+        "stage": e.stage,
+        "kind": e.kind,
+        "message": e.message,
+        "consequence": e.consequence,
+        "path": e.path,
+        "line": e.line,
+    }
+
+
+def _tracker_json(t: TrackerState) -> dict[str, Any]:
+    return {
+        "estimated_tokens": t.estimated_tokens,
+        "max_tokens": t.max_tokens,
+        "threshold_percent": t.threshold_percent,
+        "usage_percent": t.usage_percent,
+        "is_over_threshold": t.is_over_threshold,
+        "files_read": t.files_read,
+        "tasks_executed": t.tasks_executed,
+        "tool_calls": t.tool_calls,
+        "elapsed_minutes": t.elapsed_minutes,
+        "budget_for_task": t.budget_for_task,
+        "files": [{"path": f.path, "size": f.size, "tokens": f.tokens, "note": f.note} for f in t.files],
+        "zones": _free_map(t.zones),
+    }
+
+
+def _signal_list(signals: tuple[Signal, ...]) -> list[dict[str, Any]]:
+    return [{"kind": s.kind, "value": s.value, "sources": list(s.sources)} for s in signals]
+
+
+def _signals_json(s: Signals) -> dict[str, Any]:
+    return {
+        "keywords": _signal_list(s.keywords),
+        "domains": _signal_list(s.domains),
+        "files": _signal_list(s.files),
+        "task": _signal_list(s.task),
+        "stopwords": _signal_list(s.stopwords),
+    }
+
+
+def _block_json(b: WindowBlock) -> dict[str, Any]:
+    return {
+        "name": b.name,
+        "title": b.title,
+        "tokens": b.tokens,
+        "estimate": b.estimate,
+        "exact": b.exact,
+        "source": b.source,
+        "note": b.note,
+        "full": b.full,
+    }
+
+
+def _window_json(w: WindowLayout | None) -> dict[str, Any] | None:
+    if w is None:
+        return None
+    return {
+        "window": w.window,
+        "reserve_percent": w.reserve_percent,
+        "blocks": [_block_json(b) for b in w.blocks],
+        "thresholds": [[name, value] for name, value in w.thresholds],
+    }
 
 
 def trace_to_json(trace: Trace) -> dict[str, Any]:
     """The trace as plain JSON-able data (see docs/trace-schema.md)."""
-    data: dict[str, Any] = _plain(trace)
-    return data
+    return {
+        "schema_version": trace.schema_version,
+        "project": trace.project,
+        "feature": trace.feature,
+        "task_id": trace.task_id,
+        "task_title": trace.task_title,
+        "profile": trace.profile,
+        "tokenizer": trace.tokenizer,
+        "budget": trace.budget,
+        "section_budgets": _free_map(trace.section_budgets),
+        "buffer": trace.buffer,
+        "context": trace.context,
+        "context_tokens": trace.context_tokens.to_json(),
+        "sections": [_section_json(s) for s in trace.sections],
+        "items": [_item_json(i) for i in trace.items],
+        "trim_steps": [_step_json(s) for s in trace.trim_steps],
+        "keywords": [_keyword_json(k) for k in trace.keywords],
+        "tracker": _tracker_json(trace.tracker),
+        "errors": [_error_json(e) for e in trace.errors],
+        "settings": {str(k): {"value": _free(s.value), "origin": s.origin} for k, s in trace.settings.items()},
+        "task_files": list(trace.task_files),
+        "warnings": list(trace.warnings),
+        "signals": _signals_json(trace.signals),
+        "window": _window_json(trace.window),
+        "debug": trace.debug,
+        "upstream": trace.upstream,
+        "upstream_reason": trace.upstream_reason,
+        "graph_feature": trace.graph_feature,
+    }
 
 
 def _counts(d: Mapping[str, Any]) -> TokenCounts:
