@@ -170,3 +170,27 @@ def test_a_long_text_with_spaces_is_exact_and_not_noted() -> None:
     cut = counter.fits_prefix(text, 100)
     assert max(spy.lengths) <= tokens.PIECE_CHARS
     assert cut == TiktokenCounter(O200K).fits_prefix(text[:60_000], 100)
+
+
+# -- rank files ------------------------------------------------------------------------------------
+
+
+def test_rank_parsing_fast_path_agrees_with_line_by_line_on_the_shipped_files() -> None:
+    from ctxviewer.engine.files.resources import resource_bytes
+
+    for name in tokens.EXACT_ENCODINGS:
+        data = resource_bytes("tiktoken", f"{name}.tiktoken")
+        assert tokens.parse_ranks(data, name) == tokens._parse_rank_lines(data, name)
+
+
+def test_rank_file_pairs_worked_by_hand() -> None:
+    # "YQ==" is b"a", "Yg==" is b"b", "YWI=" is b"ab".
+    assert tokens.parse_ranks(b"YQ== 0\nYg== 1\nYWI= 2\n", "t") == {b"a": 0, b"b": 1, b"ab": 2}
+    assert tokens.parse_ranks(b"YQ== 0\n\nYg== 1", "t") == {b"a": 0, b"b": 1}  # a blank line, no final newline
+
+
+@pytest.mark.parametrize(("data", "line"), [(b"YQ== 0\nYg==\n", 2), (b"YQ== 0\nYg== 1 YWI=\nYWI= 2\n", 2), (b"YQ== x\n", 1)])
+def test_a_malformed_rank_line_is_named(data: bytes, line: int) -> None:
+    with pytest.raises(EncodingUnavailableError) as info:
+        tokens.parse_ranks(data, "ranks.tiktoken")
+    assert info.value.line == line
