@@ -18,13 +18,16 @@ reproduced reacts differently to a missing file, an OS error and a decoding erro
 
 from __future__ import annotations
 
+import contextvars
 import enum
 import os
 import stat
 import threading
 from collections import deque
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 #: Largest file the engine reads (spec, rule, command, task graph, config files).
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -95,6 +98,24 @@ def utf8_error_line(data: bytes, exc: UnicodeDecodeError) -> tuple[int, str]:
     return line, f"not UTF-8 (byte 0x{bad.hex()} at line {line})"
 
 
+#: The file-system answers of one pass over many tasks (a batch), keyed by (ProjectFS id,
+#: query, path): within a pass each project path is resolved and stat'ed once.  Unset (the
+#: default) every query goes to the disk, so a single run sees the files as they are now.
+_PASS: ContextVar[dict[tuple[int, str, str], Any] | None] = ContextVar("ctxviewer_fs_pass", default=None)
+
+
+def one_pass() -> contextvars.Context:
+    """A context in which file-system answers are cached for one pass over many tasks.
+
+    Run each task with ``ctx.run(...)``: the cache lives in that context only, so it never
+    leaks into the caller (a generator's consumer, another thread) and ends with the pass.
+    A file changed on disk during the pass is seen as it was when first asked about.
+    """
+    ctx = contextvars.copy_context()
+    ctx.run(_PASS.set, {})
+    return ctx
+
+
 class ProjectFS:
     """Reads files of one project, never leaving its root."""
 
@@ -117,6 +138,16 @@ class ProjectFS:
         followed, so nothing outside the root is ever touched.
         """
         rel_s = str(rel)
+        cache = _PASS.get()
+        if cache is None:
+            return self._resolve(rel_s)
+        key = (id(self), "resolve", rel_s)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = self._resolve(rel_s)  # a refusal raises and is not kept
+        return found
+
+    def _resolve(self, rel_s: str) -> Path:
         if not rel_s:
             return self.root
         if rel_s.startswith("/") or os.path.isabs(rel_s) or _has_drive(rel_s):
@@ -187,11 +218,18 @@ class ProjectFS:
 
     def lstat(self, rel: str) -> os.stat_result | None:
         """``stat`` of *rel* inside the root (after resolution), or None."""
+        cache = _PASS.get()
+        if cache is not None:
+            key = (id(self), "stat", rel)
+            if key in cache:
+                return cache[key]  # type: ignore[no-any-return]
         try:
-            path = self.resolve(rel)
-            return os.stat(path)
+            result: os.stat_result | None = os.stat(self.resolve(rel))
         except (OutsideRootError, OSError):
-            return None
+            result = None
+        if cache is not None:
+            cache[key] = result
+        return result
 
     def is_file(self, rel: str) -> bool:
         st = self.lstat(rel)

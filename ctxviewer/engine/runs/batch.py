@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import assemble_task
@@ -47,7 +48,9 @@ def run_batch(
     """Assemble every task in order, yielding rows as they are done.
 
     Token counts are cached by content, so text shared between tasks (the same spec
-    paragraphs, the same rule blocks) is tokenized once for the whole batch.
+    paragraphs, the same rule blocks) is tokenized once for the whole batch, and each
+    project path is resolved and stat'ed once (a file changed during the batch is seen as
+    it was when the batch first asked about it).
 
     By default bad input raises (a broken feature before any row, a task the engine
     refuses when reached).  With *collect_errors* -- a background pass that must go on --
@@ -59,9 +62,12 @@ def run_batch(
         targets = [(f, t) for f in features if f.graph_error is None for t in f.tasks]
     else:
         targets = batch_targets(project, feature)
+    # One pass: each project path is resolved and stat'ed once for the whole batch.
+    fs = one_pass()
     for n, (feat, task) in enumerate(targets, start=1):
         try:
-            row = BatchRow(feat, task, assemble_task(project, feat, task, settings, exact=exact, cancel=cancel))
+            trace = fs.run(assemble_task, project, feat, task, settings, exact=exact, cancel=cancel)
+            row = BatchRow(feat, task, trace)
         except CtxViewerError as exc:
             if not collect_errors:
                 raise

@@ -314,3 +314,40 @@ def test_missing_folder_and_outside_reads(layout: Path) -> None:
     assert fs.read_text("rel_out/secret.txt").problem is Problem.OUTSIDE
     assert fs.read_text("loop_a").problem is Problem.LOOP
     assert fs.read_text("rel_in").text == "B"
+
+
+# -- one pass: each path resolved and stat'ed once ------------------------------------------------
+
+
+def test_within_one_pass_a_path_is_asked_about_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxviewer.engine.files import reading
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "b.md").write_text("x", encoding="utf-8")
+    fs = ProjectFS(tmp_path)
+    calls: list[str] = []
+    real_lstat = os.lstat
+    monkeypatch.setattr(reading.os, "lstat", lambda p: calls.append(str(p)) or real_lstat(p))
+
+    def three_times() -> bool:
+        return all(fs.is_file("a/b.md") for _ in range(3))
+
+    assert three_times()
+    assert len(calls) == 3 * 2  # outside a pass: both components, every time
+    calls.clear()
+    assert reading.one_pass().run(three_times)
+    assert len(calls) == 2  # in a pass: both components, once
+
+
+def test_a_pass_sees_files_as_first_asked_and_leaks_nowhere(tmp_path: Path) -> None:
+    from ctxviewer.engine.files import reading
+
+    (tmp_path / "r.md").write_text("rule", encoding="utf-8")
+    fs = ProjectFS(tmp_path)
+    ctx = reading.one_pass()
+    assert ctx.run(fs.exists, "r.md")
+    (tmp_path / "r.md").unlink()
+    assert ctx.run(fs.exists, "r.md")  # the pass answers as it first did
+    assert not fs.exists("r.md")  # outside it the disk is asked again
+    assert reading._PASS.get() is None
+    assert not reading.one_pass().run(fs.exists, "r.md")  # a new pass asks the disk

@@ -63,3 +63,16 @@ def test_cancelling_stops_even_when_collecting(root: Path) -> None:
     cancel.set()
     with pytest.raises(Cancelled):
         list(run_batch(load_project(root), "feat", exact=False, cancel=cancel, collect_errors=True))
+
+
+def test_the_batch_pass_cache_stays_inside_the_batch(tmp_path: Path) -> None:
+    from ctxviewer.engine.files import reading
+
+    tasks = [{"id": "T1", "title": "Ledger", "files": {"create": ["a.py"]}}, {"id": "T2", "title": "Audit"}]
+    project = load_project(make_project(tmp_path, tasks, requirements="Ledger entries.\n\nAudit trail.\n"))
+    rows = run_batch(project, exact=False)
+    first = next(rows)
+    assert first.trace is not None
+    # Between rows the consumer runs without the batch's cache: it sees the disk as it is.
+    assert reading._PASS.get() is None
+    assert [r.task.id for r in rows] == ["T2"]
