@@ -21,7 +21,7 @@ from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.session import SessionReplay, replay_session
 from ctxviewer.engine.runtime.eventlog import LiveUsage
 from ctxviewer.gui.app import dark_palette
-from ctxviewer.gui.views.session_view import (
+from ctxviewer.gui.views.session import (
     BASE_INTERVAL_MS,
     PlotValue,
     ReplayPlayer,
@@ -515,7 +515,7 @@ def test_live_updates_come_from_the_watcher_or_the_poll_timer(qtbot, panel: Sess
 
 
 def test_live_more_polls_again_at_once(qtbot, panel: SessionPanel, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr("ctxviewer.gui.views.session_view.LIVE_READ_LIMIT", 64)
+    monkeypatch.setattr("ctxviewer.gui.views.session.live.LIVE_READ_LIMIT", 64)
     log = tmp_path / "big.jsonl"
     log.write_text("".join(event("tool_call", T0 + i) for i in range(20)), encoding="utf-8")
     panel.follow_log(log)
@@ -562,7 +562,7 @@ def test_live_dark_render(qtbot, dark_app: None, panel: SessionPanel, tmp_path: 
 
 
 def test_thin_history_keeps_the_shape_and_the_first_checkpoint() -> None:
-    from ctxviewer.gui.views.session_view import thin_history
+    from ctxviewer.gui.views.session import thin_history
 
     history = [(i / 10, 100 * i) for i in range(10_000)]
     points, first = thin_history(history, 4321, limit=1000)
@@ -577,7 +577,7 @@ def test_thin_history_keeps_the_shape_and_the_first_checkpoint() -> None:
 def test_point_at_finds_the_nearest_point(qtbot) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QPointF
 
-    from ctxviewer.gui.views.session_view import PlotValue, UsagePlot
+    from ctxviewer.gui.views.session import PlotValue, UsagePlot
 
     plot = UsagePlot()
     qtbot.addWidget(plot)
