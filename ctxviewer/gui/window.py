@@ -52,7 +52,7 @@ from ctxviewer.gui.views.context_view import ContextView
 from ctxviewer.gui.views.findings_view import FindingRow, FindingsTab, finding_rows, findings_line, plural
 from ctxviewer.gui.views.outline import ProjectOutline, TaskTotal
 from ctxviewer.gui.views.panels import ProblemPanel, SearchPanel, SectionsTab, TaskTab, TrackerPanel, TrimmingTab
-from ctxviewer.gui.views.session_view import SessionPanel
+from ctxviewer.gui.views.session import SessionPanel
 from ctxviewer.gui.views.whatif_view import WhatIfTab
 from ctxviewer.gui.views.window_view import WindowLayoutTab
 from ctxviewer.gui.widgets.details import paragraph_html, rule_html

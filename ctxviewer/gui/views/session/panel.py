@@ -1,0 +1,407 @@
+"""The session panel: a feature's tasks replayed through one worker's ContextTracker.
+
+:class:`SessionPanel` plays a :class:`~ctxviewer.engine.runs.session.SessionReplay` task by
+task: a multi-zone :class:`~ctxviewer.gui.widgets.charts.Gauge`, a
+:class:`~ctxviewer.gui.views.session.plot.UsagePlot` of the cumulative estimate with the
+checkpoint and zone lines, a compact table of the steps and the current task's breakdown.
+Playback is a :class:`~ctxviewer.gui.views.session.player.ReplayPlayer` (a QTimer stepping a
+position), which tests drive by hand; its buttons and the replay parameters are
+:class:`~ctxviewer.gui.views.session.controls.ReplayControls`.
+
+In live mode (:meth:`SessionPanel.follow_log`) the panel follows a running worker's
+JSON-lines event log through :class:`~ctxviewer.gui.views.session.live.LiveLog`, polled on
+file-system notifications and on a one-second timer; the panel shows what each poll read.
+
+The panel never recomputes a replay itself: a change of the replay parameters emits
+``parametersChanged`` and the window answers with :meth:`SessionPanel.set_replay`.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+
+from ctxviewer.engine.runs.session import ReplayStep, SessionReplay
+from ctxviewer.engine.runtime.eventlog import LiveUsage, PollResult
+from ctxviewer.gui.views.session.controls import ReplayControls
+from ctxviewer.gui.views.session.live import LiveLog
+from ctxviewer.gui.views.session.player import ReplayPlayer
+from ctxviewer.gui.views.session.plot import UsagePlot
+from ctxviewer.gui.views.session.series import PlotValue
+from ctxviewer.gui.views.session.steps import StepModel, step_table
+from ctxviewer.gui.widgets.charts import Gauge, GaugeValue
+from ctxviewer.gui.widgets.models import is_dark, status_colour
+from ctxviewer.gui.widgets.plaintext import plain_tip
+
+
+class SessionPanel(QWidget):
+    """Replay a feature's tasks through the tracker, or follow a live worker's event log."""
+
+    stepped = Signal(int)
+    finished = Signal()
+    taskActivated = Signal(str)
+    parametersChanged = Signal(int, float, bool)
+    liveUpdated = Signal(object)
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        timer: QTimer | Callable[[], QTimer] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._replay: SessionReplay | None = None
+        self.live = LiveLog(self)
+        self.live.pollDue.connect(self.poll_log)
+
+        self.player = ReplayPlayer(self, timer=timer)
+        self.player.positionChanged.connect(self._on_position)
+        self.player.playingChanged.connect(self._on_playing)
+        self.player.finished.connect(self.finished)
+
+        self.header = QLabel("No feature replayed", self)
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+
+        self.replay_controls = ReplayControls(self)
+        rc = self.replay_controls
+        rc.play_button.clicked.connect(self.player.toggle)
+        rc.step_button.clicked.connect(self.player.step)
+        rc.reset_button.clicked.connect(self.player.reset)
+        rc.speedChanged.connect(self.player.set_speed)
+        rc.parametersChanged.connect(self.parametersChanged)
+        # The controls under the names the window and the tests use.
+        self.play_button, self.step_button, self.reset_button = rc.play_button, rc.step_button, rc.reset_button
+        self.speed, self.reset_after = rc.speed, rc.reset_after
+        self.tool_calls, self.tool_calls_error = rc.tool_calls, rc.tool_calls_error
+        self.minutes, self.minutes_error = rc.minutes, rc.minutes_error
+
+        # Gauge and the current task's figures.
+        self.gauge = Gauge(self)
+        self.gauge.setMinimumSize(150, 130)
+        self.gauge.setToolTip("The tracker's estimate after the current task, against the checkpoint and zones")
+        self.breakdown = QLabel(self)
+        self.breakdown.setWordWrap(True)
+        self.breakdown.setTextFormat(Qt.TextFormat.RichText)
+        self.breakdown.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.breakdown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.breakdown.setMinimumWidth(120)
+        top = QHBoxLayout()
+        top.setSpacing(4)
+        top.addWidget(self.gauge, 5)
+        top.addWidget(self.breakdown, 4)
+
+        self.plot = UsagePlot(self)
+        self.plot.pointClicked.connect(self._on_point_clicked)
+
+        self.model = StepModel(self)
+        self._fitted = True
+        self.table = step_table(self.model, self)
+        self.table.clicked.connect(lambda index: self.player.seek(index.row()))
+        self.table.doubleClicked.connect(self._on_double_clicked)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.plot)
+        self.splitter.addWidget(self.table)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+
+        self.live_status = QLabel(self)
+        self.live_status.setTextFormat(Qt.TextFormat.PlainText)  # event names and paths from the log
+        self.live_status.setWordWrap(True)
+        self.live_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.live_status.hide()
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setSpacing(6)
+        layout.addWidget(self.header)
+        layout.addWidget(self.replay_controls)
+        layout.addWidget(self.live_status)
+        layout.addLayout(top)
+        layout.addWidget(self.splitter, 1)
+        self.set_replay(None)
+
+    def sizeHint(self) -> QSize:
+        return QSize(380, 640)
+
+    # -- replay ------------------------------------------------------------------------------
+
+    def replay(self) -> SessionReplay | None:
+        return self._replay
+
+    def _fit_columns(self) -> None:
+        """Size the columns to their contents once (the step text column stretches)."""
+        self._fitted = True
+        for column in range(self.model.columnCount()):
+            if column != 1:
+                self.table.resizeColumnToContents(column)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._fitted and self.model.rowCount():
+            self._fit_columns()
+
+    def set_replay(self, replay: SessionReplay | None, *, keep_position: bool = False) -> None:
+        """Show *replay* ready to play from the start (or at the same step, with *keep_position*)."""
+        position = self.player.position
+        self._replay = replay
+        steps = replay.steps if replay is not None else ()
+        self.model.set_rows(steps)
+        self.model.set_position(-1)
+        if steps and self.table.isVisible():
+            self._fit_columns()
+        else:
+            self._fitted = False  # fitted when first shown
+        if replay is not None:
+            self.replay_controls.show_values(
+                replay.tool_calls_per_task, replay.minutes_per_task, replay.reset_on_checkpoint
+            )
+        self._update_header()
+        if self.live.following is not None:
+            self.player.set_count(len(steps))
+            return
+        self.plot.setValue(PlotValue.from_replay(replay) if replay is not None else None, "No feature replayed")
+        self.replay_controls.set_playable(bool(steps))
+        self.player.set_count(len(steps))
+        if keep_position and position >= 0:
+            self.player.seek(min(position, len(steps) - 1))
+
+    def current_step(self) -> ReplayStep | None:
+        replay, pos = self._replay, self.player.position
+        if replay is None or not 0 <= pos < len(replay.steps):
+            return None
+        return replay.steps[pos]
+
+    def _gauge_value(self, tokens: int) -> GaugeValue | None:
+        replay = self._replay
+        if replay is None:
+            return None
+        return GaugeValue(tokens, replay.max_tokens, replay.threshold_percent, zones=replay.further_zones)
+
+    def _update_header(self) -> None:
+        replay = self._replay
+        path = self.live.following
+        if path is not None:
+            self.header.setText(f"<b>Live:</b> <b>{_esc(path.name)}</b> in {_esc(str(path.parent))}")
+            self.header.setToolTip(plain_tip(str(path)))
+            return
+        if replay is None:
+            self.header.setText("No feature replayed")
+            self.header.setToolTip("")
+            return
+        n = len(replay.steps)
+        parts = [f"<b>{_esc(replay.feature)}</b> \u00b7 {n} task{'s' if n != 1 else ''}"]
+        fc = replay.first_checkpoint
+        if fc is not None:
+            first = f"after task {fc + 1} ({_nowrap(replay.steps[fc].task_id)})"
+            count = len(replay.checkpoints)
+            if replay.reset_on_checkpoint and count > 1:
+                parts.append(f"{count} checkpoints, the first {first}")
+            else:
+                parts.append(f"first checkpoint {first}")
+        elif n:
+            peak = max(s.usage_percent for s in replay.steps)
+            parts.append(f"no checkpoint (peak {peak:.1f}%)")
+        text = " \u00b7 ".join(parts)
+        if replay.notes:
+            count = len(replay.notes)
+            text += f"<br><i>{count} note{'s' if count != 1 else ''} on the task order (hover)</i>"
+        self.header.setText(text)
+        self.header.setToolTip(plain_tip("\n".join(replay.notes)))
+
+    def _on_position(self, position: int) -> None:
+        if self.live.following is not None:
+            return
+        replay = self._replay
+        self.model.set_position(position)
+        self.plot.setCurrent(position)
+        step = self.current_step()
+        if replay is None:
+            self.gauge.setValue(None)
+            self.breakdown.setText("")
+            return
+        self.gauge.setValue(self._gauge_value(step.estimated_tokens if step else 0), animate=step is not None)
+        self._show_breakdown(step)
+        if step is None:
+            self.table.clearSelection()
+            self.table.setCurrentIndex(QModelIndex())
+            self.table.scrollToTop()
+            return
+        index = self.model.index(position, 0)
+        self.table.selectRow(position)
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        self.stepped.emit(position)
+
+    def _show_breakdown(self, step: ReplayStep | None) -> None:
+        replay = self._replay
+        if replay is None:
+            self.breakdown.setText("")
+            return
+        n = len(replay.steps)
+        if step is None:
+            per = f"{replay.tool_calls_per_task} tool calls, {replay.minutes_per_task:g} min"
+            self.breakdown.setText(f"Ready: {n} task{'s' if n != 1 else ''}<br>{per} each<br>Press Play or Step")
+            return
+        level = f" \u00b7 level {step.level}" if step.level is not None else " \u00b7 no level"
+        rows = [
+            f"Task {step.index + 1} of {n}{level}",
+            f"<b>{_esc(step.task_id)}</b>",
+            f"<b>+{step.added:,}</b> tokens:"
+            "<table cellspacing='0' cellpadding='0'>"
+            f"<tr><td>task&nbsp;</td><td align='right'>{step.task_tokens:,}</td>"
+            f"<td>&nbsp;&nbsp;reads&nbsp;</td><td align='right'>{step.read_tokens:,}</td></tr>"
+            f"<tr><td>tools&nbsp;</td><td align='right'>{step.tool_tokens:,}</td>"
+            f"<td>&nbsp;&nbsp;time&nbsp;</td><td align='right'>{step.time_tokens:,}</td></tr></table>"
+            f"Total {step.estimated_tokens:,} ({step.usage_percent:.1f}%)",
+        ]
+        if step.checkpoint:
+            colour = status_colour("failed", is_dark(self.palette())).name()
+            rows.append(f"<span style='color:{colour}'><b>checkpoint</b></span>")
+        others = [z for z in step.zones_reached if z != "checkpoint"]
+        if others:
+            rows.append("reached " + _esc(", ".join(others)))
+        self.breakdown.setText("<br>".join(rows))
+        self.breakdown.setToolTip(
+            plain_tip("\n".join(f"{f.path}: {f.tokens:,} tokens ({f.note})" for f in step.files) or "No task files")
+        )
+
+    def _on_playing(self, playing: bool) -> None:
+        self.replay_controls.set_playing(playing)
+
+    def _on_point_clicked(self, index: int) -> None:
+        if self.live.following is None:
+            self.player.seek(index)
+
+    def _on_double_clicked(self, index: QModelIndex) -> None:
+        rows = self.model.rows()
+        if index.isValid() and index.row() < len(rows):
+            self.taskActivated.emit(rows[index.row()].task_id)
+
+    # -- parameters --------------------------------------------------------------------------
+    def parameters(self) -> tuple[int, float, bool] | None:
+        """The replay parameters as entered, or None when a field is invalid."""
+        return self.replay_controls.parameters()
+
+    def apply_parameters(self) -> bool:
+        """Emit ``parametersChanged`` if the fields are valid and differ from the replay's."""
+        return self.replay_controls.apply_parameters()
+
+    # -- live mode ---------------------------------------------------------------------------
+
+    @property
+    def following(self) -> Path | None:
+        """The event log being followed, or None."""
+        return self.live.following
+
+    @property
+    def last_poll(self) -> PollResult | None:
+        """What the last poll of the followed log found, or None."""
+        return self.live.last_poll
+
+    def live_usage(self) -> LiveUsage | None:
+        return self.live.usage
+
+    def set_live_limits(
+        self, threshold_percent: float, max_tokens: int, zones: Sequence[tuple[str, float]] = ()
+    ) -> None:
+        """The tracker limits for live mode; re-reads the log when following one."""
+        if self.live.set_limits(threshold_percent, max_tokens, zones):
+            self.poll_log()
+        else:
+            usage, last = self.live.usage, self.live.last_poll
+            if usage is not None and last is not None:  # only the zones changed: redraw
+                self._show_live(usage, last)
+
+    def follow_log(self, path: str | os.PathLike[str]) -> None:
+        """Follow the JSON-lines event log at *path* (replay playback pauses)."""
+        self.stop_following()
+        self.player.pause()
+        live_path = Path(path)
+        self.live.start(live_path)
+        self.replay_controls.hide()
+        self.table.hide()
+        self.live_status.show()
+        self.live_status.setText(f"following {live_path}")
+        self._update_header()
+        self.plot.setValue(None, "Waiting for events")
+        self.plot.setCurrent(None)
+        self.poll_log()
+
+    def stop_following(self) -> None:
+        """Stop following the log and show the replay again."""
+        if not self.live.stop():
+            return
+        self.live_status.hide()
+        self.replay_controls.show()
+        self.table.show()
+        replay = self._replay
+        self._update_header()
+        self.plot.setValue(PlotValue.from_replay(replay) if replay is not None else None, "No feature replayed")
+        position = self.player.position
+        self.plot.setCurrent(position)
+        self.model.set_position(position)
+        step = self.current_step()
+        self.gauge.setValue(self._gauge_value(step.estimated_tokens if step else 0))
+        self._show_breakdown(step)
+
+    def poll_log(self) -> PollResult | None:
+        """Read what the log gained since the last poll and show it; None when not following."""
+        polled = self.live.poll()
+        if polled is None:
+            return None
+        result, usage, changed = polled
+        if changed:
+            self._show_live(usage, result)
+        else:
+            self.live_status.setText(self.live.status_text(result))
+        if result.more:
+            self.live.schedule_poll()
+        if changed:
+            self.liveUpdated.emit(usage)
+        return result
+
+    def _show_live(self, usage: LiveUsage, result: PollResult) -> None:
+        self.live_status.setText(self.live.status_text(result))
+        problems = self.live.problems
+        if problems:
+            self.live_status.setToolTip(plain_tip("\n".join(p.message for p in problems[-20:])))
+        self.gauge.setValue(
+            GaugeValue(usage.estimated_tokens, usage.max_tokens, usage.threshold_percent, zones=self.live.zones),
+            animate=True,
+        )
+        if usage.history:
+            self.plot.setValue(PlotValue.from_live(usage, self.live.zones))
+        else:
+            self.plot.setValue(None, "Waiting for events")
+        self.plot.setCurrent(None)
+        rows = [
+            f"<b>{usage.estimated_tokens:,}</b> tokens ({usage.usage_percent:.1f}%)",
+            f"{usage.events:,} events \u00b7 {usage.elapsed_minutes:,.1f} min",
+            f"tasks {usage.tasks_executed:,} \u00b7 files {usage.files_read:,}",
+            f"tool calls {usage.tool_calls:,}",
+        ]
+        if usage.last_task:
+            rows.insert(0, f"Last task: <b>{_esc(usage.last_task)}</b>")
+        if usage.first_checkpoint is not None and usage.first_checkpoint < len(usage.history):
+            minutes = usage.history[usage.first_checkpoint][0]
+            colour = status_colour("failed", is_dark(self.palette())).name()
+            rows.append(f"<span style='color:{colour}'>checkpoint since {minutes:,.1f} min</span>")
+        self.breakdown.setText("<br>".join(rows))
+        self.breakdown.setToolTip("")
+
+
+def _nowrap(text: str) -> str:
+    """*text* escaped, kept on one line (task ids have hyphens a label would break at)."""
+    return f"<span style='white-space:nowrap'>{_esc(text)}</span>"
+
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=False)
