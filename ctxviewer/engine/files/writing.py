@@ -59,7 +59,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,6 +126,47 @@ def atomic_write(
 ) -> None:
     """Write *data* (``str`` as UTF-8) to *path* atomically; raises :class:`WriteError` saying why not."""
     atomic_write_all([PlannedWrite(path, data, expect_unchanged, check_unchanged, project_file)])
+
+
+def atomic_write_stream(
+    path: str | os.PathLike[str], chunks: Iterable[str | bytes], *, project_file: bool = False
+) -> None:
+    """Write *chunks* to *path* as they are produced, made visible atomically at the end.
+
+    For output too large to hold (a batch's JSON lines): each chunk goes to the staged
+    file as soon as it comes, and only the rename makes the file appear or replace the old
+    one.  An error of the disk raises :class:`WriteError`; an error of the producer (the
+    iterable raising) leaves the old file as it was and is raised as it is.
+    """
+    step = _prepare(PlannedWrite(path, b"", project_file=project_file))
+    _check_unchanged(step)
+    folder = step.target.parent if str(step.target.parent) else Path(".")
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{step.target.name[:64]}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise _failure(step, exc, [step], []) from None
+    step.tmp = name
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for chunk in chunks:
+                try:
+                    handle.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+                except OSError as exc:
+                    raise _failure(step, exc, [step], []) from None
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(name, _mode_for(step.target, step.existed))
+        _check_unchanged(step)
+        os.replace(name, step.target)
+        step.tmp = None
+        _fsync_folder(step.target.parent)
+    except OSError as exc:
+        raise _failure(step, exc, [step], []) from None
+    finally:
+        if step.tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(step.tmp)
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ is removed and the old file is left as it was; with ``check_unchanged`` a target
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -166,3 +167,53 @@ def test_without_check_unchanged_a_stale_signature_is_ignored(tmp_path: Path) ->
     target.write_text("theirs")
     atomic_write(target, "mine", expect_unchanged=(0, 0))
     assert target.read_text() == "mine"
+
+
+# -- streamed writes -----------------------------------------------------------------------------
+
+
+def test_a_stream_appears_only_when_complete(tmp_path: Path) -> None:
+    from ctxviewer.engine.files.writing import atomic_write_stream
+
+    target = tmp_path / "out.jsonl"
+    seen_while_writing: list[bool] = []
+
+    def lines() -> Iterator[str]:
+        for n in range(3):
+            seen_while_writing.append(target.exists())
+            yield f'{{"n": {n}}}\n'
+
+    atomic_write_stream(target, lines())
+    assert target.read_text(encoding="utf-8") == '{"n": 0}\n{"n": 1}\n{"n": 2}\n'
+    assert seen_while_writing == [False, False, False]
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]  # no staged file left
+
+
+def test_a_failing_producer_keeps_the_old_file_and_its_own_error(tmp_path: Path) -> None:
+    from ctxviewer.engine.files.writing import atomic_write_stream
+
+    target = tmp_path / "out.jsonl"
+    target.write_text("old\n", encoding="utf-8")
+
+    class Boom(Exception):
+        pass
+
+    def lines() -> Iterator[bytes]:
+        yield b"new\n"
+        raise Boom("task T3 refused")
+
+    with pytest.raises(Boom, match="task T3 refused"):
+        atomic_write_stream(target, lines())
+    assert target.read_text(encoding="utf-8") == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
+
+
+def test_a_stream_is_refused_where_a_write_is(tmp_path: Path) -> None:
+    from ctxviewer.engine.files.writing import atomic_write_stream
+
+    (tmp_path / ".git").mkdir()
+    with pytest.raises(WriteError, match=r"\.git"):
+        atomic_write_stream(tmp_path / ".git" / "x.jsonl", iter(["a"]))
+    with pytest.raises(WriteError, match="folder"):
+        atomic_write_stream(tmp_path, iter(["a"]))
+    assert not (tmp_path / ".git" / "x.jsonl").exists()

@@ -189,7 +189,9 @@ def test_rank_file_pairs_worked_by_hand() -> None:
     assert tokens.parse_ranks(b"YQ== 0\n\nYg== 1", "t") == {b"a": 0, b"b": 1}  # a blank line, no final newline
 
 
-@pytest.mark.parametrize(("data", "line"), [(b"YQ== 0\nYg==\n", 2), (b"YQ== 0\nYg== 1 YWI=\nYWI= 2\n", 2), (b"YQ== x\n", 1)])
+@pytest.mark.parametrize(
+    ("data", "line"), [(b"YQ== 0\nYg==\n", 2), (b"YQ== 0\nYg== 1 YWI=\nYWI= 2\n", 2), (b"YQ== x\n", 1)]
+)
 def test_a_malformed_rank_line_is_named(data: bytes, line: int) -> None:
     with pytest.raises(EncodingUnavailableError) as info:
         tokens.parse_ranks(data, "ranks.tiktoken")
