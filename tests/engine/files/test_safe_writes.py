@@ -337,7 +337,7 @@ def test_every_writer_of_the_package_uses_the_helper() -> None:
         "ctxviewer/engine/exports/report.py": "atomic_write",
         "ctxviewer/engine/project/tuning.py": "atomic_write",
         "ctxviewer/engine/project/splitter.py": "atomic_write_all",
-        "ctxviewer/cli.py": "atomic_write",
+        "ctxviewer/cli/common.py": "atomic_write",
         "ctxviewer/gui/app.py": "atomic_write",
     }
     for rel, helper in writers.items():
