@@ -303,7 +303,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("ctxviewer/engine/upstream/verify.py", "import subprocess"): (
         1,
         "runs the user's upstream plugin (verify_driver.py) with its token records off; the project is "
-        "not written (tests/test_cli_verify.py checks)",
+        "not written (tests/cli/test_verify.py checks)",
     ),
 }
 

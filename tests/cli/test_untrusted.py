@@ -200,3 +200,19 @@ def test_an_output_that_is_a_stream_is_refused_as_one(
         f"ctxviewer: {path}: is {stream}, a stream, not a file: ctxviewer writes files atomically (a new file "
         "renamed into place); leave out -o to write to standard output\n"
     )
+
+
+def test_list_and_why_keep_hostile_text_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A title and a paragraph carrying a terminal escape and a line break: shown escaped, on one line.
+    root = make_project(
+        tmp_path / "p",
+        [{"id": "T1", "title": "Login \x1b[31mred\x1b[0m\nsecond line", "files": {}}],
+        requirements="Login \x1b]0;owned\x07 flow.",
+    )
+    code, out, _ = run(capsys, "list", str(root))
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    [row] = [line for line in out.splitlines() if line.startswith("  T1 ")]
+    assert row.endswith("Login \\x1b[31mred\\x1b[0m second line")
+    code, out, _ = run(capsys, "why", str(root), "--feature", "feat", "--task", "T1", "flow")
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert "   text: Login \\x1b]0;owned\\x07 flow." in out.splitlines()

@@ -13,7 +13,7 @@ from ctxviewer.cli import gui as cli_gui
 from ctxviewer.cli import main
 from tests.factories import make_project
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 LEDGER = REPO / "sample_projects" / "ledger-service"
 
 
