@@ -6,17 +6,25 @@ import pkgutil
 import subprocess
 import sys
 
+import ctxviewer.cli
 import ctxviewer.engine
 
-#: Every module of the engine package (found, not listed, so a new one is covered too).
+#: Every module of the engine and the CLI packages (found, not listed, so a new one is covered too).
 ENGINE_MODULES = [
     *(m.name for m in pkgutil.walk_packages(ctxviewer.engine.__path__, "ctxviewer.engine.")),
     "ctxviewer.cli",
+    *(m.name for m in pkgutil.walk_packages(ctxviewer.cli.__path__, "ctxviewer.cli.")),
 ]
 
 
 def test_the_module_list_is_complete() -> None:
-    expected = {"ctxviewer.engine.runs.pipeline", "ctxviewer.engine.runtime.eventlog", "ctxviewer.engine.signals.words"}
+    expected = {
+        "ctxviewer.engine.runs.pipeline",
+        "ctxviewer.engine.runtime.eventlog",
+        "ctxviewer.engine.signals.words",
+        "ctxviewer.cli.common",
+        "ctxviewer.cli.gui",
+    }
     assert expected <= set(ENGINE_MODULES)
 
 

@@ -335,7 +335,7 @@ def test_models_pass_the_model_tester(qtbot, qtmodeltester, window: MainWindow) 
 
 
 def test_the_cli_offers_every_tab_of_the_window() -> None:
-    from ctxviewer.cli import GUI_TABS
+    from ctxviewer.cli.gui import GUI_TABS
     from ctxviewer.gui.window import TABS
 
     assert GUI_TABS == TABS

@@ -303,7 +303,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("ctxviewer/engine/upstream/verify.py", "import subprocess"): (
         1,
         "runs the user's upstream plugin (verify_driver.py) with its token records off; the project is "
-        "not written (tests/test_cli_verify.py checks)",
+        "not written (tests/cli/test_verify.py checks)",
     ),
 }
 
@@ -337,7 +337,7 @@ def test_every_writer_of_the_package_uses_the_helper() -> None:
         "ctxviewer/engine/exports/report.py": "atomic_write",
         "ctxviewer/engine/project/tuning.py": "atomic_write",
         "ctxviewer/engine/project/splitter.py": "atomic_write_all",
-        "ctxviewer/cli.py": "atomic_write",
+        "ctxviewer/cli/common.py": "atomic_write",
         "ctxviewer/gui/app.py": "atomic_write",
     }
     for rel, helper in writers.items():

@@ -146,7 +146,7 @@ def test_a_generated_project_marks_only_the_task_whose_matched_rule_is_cut(qtbot
 
 
 def test_generated_projects_call_only_lost_candidates_drops_in_the_window(qtbot, window, tmp_path) -> None:
-    """Generated projects (tests/test_generated_findings.py), default profile, their budget in
+    """Generated projects (tests/cli/test_generated_findings.py), default profile, their budget in
     ctxviewer.yaml: each task's outline marker is an error exactly where the engine finds a
     rule-cut; in the Rules and Paragraphs tabs the drop chips (cut for budget, outranked)
     alone show exactly the cut and outranked rows, and the not-a-candidate chip alone shows
@@ -156,8 +156,8 @@ def test_generated_projects_call_only_lost_candidates_drops_in_the_window(qtbot,
     from ctxviewer.engine.runs.pipeline import assemble
     from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, DROPS, NOT_CANDIDATE
     from ctxviewer.gui.widgets.models import RowRole, status_colour
+    from tests.cli.test_generated_findings import SEEDS, generate
     from tests.factories import write
-    from tests.test_generated_findings import SEEDS, generate
 
     red = status_colour(CUT_FOR_BUDGET).name()
     seen_cut = seen_never = 0

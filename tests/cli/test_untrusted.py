@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer import cli
-from ctxviewer.cli import main
+from ctxviewer.cli import common, main
 from tests.factories import make_project, write
 
 ESC_FEATURE = "f\x1b[2J"  # clear the screen
@@ -42,8 +41,8 @@ def hostile(root: Path, task_id: str = ESC_TASK, feature: str = ESC_FEATURE, tit
 
 def test_visible_escapes_what_a_terminal_acts_on_and_nothing_else() -> None:
     text = "a\x1b[2Jb\x9b1m\u202eevil\u2066\x00\x7f\r\n\tcaf\u00e9 \u65e5"
-    assert cli.visible(text) == "a\\x1b[2Jb\\x9b1m\\u202eevil\\u2066\\x00\\x7f\\x0d\\x0a\\x09caf\u00e9 \u65e5"
-    assert cli.visible(text, lines=True) == "a\\x1b[2Jb\\x9b1m\\u202eevil\\u2066\\x00\\x7f\\x0d\n\tcaf\u00e9 \u65e5"
+    assert common.visible(text) == "a\\x1b[2Jb\\x9b1m\\u202eevil\\u2066\\x00\\x7f\\x0d\\x0a\\x09caf\u00e9 \u65e5"
+    assert common.visible(text, lines=True) == "a\\x1b[2Jb\\x9b1m\\u202eevil\\u2066\\x00\\x7f\\x0d\n\tcaf\u00e9 \u65e5"
 
 
 def test_check_shows_an_escape_sequence_in_a_feature_and_task_id_visibly(
@@ -111,7 +110,7 @@ def test_data_is_written_as_it_is_but_escaped_on_a_terminal(
     argv = ("assemble", str(root), "--feature", "feat", "--task", "T1")
     context = "## Relevant Requirements\n\nLogin session \x1b[2J store."
     assert run(capsys, *argv) == (0, context, "")  # a pipe or a file gets the context itself
-    monkeypatch.setattr(cli, "_is_terminal", lambda stream: True)
+    monkeypatch.setattr(common, "is_terminal", lambda stream: True)
     assert run(capsys, *argv) == (0, "## Relevant Requirements\n\nLogin session \\x1b[2J store.", "")
 
 
@@ -201,3 +200,19 @@ def test_an_output_that_is_a_stream_is_refused_as_one(
         f"ctxviewer: {path}: is {stream}, a stream, not a file: ctxviewer writes files atomically (a new file "
         "renamed into place); leave out -o to write to standard output\n"
     )
+
+
+def test_list_and_why_keep_hostile_text_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A title and a paragraph carrying a terminal escape and a line break: shown escaped, on one line.
+    root = make_project(
+        tmp_path / "p",
+        [{"id": "T1", "title": "Login \x1b[31mred\x1b[0m\nsecond line", "files": {}}],
+        requirements="Login \x1b]0;owned\x07 flow.",
+    )
+    code, out, _ = run(capsys, "list", str(root))
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    [row] = [line for line in out.splitlines() if line.startswith("  T1 ")]
+    assert row.endswith("Login \\x1b[31mred\\x1b[0m second line")
+    code, out, _ = run(capsys, "why", str(root), "--feature", "feat", "--task", "T1", "flow")
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert "   text: Login \\x1b]0;owned\\x07 flow." in out.splitlines()

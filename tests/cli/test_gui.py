@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer import cli
+from ctxviewer.cli import gui as cli_gui
 from ctxviewer.cli import main
 from tests.factories import make_project
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 LEDGER = REPO / "sample_projects" / "ledger-service"
 
 
@@ -110,7 +110,7 @@ def test_no_display_only_when_it_is_certain(
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert cli._no_display() == why
+    assert cli_gui._no_display() == why
 
 
 @pytest.mark.parametrize("platform", ["darwin", "win32"])
@@ -118,7 +118,7 @@ def test_other_systems_are_left_to_qt(monkeypatch: pytest.MonkeyPatch, platform:
     monkeypatch.setattr(sys, "platform", platform)
     for name in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE"):
         monkeypatch.delenv(name, raising=False)
-    assert cli._no_display() is None
+    assert cli_gui._no_display() is None
 
 
 @pytest.mark.parametrize(
@@ -133,7 +133,7 @@ def test_other_systems_are_left_to_qt(monkeypatch: pytest.MonkeyPatch, platform:
     ],
 )
 def test_debian_package_of_a_library(soname: str, package: str) -> None:
-    assert cli._debian_package(soname) == package
+    assert cli_gui._debian_package(soname) == package
 
 
 #: What Qt 6.11 says when DISPLAY names no X server (the xcb-cursor0 line is always added).
@@ -147,22 +147,22 @@ QT_NO_SERVER = [
 
 
 def test_qt_failure_without_an_x_server_names_the_display() -> None:
-    assert cli._qt_failure_line(QT_NO_SERVER) == (
+    assert cli_gui._qt_failure_line(QT_NO_SERVER) == (
         "cannot connect to the display ':99' (DISPLAY): is an X server running there, and may this user use it? "
         "Or save a picture of the window instead: QT_QPA_PLATFORM=offscreen ctxviewer gui PROJECT --screenshot out.png"
     )
 
 
 def test_qt_failure_of_the_xcb_plugin_names_the_missing_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "_missing_libraries", lambda: ["libxcb-icccm.so.4", "libxcb-keysyms.so.1"])
-    assert cli._qt_failure_line(QT_NO_SERVER[1:]) == (
+    monkeypatch.setattr(cli_gui, "_missing_libraries", lambda: ["libxcb-icccm.so.4", "libxcb-keysyms.so.1"])
+    assert cli_gui._qt_failure_line(QT_NO_SERVER[1:]) == (
         "Qt cannot load its X11 (xcb) platform plugin: it lacks libxcb-icccm.so.4, libxcb-keysyms.so.1: install them "
         "(Debian/Ubuntu: apt-get install libxcb-icccm4 libxcb-keysyms1), or save a picture of the window instead: "
         "QT_QPA_PLATFORM=offscreen ctxviewer gui PROJECT --screenshot out.png"
     )
     # nothing the loader can name: the README's list
-    monkeypatch.setattr(cli, "_missing_libraries", lambda: [])
-    assert cli._qt_failure_line(QT_NO_SERVER[1:]).startswith(
+    monkeypatch.setattr(cli_gui, "_missing_libraries", lambda: [])
+    assert cli_gui._qt_failure_line(QT_NO_SERVER[1:]).startswith(
         "Qt cannot load its X11 (xcb) platform plugin: install the libraries it needs (Debian/Ubuntu: apt-get "
         "install libegl1 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1), or save a picture"
     )
@@ -170,7 +170,7 @@ def test_qt_failure_of_the_xcb_plugin_names_the_missing_libraries(monkeypatch: p
 
 def test_qt_failure_of_another_platform_quotes_qt() -> None:
     said = ['Could not load the Qt platform plugin "wayland" in "" even though it was found.', "failed to start"]
-    assert cli._qt_failure_line(said) == (
+    assert cli_gui._qt_failure_line(said) == (
         'Qt cannot start a window (Could not load the Qt platform plugin "wayland" in "" even though it was found.): '
         "check QT_QPA_PLATFORM and the display, or save a picture of the window instead: "
         "QT_QPA_PLATFORM=offscreen ctxviewer gui PROJECT --screenshot out.png"
@@ -178,7 +178,7 @@ def test_qt_failure_of_another_platform_quotes_qt() -> None:
 
 
 def test_missing_libraries_asks_the_loader() -> None:
-    assert cli._missing_libraries(["libc.so.6", "libctxviewer-surely-not-there.so.7"]) == [
+    assert cli_gui._missing_libraries(["libc.so.6", "libctxviewer-surely-not-there.so.7"]) == [
         "libctxviewer-surely-not-there.so.7"
     ]
 

@@ -13,7 +13,7 @@ import pytest
 from ctxviewer.cli import main
 from tests.factories import make_project, write
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 REQ = ".gsd/specs/feat/requirements.md"
 DESIGN = ".gsd/specs/feat/design.md"
 CORE = ".claude/rules/security/_core/owasp-2025.md"

@@ -1,0 +1,74 @@
+"""The ``assemble`` command: one task's context as the worker gets it (Markdown), its trace (JSON) or
+the self-contained HTML report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ctxviewer.cli.common import (
+    ASSEMBLE_SUFFIXES,
+    Subparsers,
+    add_run_options,
+    err,
+    output_format,
+    report_trace_errors,
+    run_overrides,
+    visible,
+    write_out,
+)
+
+
+def cmd_assemble(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.pipeline import assemble
+    from ctxviewer.engine.trace.model import trace_to_json
+
+    fmt = output_format(args, ASSEMBLE_SUFFIXES, "markdown")
+    project = load_project(args.project, run_overrides(args))
+    trace = assemble(project, args.feature, args.task, exact=fmt != "markdown")
+    if fmt == "json":
+        text = json.dumps(trace_to_json(trace), ensure_ascii=False, indent=2) + "\n"
+    elif fmt == "html":
+        from ctxviewer.engine.exports.report import html_report
+
+        text = html_report(trace)
+    else:
+        text = trace.context
+        for warning in trace.warnings:  # the JSON carries them; plain output says them here
+            err(f"note: {warning}")
+    if args.debug:  # seed 004's DEBUG_CONTEXT: the record on stderr, the context stays clean
+        from ctxviewer.engine.profiles.computed import debug_text
+
+        sys.stderr.write(visible(debug_text(trace), lines=True))
+    write_out(text, args.output)
+    return report_trace_errors(trace)
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Add the ``assemble`` command's parser to *sub*."""
+    p = sub.add_parser(
+        "assemble",
+        allow_abbrev=False,
+        help="assemble one task's context (markdown), its trace (json) or the HTML report (html)",
+    )
+    p.add_argument("project")
+    p.add_argument("--feature", required=True)
+    p.add_argument("--task", required=True)
+    add_run_options(p)
+    p.add_argument(
+        "--format",
+        choices=("markdown", "md", "json", "html"),
+        help="markdown: exactly the context; json: the trace; html: the self-contained report "
+        "(default: from the -o file's extension, .md/.txt, .json, .html; else markdown)",
+    )
+    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="also print the Context Debug record (seed 004's DEBUG_CONTEXT) to stderr: signals, knowledge "
+        "matched, dependencies, context-map filtering, limits and budget (other profiles: the signals)",
+    )
+    p.set_defaults(func=cmd_assemble)

@@ -1,0 +1,285 @@
+"""What every command shares: the exit codes; project text made safe for a terminal (:func:`visible`,
+:func:`one_line`); writing output (atomically to ``-o``, else to stdout) and the format an ``-o``
+file's extension names; errors and notes as one line on stderr, and the exit code they call for;
+the options of a run (``--budget``, ``--tokenizer``, ``--profile``, ``--set``) and the overrides
+they make.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.files.writing import atomic_write
+from ctxviewer.engine.tokens.counting import TOKENIZERS
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_BAD_INPUT = 2
+
+
+#: Characters a terminal acts on instead of showing: C0 controls, DEL, C1 controls (CSI,
+#: OSC...), bidi overrides and isolates (which reorder what follows), line and paragraph
+#: separators, and lone surrogates (undecodable bytes of a file name).
+_OTHER_CONTROLS = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSAFE = re.compile("[\x00-\x1f" + _OTHER_CONTROLS + "]")
+_UNSAFE_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f" + _OTHER_CONTROLS + "]")  # keeps tab and newline
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, *, lines: bool = False) -> str:
+    """*text* (from a project) safe to print on a terminal: every character a terminal would
+    act on -- ESC and the other controls, C1 controls, bidi overrides -- written visibly as
+    ``\\x1b`` or ``\\u202e``.  With *lines*, newlines and tabs are kept (a report of many
+    lines); otherwise they are escaped too, so a name cannot start a line of its own.
+    """
+    return (_UNSAFE_IN_LINES if lines else _UNSAFE).sub(_escape_char, text)
+
+
+_FOLDED_SPACE = re.compile(r"[ \t\n]+")
+
+
+def one_line(text: str) -> str:
+    """*text* for one line of a terminal report: runs of spaces, tabs and line feeds become one
+    space (a wrapped paragraph reads as a sentence); every other control character, a carriage
+    return included, is shown escaped (see :func:`visible`), so nothing can forge a line."""
+    return visible(_FOLDED_SPACE.sub(" ", text))
+
+
+def write_out(text: str, output: str | None) -> None:
+    if output:
+        atomic_write(output, text)
+    else:
+        # Data (a context, JSON, CSV) goes to files and pipes as it is; shown on a
+        # terminal, what the terminal would act on is escaped.
+        print_text(visible(text, lines=True) if is_terminal(sys.stdout) else text)
+
+
+def is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def print_text(text: str) -> bool:
+    """Write *text* to stdout as UTF-8 whatever the locale's encoding, and flush.
+
+    Task ids, titles and paths come from the project and may be in any script: a console
+    that cannot show them must not turn a report into a traceback.  When the reader has
+    gone (``check ... | head -1``) the rest is discarded and False returned, so a command
+    still ends with the exit code its findings call for, not 0.
+    """
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    try:
+        if buffer is None:  # a stdout replaced by a text-only stream
+            stream.write(text)
+        else:
+            stream.flush()  # anything written as text first stays first
+            buffer.write(text.encode("utf-8"))
+        stream.flush()
+    except BrokenPipeError:
+        discard_stdout()
+        return False
+    return True
+
+
+def discard_stdout() -> None:
+    """Point stdout at the null device, so nothing more (not the flush at exit) fails."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def err(message: str) -> None:
+    sys.stderr.write(f"ctxviewer: {visible(message)}\n")
+    sys.stderr.flush()
+
+
+def json_text(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def finding_json(finding: Any) -> dict[str, Any]:
+    """A finding in a row or a match: ``{code, severity, item, message}`` (the row says the task)."""
+    return {"code": finding.code, "severity": finding.severity, "item": finding.item, "message": finding.message}
+
+
+def parse_setting(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` from ``--set``; the value is read as YAML (numbers, booleans, mappings)."""
+    from ctxviewer.engine.runs.compare import parse_assignment
+
+    try:
+        return parse_assignment(text)
+    except CtxViewerError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def run_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """``--set`` values, with ``--profile``, ``--budget`` and ``--tokenizer`` on top."""
+    from ctxviewer.engine.runs.compare import check_profile
+
+    out: dict[str, Any] = dict(getattr(args, "set", None) or [])
+    if getattr(args, "profile", None) is not None:
+        out["profile"] = check_profile(args.profile, "--profile")
+    if getattr(args, "budget", None) is not None:
+        from ctxviewer.engine.project.settings import parse_budget
+
+        out["budget"] = parse_budget(args.budget, "--budget")
+    if getattr(args, "tokenizer", None) is not None:
+        out["tokenizer"] = args.tokenizer
+    return out
+
+
+def report_project_warnings(project: Any) -> None:
+    for warning in project.warnings:
+        err(f"note: {warning}")
+
+
+#: For each command with ``-o``: the output format each file extension names (case-insensitive).
+ASSEMBLE_SUFFIXES = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "markdown",
+    ".json": "json",
+    ".html": "html",
+    ".htm": "html",
+}
+BATCH_SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
+COMPARE_SUFFIXES = {".txt": "text", ".md": "md", ".markdown": "md", ".json": "json"}
+REPORT_SUFFIXES = {".txt": "text", ".json": "json"}  # list, why
+#: ``--format`` spellings that name the same format.
+FORMAT_ALIASES = {"md": "markdown"}
+
+
+def output_format(args: argparse.Namespace, by_suffix: dict[str, str], default: str) -> str:
+    """The format to write: ``--format`` if given, else the one ``-o``'s extension names, else *default*.
+
+    An extension that names another format than ``--format`` is an error, and so is an
+    extension the command does not know when ``--format`` does not say (a file without
+    an extension takes the default).  Checked before anything is assembled.
+    """
+    given: str | None = getattr(args, "format", None)
+    output: str | None = getattr(args, "output", None)
+    suffix = os.path.splitext(output)[1].lower() if output else ""
+    implied = by_suffix.get(suffix) if suffix else None
+    if given is None:
+        if suffix and implied is None:
+            by_format: dict[str, list[str]] = {}
+            for ext, fmt in by_suffix.items():
+                by_format.setdefault(fmt, []).append(ext)
+            known = "; ".join(f"{' '.join(exts)} for {fmt}" for fmt, exts in by_format.items())
+            raise CtxViewerError(
+                f"cannot tell the output format from the extension {suffix!r}: use {known}, or give --format",
+                output,
+            )
+        return implied or default
+    if implied is not None and FORMAT_ALIASES.get(implied, implied) != FORMAT_ALIASES.get(given, given):
+        raise CtxViewerError(
+            f"the extension {suffix!r} means {implied}, but --format says {given}; rename the file or drop --format",
+            output,
+        )
+    return FORMAT_ALIASES.get(given, given)
+
+
+def report_trace_errors(trace: Any) -> int:
+    """Print the trace's errors to stderr; the exit code they call for."""
+    return report_errors(trace.errors)
+
+
+def report_two_runs(first: Any, second: Any) -> int:
+    """Report the errors of two runs of one task; both read the same files, so each once."""
+    code = report_trace_errors(second)
+    return max(code, report_errors([e for e in first.errors if e not in second.errors]))
+
+
+def report_errors(errors: Sequence[Any]) -> int:
+    code = EXIT_OK
+    for error in errors:
+        if error.kind == "input":
+            err(error.one_line())
+            code = EXIT_BAD_INPUT
+        else:
+            err(f"note: {error.one_line()}")
+            if "raises" in error.consequence and code == EXIT_OK:
+                code = EXIT_FINDINGS
+    return code
+
+
+def report_row_input_errors(row: Any) -> int:
+    """Name a batch row's bad input on stderr (``feature/task: ...``); the exit code it calls for."""
+    code = EXIT_OK
+    for error in row.trace.errors:
+        if error.kind == "input":
+            err(f"{row.feature.name}/{row.task.id}: {error.one_line()}")
+            code = EXIT_BAD_INPUT
+    return code
+
+
+def add_budget(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--budget",
+        metavar="N",
+        help="the task's context budget in tokens, written 4000, 4,000 or 4k (default: the project's)",
+    )
+
+
+def add_profile(p: argparse.ArgumentParser) -> None:
+    from ctxviewer.engine.project.settings import PROFILES
+
+    p.add_argument(
+        "--profile",
+        metavar="NAME",
+        help=f"the assembly strategy: {', '.join(PROFILES)} (the same as --set profile=NAME)",
+    )
+
+
+def add_report_output(p: argparse.ArgumentParser) -> None:
+    """A report's format (text, Markdown or JSON), exact counts, and where it goes."""
+    p.add_argument(
+        "--format",
+        choices=("text", "md", "markdown", "json"),
+        help="default: from the -o file's extension (.txt, .md, .json), else text",
+    )
+    p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
+    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """The settings of one run, as every command that assembles takes them."""
+    add_budget(p)
+    p.add_argument("--tokenizer", choices=TOKENIZERS, help="tokenizer used for decisions")
+    add_profile(p)
+    add_set(p)
+
+
+def add_set(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--set",
+        type=parse_setting,
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a setting (keys as in docs/ctxviewer-yaml.md, flat: budget, security_share, "
+        "spec_share, top_k, threshold_percent, zones, ...); repeatable",
+    )
+
+
+#: What ``add_subparsers`` returns: each command's module adds its parser to it (``add_parser``).
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"

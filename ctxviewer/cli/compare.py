@@ -1,0 +1,59 @@
+"""The ``compare`` command: one task assembled by two profiles (or two settings) side by side."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ctxviewer.cli.common import (
+    COMPARE_SUFFIXES,
+    Subparsers,
+    add_report_output,
+    add_set,
+    output_format,
+    report_two_runs,
+    run_overrides,
+    write_out,
+)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.compare import compare_markdown, compare_task, compare_text, compare_to_json, parse_sides
+
+    a, b = parse_sides(args.profiles)  # a malformed spec fails before anything is read
+    fmt = output_format(args, COMPARE_SUFFIXES, "text")
+    project = load_project(args.project, run_overrides(args))
+    feature = project.feature(args.feature)
+    task = feature.task(args.task)
+    settings_a = a.settings(project.settings, "--profiles A")
+    settings_b = b.settings(project.settings, "--profiles B")
+    names = (f"A: {a.label}", f"B: {b.label}")
+    diff = compare_task(project, feature, task, settings_a, settings_b, exact=not args.no_exact, names=names)
+    if fmt == "json":
+        text = json.dumps(compare_to_json(diff, a, b), ensure_ascii=False, indent=2) + "\n"
+    elif fmt in ("md", "markdown"):
+        text = compare_markdown(diff, a, b)
+    else:
+        text = compare_text(diff, a, b)
+    write_out(text, args.output)
+    return report_two_runs(diff.baseline, diff.current)
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Add the ``compare`` command's parser to *sub*."""
+    p = sub.add_parser(
+        "compare", allow_abbrev=False, help="one task assembled by two profiles (or two settings) side by side"
+    )
+    p.add_argument("project")
+    p.add_argument("--feature", required=True)
+    p.add_argument("--task", required=True)
+    p.add_argument(
+        "--profiles",
+        required=True,
+        metavar="A,B",
+        help="the two sides, each a profile with optional settings: mahabharatha,drift:budget=6000,top_k=8",
+    )
+    add_set(p)
+    add_report_output(p)
+    p.set_defaults(func=cmd_compare)

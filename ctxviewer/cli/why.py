@@ -1,0 +1,176 @@
+"""The ``why`` command: every candidate of one task that mentions TEXT, with its fate and the reason
+(exit 1 when none does).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import Any
+
+from ctxviewer.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    REPORT_SUFFIXES,
+    Subparsers,
+    add_run_options,
+    err,
+    finding_json,
+    json_text,
+    one_line,
+    output_format,
+    plural,
+    report_trace_errors,
+    run_overrides,
+    write_out,
+)
+from ctxviewer.engine.errors import CtxViewerError
+
+
+def _item_label(item: Any) -> str:
+    """The candidate's file and, for a spec paragraph, its lines (``requirements.md:58``, ``:12-14``)."""
+    from ctxviewer.engine.trace.model import SPEC_PARAGRAPH
+
+    if item.kind != SPEC_PARAGRAPH or item.line_start is None:
+        return str(item.source)
+    lines = str(item.line_start) if item.line_end in (None, item.line_start) else f"{item.line_start}-{item.line_end}"
+    return f"{item.source}:{lines}"
+
+
+def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    """Every candidate of the task that mentions TEXT, as JSON-able data; the exit code the run's errors call for."""
+    from ctxviewer.engine.analysis.explain import find_candidates, keyword_sources
+    from ctxviewer.engine.analysis.findings import findings_of
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.pipeline import assemble, decision_tokenizer
+    from ctxviewer.engine.trace.model import fate_label
+
+    query = args.text.strip()
+    if not query:
+        raise CtxViewerError("TEXT is empty: give a word, a rule name, a file or an id to look for")
+    project = load_project(args.project, run_overrides(args))
+    trace = assemble(project, args.feature, args.task, exact=True)
+    # Bad input (a file left out) is exit 2; the pipeline's own failures are in the answer.
+    code = EXIT_BAD_INPUT if report_trace_errors(trace) == EXIT_BAD_INPUT else EXIT_OK
+    tokenizer = decision_tokenizer(project.settings, project)
+    about: dict[str, list[dict[str, Any]]] = {}
+    for finding in findings_of(trace):
+        if finding.item is not None:
+            about.setdefault(finding.item, []).append(finding_json(finding))
+    matches = []
+    for match in find_candidates(trace, query):
+        item = trace.item(match.item_id)
+        assert item is not None
+        section = trace.section(item.section)
+        matches.append(
+            {
+                "id": item.id,
+                "kind": item.kind,
+                "label": _item_label(item),
+                "source": item.source,
+                "lines": None if item.line_start is None else [item.line_start, item.line_end],
+                "section": item.section,
+                "section_title": section.title if section is not None else item.section,
+                "status": item.status,
+                "fate": fate_label(item.status),
+                "reason": item.reason,
+                "score": item.score,
+                "rank": item.rank,
+                "matched_keywords": list(item.matched_keywords),
+                "tokens": item.tokens.get(tokenizer),
+                "token_counts": item.tokens.to_json(),
+                "found_in": list(match.found_in),
+                "excerpt": match.excerpt,
+                "findings": about.get(item.id, []),
+            }
+        )
+    data = {
+        "project": project.name,
+        "feature": trace.feature,
+        "task": trace.task_id,
+        "title": trace.task_title,
+        "profile": trace.profile,
+        "tokenizer": tokenizer,
+        "budget": trace.budget,
+        "text": query,
+        "keyword_sources": keyword_sources(trace, query),
+        "candidates": len(trace.items),
+        "matches": matches,
+        "errors": [e.one_line() for e in trace.errors],
+    }
+    return data, code
+
+
+def _why_text(data: Mapping[str, Any]) -> str:
+    from ctxviewer.engine.analysis.whatif import kind_word
+
+    matches = data["matches"]
+    where = f"{one_line(data['feature'])}/{one_line(data['task'])}"
+    head = (
+        f"{one_line(data['text'])!r} in {where} (profile {data['profile']}, budget {data['budget']:,}): "
+        f"{len(matches)} of {plural(data['candidates'], 'candidate')} match"
+    )
+    out = [head]
+    if data["keyword_sources"]:
+        sources = data["keyword_sources"]
+        shown = ", ".join(sources[:3]) + (f" and {len(sources) - 3:,} more" if len(sources) > 3 else "")
+        out.append(f"it is a keyword of the task, from {one_line(shown)}")
+    for n, m in enumerate(matches, start=1):
+        facts = [f"{kind_word(m['kind'])} in {one_line(m['section_title'])}"]
+        if m["score"] is not None:
+            facts.append(f"score {m['score']}")
+        if m["rank"] is not None:
+            facts.append(f"rank {m['rank']}")
+        if m["tokens"] is not None:
+            facts.append(f"{m['tokens']:,} {data['tokenizer']} tokens")
+        out += [
+            "",
+            f"{n}. {one_line(m['label'])}  [{m['fate']}]",
+            f"   {one_line(m['reason'])}" if m["reason"] else "   (no reason recorded)",
+            f"   {' · '.join(facts)} · found in {', '.join(m['found_in'])}",
+        ]
+        if m["matched_keywords"]:
+            out.append(f"   keywords: {one_line(', '.join(m['matched_keywords']))}")
+        if m["excerpt"]:
+            out.append(f"   text: {one_line(m['excerpt'])}")
+        for f in m["findings"]:
+            out.append(f"   finding {f['code']} ({f['severity']}): {one_line(f['message'])}")
+    return "\n".join(out) + "\n"
+
+
+def cmd_why(args: argparse.Namespace) -> int:
+    fmt = output_format(args, REPORT_SUFFIXES, "text")
+    data, code = _why_data(args)
+    if not data["matches"]:
+        err(
+            f"no candidate of {one_line(data['feature'])}/{one_line(data['task'])} contains "
+            f"{one_line(data['text'])!r} "
+            f"({plural(data['candidates'], 'candidate')} searched: text, file, id, keywords)"
+        )
+        if fmt == "json":  # a script still gets the (empty) answer
+            write_out(json_text(data), args.output)
+        return code or EXIT_FINDINGS
+    write_out(json_text(data) if fmt == "json" else _why_text(data), args.output)
+    return code
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Add the ``why`` command's parser to *sub*."""
+    p = sub.add_parser(
+        "why",
+        allow_abbrev=False,
+        help="why was it left out? every candidate of a task that contains TEXT, with its fate and reason",
+        description="Assemble one task and list every candidate (spec paragraph, rule file, computed entry) "
+        "whose text, file, id or matched keywords contain TEXT (case-insensitive), with its fate, the "
+        "reason, its section, score, rank and tokens.  Exit 0 when something matched, 1 when nothing did, "
+        "2 on bad input.",
+    )
+    p.add_argument("project")
+    p.add_argument("--feature", required=True)
+    p.add_argument("--task", required=True)
+    p.add_argument("text", metavar="TEXT", help="a word, a rule name, a file path or an item id")
+    add_run_options(p)
+    p.add_argument("--format", choices=("text", "json"), help="default: from the -o file's extension, else text")
+    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.set_defaults(func=cmd_why)

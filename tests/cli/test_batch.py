@@ -1,0 +1,43 @@
+"""``ctxviewer batch``: JSON lines and CSV rows, each carrying its task's findings."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import run
+
+
+def test_batch_jsonl_and_csv(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "batch", str(project))
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    assert [(d["feature"], d["task_id"]) for d in lines] == [("feat", "T1"), ("feat", "T2")]
+    assert all("context" in d for d in lines)
+    code, out, _ = run(capsys, "batch", str(project), "--format", "csv", "--no-exact")
+    rows = out.splitlines()
+    assert rows[0].startswith("feature,task,title,budget")
+    assert rows[1].startswith("feat,T1,Login session,4000,")
+    assert len(rows) == 3
+
+
+def test_batch_rows_carry_their_findings(three_features: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "batch", str(three_features), "--no-exact")
+    assert code == 0
+    rows = {row["task_id"]: row for row in map(json.loads, out.splitlines())}
+    assert rows["T1"]["findings"] == []
+    t2 = rows["T2"]["findings"]
+    assert [f["code"] for f in t2] == ["context-empty", "section-empty", "section-empty"]  # errors first
+    assert set(t2[0]) == {"code", "severity", "item", "message"} and t2[0]["item"] is None
+    code, out, _ = run(capsys, "batch", str(three_features), "--no-exact", "--format", "csv")
+    table = list(csv.DictReader(io.StringIO(out)))
+    by_task = {r["task"]: (r["findings"], r["finding_codes"]) for r in table}
+    assert by_task == {
+        "B-001": ("1", "section-empty"),
+        "T1": ("0", ""),
+        "T2": ("3", "context-empty section-empty"),
+    }
