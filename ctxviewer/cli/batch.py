@@ -8,7 +8,7 @@ import argparse
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ctxviewer.cli.common import (
@@ -23,7 +23,7 @@ from ctxviewer.cli.common import (
     report_project_warnings,
     report_row_input_errors,
     run_overrides,
-    write_out,
+    stream_out,
 )
 from ctxviewer.engine.tokens.counting import TOKENIZERS
 
@@ -114,22 +114,32 @@ def cmd_batch(args: argparse.Namespace) -> int:
     project = load_project(args.project, run_overrides(args))
     report_project_warnings(project)
     batch_targets(project, args.feature)  # fail on bad input before any output
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n") if fmt == "csv" else None
-    if writer is not None:
-        writer.writerow(CSV_COLUMNS)
     code = EXIT_OK
-    for row in run_batch(project, args.feature, exact=not args.no_exact):
-        assert row.trace is not None  # without collect_errors, a refused task raises
-        findings = findings_of(row.trace)
+
+    def lines() -> Iterator[str]:
+        # Each row is written as soon as its task is assembled: a batch of a large project
+        # is hundreds of megabytes of JSON, never held whole.
+        nonlocal code
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n") if fmt == "csv" else None
         if writer is not None:
-            writer.writerow([*_csv_row(row.trace), *_finding_cells(findings)])
-        else:
-            line = trace_to_json(row.trace)
-            line["findings"] = [finding_json(f) for f in findings]  # derived: not part of the trace schema
-            buffer.write(json.dumps(line, ensure_ascii=False) + "\n")
-        code = max(code, report_row_input_errors(row))
-    write_out(buffer.getvalue(), args.output)
+            writer.writerow(CSV_COLUMNS)
+            yield buffer.getvalue()
+        for row in run_batch(project, args.feature, exact=not args.no_exact):
+            assert row.trace is not None  # without collect_errors, a refused task raises
+            findings = findings_of(row.trace)
+            if writer is not None:
+                buffer.seek(0)
+                buffer.truncate()
+                writer.writerow([*_csv_row(row.trace), *_finding_cells(findings)])
+                yield buffer.getvalue()
+            else:
+                line = trace_to_json(row.trace)
+                line["findings"] = [finding_json(f) for f in findings]  # derived: not part of the trace schema
+                yield json.dumps(line, ensure_ascii=False) + "\n"
+            code = max(code, report_row_input_errors(row))
+
+    stream_out(lines(), args.output)
     return code
 
 

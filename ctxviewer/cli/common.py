@@ -13,11 +13,11 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeAlias
 
 from ctxviewer.engine.errors import CtxViewerError
-from ctxviewer.engine.files.writing import atomic_write
+from ctxviewer.engine.files.writing import atomic_write, atomic_write_stream
 from ctxviewer.engine.tokens.counting import TOKENIZERS
 
 EXIT_OK = 0
@@ -64,6 +64,32 @@ def write_out(text: str, output: str | None) -> None:
         # Data (a context, JSON, CSV) goes to files and pipes as it is; shown on a
         # terminal, what the terminal would act on is escaped.
         print_text(visible(text, lines=True) if is_terminal(sys.stdout) else text)
+
+
+def stream_out(chunks: Iterable[str], output: str | None) -> None:
+    """Write *chunks* (whole lines) as they come: to *output* atomically (it appears when
+    complete), else to stdout in pieces of about a megabyte, escaped on a terminal as
+    :func:`write_out` does.  When the reader of stdout has gone the rest is not produced.
+    """
+    if output:
+        atomic_write_stream(output, chunks)
+        return
+    terminal = is_terminal(sys.stdout)
+    piece: list[str] = []
+    size = 0
+    for chunk in chunks:
+        piece.append(chunk)
+        size += len(chunk)
+        if size >= STREAM_PIECE_CHARS:
+            if not print_text(visible("".join(piece), lines=True) if terminal else "".join(piece)):
+                return
+            piece, size = [], 0
+    if piece:
+        print_text(visible("".join(piece), lines=True) if terminal else "".join(piece))
+
+
+#: How much streamed output is gathered before one write to stdout.
+STREAM_PIECE_CHARS = 1 << 20
 
 
 def is_terminal(stream: Any) -> bool:

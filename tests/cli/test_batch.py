@@ -41,3 +41,36 @@ def test_batch_rows_carry_their_findings(three_features: Path, capsys: pytest.Ca
         "T1": ("0", ""),
         "T2": ("3", "context-empty section-empty"),
     }
+
+
+def test_batch_output_file_is_the_stdout_stream(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "batch", str(project), "--no-exact")
+    assert code == 0
+    target = tmp_path / "rows.jsonl"
+    target.write_text("yesterday's rows\n", encoding="utf-8")
+    assert run(capsys, "batch", str(project), "--no-exact", "-o", str(target))[0] == 0
+    assert target.read_text(encoding="utf-8") == out
+    assert len(out.splitlines()) == 2
+
+
+def test_streamed_output_stops_when_the_reader_has_gone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxviewer.cli import common
+
+    produced: list[int] = []
+    written: list[str] = []
+
+    def chunks():  # type: ignore[no-untyped-def]
+        for n in range(10):
+            produced.append(n)
+            yield "x" * 600_000 + "\n"  # two chunks pass the 1 MiB piece size
+
+    def gone_after_first(text: str) -> bool:
+        written.append(text)
+        return False
+
+    monkeypatch.setattr(common, "print_text", gone_after_first)
+    common.stream_out(chunks(), None)
+    assert len(written) == 1 and len(written[0]) == 2 * 600_001
+    assert produced == [0, 1]  # nothing produced after the reader went
