@@ -13,15 +13,17 @@ from typing import Any
 
 from ctxviewer.cli.common import (
     BATCH_SUFFIXES,
+    EXIT_BAD_INPUT,
     EXIT_OK,
     Subparsers,
     add_budget,
     add_profile,
     add_set,
+    err,
     finding_json,
     output_format,
     report_project_warnings,
-    report_row_input_errors,
+    row_input_errors,
     run_overrides,
     stream_out,
 )
@@ -104,14 +106,39 @@ def _finding_cells(findings: Sequence[Any]) -> list[Any]:
     return [len(findings), " ".join(dict.fromkeys(f.code for f in findings))]
 
 
-def cmd_batch(args: argparse.Namespace) -> int:
+def render_jsonl(row: Any) -> tuple[str, list[str]]:
+    """A batch row as its JSON line, and its bad input as stderr lines (run in worker processes too)."""
     from ctxviewer.engine.analysis.findings import findings_of
-    from ctxviewer.engine.project.loading import load_project
-    from ctxviewer.engine.runs.batch import batch_targets, run_batch
     from ctxviewer.engine.trace.model import trace_to_json
 
+    assert row.trace is not None  # without collect_errors, a refused task raises
+    line = trace_to_json(row.trace)
+    line["findings"] = [finding_json(f) for f in findings_of(row.trace)]  # derived: not part of the trace schema
+    return json.dumps(line, ensure_ascii=False) + "\n", row_input_errors(row)
+
+
+def render_csv(row: Any) -> tuple[str, list[str]]:
+    """A batch row as its CSV row, and its bad input as stderr lines (run in worker processes too)."""
+    from ctxviewer.engine.analysis.findings import findings_of
+
+    assert row.trace is not None
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow([*_csv_row(row.trace), *_finding_cells(findings_of(row.trace))])
+    return buffer.getvalue(), row_input_errors(row)
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.runs.batch import batch_targets
+    from ctxviewer.engine.runs.parallel import default_jobs, run_rendered
+
     fmt = output_format(args, BATCH_SUFFIXES, "jsonl")
-    project = load_project(args.project, run_overrides(args))
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    if jobs < 1:
+        err(f"--jobs must be at least 1, not {jobs}")
+        return EXIT_BAD_INPUT
+    overrides = run_overrides(args)
+    project = load_project(args.project, overrides)
     report_project_warnings(project)
     batch_targets(project, args.feature)  # fail on bad input before any output
     code = EXIT_OK
@@ -120,24 +147,19 @@ def cmd_batch(args: argparse.Namespace) -> int:
         # Each row is written as soon as its task is assembled: a batch of a large project
         # is hundreds of megabytes of JSON, never held whole.
         nonlocal code
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n") if fmt == "csv" else None
-        if writer is not None:
-            writer.writerow(CSV_COLUMNS)
+        if fmt == "csv":
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="\n").writerow(CSV_COLUMNS)
             yield buffer.getvalue()
-        for row in run_batch(project, args.feature, exact=not args.no_exact):
-            assert row.trace is not None  # without collect_errors, a refused task raises
-            findings = findings_of(row.trace)
-            if writer is not None:
-                buffer.seek(0)
-                buffer.truncate()
-                writer.writerow([*_csv_row(row.trace), *_finding_cells(findings)])
-                yield buffer.getvalue()
-            else:
-                line = trace_to_json(row.trace)
-                line["findings"] = [finding_json(f) for f in findings]  # derived: not part of the trace schema
-                yield json.dumps(line, ensure_ascii=False) + "\n"
-            code = max(code, report_row_input_errors(row))
+        render = render_csv if fmt == "csv" else render_jsonl
+        rows = run_rendered(
+            project, args.feature, render, root=args.project, overrides=overrides, exact=not args.no_exact, jobs=jobs
+        )
+        for text, problems in rows:
+            for problem in problems:
+                err(problem)
+                code = EXIT_BAD_INPUT
+            yield text
 
     stream_out(lines(), args.output)
     return code
@@ -156,5 +178,12 @@ def add_parser(sub: Subparsers) -> None:
         "--format", choices=("jsonl", "csv"), help="default: from the -o file's extension (.jsonl, .csv), else jsonl"
     )
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts (faster)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="processes to assemble in (default: this machine's cores; a small batch runs in one); "
+        "the output is the same, byte for byte",
+    )
     p.add_argument("-o", "--output")
     p.set_defaults(func=cmd_batch)

@@ -251,12 +251,15 @@ def report_errors(errors: Sequence[Any]) -> int:
 
 def report_row_input_errors(row: Any) -> int:
     """Name a batch row's bad input on stderr (``feature/task: ...``); the exit code it calls for."""
-    code = EXIT_OK
-    for error in row.trace.errors:
-        if error.kind == "input":
-            err(f"{row.feature.name}/{row.task.id}: {error.one_line()}")
-            code = EXIT_BAD_INPUT
-    return code
+    problems = row_input_errors(row)
+    for problem in problems:
+        err(problem)
+    return EXIT_BAD_INPUT if problems else EXIT_OK
+
+
+def row_input_errors(row: Any) -> list[str]:
+    """A batch row's bad input, one ``feature/task: ...`` line each."""
+    return [f"{row.feature.name}/{row.task.id}: {e.one_line()}" for e in row.trace.errors if e.kind == "input"]
 
 
 def add_budget(p: argparse.ArgumentParser) -> None:

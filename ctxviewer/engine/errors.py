@@ -8,6 +8,8 @@ trace (see :class:`ctxviewer.engine.trace.model.TraceError`).
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class CtxViewerError(Exception):
     """Input ctxviewer cannot work with; the message is meant for the user."""
@@ -17,6 +19,10 @@ class CtxViewerError(Exception):
         self.message = message
         self.path = path
         self.line = line
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt whole when it crosses from a worker process (``batch --jobs``).
+        return (type(self), (self.message, self.path, self.line))
 
     def __str__(self) -> str:
         where = ""

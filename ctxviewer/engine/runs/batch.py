@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ctxviewer.engine.errors import CtxViewerError
@@ -62,6 +62,22 @@ def run_batch(
         targets = [(f, t) for f in features if f.graph_error is None for t in f.tasks]
     else:
         targets = batch_targets(project, feature)
+    yield from run_targets(
+        project, targets, settings, exact=exact, cancel=cancel, on_row=on_row, collect_errors=collect_errors
+    )
+
+
+def run_targets(
+    project: Project,
+    targets: Sequence[tuple[Feature, Task]],
+    settings: Settings | None = None,
+    *,
+    exact: bool = True,
+    cancel: threading.Event | None = None,
+    on_row: Callable[[int, int], None] | None = None,
+    collect_errors: bool = False,
+) -> Iterator[BatchRow]:
+    """Assemble *targets* in order (see :func:`run_batch`), yielding rows as they are done."""
     # One pass: each project path is resolved and stat'ed once for the whole batch.
     fs = one_pass()
     for n, (feat, task) in enumerate(targets, start=1):
