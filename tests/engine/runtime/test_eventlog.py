@@ -597,3 +597,16 @@ def test_finish_takes_the_held_back_last_line(tmp_path: Path) -> None:
     assert [(e.kind, e.line) for e in last.events] == [("tool_call", 2)]
     assert follower.usage.estimated_tokens == 500 + 50 + 100  # task, tool call, 1 minute
     assert follower.finish().events == ()  # nothing held back any more
+
+
+def test_usage_read_before_finish_counts_the_line_finish_folds_in(tmp_path: Path) -> None:
+    # The usage was cached by the poll and kept by finish(): the held-back event was folded
+    # in, but usage still said 1 event and 500 tokens.
+    log = tmp_path / "w.jsonl"
+    log.write_text(TASK + TOOL.rstrip("\n"), encoding="utf-8")
+    follower = EventLogFollower(log)
+    follower.poll()
+    assert (follower.usage.events, follower.usage.estimated_tokens) == (1, 500)
+    follower.finish()
+    # task 500 + tool call 50 + 2 minutes (ts 1000 to 1120) at 100 a minute
+    assert (follower.usage.events, follower.usage.estimated_tokens) == (2, 500 + 50 + 200)
