@@ -18,7 +18,7 @@ import pytest
 
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.profiles.base import ItemDraft
-from ctxviewer.engine.profiles.shaktiman import Chunk, ShaktimanRun, percent
+from ctxviewer.engine.profiles.shaktiman import Chunk, overlap, percent
 from ctxviewer.engine.project.loading import Project, load_project
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import assemble, assemble_task
@@ -407,11 +407,10 @@ def _chunk_at(first: int, last: int, source: str = REQ) -> Chunk:
 def test_overlap_is_a_share_of_the_smaller_chunk_and_half_is_not_more_than_half() -> None:
     # Headings nest, so real chunks overlap wholly or not at all; the rule itself is checked
     # on line ranges directly.  Selected: lines 1-4 of REQ, and lines 1-9 of another file.
-    run_ = ShaktimanRun.__new__(ShaktimanRun)
-    run_.selected = [_chunk_at(1, 4), _chunk_at(1, 9, "other.md")]
-    assert run_._overlap(_chunk_at(3, 6)) == (run_.selected[0], 0.5)  # 2 of 4 lines: not skipped
-    assert run_._overlap(_chunk_at(2, 10)) == (run_.selected[0], 0.75)  # 3 of the smaller's 4
-    assert run_._overlap(_chunk_at(5, 9)) is None  # touches nothing of REQ
+    selected = [_chunk_at(1, 4), _chunk_at(1, 9, "other.md")]
+    assert overlap(_chunk_at(3, 6), selected) == (selected[0], 0.5)  # 2 of 4 lines: not skipped
+    assert overlap(_chunk_at(2, 10), selected) == (selected[0], 0.75)  # 3 of the smaller's 4
+    assert overlap(_chunk_at(5, 9), selected) is None  # touches nothing of REQ
     assert percent(5 / 8) == "63%" and percent(0.625 - 1e-9) == "62%"
 
 

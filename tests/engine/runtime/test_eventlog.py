@@ -13,8 +13,7 @@ import hypothesis
 import hypothesis.strategies as st
 import pytest
 
-from ctxviewer.engine.runtime import eventlog
-from ctxviewer.engine.runtime.eventlog import Event, EventLogFollower, LogProblem, PollResult
+from ctxviewer.engine.runtime.eventlog import Event, EventLogFollower, LogProblem, PollResult, tail
 from ctxviewer.engine.runtime.tracker import ContextTracker
 from tests.conftest import SAMPLES
 
@@ -89,7 +88,7 @@ def test_an_unreadable_file_is_a_problem_until_it_can_be_read(tmp_path: Path, mo
     def refuse(path: Path) -> Any:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(eventlog, "_open_log", refuse)
+    monkeypatch.setattr(tail, "open_log", refuse)
     follower = EventLogFollower(log)
     first = follower.poll()
     assert first.status == f"cannot open {log}: Permission denied"
@@ -152,7 +151,7 @@ def test_a_read_error_does_not_lose_data(tmp_path: Path, monkeypatch: pytest.Mon
         def read(self, size: int) -> bytes:
             raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(eventlog, "_open_log", Broken)
+    monkeypatch.setattr(tail, "open_log", Broken)
     result = follower.poll()
     assert result.status == f"cannot read {log}: Input/output error" and len(result.problems) == 1
     monkeypatch.undo()
@@ -380,7 +379,7 @@ def test_an_overlong_line_is_not_buffered_while_it_grows(tmp_path: Path) -> None
     for _ in range(50):  # 50 kB of one line, no newline yet
         append(log, "x" * 1000)
         problems.extend(follower.poll().problems)
-        assert len(follower._partial) <= 101  # held memory stays bounded
+        assert len(follower._lines.held) <= 101  # held memory stays bounded
     append(log, "yyy\n" + TOOL)
     result = follower.poll()
     problems.extend(result.problems)
@@ -598,3 +597,16 @@ def test_finish_takes_the_held_back_last_line(tmp_path: Path) -> None:
     assert [(e.kind, e.line) for e in last.events] == [("tool_call", 2)]
     assert follower.usage.estimated_tokens == 500 + 50 + 100  # task, tool call, 1 minute
     assert follower.finish().events == ()  # nothing held back any more
+
+
+def test_usage_read_before_finish_counts_the_line_finish_folds_in(tmp_path: Path) -> None:
+    # The usage was cached by the poll and kept by finish(): the held-back event was folded
+    # in, but usage still said 1 event and 500 tokens.
+    log = tmp_path / "w.jsonl"
+    log.write_text(TASK + TOOL.rstrip("\n"), encoding="utf-8")
+    follower = EventLogFollower(log)
+    follower.poll()
+    assert (follower.usage.events, follower.usage.estimated_tokens) == (1, 500)
+    follower.finish()
+    # task 500 + tool call 50 + 2 minutes (ts 1000 to 1120) at 100 a minute
+    assert (follower.usage.events, follower.usage.estimated_tokens) == (2, 500 + 50 + 200)
