@@ -21,7 +21,6 @@ def test_every_package_folder_is_listed() -> None:
         for p in (REPO / "ctxviewer").rglob("__init__.py")
         if "__pycache__" not in p.parts
     }
-    data = {"ctxviewer.resources"} | {
-        "ctxviewer.resources." + p.name for p in (REPO / "resources").iterdir() if p.is_dir() and p.name != "__pycache__"
-    }
+    folders = [p for p in (REPO / "resources").iterdir() if p.is_dir() and p.name != "__pycache__"]
+    data = {"ctxviewer.resources"} | {"ctxviewer.resources." + p.name for p in folders}
     assert listed == code | data
