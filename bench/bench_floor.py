@@ -1,0 +1,91 @@
+"""Benchmark: the whole ``ctxviewer batch`` command against its floor, as issue 20 defines it.
+
+The floor is one process that loads both exact encodings and tokenizes, once each, every
+distinct text the batch had to count (spec paragraphs, rule blocks, sections) and every
+assembled context -- the work no implementation can skip.  The batch is the command a user
+runs: ``ctxviewer batch PROJECT -o rows.jsonl`` (both exact encodings, findings, JSON lines
+written atomically), start-up included.  Both run as fresh processes; the medians of
+``--repeat`` runs and their ratio are printed, for ``--jobs 1`` and ``--jobs N``.
+
+    python bench/bench_floor.py                       # ~700 tasks
+    python bench/bench_floor.py --tasks 10000 --spec-mb 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_batch import generate
+
+FLOOR = """
+import sys, time
+start = time.perf_counter()
+from ctxviewer.engine.tokens.counting import EXACT_ENCODINGS, load_encoding
+encodings = [load_encoding(n) for n in EXACT_ENCODINGS]
+texts = open(sys.argv[1], encoding="utf-8").read().split("\\x00")
+for enc in encodings:
+    for at in range(0, len(texts), 512):
+        enc.encode_ordinary_batch(texts[at : at + 512], num_threads=1)
+"""
+
+
+def _timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=700)
+    parser.add_argument("--spec-mb", type=float, default=2.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    exe = [sys.executable, "-m", "ctxviewer"]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = generate(Path(tmp) / "project", args.tasks, args.spec_mb)
+        rows = Path(tmp) / "rows.jsonl"
+        subprocess.run([*exe, "batch", str(root), "-o", str(rows), "--jobs", "1"], check=True)
+        distinct: set[str] = set()
+        tasks = 0
+        with rows.open(encoding="utf-8") as handle:
+            for line in handle:
+                trace = json.loads(line)
+                tasks += 1
+                distinct.add(trace["context"])
+                distinct.update(s["text"] for s in trace["sections"])
+                distinct.update(i["text"] for i in trace["items"])
+        texts = Path(tmp) / "texts"
+        texts.write_text("\x00".join(sorted(distinct)), encoding="utf-8")
+        size = rows.stat().st_size
+        rows.unlink()
+        floor = [_timed([sys.executable, "-c", FLOOR, str(texts)]) for _ in range(args.repeat)]
+        batch = [*exe, "batch", str(root), "-o", str(rows), "--jobs"]
+        one = [_timed([*batch, "1"]) for _ in range(args.repeat)]
+        many = [_timed([*batch, str(args.jobs)]) for _ in range(args.repeat)]
+    f, b1, bn = statistics.median(floor), statistics.median(one), statistics.median(many)
+    machine = f"{platform.node()}, {platform.machine()}, {os.cpu_count()} cores"
+    print(f"machine: {machine}, Python {platform.python_version()}")
+    print(
+        f"project: {tasks} tasks, {len(distinct):,} distinct texts "
+        f"({sum(map(len, distinct)) / 1e6:.1f} M chars); output {size / 1e6:.0f} MB of JSON lines"
+    )
+    print(f"floor (load both encodings, tokenize each distinct text once), median of {args.repeat}: {f:.2f} s")
+    print(f"ctxviewer batch --jobs 1, median: {b1:.2f} s   ratio to floor: {b1 / f:.2f}")
+    print(f"ctxviewer batch --jobs {args.jobs}, median: {bn:.2f} s   ratio to floor: {bn / f:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
