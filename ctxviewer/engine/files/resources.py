@@ -17,7 +17,14 @@ def _root() -> Any:
     try:
         return importlib.resources.files("ctxviewer.resources")
     except ModuleNotFoundError:
-        return Path(__file__).resolve().parents[2] / "resources"
+        return checkout_resources()
+
+
+def checkout_resources() -> Path:
+    """The ``resources/`` folder beside the ``ctxviewer`` package folder (a bare checkout)."""
+    here = Path(__file__).resolve()
+    package = next(p for p in here.parents if p.name == "ctxviewer")
+    return package.parent / "resources"
 
 
 def resource_path(*parts: str) -> Any:

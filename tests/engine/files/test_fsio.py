@@ -351,3 +351,15 @@ def test_a_pass_sees_files_as_first_asked_and_leaks_nowhere(tmp_path: Path) -> N
     assert not fs.exists("r.md")  # outside it the disk is asked again
     assert reading._PASS.get() is None
     assert not reading.one_pass().run(fs.exists, "r.md")  # a new pass asks the disk
+
+
+def test_a_bare_checkout_finds_the_shipped_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the installed ``ctxviewer.resources`` package, the checkout's resources/ is used."""
+    from ctxviewer.engine.files import resources
+
+    def not_installed(name: str) -> Any:
+        raise ModuleNotFoundError(name)
+
+    monkeypatch.setattr(resources.importlib.resources, "files", not_installed)
+    assert resources.checkout_resources() == Path(__file__).resolve().parents[3] / "resources"
+    assert resources.resource_bytes("tiktoken", "cl100k_base.tiktoken").startswith(b"IQ== 0\n")
