@@ -510,6 +510,10 @@ class BudgetPanel(QWidget):
         for index, value in enumerate(UPSTREAM_VERSIONS):
             self.upstream.addItem(CHOICE_WORDS[value], value)
             self.upstream.setItemData(index, _version_tip(value), Qt.ItemDataRole.ToolTipRole)
+        # Long entries must not widen the dock: the box is as narrow as the profile's, its list as wide as needed.
+        self.upstream.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.upstream.setMinimumContentsLength(12)
+        self.upstream.view().setMinimumWidth(self.upstream.view().sizeHintForColumn(0) + 24)
         self.upstream.currentIndexChanged.connect(self._choose_upstream)
         self.upstream_label = QLabel("Upstream", self)
         #: What auto detected and why, or what the choice in force means.

@@ -49,10 +49,10 @@ from ctxviewer.gui.widgets.plaintext import plain_tip, safe_file_name
 #: What each part is, as the table names it.
 PART_TITLES: dict[str, str] = {
     up.TASK_CONTEXT: "Task context (design time)",
-    up.SPEC_HEADER: "Spec context: heading",
-    up.SPEC_REQUIREMENTS: "Spec context: requirements",
-    up.SPEC_DESIGN: "Spec context: design",
-    up.SPEC_SEPARATOR: "Spec context: separator",
+    up.SPEC_HEADER: "Spec: heading",
+    up.SPEC_REQUIREMENTS: "Spec: requirements",
+    up.SPEC_DESIGN: "Spec: design",
+    up.SPEC_SEPARATOR: "Spec: separator",
     up.HEADER: "Task header",
     up.DESCRIPTION: "Description",
     up.FILES: "Files",
@@ -63,6 +63,10 @@ PART_TITLES: dict[str, str] = {
 EXPORT_SUFFIXES = {".txt": "text", ".json": "json"}
 #: Part tints (light, dark) by position, as the Context tab tints its sections.
 _TINTS = (("#eef4ff", "#1d2633"), ("#f1f9ee", "#1e2a1f"), ("#fbf3ea", "#2d2519"), ("#f6eefb", "#29202e"))
+#: The marked part (light, dark): stronger than the tints, light enough to read a long part on.
+_MARK = ("#ffe8a3", "#5a4a14")
+#: The text property that names the marked part (to re-mark it in the other theme's colour).
+_PART_PROPERTY = QTextFormat.Property.UserProperty + 1
 _ESTIMATE_TIP = (
     "Upstream's own estimate, as its token records write it: round(characters / 4) with Python's "
     "banker's rounding (half to even), at least 1"
@@ -77,9 +81,9 @@ PART_COLUMNS: tuple[Column, ...] = (
     Column("Part", lambda p: PART_TITLES.get(p.name, p.name), tip="What this stretch of the prompt is"),
     Column("Source", lambda p: p.source, tip="Where upstream takes it from"),
     Column("Chars", lambda p: f"{p.tokens.chars:,}", lambda p: p.tokens.chars, "Characters", numeric=True),
-    Column("Upstream est.", lambda p: f"{p.estimate:,}", lambda p: p.estimate, _ESTIMATE_TIP, numeric=True),
-    Column(CL100K, lambda p: _exact(p.tokens, CL100K), tip="Exact count with tiktoken cl100k_base", numeric=True),
-    Column(O200K, lambda p: _exact(p.tokens, O200K), tip="Exact count with tiktoken o200k_base", numeric=True),
+    Column("Estimate", lambda p: f"{p.estimate:,}", lambda p: p.estimate, _ESTIMATE_TIP, numeric=True),
+    Column("cl100k", lambda p: _exact(p.tokens, CL100K), tip="Exact count with tiktoken cl100k_base", numeric=True),
+    Column("o200k", lambda p: _exact(p.tokens, O200K), tip="Exact count with tiktoken o200k_base", numeric=True),
 )
 
 
@@ -269,6 +273,7 @@ class PromptView(QWidget):
         splitter.addWidget(self.pages)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
+        splitter.setSizes([230, 470])  # the table shows six parts or so; the text has the rest
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -354,6 +359,9 @@ class PromptView(QWidget):
         if event.type() == QEvent.Type.PaletteChange:
             self.highlighter.set_dark(is_dark(self.palette()))
             self._tints = self._part_tints()
+            marked = self._focus.format.property(_PART_PROPERTY) if self._focus is not None else None
+            part = self._prompt.part(marked) if self._prompt is not None and isinstance(marked, str) else None
+            self._focus = self._mark_selection(part) if part is not None else None
             self._apply_selections()
             self.diff.setExtraSelections(self._diff_marks(self.diff.toPlainText()))
         super().changeEvent(event)
@@ -406,16 +414,10 @@ class PromptView(QWidget):
 
     def _mark(self, part: PromptPart) -> None:
         self.pages.setCurrentWidget(self.editor)
-        cursor = self._cursor(*part.span)
-        sel = QTextEdit.ExtraSelection()
-        fmt = QTextCharFormat()
-        fmt.setBackground(self.palette().highlight())
-        fmt.setForeground(self.palette().highlightedText())
-        sel.format = fmt
-        sel.cursor = cursor
-        self._focus = sel
+        self._focus = self._mark_selection(part)
         self._apply_selections()
         self.part_label.setText(part_text(part))
+        cursor = self._focus.cursor
         end = QTextCursor(cursor)
         end.setPosition(cursor.selectionEnd())
         self.editor.setTextCursor(end)  # scroll the end into view, then the start
@@ -424,6 +426,16 @@ class PromptView(QWidget):
         self.editor.setTextCursor(start)
         self.editor.ensureCursorVisible()
         self.partShown.emit(part.name)
+
+    def _mark_selection(self, part: PromptPart) -> QTextEdit.ExtraSelection:
+        sel = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor(_MARK[1 if is_dark(self.palette()) else 0]))
+        fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        fmt.setProperty(_PART_PROPERTY, part.name)
+        sel.format = fmt
+        sel.cursor = self._cursor(*part.span)
+        return sel
 
     def marked_text(self) -> str:
         """The document text of the marked part (as displayed; Qt shows a line break as U+2029)."""

@@ -140,3 +140,9 @@ def test_the_panels_running_profile_is_the_engines(tmp_path: Path, profile: str,
     project = zerg_project(tmp_path) if nine else load_project(make_project(tmp_path, TASKS, requirements="R."))
     settings = project.settings.with_overrides({"profile": profile, "upstream": upstream}, "gui")
     assert running_profile(profile, upstream, detect(project.fs).version) == run_profile(project, settings)[0]
+
+
+def test_the_version_control_does_not_widen_the_dock(panel: BudgetPanel) -> None:
+    # Its entries are long ("latest: main, 9 sections, ..."); the box must stay as narrow as the profile's.
+    assert panel.upstream.minimumSizeHint().width() <= panel.profile.minimumSizeHint().width()
+    assert panel.minimumSizeHint().width() <= 360

@@ -79,8 +79,8 @@ def test_the_parts_table_lists_each_part_with_its_source_span_and_counts(
     assert rows == T1_PARTS
     model = view.model
     cells = [[model.index(r, c).data() for c in range(4)] for r in range(model.rowCount())]
-    assert cells[0] == ["Spec context: heading", "the worker's feature (feat)", "24", "6"]
-    assert cells[1][:2] == ["Spec context: requirements", ".gsd/specs/feat/requirements.md"]
+    assert cells[0] == ["Spec: heading", "the worker's feature (feat)", "24", "6"]
+    assert cells[1][:2] == ["Spec: requirements", ".gsd/specs/feat/requirements.md"]
     assert cells[5] == ["Files", ".gsd/specs/feat/task-graph.json: tasks[0].files (create, modify, read)", "38", "10"]
     assert cells[7] == ["Instructions", "fixed text", "126", "32"]
     # 314 / 4 = 78.5: half to even gives 78 (the seed's len // 4 would give 78 too, 315 would not)
