@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication, QTextCharFormat
 from PySide6.QtTest import QAbstractItemModelTester
 
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.tokens.counting import get_counter
 from ctxviewer.engine.upstream.prompt import WorkerPrompt, build_prompt
+from ctxviewer.gui.app import dark_palette
 from ctxviewer.gui.views.prompt_view import PromptView, design_diff, design_lines, export_prompt
 from tests.factories import make_project
 
@@ -220,3 +221,17 @@ def test_nothing_shown_before_a_prompt(view: PromptView) -> None:
     assert view.model.rowCount() == 0
     assert not view.copy_button.isEnabled() and not view.export_button.isEnabled()
     assert view.export_to("/nonexistent/x.txt") == "nothing to export yet"
+
+
+def test_a_dark_palette_keeps_the_marked_part_in_the_dark_colour(
+    view: PromptView, prompts: dict[str, WorkerPrompt]
+) -> None:
+    view.show_prompt(prompts["T1"])
+    view.show_part("files")
+    marks = view.editor.extraSelections()
+    assert QTextCharFormat(marks[-1].format).background().color() == QColor("#ffe8a3")
+    view.setPalette(dark_palette())
+    marks = view.editor.extraSelections()
+    assert QTextCharFormat(marks[-1].format).background().color() == QColor("#5a4a14")
+    assert view.marked_text() == "## Files\nCreate: a.py\nReference: b.py\n".replace("\n", "\u2029")
+    assert len(marks) == len(T1_PARTS) + 1  # every part tinted, and the mark
