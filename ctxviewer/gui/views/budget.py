@@ -55,7 +55,7 @@ from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.widgets.charts import segment_color
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
-from ctxviewer.gui.widgets.versions import CHOICE_WORDS, VERSION_WORDS, running_profile
+from ctxviewer.gui.widgets.versions import CHOICE_WORDS, VERSION_WORDS, detection_words, running_profile
 
 ORIGIN = "gui"
 TOKENIZER_TIP = (
@@ -536,7 +536,7 @@ class BudgetPanel(QWidget):
         detected = self.detected
         auto = CHOICE_WORDS[AUTO]
         if detected is not None:
-            auto = f"auto: detected {VERSION_WORDS.get(detected[0], detected[0])}"
+            auto = f"auto: detected {detected[0]}"  # the setting's own value: short, the dock is narrow
         self.upstream.blockSignals(True)
         self.upstream.setItemText(0, auto)
         self.upstream.setCurrentIndex(max(0, self.upstream.findData(chosen)))
@@ -554,6 +554,8 @@ class BudgetPanel(QWidget):
         self.upstream.setToolTip(why or "The upstream version profile mahabharatha reproduces (setting upstream)")
         self.upstream_label.setToolTip(self.upstream.toolTip())
         self.upstream_note.setText(why.capitalize() if why else _detection_note(chosen, detected))
+        full = detected[1] if detected is not None and used else ""
+        self.upstream_note.setToolTip(plain_tip(full[:1].upper() + full[1:]) if full else "")
         self.upstream_note.setEnabled(used)
 
     def show_trace(self, trace: Trace) -> None:
@@ -900,7 +902,7 @@ def _detection_note(chosen: str, detected: tuple[str, str] | None) -> str:
     if chosen == AUTO:
         if detected is None:
             return "Detected from the project when the task runs."
-        return detected[1][:1].upper() + detected[1][1:] + "."
+        return f"Detected {detected[0]}: {detection_words(*detected)}."
     note = f"Chosen: {VERSION_WORDS[chosen]}, run as profile {VERSION_PROFILES[chosen]}."
     if detected is not None:
         note += f" Auto would detect {VERSION_WORDS.get(detected[0], detected[0])}."

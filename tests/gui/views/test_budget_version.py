@@ -46,8 +46,12 @@ def test_auto_shows_what_the_trace_detected_and_why(panel: BudgetPanel, tmp_path
     assert panel.upstream.currentData() == "auto"
     assert panel.upstream_note.text() == "Detected from the project when the task runs."
     panel.show_trace(assemble(project, "feat", "T1"))
-    assert panel.upstream.itemText(0) == "auto: detected zerg-ai 0.3.2"
-    assert panel.upstream_note.text() == "Detected zerg-ai-0.3.2: engineering rule files in .zerg/rules (quality.yaml)."
+    assert panel.upstream.itemText(0) == "auto: detected zerg-ai-0.3.2"
+    assert panel.upstream_note.text() == "Detected zerg-ai-0.3.2: engineering rule files in .zerg/rules."
+    # the engine's whole reason, with the files found, in the tooltip
+    assert (
+        panel.upstream_note.toolTip() == "Detected zerg-ai-0.3.2: engineering rule files in .zerg/rules (quality.yaml)"
+    )
     assert panel.running_profile() == "zerg-0.3.2"
 
 
@@ -140,6 +144,17 @@ def test_the_panels_running_profile_is_the_engines(tmp_path: Path, profile: str,
     project = zerg_project(tmp_path) if nine else load_project(make_project(tmp_path, TASKS, requirements="R."))
     settings = project.settings.with_overrides({"profile": profile, "upstream": upstream}, "gui")
     assert running_profile(profile, upstream, detect(project.fs).version) == run_profile(project, settings)[0]
+
+
+def test_a_seed_project_says_no_sign_of_the_nine_sections(panel: BudgetPanel, tmp_path: Path) -> None:
+    project = load_project(make_project(tmp_path, TASKS, requirements="R."))
+    panel.set_base(project.settings)
+    panel.show_trace(assemble(project, "feat", "T1"))
+    assert panel.upstream.itemText(0) == "auto: detected 2026-01-30"
+    assert panel.upstream_note.text() == "Detected 2026-01-30: no sign of the nine-section pipeline."
+    assert panel.upstream_note.toolTip().startswith("Detected 2026-01-30: no engineering rule files, token records")
+    assert panel.tokenizer.isEnabled() and panel.rows["security_share"].field.isEnabled()
+    assert panel.state.text().split("<br>")[0].startswith("security <b>1,200</b>")
 
 
 def test_the_version_control_does_not_widen_the_dock(panel: BudgetPanel) -> None:
