@@ -45,6 +45,7 @@ from ctxviewer.engine.upstream.prompt import PromptPart, WorkerPrompt
 from ctxviewer.gui.widgets.highlighter import LexedText, MarkdownHighlighter, OffsetMap, display_text, lex_blocks
 from ctxviewer.gui.widgets.models import Column, RecordModel, RowRole, fmt_int, is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip, safe_file_name
+from ctxviewer.gui.widgets.table_actions import install_table_actions
 
 #: What each part is, as the table names it.
 PART_TITLES: dict[str, str] = {
@@ -208,7 +209,7 @@ class PromptView(QWidget):
         self.table = QTableView(self)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
@@ -221,6 +222,7 @@ class PromptView(QWidget):
         self.table.setToolTip("Click a part to mark it in the prompt")
         self.table.clicked.connect(self._on_row)
         self.table.activated.connect(self._on_row)
+        install_table_actions(self.table)  # Ctrl+C and the row menu, as every table of the window
         #: The marked part in full: its source (elided in the table), counts and note.
         self.part_label = QLabel("", self)
         self.part_label.setObjectName("promptPart")

@@ -163,6 +163,17 @@ def test_a_prompt_upstream_cannot_compose_says_why_and_shows_no_text(
     assert json.loads((tmp_path / "t3.json").read_text(encoding="utf-8"))["error"] == prompt.error
 
 
+def test_ctrl_c_copies_the_selected_parts_rows(qtbot, view: PromptView, prompts: dict[str, WorkerPrompt]) -> None:  # type: ignore[no-untyped-def]
+    view.show_prompt(prompts["T1"])
+    assert view.show_part("spec_separator")
+    view.table.setFocus()
+    QGuiApplication.clipboard().clear()
+    qtbot.keyClick(view.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    header, row = QGuiApplication.clipboard().text().splitlines()
+    assert header == "Part\tSource\tChars\tEstimate\tcl100k\to200k"
+    assert row.startswith("Spec: separator\tfixed text\t4\t1\t")
+
+
 def test_copy_puts_exactly_the_prompt_on_the_clipboard(view: PromptView, prompts: dict[str, WorkerPrompt]) -> None:
     QGuiApplication.clipboard().clear()
     view.show_prompt(prompts["T1"])
