@@ -34,8 +34,9 @@ from ctxviewer.engine.project.settings import (
     show_setting,
 )
 
-#: Settings the GUI tunes and may save (paths are edited by hand, not tuned).
-TUNABLE = tuple(v for v in CTXVIEWER_YAML_KEYS.values() if not v.startswith("paths."))
+#: Settings the GUI tunes and may save (paths are edited by hand, not tuned), each once:
+#: ``upstream`` has two spellings in ctxviewer.yaml (``upstream: v``, ``upstream: {version: v}``).
+TUNABLE = tuple(dict.fromkeys(v for v in CTXVIEWER_YAML_KEYS.values() if not v.startswith("paths.")))
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ import html
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal
@@ -35,23 +35,34 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.errors import SettingsError
+from ctxviewer.engine.profiles.zerg.profile import IGNORED_BUDGETS
+from ctxviewer.engine.profiles.zerg.profile import SECTIONS as NINE_SECTIONS
 from ctxviewer.engine.project.settings import (
     CTXVIEWER_YAML_KEYS,
     FLAT_KEYS,
     PROFILE_SUMMARIES,
     PROFILES,
     UNUSED_SETTINGS,
+    UPSTREAM_VERSIONS,
     WHOLE_BUDGET_PROFILES,
     Settings,
 )
 from ctxviewer.engine.project.tuning import TUNABLE
-from ctxviewer.engine.runs.pipeline import decision_tokenizer
+from ctxviewer.engine.project.upstream import AUTO, PROFILE_VERSIONS, SEED, VERSION_PROFILES
+from ctxviewer.engine.runs.pipeline import CHARACTER_PROFILES, decision_tokenizer
 from ctxviewer.engine.tokens.counting import TOKENIZERS
+from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.widgets.charts import segment_color
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
+from ctxviewer.gui.widgets.versions import CHOICE_WORDS, VERSION_WORDS, detection_words, running_profile
 
 ORIGIN = "gui"
+TOKENIZER_TIP = (
+    "Counter the pipeline decides with: heuristic is the real system's estimate, the characters divided by 4; "
+    "an exact encoding budgets in real tokens (a what-if). The shaktiman and ctxviewer "
+    "profiles always count exactly: with heuristic they decide with cl100k_base"
+)
 #: Quiet time after an accepted change before the new settings are emitted.
 DEBOUNCE_MS = 120
 #: A typed value is taken once typing pauses this long (or on Enter / leaving the field);
@@ -137,7 +148,7 @@ def format_zones(zones: tuple[tuple[str, float], ...]) -> str:
 
 
 #: Changes that are each their own undo step: a reset, a profile or tokenizer picked from a list.
-_NO_MERGE = ("*", "profile", "tokenizer")
+_NO_MERGE = ("*", "profile", "upstream", "tokenizer")
 
 
 class _Change(QUndoCommand):
@@ -366,7 +377,12 @@ class _Row:
 
 
 class BudgetPanel(QWidget):
-    """Profile, budget, shares, buffer, top-k, decision tokenizer and tracker limits, live."""
+    """Profile, upstream version, budget, shares, buffer, top-k, decision tokenizer and tracker limits, live.
+
+    The window passes each trace it shows to :meth:`show_trace`: the panel learns from it
+    which version ``upstream: auto`` detected (and why), which decides the profile that
+    really runs, hence the figures and the settings it uses.
+    """
 
     #: The tuned settings, after a short quiet period following the last change.
     settingsChanged = Signal(object)
@@ -376,6 +392,8 @@ class BudgetPanel(QWidget):
         super().__init__(parent)
         self.base = Settings()
         self.note = ""
+        #: What ``upstream: auto`` detected in the project, (version, reason), from a trace.
+        self.detected: tuple[str, str] | None = None
         self.values: Snapshot = snapshot(self.base)
         self.undo_stack = QUndoStack(self)
         self._timer = QTimer(self)
@@ -393,7 +411,7 @@ class BudgetPanel(QWidget):
         grid.setVerticalSpacing(2)
         grid.setColumnStretch(1, 1)
         self.rows: dict[str, _Row] = {}
-        line = self._add_profile(grid)
+        line = self._add_upstream(grid, self._add_profile(grid))
         for spec in SPECS:
             if spec.key == "top_k":
                 line = self._add_buffer(grid, line)
@@ -406,13 +424,10 @@ class BudgetPanel(QWidget):
             line += 2
         self.tokenizer = QComboBox(self)
         self.tokenizer.addItems(list(TOKENIZERS))
-        self.tokenizer.setToolTip(
-            "Counter the pipeline decides with: heuristic is the real system's estimate, the characters divided by 4; "
-            "an exact encoding budgets in real tokens (a what-if). The shaktiman and ctxviewer "
-            "profiles always count exactly: with heuristic they decide with cl100k_base"
-        )
+        self.tokenizer.setToolTip(TOKENIZER_TIP)
         self.tokenizer.currentTextChanged.connect(lambda name: self._set("tokenizer", name, f"tokenizer {name}"))
-        grid.addWidget(QLabel("Decide with", self), line, 0)
+        self.tokenizer_label = QLabel("Decide with", self)
+        grid.addWidget(self.tokenizer_label, line, 0)
         grid.addWidget(self.tokenizer, line, 1, 1, 2)
 
         self.state = QLabel("", self)
@@ -488,6 +503,76 @@ class BudgetPanel(QWidget):
         self.profile.blockSignals(False)
         self.profile.setToolTip(f"The assembly strategy: {name}, {PROFILE_SUMMARIES.get(name, '')}")
 
+    def _add_upstream(self, grid: QGridLayout, line: int) -> int:
+        """The upstream version profile mahabharatha runs, with what auto detected and why."""
+        self.upstream = QComboBox(self)
+        self.upstream.setObjectName("upstreamVersion")
+        for index, value in enumerate(UPSTREAM_VERSIONS):
+            self.upstream.addItem(CHOICE_WORDS[value], value)
+            self.upstream.setItemData(index, _version_tip(value), Qt.ItemDataRole.ToolTipRole)
+        # Long entries must not widen the dock: the box is as narrow as the profile's, its list as wide as needed.
+        self.upstream.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.upstream.setMinimumContentsLength(12)
+        self.upstream.view().setMinimumWidth(self.upstream.view().sizeHintForColumn(0) + 24)
+        self.upstream.currentIndexChanged.connect(self._choose_upstream)
+        self.upstream_label = QLabel("Upstream", self)
+        #: What auto detected and why, or what the choice in force means.
+        self.upstream_note = QLabel("", self)
+        self.upstream_note.setTextFormat(Qt.TextFormat.PlainText)  # quotes the project's file names
+        self.upstream_note.setObjectName("upstreamNote")
+        self.upstream_note.setWordWrap(True)
+        grid.addWidget(self.upstream_label, line, 0)
+        grid.addWidget(self.upstream, line, 1, 1, 2)
+        grid.addWidget(self.upstream_note, line + 1, 0, 1, 3)
+        return line + 2
+
+    def _choose_upstream(self, index: int) -> None:
+        value = self.upstream.itemData(index)
+        if isinstance(value, str):
+            self._set("upstream", value, f"upstream {value}")
+
+    def _show_upstream(self) -> None:
+        chosen, profile = self.values["upstream"], self.values["profile"]
+        detected = self.detected
+        auto = CHOICE_WORDS[AUTO]
+        if detected is not None:
+            auto = f"auto: detected {detected[0]}"  # the setting's own value: short, the dock is narrow
+        self.upstream.blockSignals(True)
+        self.upstream.setItemText(0, auto)
+        self.upstream.setCurrentIndex(max(0, self.upstream.findData(chosen)))
+        self.upstream.blockSignals(False)
+        pinned = profile in PROFILE_VERSIONS and profile != VERSION_PROFILES[SEED]
+        used = profile == VERSION_PROFILES[SEED]
+        for widget in (self.upstream_label, self.upstream):
+            widget.setEnabled(used)
+        if pinned:
+            why = f"profile {profile} runs {PROFILE_VERSIONS[profile]} whatever upstream says"
+        elif not used:
+            why = f"not used by {profile}: it is not upstream's pipeline"
+        else:
+            why = ""
+        self.upstream.setToolTip(why or "The upstream version profile mahabharatha reproduces (setting upstream)")
+        self.upstream_label.setToolTip(self.upstream.toolTip())
+        self.upstream_note.setText(why.capitalize() if why else _detection_note(chosen, detected))
+        full = detected[1] if detected is not None and used else ""
+        self.upstream_note.setToolTip(plain_tip(full[:1].upper() + full[1:]) if full else "")
+        self.upstream_note.setEnabled(used)
+
+    def show_trace(self, trace: Trace) -> None:
+        """Learn from a shown *trace* what ``upstream: auto`` detected, and show the figures that follow."""
+        chosen = trace.settings.get("upstream")
+        profile = trace.settings.get("profile")
+        seed_profile = profile is not None and profile.value == VERSION_PROFILES[SEED]
+        if trace.upstream and chosen is not None and chosen.value == AUTO and seed_profile:
+            self.detected = (trace.upstream, trace.upstream_reason)
+        self._show_upstream()
+        self._show_state()
+
+    def running_profile(self) -> str:
+        """The profile that runs with the settings in force (``mahabharatha`` resolved to its version)."""
+        detected = self.detected[0] if self.detected is not None else None
+        return running_profile(self.values["profile"], self.values["upstream"], detected)
+
     def _add_buffer(self, grid: QGridLayout, line: int) -> int:
         self.share_bar = ShareBar(self)
         self.buffer_label = QLabel("", self)
@@ -509,6 +594,7 @@ class BudgetPanel(QWidget):
         self._drop_typing()
         self.note = note
         self.base = settings
+        self.detected = None  # another project, or its config changed: the next trace says
         self.values = snapshot(settings)
         self.undo_stack.clear()
         self._show_all()
@@ -701,21 +787,35 @@ class BudgetPanel(QWidget):
         self.tokenizer.blockSignals(False)
         self._show_profile()
         self.profile_message.hide()
+        self._show_upstream()
         self._show_state()
 
     def _show_state(self) -> None:
         settings = self.settings()
-        unused = UNUSED_SETTINGS.get(settings.profile, {})
+        running = self.running_profile()  # mahabharatha may run a later version: its settings count
+        unused = UNUSED_SETTINGS.get(running, {})
         for key, row in self.rows.items():
             row.set_used(unused.get(key, ""))
-        whole = settings.profile in WHOLE_BUDGET_PROFILES
+        tokenizer_unused = unused.get("tokenizer", "")
+        for widget in (self.tokenizer, self.tokenizer_label):
+            widget.setEnabled(not tokenizer_unused)
+            widget.setToolTip(tokenizer_unused or TOKENIZER_TIP)
+        fixed = running in CHARACTER_PROFILES  # the nine sections' shares are fixed
+        whole = running in WHOLE_BUDGET_PROFILES or fixed
         self.share_bar.setEnabled(not whole)
         self.buffer_label.setEnabled(not whole)
-        buffer_share = max(0.0, 1 - settings.security_share - settings.spec_share)
-        self.share_bar.set_shares(settings.security_share, settings.spec_share)
-        self.buffer_label.setText(f"{buffer_share * 100:.0f}% \u00b7 {settings.buffer:,}")
+        if fixed:
+            shares = nine_section_shares(settings.budget)
+            buffer = settings.budget - sum(shares.values())
+            self.share_bar.set_shares(NINE_SHARES["security_rules"], NINE_SHARES["spec_excerpts"])
+            self.share_bar.setToolTip(f"{running}'s shares are fixed: 10 % for each section, 20 % for the spec")
+            self.buffer_label.setText(f"{buffer / settings.budget * 100:.0f}% \u00b7 {buffer:,}")
+        else:
+            buffer_share = max(0.0, 1 - settings.security_share - settings.spec_share)
+            self.share_bar.set_shares(settings.security_share, settings.spec_share)
+            self.buffer_label.setText(f"{buffer_share * 100:.0f}% \u00b7 {settings.buffer:,}")
         changed = [k for k in TUNABLE if self.values[k] != getattr(self.base, k)]
-        lines = [budget_line(settings)]
+        lines = [budget_line(settings, running)]
         if changed:
             self.note = ""
             lines.append(f"Tuned, not saved: {', '.join(changed)}")
@@ -728,19 +828,85 @@ class BudgetPanel(QWidget):
         self.reset_button.setEnabled(bool(changed))
 
 
-def budget_line(settings: Settings) -> str:
-    """What the budget buys under the settings' profile, in the unit it decides with."""
-    unit = decision_tokenizer(settings)
-    if settings.profile in WHOLE_BUDGET_PROFILES:
+def budget_line(settings: Settings, running: str | None = None) -> str:
+    """What the budget buys under the profile that runs, in the unit it decides with.
+
+    *running* is that profile (:meth:`BudgetPanel.running_profile`): ``mahabharatha``
+    runs the upstream version chosen or detected, whose sections, shares and unit
+    differ from the seed's.  None: *settings*' profile as named (right for every
+    profile but ``mahabharatha`` on a project of a later version).
+    """
+    profile = running or settings.profile
+    unit = decision_tokenizer(replace(settings, profile=profile))
+    if profile in CHARACTER_PROFILES:
+        return nine_section_line(settings.budget)
+    if profile in WHOLE_BUDGET_PROFILES:
         return f"whole context <b>{settings.budget:,}</b> {unit} tokens; no per-section budgets"
     budgets = settings.section_budgets
     spec = f"spec <b>{budgets['spec_excerpts']:,}</b>"
-    if settings.profile == "ctxviewer":
+    if profile == "ctxviewer":
         spec += " + what security leaves"
     return (
         f"security <b>{budgets['security_rules']:,}</b> \u00b7 {spec} "
         f"\u00b7 buffer <b>{settings.buffer:,}</b> {unit} tokens"
     )
+
+
+#: The nine-section pipeline's fixed shares of the budget, by section (those with a budget).
+NINE_SHARES: dict[str, float] = {name: share for name, _, share in NINE_SECTIONS if share is not None}
+
+
+def nine_section_shares(budget: int) -> dict[str, int]:
+    """Each budgeted section's ``int(budget * share)``, as upstream takes it."""
+    return {name: int(budget * share) for name, share in NINE_SHARES.items()}
+
+
+def nine_section_line(budget: int) -> str:
+    """The nine-section pipeline's fixed shares of *budget*, in its unit (heuristic: characters / 4)."""
+    shares = nine_section_shares(budget)
+    used = [f"{_NINE_WORDS[n]} <b>{b:,}</b>" for n, b in shares.items() if n not in IGNORED_BUDGETS]
+    ignored = [n for n in shares if n in IGNORED_BUDGETS]
+    amounts = sorted({shares[n] for n in ignored})
+    passed = f"{', '.join(_NINE_WORDS[n] for n in ignored)} " + (
+        f"{amounts[0]:,} each" if len(amounts) == 1 else ", ".join(f"{shares[n]:,}" for n in ignored)
+    )
+    buffer = budget - sum(shares.values())
+    dot = " \u00b7 "
+    return f"{dot.join(used)}{dot}buffer <b>{buffer:,}</b> heuristic tokens; {passed} passed and ignored"
+
+
+_NINE_WORDS = {
+    "engineering_rules": "engineering",
+    "security_rules": "security",
+    "spec_excerpts": "spec",
+    "mcp_hints": "MCP",
+    "depth_guidance": "depth",
+    "behavioral_mode": "mode",
+    "tdd_enforcement": "TDD",
+    "repo_map": "repo map",
+}
+
+
+def _version_tip(value: str) -> str:
+    if value == AUTO:
+        return (
+            "Detected from the project: engineering rule files, token records or later config keys "
+            "under .zerg/ or .mahabharatha/"
+        )
+    profile = VERSION_PROFILES[value]
+    return f"{VERSION_WORDS[value]}, run as profile {profile}: {PROFILE_SUMMARIES[profile]}"
+
+
+def _detection_note(chosen: str, detected: tuple[str, str] | None) -> str:
+    """What the version in force means: auto's detection and its reason, or the choice beside it."""
+    if chosen == AUTO:
+        if detected is None:
+            return "Detected from the project when the task runs."
+        return f"Detected {detected[0]}: {detection_words(*detected)}."
+    note = f"Chosen: {VERSION_WORDS[chosen]}, run as profile {VERSION_PROFILES[chosen]}."
+    if detected is not None:
+        note += f" Auto would detect {VERSION_WORDS.get(detected[0], detected[0])}."
+    return note
 
 
 def _zones_tuple(value: Any) -> Any:

@@ -54,6 +54,18 @@ def test_save_creates_the_file_and_it_round_trips(tmp_path: Path) -> None:
     assert (root / ".mahabharatha/config.yaml").read_text(encoding="utf-8") == SYSTEM
 
 
+def test_the_upstream_version_is_one_change_though_it_has_two_spellings(tmp_path: Path) -> None:
+    # ctxviewer.yaml takes `upstream: latest` and `upstream: {version: latest}`: one setting, one change.
+    project = load_project(_project(tmp_path))
+    result = save_ctxviewer_yaml(project, project.settings.with_overrides({"upstream": "latest"}, "gui"))
+    assert [(c.key, c.before, c.after) for c in result.changes] == [("upstream", "auto", "latest")]
+    assert result.summary().splitlines()[1:] == ["  upstream: auto \u2192 latest"]
+    assert yaml.safe_load((tmp_path / "ctxviewer.yaml").read_text(encoding="utf-8")) == {
+        "upstream": {"version": "latest"}
+    }
+    assert load_project(tmp_path).settings.upstream == "latest"
+
+
 def test_existing_keys_and_the_leading_comment_are_kept(tmp_path: Path) -> None:
     original = "# team settings\n# keep this\ntop_k: 7\nbudget:\n  total: 3000  # tuned last week\n"
     root = _project(tmp_path, original)

@@ -1,0 +1,92 @@
+"""Upstream versions in plain words: the Budget panel's choices and the window's header line.
+
+The trace records the version that ran (``upstream``), why (``upstream_reason``, a
+sentence of the engine's) and the settings as chosen; these functions turn them into
+short plain text.  Plain text: the window puts it into rich-text labels, so it must be
+escaped there (the reason quotes the project's file names).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from ctxviewer.engine.project.upstream import AUTO, LATEST, PROFILE_VERSIONS, SEED, VERSION_PROFILES, ZERG_0_3_2
+from ctxviewer.engine.trace.model import Trace
+
+#: Each version as people name it.
+VERSION_WORDS: Mapping[str, str] = {
+    SEED: "the seed's plugin of 2026-01-30",
+    ZERG_0_3_2: "zerg-ai 0.3.2",
+    LATEST: "mahabharatha main (latest)",
+}
+#: The Budget panel's entry for each value of the ``upstream`` setting.
+CHOICE_WORDS: Mapping[str, str] = {
+    AUTO: "auto: detect from the project",
+    SEED: "2026-01-30: the seed's plugin, 2 sections",
+    ZERG_0_3_2: "zerg-ai-0.3.2: 9 sections, .zerg/, ZERG_*",
+    LATEST: "latest: main, 9 sections, .mahabharatha/, MAHABHARATHA_*",
+}
+#: Where a setting came from, in words (files are named as they are).
+_ORIGIN_WORDS: Mapping[str, str] = {
+    "gui": "chosen in the Budget panel",
+    "command line": "set on the command line",
+    "override": "set by an override",
+    "default": "the default",
+}
+#: A parenthesised list inside a detection's evidence (the file names found).
+_PAREN = re.compile(r"\s*\([^()]*\)")
+
+
+def origin_words(origin: str) -> str:
+    return _ORIGIN_WORDS.get(origin, f"set in {origin}")
+
+
+def detection_words(version: str, reason: str) -> str:
+    """What detection found, shortly: ``engineering rule files in .zerg/rules, config keys tdd in ...``.
+
+    *reason* is the engine's sentence (``detected zerg-ai-0.3.2: A (files); B``); the
+    lists of file names in parentheses are left to the full reason.
+    """
+    if version == SEED:
+        return "no sign of the nine-section pipeline"
+    _, _, evidence = reason.partition(": ")
+    parts = [_PAREN.sub("", part).strip() for part in evidence.split("; ")]
+    return ", ".join(p for p in parts if p) or reason
+
+
+def upstream_line(trace: Trace) -> str:
+    """Which upstream version and profile the run reproduces, and why, in one plain line.
+
+    ``Reproduces zerg-ai 0.3.2, profile zerg-0.3.2 (detected: engineering rule files in
+    .zerg/rules)``; a profile that is not upstream's says so.
+    """
+    if not trace.upstream:
+        return f"Profile {trace.profile}: ctxviewer's own strategy, not an upstream version"
+    words = VERSION_WORDS.get(trace.upstream, trace.upstream)
+    chosen_profile = trace.settings.get("profile")
+    chosen_upstream = trace.settings.get("upstream")
+    if (
+        chosen_profile is not None
+        and chosen_profile.value in PROFILE_VERSIONS
+        and chosen_profile.value != (VERSION_PROFILES[SEED])
+    ):
+        why = f"pinned by profile {chosen_profile.value}"
+    elif chosen_upstream is not None and chosen_upstream.value != AUTO:
+        why = f"upstream={chosen_upstream.value}, {origin_words(chosen_upstream.origin)}"
+    else:
+        why = f"detected: {detection_words(trace.upstream, trace.upstream_reason)}"
+    return f"Reproduces {words}, profile {trace.profile} ({why})"
+
+
+def running_profile(profile: str, upstream: str, detected: str | None) -> str:
+    """The profile that runs for the chosen *profile* and *upstream*, given the version *detected*.
+
+    The engine's rule (:func:`ctxviewer.engine.project.upstream.resolve`) without the
+    project: ``mahabharatha`` runs the chosen version, or the detected one under
+    ``auto`` (the seed's while nothing has been detected yet).
+    """
+    if profile != VERSION_PROFILES[SEED]:
+        return profile
+    version = upstream if upstream != AUTO else (detected or SEED)
+    return VERSION_PROFILES.get(version, profile)
