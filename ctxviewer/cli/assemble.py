@@ -16,9 +16,9 @@ from ctxviewer.cli.common import (
     output_format,
     report_trace_errors,
     run_overrides,
-    visible,
     write_out,
 )
+from ctxviewer.engine.exports.terminal import visible
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:

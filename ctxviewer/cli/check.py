@@ -19,13 +19,13 @@ from ctxviewer.cli.common import (
     err,
     finding_json,
     json_text,
-    one_line,
     print_text,
     report_project_warnings,
     report_row_input_errors,
     run_overrides,
 )
 from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.exports.terminal import one_line
 from ctxviewer.engine.tokens.counting import TOKENIZERS
 
 

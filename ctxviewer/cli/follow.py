@@ -21,8 +21,8 @@ from ctxviewer.cli.common import (
     plural,
     print_text,
     run_overrides,
-    visible,
 )
+from ctxviewer.engine.exports.terminal import visible
 
 
 def _follow_limits(args: argparse.Namespace) -> Any:

@@ -18,10 +18,10 @@ from ctxviewer.cli.common import (
     add_profile,
     add_set,
     err,
-    one_line,
     run_overrides,
 )
 from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.exports.terminal import one_line
 
 #: The window's tabs (``ctxviewer.gui.window.TABS``; repeated here so the CLI needs no Qt).
 GUI_TABS = (

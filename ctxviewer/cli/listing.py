@@ -16,7 +16,6 @@ from ctxviewer.cli.common import (
     add_run_options,
     err,
     json_text,
-    one_line,
     output_format,
     plural,
     report_project_warnings,
@@ -24,6 +23,7 @@ from ctxviewer.cli.common import (
     run_overrides,
     write_out,
 )
+from ctxviewer.engine.exports.terminal import one_line
 
 
 def _table(rows: Sequence[Sequence[str]], right: Sequence[int] = (), indent: str = "  ") -> list[str]:

@@ -10,8 +10,8 @@ from ctxviewer.cli.common import (
     Subparsers,
     err,
     print_text,
-    visible,
 )
+from ctxviewer.engine.exports.terminal import visible
 
 
 def cmd_split(args: argparse.Namespace) -> int:

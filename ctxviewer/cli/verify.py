@@ -16,12 +16,11 @@ from ctxviewer.cli.common import (
     add_set,
     err,
     json_text,
-    one_line,
     print_text,
     report_project_warnings,
     run_overrides,
-    visible,
 )
+from ctxviewer.engine.exports.terminal import one_line, visible
 
 
 def _clip(text: str | None, width: int = 100) -> str:

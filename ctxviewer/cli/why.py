@@ -18,7 +18,6 @@ from ctxviewer.cli.common import (
     err,
     finding_json,
     json_text,
-    one_line,
     output_format,
     plural,
     report_trace_errors,
@@ -26,6 +25,7 @@ from ctxviewer.cli.common import (
     write_out,
 )
 from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.exports.terminal import one_line
 
 
 def _item_label(item: Any) -> str:

@@ -224,7 +224,9 @@ def _screenshot(args: argparse.Namespace) -> int:
         window.close()
         settings.sync()
     if error:
-        from ctxviewer.cli.common import visible  # the line may quote project names: no raw control characters
+        from ctxviewer.engine.exports.terminal import (
+            visible,  # the line may quote project names: no raw control characters
+        )
 
         sys.stderr.write(f"ctxviewer: {visible(error)}\n")
         # 1: the picture was taken (of a run that reported an error); 2: none was written

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.cli import common, main
+from ctxviewer.engine.exports import terminal
 from tests.factories import make_project, write
 
 ESC_FEATURE = "f\x1b[2J"  # clear the screen
@@ -41,8 +42,9 @@ def hostile(root: Path, task_id: str = ESC_TASK, feature: str = ESC_FEATURE, tit
 
 def test_visible_escapes_what_a_terminal_acts_on_and_nothing_else() -> None:
     text = "a\x1b[2Jb\x9b1m\u202eevil\u2066\x00\x7f\r\n\tcaf\u00e9 \u65e5"
-    assert common.visible(text) == "a\\x1b[2Jb\\x9b1m\\u202eevil\\u2066\\x00\\x7f\\x0d\\x0a\\x09caf\u00e9 \u65e5"
-    assert common.visible(text, lines=True) == "a\\x1b[2Jb\\x9b1m\\u202eevil\\u2066\\x00\\x7f\\x0d\n\tcaf\u00e9 \u65e5"
+    assert terminal.visible(text) == "a\\x1b[2Jb\\x9b1m\\u202eevil\\u2066\\x00\\x7f\\x0d\\x0a\\x09caf\u00e9 \u65e5"
+    kept_lines = "a\\x1b[2Jb\\x9b1m\\u202eevil\\u2066\\x00\\x7f\\x0d\n\tcaf\u00e9 \u65e5"
+    assert terminal.visible(text, lines=True) == kept_lines
 
 
 def test_check_shows_an_escape_sequence_in_a_feature_and_task_id_visibly(
