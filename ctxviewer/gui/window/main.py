@@ -55,14 +55,8 @@ from ctxviewer.gui.window.project import (
     refresh_with_watch,
     resolve_target,
 )
-from ctxviewer.gui.window.runs import (
-    Assembled,
-    BatchPass,
-    ReplayRequests,
-    assembly_job,
-    feature_findings,
-    replay_inputs,
-)
+from ctxviewer.gui.window.runs import Assembled, BatchPass, assembly_job, feature_findings
+from ctxviewer.gui.window.session import SessionFeeds, ask_log_path
 from ctxviewer.gui.window.tabs import TABS, ResultTabs
 from ctxviewer.gui.worker import Lane, RunState, make_pool, reclaim_frozen
 
@@ -116,7 +110,6 @@ class MainWindow(QMainWindow):
         self.disk = ProjectWatcher(self)
         self.watcher = self.disk.watcher
         self.disk.changed.connect(self.refresh)
-        self.replays = ReplayRequests(self.session_lane, self)
         self.exporter = Exporter(self.export_lane, self.store, self)
         self._build_widgets()
         self._build_actions()
@@ -173,6 +166,7 @@ class MainWindow(QMainWindow):
         self.budget.saveRequested.connect(self.save_settings)
         self.session.parametersChanged.connect(self._on_replay_parameters)
         self.session.taskActivated.connect(self._on_replay_task)
+        self.replays = SessionFeeds(self.session_lane, self.session, self)
         #: Refreshes the whole feature's findings list while the background pass fills it.
         self._feature_findings_timer = QTimer(self)
         self._feature_findings_timer.setSingleShot(True)
@@ -337,7 +331,7 @@ class MainWindow(QMainWindow):
         self.refresh_lane.finished.connect(self._on_refreshed)
         self.refresh_lane.errored.connect(lambda m: self.problems.show_messages([f"reloading failed: {m}"], []))
         self.replays.replayed.connect(self._on_replayed)
-        self.replays.failed.connect(self._on_replay_error)
+        self.replays.failed.connect(lambda m: self.problems.show_messages([f"session replay: {m}"], []))
         self.exporter.wrote.connect(lambda path: self._status(f"Wrote {path}", 6000))
         self.exporter.failed.connect(lambda m: self.problems.show_messages([f"export failed: {m}"], []))
         self.exporter.finished.connect(self.exportFinished)
@@ -530,11 +524,10 @@ class MainWindow(QMainWindow):
     def _on_tuned(self, settings: Settings) -> None:
         if self.project is None:  # the panel is disabled then; nothing to run in any case
             return
-        before = self.replays.inputs()
         self.tuned = settings if self.budget.is_tuned() else None
         self.rerun()
         self.batch.schedule()
-        if replay_inputs(self.run_settings()) != before:  # budgets and shares do not change a replay
+        if self.replays.changes_replay(self.run_settings()):
             self.update_replay(keep_position=True)
 
     def rerun(self) -> None:
@@ -634,18 +627,11 @@ class MainWindow(QMainWindow):
         project = self.project
         if project is None or self.current is None:
             return
-        settings = self.run_settings()
-        self._apply_live_limits(settings)
-        self.replays.request(project, self.current[0], settings, keep_position)
+        self.replays.replay(project, self.current[0], self.run_settings(), keep_position)
 
-    def _on_replayed(self, replay: SessionReplay, keep_position: bool) -> None:
-        self.session.set_replay(replay, keep_position=keep_position)
+    def _on_replayed(self, replay: SessionReplay) -> None:
         self._show_effect()
         self.replayShown.emit(replay)
-
-    def _on_replay_error(self, message: str) -> None:
-        self.session.set_replay(None)
-        self.problems.show_messages([f"session replay: {message}"], [])
 
     def _on_replay_parameters(self, tool_calls: int, minutes: float, reset: bool) -> None:
         self.replays.reset = reset
@@ -663,15 +649,10 @@ class MainWindow(QMainWindow):
         if self.replays.feature is not None:
             self.select_task(self.replays.feature, task_id)
 
-    def _apply_live_limits(self, settings: Settings) -> None:
-        limits = self.replays.new_live_limits(settings)
-        if limits is not None:
-            self.session.set_live_limits(*limits)
-
     def follow_log(self, path: str | Path) -> None:
         """Follow a worker's JSON-lines event log in the Session panel."""
         if self.project is not None:
-            self._apply_live_limits(self.run_settings())
+            self.replays.apply_live_limits(self.run_settings())
         self.session.follow_log(path)
         self.detach_action.setEnabled(True)
         self.session_dock.show()
@@ -683,13 +664,7 @@ class MainWindow(QMainWindow):
         self.detach_action.setEnabled(False)
 
     def follow_dialog(self) -> None:
-        start = str(Path.home())
-        if self.project is not None:
-            logs = self.project.root / ".mahabharatha" / "logs"
-            start = str(logs if logs.is_dir() else self.project.root)
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Attach to a worker's event log", start, "Event logs (*.jsonl *.ndjson *.log *.json);;All files (*)"
-        )
+        path = ask_log_path(self, self.project)
         if path:
             self.follow_log(path)
 

@@ -1,10 +1,10 @@
-"""The worker requests behind the views: assembling a task, the background pass, the session replay.
+"""The worker requests behind the result views: assembling the selected task and the background pass.
 
 :func:`assembly_job` is what the assembly lane runs for the selected task (its result an
 :class:`Assembled`); :class:`BatchPass` runs every task of the project in the background
-for the outline's totals and the whole feature's findings; :class:`ReplayRequests`
-replays the current feature for the Session panel.  Each talks to the window by signals
-and never touches a widget from the pool thread.
+for the outline's totals and the whole feature's findings (:func:`feature_findings`).
+The session replay's requests are in :mod:`.session`.  Nothing here touches a widget from
+the pool thread.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.batch import run_batch
 from ctxviewer.engine.runs.pipeline import assemble_task
-from ctxviewer.engine.runs.session import SessionReplay, replay_session
 from ctxviewer.engine.tokens.counting import HEURISTIC
 from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.views.findings_view import FindingRow, finding_rows, plural
@@ -206,68 +205,3 @@ class BatchPass(QObject):
             "(the Findings tab lists a whole feature's)"
         )
         self.finished.emit()
-
-
-def replay_inputs(settings: Settings) -> tuple[Any, ...]:
-    """The settings a session replay depends on."""
-    return (
-        settings.threshold_percent,
-        settings.max_context_tokens,
-        settings.zones,
-        settings.replay_tool_calls,
-        settings.replay_minutes,
-    )
-
-
-class ReplayRequests(QObject):
-    """Replays a feature's tasks on the session lane for the Session panel.
-
-    :attr:`feature` is the feature of the replay shown or asked for (None: replay again
-    when the next task is shown); :attr:`reset` whether the replay resets after each
-    checkpoint.  :attr:`replayed` carries the replay of the feature last asked for and
-    whether the panel keeps its position; :attr:`failed` the lane's error.
-    """
-
-    replayed = Signal(object, bool)  # SessionReplay, keep position
-    failed = Signal(str)
-
-    def __init__(self, lane: Lane, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.lane = lane
-        self.feature: str | None = None
-        self.reset = False
-        self._keep_position = False
-        self._inputs: tuple[Any, ...] = ()
-        self._live_limits: tuple[float, int, tuple[tuple[str, float], ...]] | None = None
-        lane.finished.connect(self._on_replayed)
-        lane.errored.connect(self.failed)
-
-    def request(self, project: Project, name: str, settings: Settings, keep_position: bool) -> None:
-        """Replay the feature *name* with *settings* off the GUI thread (a newer request replaces an older one)."""
-        self._inputs = replay_inputs(settings)
-        feature = project.feature(name)
-        reset = self.reset
-        self.feature = feature.name
-        self._keep_position = keep_position
-
-        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> SessionReplay:
-            return replay_session(project, feature, settings, reset_on_checkpoint=reset)
-
-        self.lane.submit(job)
-
-    def inputs(self) -> tuple[Any, ...]:
-        """What the last replay asked for depends on (see :func:`replay_inputs`)."""
-        return self._inputs
-
-    def new_live_limits(self, settings: Settings) -> tuple[float, int, tuple[tuple[str, float], ...]] | None:
-        """The live log's limits under *settings* -- threshold, context size, zones -- when they
-        differ from the last ones given; None when they are the same."""
-        limits = (settings.threshold_percent, settings.max_context_tokens, settings.all_zones)
-        if limits == self._live_limits:
-            return None
-        self._live_limits = limits
-        return limits
-
-    def _on_replayed(self, replay: SessionReplay) -> None:
-        if replay.feature == self.feature:
-            self.replayed.emit(replay, self._keep_position)
