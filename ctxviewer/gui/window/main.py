@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QProgressBar,
     QVBoxLayout,
     QWidget,
@@ -33,7 +32,6 @@ from ctxviewer.engine.analysis.whatif import TraceDiff, diff_traces
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.project.loading import Project
 from ctxviewer.engine.project.settings import Settings
-from ctxviewer.engine.project.tuning import plan_save, save_ctxviewer_yaml
 from ctxviewer.engine.runs.session import SessionReplay
 from ctxviewer.engine.trace.model import Item, Trace
 from ctxviewer.gui.resources import app_icon
@@ -58,6 +56,7 @@ from ctxviewer.gui.window.project import (
 from ctxviewer.gui.window.runs import Assembled, BatchPass, assembly_job, feature_findings
 from ctxviewer.gui.window.session import SessionFeeds, ask_log_path
 from ctxviewer.gui.window.tabs import TABS, ResultTabs
+from ctxviewer.gui.window.tuning import save_tuned
 from ctxviewer.gui.worker import Lane, RunState, make_pool, reclaim_frozen
 
 #: The whole feature's findings list is refilled at most this often during the background pass.
@@ -674,35 +673,13 @@ class MainWindow(QMainWindow):
         if project is None:
             return
         self.budget.flush()
-        tuned = self.budget.settings()
-        try:
-            plan = plan_save(project, tuned)
-        except CtxViewerError as exc:
-            self.problems.add_notice(f"settings not saved: {exc}")
-            return
-        if not plan.changes:
-            self._status("Nothing to save: these are the project's values", 5000)
-            return
-        if confirm:
-            box = QMessageBox(self)
-            box.setIcon(QMessageBox.Icon.Question)
-            box.setWindowTitle("Save settings")
-            box.setTextFormat(Qt.TextFormat.PlainText)  # the path and the values are the project's
-            box.setText(f"Write {len(plan.changes)} change(s) to {plan.path}?")
-            box.setInformativeText(
-                "\n".join(c.describe() for c in plan.changes)
-                + ("\n\nSome comments in the file cannot be kept." if plan.comments_lost else "")
-            )
-            box.setDetailedText(plan.text)
-            box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel)
-            if box.exec() != QMessageBox.StandardButton.Save:
-                return
-        try:
-            result = save_ctxviewer_yaml(project, tuned, plan)
-        except CtxViewerError as exc:
-            self.problems.add_notice(
-                f"settings not saved: {exc} \u2014 your tuned values are kept; save again to write them over it"
-            )
+        outcome = save_tuned(self, project, self.budget.settings(), confirm)
+        if outcome.notice:
+            self.problems.add_notice(outcome.notice)
+        if outcome.message:
+            self._status(outcome.message, 5000)
+        result = outcome.result
+        if result is None:
             return
         self._saved_note = result.summary()
         self._status(f"Saved {len(result.changes)} setting(s) to {result.path}", 6000)
