@@ -1,10 +1,12 @@
 """The inspector window, in parts: ``MainWindow`` (:mod:`.main`) wires them and holds the actions.
 
 :mod:`.tabs` the result tabs, :mod:`.docks` the docked panels, :mod:`.header` the task
-header and findings line, :mod:`.runs` the worker requests (assembly, background pass,
-replay), :mod:`.project` opening and watching a project, :mod:`.export` the exports and
-:mod:`.persistence` what is kept between sessions.  ``from ctxviewer.gui.window import
-MainWindow`` is the way in; the other names here are what tests and tools use.
+header, findings line and budget summary, :mod:`.runs` the assembly and background-pass
+requests, :mod:`.session` the replay and live-log feeds, :mod:`.project` opening and
+watching a project, :mod:`.export` the exports, :mod:`.tuning` saving tuned settings to
+ctxviewer.yaml and :mod:`.persistence` what is kept between sessions.
+``from ctxviewer.gui.window import MainWindow`` is the way in; the other names here are
+what tests and tools use.
 """
 
 from ctxviewer.gui.window.docks import search_dock_height

@@ -1,11 +1,14 @@
 """The inspector window: it makes the parts, connects their signals, and holds the actions and menus.
 
 The parts, one job each: the result tabs (:mod:`.tabs`), the docked panels (:mod:`.docks`),
-the task header and findings line (:mod:`.header`), the runs on the worker lanes
-(:mod:`.runs`: the selected task, the background pass, the session replay), opening and
-watching a project (:mod:`.project`), exports (:mod:`.export`) and what is kept between
-sessions (:mod:`.persistence`).  Everything slow runs on a :class:`~ctxviewer.gui.worker.Lane`;
-the window only reads the immutable results.
+the task header, findings line and budget summary (:mod:`.header`), the runs on the worker
+lanes (:mod:`.runs`: the selected task and the background pass), the Session panel's
+replay and live log (:mod:`.session`), opening and watching a project (:mod:`.project`),
+exports (:mod:`.export`), saving tuned settings (:mod:`.tuning`) and what is kept between
+sessions (:mod:`.persistence`).  What is left here is the state they share (the project,
+the task and trace shown, the baseline) and the handlers that pass it between them.
+Everything slow runs on a :class:`~ctxviewer.gui.worker.Lane`; the window only reads the
+immutable results.
 """
 
 from __future__ import annotations
@@ -45,19 +48,12 @@ from ctxviewer.gui.window.docks import DockPanels
 from ctxviewer.gui.window.export import Exporter
 from ctxviewer.gui.window.header import FindingsLine, TaskHeader, effect_lines
 from ctxviewer.gui.window.persistence import WindowSettings
-from ctxviewer.gui.window.project import (
-    ProjectWatcher,
-    Watch,
-    first_target,
-    load_with_watch,
-    refresh_with_watch,
-    resolve_target,
-)
+from ctxviewer.gui.window.project import ProjectOpener, first_target, load_warnings, refresh_target
 from ctxviewer.gui.window.runs import Assembled, BatchPass, assembly_job, feature_findings
 from ctxviewer.gui.window.session import SessionFeeds, ask_log_path
 from ctxviewer.gui.window.tabs import TABS, ResultTabs
 from ctxviewer.gui.window.tuning import save_tuned
-from ctxviewer.gui.worker import Lane, RunState, make_pool, reclaim_frozen
+from ctxviewer.gui.worker import Lane, RunState, make_pool
 
 #: The whole feature's findings list is refilled at most this often during the background pass.
 FEATURE_FINDINGS_MS = 500
@@ -81,7 +77,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("ctxviewer")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
-        self.project: Project | None = None
         self.current: tuple[str, str] | None = None
         self._wanted: tuple[str | None, str | None] = (None, None)
         #: Settings tuned in the budget panel; None while they are the project's own.
@@ -91,9 +86,6 @@ class MainWindow(QMainWindow):
         self.diff: TraceDiff | None = None
         self._saved_note = ""
         self._startup: tuple[dict[str, Any], bool] = ({}, False)
-        self._opening = ""
-        #: A folder whose last open failed: F5 and changes on disk try it again.
-        self._failed = ""
         #: The shown task's findings; a finding of another task to go to once that task is shown.
         self.task_findings: tuple[FindingRow, ...] = ()
         self._pending_finding: FindingRow | None = None
@@ -106,7 +98,8 @@ class MainWindow(QMainWindow):
         self.session_lane = Lane(self.pool, "replay", self)
         self.refresh_lane = Lane(self.pool, "refresh", self)
         self.compare_lane = Lane(self.pool, "compare", self)
-        self.disk = ProjectWatcher(self)
+        self.opener = ProjectOpener(self.load_lane, self.refresh_lane, self)
+        self.disk = self.opener.disk
         self.watcher = self.disk.watcher
         self.disk.changed.connect(self.refresh)
         self.exporter = Exporter(self.export_lane, self.store, self)
@@ -114,6 +107,11 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._connect_lanes()
         self.store.restore_window(self)
+
+    @property
+    def project(self) -> Project | None:
+        """The open project (None until one has loaded)."""
+        return self.opener.project
 
     @property
     def trace(self) -> Trace | None:
@@ -320,14 +318,14 @@ class MainWindow(QMainWindow):
         self._set_exports_enabled(False)
 
     def _connect_lanes(self) -> None:
-        self.load_lane.finished.connect(self._on_loaded)
-        self.load_lane.errored.connect(self._on_load_error)
+        self.opener.loaded.connect(self._on_project_loaded)
+        self.opener.failed.connect(self._on_load_error)
+        self.opener.refreshed.connect(self._on_refreshed)
         self.load_lane.stateChanged.connect(lambda s: self._show_state("loading", s))
         self.run_lane.finished.connect(self._on_assembled)
         self.run_lane.errored.connect(self._on_run_error)
         self.run_lane.progress.connect(self._on_progress)
         self.run_lane.stateChanged.connect(lambda s: self._show_state("assembly", s))
-        self.refresh_lane.finished.connect(self._on_refreshed)
         self.refresh_lane.errored.connect(lambda m: self.problems.show_messages([f"reloading failed: {m}"], []))
         self.replays.replayed.connect(self._on_replayed)
         self.replays.failed.connect(lambda m: self.problems.show_messages([f"session replay: {m}"], []))
@@ -356,15 +354,13 @@ class MainWindow(QMainWindow):
         """
         folder = str(Path(path).expanduser())
         self.problems.dismiss()  # notices were about what came before
-        self._opening = folder
         self._wanted = (feature, task)
         self._startup = (dict(tune or {}), compare)
         self.run_lane.cancel()
         self.batch_lane.cancel()
         self._status(f"Opening {folder}\u2026")
         self.store.begin_open(folder)
-        reclaim_frozen()  # what the load before froze (here: a collection may destroy Qt objects)
-        self.load_lane.submit(lambda cancel, progress: load_with_watch(folder))
+        self.opener.open(folder)
 
     def reopen_last(self, feature: str | None = None, task: str | None = None, **startup: Any) -> bool:
         """Reopen the last project, as a bare ``ctxviewer`` does -- unless its last open never finished.
@@ -396,15 +392,9 @@ class MainWindow(QMainWindow):
         if folder:
             self.open_project(folder)
 
-    def _on_loaded(self, result: tuple[Project, Watch]) -> None:
-        project, self.disk.known = result
-        self._on_project_loaded(project)
-
-    def _on_project_loaded(self, project: Project) -> None:
-        if self._failed:
-            self._failed = ""
-            self.problems.dismiss()
-        self.project = project
+    def _on_project_loaded(self, project: Project, recovered: bool) -> None:
+        if recovered:
+            self.problems.dismiss()  # the notice that the open failed
         self.trace = None
         self.tuned = None
         self.current = None
@@ -420,10 +410,7 @@ class MainWindow(QMainWindow):
         self.outline.set_project(project)
         self._remember_project(str(project.root))
         self.projectLoaded.emit(project)
-        warnings = list(project.warnings) + [
-            f"{f.name}: {f.graph_error}" for f in project.features if f.graph_error is not None
-        ]
-        self.problems.show_messages([], warnings)
+        self.problems.show_messages([], load_warnings(project))
         target, notice = first_target(project, self._wanted, self.store.last_task(project.root))
         if notice:
             self.problems.add_notice(notice)
@@ -442,9 +429,7 @@ class MainWindow(QMainWindow):
         else:
             self.batch.defer_until_shown()  # the background pass starts once the first task is on screen
 
-    def _on_load_error(self, message: str) -> None:
-        folder = self._opening
-        self._failed = folder
+    def _on_load_error(self, folder: str, message: str) -> None:
         self.problems.add_notice(
             f"could not open {folder}: {message} \u2014 fix it and the window tries again when the file "
             "changes (or press F5)"
@@ -452,31 +437,21 @@ class MainWindow(QMainWindow):
         self._status("Open failed", 5000)
         self.store.finish_open()
         if folder and Path(folder).is_dir():
-            self._remember_project(folder)
-            self.disk.watch_folder(folder)
+            self._remember_project(folder)  # (and the opener watches it for the fix)
 
     def _watch_project(self) -> None:
         self.disk.watch_project(self.project, self.current[0] if self.current is not None else None)
 
     def refresh(self) -> None:
         """Bring the project up to date with the disk and re-run the task (F5 does this too)."""
-        if self._failed:
-            self.open_project(self._failed, *self._wanted)
-            return
-        project = self.project
-        if project is None:
-            return
-        self.refresh_lane.submit(lambda cancel, progress: refresh_with_watch(project))
+        if self.opener.failed_folder:
+            self.open_project(self.opener.failed_folder, *self._wanted)
+        else:
+            self.opener.refresh()
 
-    def _on_refreshed(self, result: tuple[Project, tuple[str, ...], Watch]) -> None:
-        project, changed, watch = result
-        if self.project is None or project.root != self.project.root:
-            return
-        self.disk.known = watch
-        if project is not self.project:
-            settings_changed = project.settings != self.project.settings
-            self.project = project
-            if settings_changed:
+    def _on_refreshed(self, project: Project, before: Project, changed: tuple[str, ...]) -> None:
+        if project is not before:
+            if project.settings != before.settings:
                 self.budget.rebase(project.settings)
                 self.tuned = self.budget.settings() if self.budget.is_tuned() else None
             self.outline.set_project(project, self.batch_totals.values())
@@ -484,8 +459,7 @@ class MainWindow(QMainWindow):
             self._status(f"Reloaded: {', '.join(changed)} changed on disk", 6000)
             self.batch.schedule()
         if self.current is not None:
-            target = resolve_target(project, *self.current) or resolve_target(project, self.current[0], None)
-            target = target or resolve_target(project, None, None)
+            target = refresh_target(project, self.current)
             if target is not None:
                 self.select_task(*target)
         self._watch_project()

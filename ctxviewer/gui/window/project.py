@@ -1,21 +1,24 @@
 """Opening a project and following it on disk.
 
-The jobs the load and refresh lanes run (:func:`load_with_watch`, :func:`refresh_with_watch`),
-the paths a project watches (:func:`project_watch`, worked out on the worker with the
-project), the task shown first (:func:`first_target`, :func:`resolve_target`), and
-:class:`ProjectWatcher`, which watches those paths and says, after a quiet time, that
-something changed.
+:class:`ProjectOpener` holds the open project: it loads a folder on the load lane,
+brings the project up to date on the refresh lane and keeps a folder that failed to open
+for a retry.  :class:`ProjectWatcher` watches the project's paths and says, after a quiet
+time, that something changed.  Beside them, plain functions: the lanes' jobs
+(:func:`load_with_watch`, :func:`refresh_with_watch`), the paths a project watches
+(:func:`project_watch`, worked out on the worker with the project) and the task to show
+(:func:`first_target`, :func:`refresh_target`, :func:`resolve_target`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
 from ctxviewer.engine.project.loading import Project, load_project, refresh_project
-from ctxviewer.gui.worker import build_frozen
+from ctxviewer.gui.worker import Lane, build_frozen, reclaim_frozen
 
 #: Quiet time after a change on disk before the project is refreshed (editors write in bursts).
 DISK_DELAY_MS = 300
@@ -78,6 +81,23 @@ def resolve_target(project: Project, feature: str | None, task: str | None) -> t
             if task is None or t.id == task:
                 return feat.name, t.id
     return None
+
+
+def refresh_target(project: Project, current: tuple[str, str]) -> tuple[str, str] | None:
+    """The task to show again after *project* was refreshed: the *current* one, else the first
+    of its feature, else the first task (None: no task is left)."""
+    return (
+        resolve_target(project, *current)
+        or resolve_target(project, current[0], None)
+        or resolve_target(project, None, None)
+    )
+
+
+def load_warnings(project: Project) -> list[str]:
+    """What loading *project* warns about: its own warnings, then each unreadable task graph."""
+    return list(project.warnings) + [
+        f"{f.name}: {f.graph_error}" for f in project.features if f.graph_error is not None
+    ]
 
 
 def first_target(
@@ -182,3 +202,67 @@ class ProjectWatcher(QObject):
 
     def _on_disk_change(self, _path: str) -> None:
         self.timer.start()
+
+
+class ProjectOpener(QObject):
+    """The open project (:attr:`project`), loaded on *load_lane* and refreshed on *refresh_lane*.
+
+    After :meth:`open`, :attr:`loaded` carries the project loaded (now :attr:`project`) and
+    whether it ends a failed open, or :attr:`failed` the folder and why it did not open;
+    that folder is then watched, and kept in :attr:`failed_folder` for a retry until a
+    project loads.  After :meth:`refresh`, :attr:`refreshed` carries the project brought
+    up to date, the one it replaces (the same object when nothing changed) and the paths
+    that changed -- unless another folder was opened meanwhile.  :attr:`disk` watches.
+    """
+
+    loaded = Signal(object, bool)  # Project, whether it ends a failed open
+    failed = Signal(str, str)  # folder, message
+    refreshed = Signal(object, object, object)  # Project, the Project before, tuple of changed paths
+
+    def __init__(self, load_lane: Lane, refresh_lane: Lane, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.load_lane = load_lane
+        self.refresh_lane = refresh_lane
+        self.disk = ProjectWatcher(self)
+        self.project: Project | None = None
+        #: The folder asked for last, and the last one that failed to open ('' when none).
+        self.opening = ""
+        self.failed_folder = ""
+        load_lane.finished.connect(self._on_loaded)
+        load_lane.errored.connect(self._on_error)
+        refresh_lane.finished.connect(self._on_refreshed)
+
+    def open(self, folder: str) -> None:
+        """Load *folder* off the GUI thread (a newer open replaces an older one)."""
+        self.opening = folder
+        reclaim_frozen()  # what the load before froze (here: a collection may destroy Qt objects)
+        self.load_lane.submit(lambda cancel, progress: load_with_watch(folder))
+
+    def refresh(self) -> None:
+        """Bring the open project up to date with the disk, off the GUI thread."""
+        project = self.project
+        if project is not None:
+            self.refresh_lane.submit(lambda cancel, progress: refresh_with_watch(project))
+
+    def _on_loaded(self, result: tuple[Project, Watch]) -> None:
+        project, self.disk.known = result
+        recovered = bool(self.failed_folder)
+        self.failed_folder = ""
+        self.project = project
+        self.loaded.emit(project, recovered)
+
+    def _on_error(self, message: str) -> None:
+        folder = self.opening
+        self.failed_folder = folder
+        self.failed.emit(folder, message)
+        if folder and Path(folder).is_dir():
+            self.disk.watch_folder(folder)
+
+    def _on_refreshed(self, result: tuple[Project, tuple[str, ...], Watch]) -> None:
+        project, changed, watch = result
+        before = self.project
+        if before is None or project.root != before.root:
+            return
+        self.disk.known = watch
+        self.project = project
+        self.refreshed.emit(project, before, changed)

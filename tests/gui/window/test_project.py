@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ctxviewer.engine.project.loading import Project, load_project
-from ctxviewer.gui.window.project import ProjectWatcher, failed_folder_paths, first_target, project_watch
+from ctxviewer.gui.window.project import (
+    ProjectOpener,
+    ProjectWatcher,
+    failed_folder_paths,
+    first_target,
+    load_warnings,
+    project_watch,
+    refresh_target,
+)
+from ctxviewer.gui.worker import Lane, make_pool
 from tests.engine.test_hostile_corpus import needs_symlinks
 from tests.factories import make_project, write
 
@@ -94,3 +104,59 @@ def test_a_failed_project_watches_its_configs_but_no_link_out(tmp_path: Path) ->
     # Of the six places looked at, three exist inside: the root, ctxviewer.yaml and the specs
     # folder; .mahabharatha (and its config.yaml) lead outside, .zerg/config.yaml is absent.
     assert failed_folder_paths(str(root)) == [real, f"{real}/ctxviewer.yaml", f"{real}/.gsd/specs"]
+
+
+def test_after_a_refresh_the_same_task_else_its_feature_s_first_else_the_first(two_features: Project) -> None:
+    assert refresh_target(two_features, ("beta", "B2")) == ("beta", "B2")
+    assert refresh_target(two_features, ("beta", "B9")) == ("beta", "B1")  # the task went
+    assert refresh_target(two_features, ("gone", "B2")) == ("alpha", "A1")  # the feature went
+
+
+def test_the_load_warnings_name_each_unreadable_task_graph(tmp_path: Path) -> None:
+    make_project(tmp_path, [task("A1")], feature="alpha")
+    write(tmp_path, ".gsd/specs/beta/task-graph.json", "{not json")
+    project = load_project(tmp_path)
+    warnings = load_warnings(project)
+    assert warnings[: len(project.warnings)] == list(project.warnings)
+    assert [w for w in warnings if w.startswith("beta: ")] == warnings[len(project.warnings) :]
+    assert len(warnings) == len(project.warnings) + 1
+
+
+@pytest.fixture
+def opener(qtbot) -> Iterator[ProjectOpener]:
+    pool = make_pool(1)
+    yield ProjectOpener(Lane(pool, "load"), Lane(pool, "refresh"))
+    pool.waitForDone(10_000)
+
+
+def test_a_folder_that_fails_to_open_is_kept_and_watched_until_it_opens(
+    qtbot, opener: ProjectOpener, tmp_path: Path
+) -> None:
+    root = tmp_path / "proj"
+    make_project(root, [task("A1")], feature="alpha")
+    write(root, "ctxviewer.yaml", "budget: [")
+    with qtbot.waitSignal(opener.failed, timeout=10_000) as failed:
+        opener.open(str(root))
+    assert failed.args[0] == str(root) and failed.args[1]
+    assert opener.failed_folder == str(root) and opener.project is None
+    assert os.path.realpath(root) in opener.disk.watcher.directories()
+
+    (root / "ctxviewer.yaml").unlink()  # fixed
+    with qtbot.waitSignal(opener.loaded, timeout=10_000) as loaded:
+        opener.open(str(root))
+    project, recovered = loaded.args
+    assert recovered and opener.failed_folder == "" and opener.project is project
+    assert [f.name for f in project.features] == ["alpha"]
+
+    # Nothing changed on disk: the same project comes back, with nothing named.
+    with qtbot.waitSignal(opener.refreshed, timeout=10_000) as refreshed:
+        opener.refresh()
+    assert refreshed.args == [project, project, ()]
+    # A second feature appears: a new project replaces the old one.
+    make_project(root, [task("B1")], feature="beta")
+    with qtbot.waitSignal(opener.refreshed, timeout=10_000) as refreshed:
+        opener.refresh()
+    fresh, before, changed = refreshed.args
+    assert before is project and fresh is opener.project and fresh is not project
+    assert changed == (".gsd/specs (features added or removed)",)
+    assert [f.name for f in fresh.features] == ["alpha", "beta"]
