@@ -1,6 +1,6 @@
 """A project whose every name and text is markup, and the tools to see how the window shows it.
 
-Used by the window cases of the bad-input corpus (tests/gui/test_hostile_window.py).  Each
+Used by the window cases of the bad-input corpus (tests/gui/window/test_hostile_window.py).  Each
 hostile string holds a marker (``Q1Z``...) that nothing else in the window says, so a test
 can tell "shown literally" (the whole string is there each time its marker is) from
 "interpreted" (the tags are gone, the marker is left; or an image swallowed the marker).

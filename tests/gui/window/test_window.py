@@ -209,7 +209,7 @@ def test_an_engine_error_shows_in_the_panel_and_the_window_keeps_working(
     qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
-    import ctxviewer.gui.window as window_module
+    import ctxviewer.gui.window.runs as window_module
 
     real = window_module.assemble_task
 

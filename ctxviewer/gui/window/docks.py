@@ -1,0 +1,100 @@
+"""The window's docked panels: the project outline, Budget, Tracker, Session, Window and the search.
+
+:class:`DockPanels` makes the panels and their docks on a main window, lays them out
+(the outline on the left, the four right-hand panels tabbed together, the search results
+at the bottom, hidden until the first query, its field in a toolbar) and brings one to
+the front when asked.  The window wires the panels' signals; the docks only place them.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
+
+from ctxviewer.gui.views.budget import BudgetPanel
+from ctxviewer.gui.views.outline import ProjectOutline
+from ctxviewer.gui.views.panels import SearchPanel, TrackerPanel
+from ctxviewer.gui.views.session import SessionPanel
+
+
+def search_dock_height(window_height: int) -> int:
+    """The results panel's height when it opens: 40% of the window, at least 240 pixels."""
+    return max(240, int(window_height * 0.4))
+
+
+class DockPanels:
+    """The panels docked around *window*'s tabs; *window_view* is the Window panel's view."""
+
+    def __init__(self, window: QMainWindow, window_view: QWidget) -> None:
+        self.window = window
+        self.outline = ProjectOutline(window)
+        self.tracker = TrackerPanel(window)
+        self.search = SearchPanel(window)
+        self.budget = BudgetPanel(window)
+        self.budget.setEnabled(False)  # until a project is open: its settings are the base
+        self.outline_dock = self._dock("Project", self.outline, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.budget_dock = self._dock("Budget", self.budget, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tracker_dock = self._dock("Tracker", self.tracker, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.session = SessionPanel(window)
+        self.session_dock = self._dock("Session", self.session, Qt.DockWidgetArea.RightDockWidgetArea)
+        window.tabifyDockWidget(self.budget_dock, self.tracker_dock)
+        self.window_dock = self._dock("Window", window_view, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.window_dock.setToolTip(
+            "The worker's whole context window: base prompt, command, this context, the conversation and "
+            "the response reserve, against the checkpoint and compaction thresholds"
+        )
+        window.tabifyDockWidget(self.tracker_dock, self.session_dock)
+        window.tabifyDockWidget(self.session_dock, self.window_dock)
+        self.budget_dock.raise_()
+        self.search_dock = self._dock("Why was it dropped?", self.search, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.search_dock.hide()
+        self.search.field.textChanged.connect(self._on_search_text)
+        toolbar = window.addToolBar("Search")
+        toolbar.setObjectName("searchToolbar")
+        toolbar.setMovable(False)
+        self.search.field.setMinimumWidth(420)
+        toolbar.addWidget(self.search.field)
+        window.resizeDocks([self.outline_dock, self.budget_dock], [270, 320], Qt.Orientation.Horizontal)
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self.window)
+        dock.setObjectName(title)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.window.addDockWidget(area, dock)
+        return dock
+
+    def toggle_docks(self) -> tuple[QDockWidget, ...]:
+        """The docks the View menu shows and hides, in its order."""
+        return (self.outline_dock, self.budget_dock, self.tracker_dock, self.session_dock, self.search_dock)
+
+    def show_panel(self, name: str) -> None:
+        """Bring a right-hand panel to the front: ``budget``, ``tracker``, ``session`` or ``window``."""
+        dock = {
+            "budget": self.budget_dock,
+            "tracker": self.tracker_dock,
+            "session": self.session_dock,
+            "window": self.window_dock,
+        }[name]
+        dock.show()
+        dock.raise_()
+
+    def focus_search(self) -> None:
+        self.search.field.setFocus()
+        self.search.field.selectAll()
+
+    def focus_outline(self) -> None:
+        self.outline_dock.show()
+        self.outline.filter.setFocus()
+
+    def _on_search_text(self, text: str) -> None:
+        # The results panel appears with the first query; closing it is the user's call.
+        if text.strip() and not self.search_dock.isVisible():
+            self.search_dock.show()
+            # Tall enough for the summary, the filter bar and a dozen rows (it opened two rows
+            # tall: the size given while hidden does not hold).
+            self.window.resizeDocks(
+                [self.search_dock], [search_dock_height(self.window.height())], Qt.Orientation.Vertical
+            )

@@ -1,0 +1,98 @@
+"""Exporting the shown run: the save dialog and the writing, through the engine's exports, off the GUI thread.
+
+:func:`default_export_path` is the name the dialog suggests; :class:`Exporter` asks for
+a path (:meth:`Exporter.ask_path`) and writes a trace there on its lane
+(:meth:`Exporter.export`), saying how it went by signals.  Every file goes through
+``ctxviewer.engine.exports.report``, which writes atomically.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from ctxviewer.engine.analysis.whatif import TraceDiff
+from ctxviewer.engine.exports import report
+from ctxviewer.engine.trace.model import Trace
+from ctxviewer.gui.widgets.plaintext import safe_file_name
+from ctxviewer.gui.window.persistence import WindowSettings
+from ctxviewer.gui.worker import Lane
+
+#: The save dialog's file filter for each export format.
+FILTERS = {
+    "markdown": "Markdown (*.md)",
+    "json": "JSON (*.json)",
+    "html": "HTML (*.html)",
+    "whatif-md": "What-if Markdown (*.whatif.md)",
+}
+
+
+def default_export_path(folder: str, task_id: str, fmt: str) -> str:
+    """The path the save dialog suggests: *task_id* as one harmless file name, with *fmt*'s
+    suffix, in *folder*.  The task id is the project's: '../' in it cannot lead out of the folder."""
+    return str(Path(folder) / (safe_file_name(task_id) + report.SUFFIXES[fmt]))
+
+
+def with_suffix(path: str, fmt: str) -> str:
+    """*path* as chosen in the dialog, given *fmt*'s suffix when it has none."""
+    return path if Path(path).suffix else path + report.SUFFIXES[fmt]
+
+
+class Exporter(QObject):
+    """Writes traces on *lane*; remembers the folder of the last export in *settings*.
+
+    After each :meth:`export`, :attr:`wrote` (the path) or :attr:`failed` (the error) for
+    an export that ran, then :attr:`finished` for every one: the path and ``''``, or the
+    reason it failed or was refused.
+    """
+
+    wrote = Signal(str)
+    failed = Signal(str)
+    finished = Signal(str, str)  # path, error ('' when it worked)
+
+    def __init__(self, lane: Lane, settings: WindowSettings, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.lane = lane
+        self.settings = settings
+        self._parent = parent
+        self._path = ""
+        lane.finished.connect(self._on_exported)
+        lane.errored.connect(self._on_error)
+
+    def ask_path(self, fmt: str, task_id: str) -> str:
+        """Ask where to write *task_id*'s *fmt* export; ``''`` when the dialog was cancelled."""
+        default = default_export_path(self.settings.export_dir(), task_id, fmt)
+        path, _ = QFileDialog.getSaveFileName(self._parent, "Export", default, FILTERS[fmt])
+        if not path:
+            return ""
+        path = with_suffix(path, fmt)
+        self.settings.set_export_dir(str(Path(path).parent))
+        return path
+
+    def export(self, path: str, fmt: str, trace: Trace | None, diff: TraceDiff | None) -> None:
+        """Write *trace* as *fmt* to *path* atomically, off the GUI thread (*diff* for the formats with one)."""
+        if trace is None:
+            self.finished.emit(path, "nothing to export yet")
+            return
+        if fmt in report.DIFF_FORMATS and diff is None:
+            self.finished.emit(path, "no baseline is pinned: nothing to compare")
+            return
+        self._path = path
+
+        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> str:
+            report.export(trace, path, fmt, diff=diff)
+            return path
+
+        self.lane.submit(job)
+
+    def _on_exported(self, path: str) -> None:
+        self.wrote.emit(path)
+        self.finished.emit(path, "")
+
+    def _on_error(self, message: str) -> None:
+        self.failed.emit(message)
+        self.finished.emit(self._path, message)

@@ -1,0 +1,207 @@
+"""The worker requests behind the result views: assembling the selected task and the background pass.
+
+:func:`assembly_job` is what the assembly lane runs for the selected task (its result an
+:class:`Assembled`); :class:`BatchPass` runs every task of the project in the background
+for the outline's totals and the whole feature's findings (:func:`feature_findings`).
+The session replay's requests are in :mod:`.session`.  Nothing here touches a widget from
+the pool thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QLabel
+
+from ctxviewer.engine.analysis.findings import ERROR
+from ctxviewer.engine.analysis.whatif import TraceDiff, diff_traces
+from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.project.loading import Feature, Project, Task
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.runs.batch import run_batch
+from ctxviewer.engine.runs.pipeline import assemble_task
+from ctxviewer.engine.tokens.counting import HEURISTIC
+from ctxviewer.engine.trace.model import Trace
+from ctxviewer.gui.views.findings_view import FindingRow, finding_rows, plural
+from ctxviewer.gui.views.outline import TaskTotal
+from ctxviewer.gui.widgets.highlighter import LexedText, display_text, lex_blocks
+from ctxviewer.gui.worker import Handoff, Lane
+
+#: Quiet time after a budget change before the batch pass re-runs every task.
+BATCH_DELAY_MS = 800
+#: After opening, the background pass waits for the first task on screen and this long more.
+BATCH_AFTER_TRACE_MS = 150
+#: Batch rows reach the outline in bursts at most this often (each burst repaints what it changes).
+BATCH_ROWS_MS = 50
+
+JobFn = Callable[[threading.Event, Callable[[str, float], None]], Any]
+
+
+@dataclass(frozen=True)
+class Assembled:
+    """What the assembly lane returns: the trace, its context lexed for display, and its
+    what-if diff against the baseline pinned when the run was asked for."""
+
+    trace: Trace
+    lexed: LexedText
+    diff: TraceDiff | None = None
+    findings: tuple[FindingRow, ...] | None = None
+
+
+def assembly_job(project: Project, feat: Feature, task: Task, settings: Settings, baseline: Trace | None) -> JobFn:
+    """The assembly lane's job for *task*: the exact run, lexed, diffed against *baseline*, its findings."""
+
+    def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
+        trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
+        diff = diff_traces(baseline, trace) if baseline is not None else None
+        return Assembled(trace, lex_blocks(display_text(trace.context)), diff, finding_rows(trace))
+
+    return job
+
+
+def feature_findings(
+    project: Project | None, feature: str, totals: dict[tuple[str, str], TaskTotal]
+) -> tuple[tuple[FindingRow, ...], int]:
+    """Every task's findings of *feature* in *totals* (from the background pass), in task order,
+    and the number of its tasks the pass has not reached yet."""
+    if project is None:
+        return (), 0
+    try:
+        tasks = project.feature(feature).tasks
+    except CtxViewerError:
+        return (), 0
+    rows: list[FindingRow] = []
+    pending = 0
+    for task in tasks:
+        total = totals.get((feature, task.id))
+        if total is None:
+            pending += 1
+        else:
+            rows.extend(total.findings)
+    return tuple(rows), pending
+
+
+class BatchPass(QObject):
+    """The background pass over every task: its lane, its totals, when it runs and its status line.
+
+    :meth:`start` runs a pass at once; :meth:`schedule` after a quiet time (budget changes
+    come in bursts) and :meth:`start_deferred` a moment after the first task is shown, if
+    :meth:`defer_until_shown` asked for it -- both by emitting :attr:`due`, for the window
+    to start it with the project and settings then in force.  The rows reach the GUI
+    thread in bursts: :attr:`totalsArrived` carries each burst's new totals (already in
+    :attr:`totals`); :attr:`finished` follows the last one.  *label* shows the progress.
+    """
+
+    due = Signal()
+    totalsArrived = Signal(list)  # list[TaskTotal]
+    finished = Signal()
+
+    def __init__(self, lane: Lane, label: QLabel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.lane = lane
+        self.label = label
+        self.totals: dict[tuple[str, str], TaskTotal] = {}
+        self._id = 0
+        self._size = 0
+        self._done = 0
+        self._after_trace = False
+        #: Batch rows, (batch id, TaskTotal), from the pool thread to the GUI thread in bursts.
+        self._rows = Handoff(self._on_rows, self, BATCH_ROWS_MS)
+        self._first_timer = self._timer(BATCH_AFTER_TRACE_MS)
+        self._delay_timer = self._timer(BATCH_DELAY_MS)
+        lane.finished.connect(self._on_done)
+        lane.errored.connect(lambda m: self.label.setText(f"batch pass failed: {m}"))
+
+    def _timer(self, interval_ms: int) -> QTimer:
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.setInterval(interval_ms)
+        timer.timeout.connect(self.due)
+        return timer
+
+    def start(self, project: Project, settings: Settings) -> None:
+        """Assemble every task of *project* with *settings* in the background (replacing any pass running)."""
+        self._id += 1
+        batch_id = self._id
+        rows = self._rows
+        count = sum(len(f.tasks) for f in project.features)
+
+        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> int:
+            exact = settings.tokenizer != HEURISTIC
+            # Progress is counted from the rows themselves (_on_rows): no signal per row.
+            for row in run_batch(project, None, settings, exact=exact, cancel=cancel, collect_errors=True):
+                if row.trace is None:
+                    total = TaskTotal(row.feature.name, row.task.id, 0, 0, "", row.error)
+                else:
+                    used = row.trace.context_tokens.get(row.trace.tokenizer) or 0
+                    total = TaskTotal(
+                        row.feature.name,
+                        row.task.id,
+                        used,
+                        row.trace.budget,
+                        row.trace.tokenizer,
+                        findings=finding_rows(row.trace),
+                    )
+                rows.put((batch_id, total))
+            return count
+
+        self._size = count
+        self._done = 0
+        self.label.setText(f"batch pass: 0 of {count}")
+        self.lane.submit(job)
+
+    def schedule(self) -> None:
+        """Ask for a pass once the settings have been still for BATCH_DELAY_MS."""
+        self._delay_timer.start()
+
+    def defer_until_shown(self) -> None:
+        """Hold the pass an open asks for until the first task is shown (see :meth:`start_deferred`).
+
+        Filling every view asks Python for hundreds of cells, and each ask waits for the
+        interpreter lock while a pass holds it (measured: a 300-550 ms freeze at 1,000 tasks).
+        """
+        self._after_trace = True
+
+    def start_deferred(self) -> None:
+        """Ask for the pass an open deferred until the first task was shown (or failed),
+        a moment later, once the views have painted."""
+        if self._after_trace:
+            self._after_trace = False
+            self._first_timer.start()
+
+    def is_settled(self) -> bool:
+        """No pass running, waiting for its time, or waiting for the first task."""
+        return (
+            not self.lane.is_busy()
+            and not self._delay_timer.isActive()
+            and not self._first_timer.isActive()
+            and not self._after_trace
+        )
+
+    def stop_timers(self) -> None:
+        self._delay_timer.stop()
+        self._first_timer.stop()
+
+    def _on_rows(self, rows: list[tuple[int, TaskTotal]]) -> None:
+        fresh = [total for batch_id, total in rows if batch_id == self._id]
+        for total in fresh:
+            self.totals[(total.feature, total.task_id)] = total
+        if fresh:
+            self._done += len(fresh)
+            self.label.setText(f"batch pass: {self._done} of {self._size}")
+            self.totalsArrived.emit(fresh)
+
+    def _on_done(self, count: int) -> None:
+        self._rows.flush()  # the last rows, before the tally
+        over = sum(1 for t in self.totals.values() if t.over)
+        errors = sum(1 for t in self.totals.values() if any(f.severity == ERROR for f in t.findings))
+        self.label.setText(f"{plural(count, 'task')}, {over:,} over budget, {errors:,} with error findings")
+        self.label.setToolTip(
+            "Background pass over every task: totals in the outline, a marker on each task with findings "
+            "(the Findings tab lists a whole feature's)"
+        )
+        self.finished.emit()

@@ -1,0 +1,122 @@
+"""The Session panel's feeds: the replay of the current feature and a worker's live event log.
+
+:class:`SessionFeeds` asks the session lane to replay a feature with the settings in
+force, hands the replay of the feature last asked for to the panel, and gives the live
+log the tracker limits of those settings.  It knows the panel only as a
+:class:`SessionView`.  :func:`ask_log_path` is the dialog that picks a log to follow.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from ctxviewer.engine.project.loading import Project
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.runs.session import SessionReplay, replay_session
+from ctxviewer.gui.worker import Lane
+
+LiveLimits = tuple[float, int, tuple[tuple[str, float], ...]]
+
+
+class SessionView(Protocol):
+    """What the feeds need of the Session panel."""
+
+    def set_replay(self, replay: SessionReplay | None, *, keep_position: bool = False) -> None: ...
+
+    def set_live_limits(
+        self, threshold_percent: float, max_tokens: int, zones: Sequence[tuple[str, float]] = ()
+    ) -> None: ...
+
+    def follow_log(self, path: str | os.PathLike[str]) -> None: ...
+
+
+def replay_inputs(settings: Settings) -> tuple[Any, ...]:
+    """The settings a session replay depends on."""
+    return (
+        settings.threshold_percent,
+        settings.max_context_tokens,
+        settings.zones,
+        settings.replay_tool_calls,
+        settings.replay_minutes,
+    )
+
+
+class SessionFeeds(QObject):
+    """Replays on *lane* for *panel*, and keeps its live log's limits in step with the settings.
+
+    :attr:`feature` is the feature of the replay shown or asked for (None: replay again
+    when the next task is shown); :attr:`reset` whether the replay resets after each
+    checkpoint.  :attr:`replayed` follows each replay the panel shows; :attr:`failed`
+    carries the lane's error, once the panel is cleared.
+    """
+
+    replayed = Signal(object)  # SessionReplay
+    failed = Signal(str)
+
+    def __init__(self, lane: Lane, panel: SessionView, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.lane = lane
+        self.panel = panel
+        self.feature: str | None = None
+        self.reset = False
+        self._keep_position = False
+        self._inputs: tuple[Any, ...] = ()
+        self._live_limits: LiveLimits | None = None
+        lane.finished.connect(self._on_replayed)
+        lane.errored.connect(self._on_error)
+
+    def replay(self, project: Project, name: str, settings: Settings, keep_position: bool = False) -> None:
+        """Replay the feature *name* with *settings* off the GUI thread (a newer request replaces
+        an older one); the panel keeps its position in the steps when *keep_position*."""
+        self.apply_live_limits(settings)
+        self._inputs = replay_inputs(settings)
+        feature = project.feature(name)
+        reset = self.reset
+        self.feature = feature.name
+        self._keep_position = keep_position
+
+        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> SessionReplay:
+            return replay_session(project, feature, settings, reset_on_checkpoint=reset)
+
+        self.lane.submit(job)
+
+    def changes_replay(self, settings: Settings) -> bool:
+        """Whether *settings* differ from the last replay's in what a replay depends on
+        (budgets and shares do not change a replay)."""
+        return replay_inputs(settings) != self._inputs
+
+    def apply_live_limits(self, settings: Settings) -> None:
+        """Give the live log the tracker limits of *settings* (when they changed: it re-reads the log)."""
+        limits = (settings.threshold_percent, settings.max_context_tokens, settings.all_zones)
+        if limits != self._live_limits:
+            self._live_limits = limits
+            self.panel.set_live_limits(*limits)
+
+    def _on_replayed(self, replay: SessionReplay) -> None:
+        if replay.feature != self.feature:
+            return
+        self.panel.set_replay(replay, keep_position=self._keep_position)
+        self.replayed.emit(replay)
+
+    def _on_error(self, message: str) -> None:
+        self.panel.set_replay(None)
+        self.failed.emit(message)
+
+
+def ask_log_path(parent: QWidget, project: Project | None) -> str:
+    """Ask which worker event log to follow (starting in the project's log folder); ``''`` if none."""
+    start = str(Path.home())
+    if project is not None:
+        logs = project.root / ".mahabharatha" / "logs"
+        start = str(logs if logs.is_dir() else project.root)
+    path, _ = QFileDialog.getOpenFileName(
+        parent, "Attach to a worker's event log", start, "Event logs (*.jsonl *.ndjson *.log *.json);;All files (*)"
+    )
+    return path

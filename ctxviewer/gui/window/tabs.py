@@ -1,0 +1,180 @@
+"""The result tabs: the views of the shown trace, built once and refilled for every run.
+
+:class:`ResultTabs` holds the ten tabs (:data:`TABS` names them in order) and the trace
+they show, and moves between them: to a section or a candidate's place in the context, to
+a candidate's row in its table.  What it cannot do itself (a status-bar message) it says
+with :attr:`ResultTabs.message`.  The Window panel's view is filled here too, with the
+tabs, though the window docks it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from ctxviewer.engine.analysis.findings import describe
+from ctxviewer.engine.tokens.counting import HEURISTIC
+from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
+from ctxviewer.gui.views.compare_view import CompareTab
+from ctxviewer.gui.views.computed_view import ComputedTab
+from ctxviewer.gui.views.context_view import ContextView
+from ctxviewer.gui.views.findings_view import FindingRow, FindingsTab
+from ctxviewer.gui.views.panels import SectionsTab, TaskTab, TrimmingTab
+from ctxviewer.gui.views.whatif_view import WhatIfTab
+from ctxviewer.gui.views.window_view import WindowLayoutTab
+from ctxviewer.gui.widgets.details import paragraph_html, rule_html
+from ctxviewer.gui.widgets.highlighter import LexedText
+from ctxviewer.gui.widgets.models import paragraph_columns, rule_columns
+from ctxviewer.gui.widgets.tables import RecordTable
+from ctxviewer.gui.worker import Lane
+
+TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task", "findings")
+
+
+def item_of(trace: Trace | None, row: object) -> Item | None:
+    """*trace*'s candidate a table row is about: the row itself, or the one its id names."""
+    if isinstance(row, Item):
+        return row
+    if isinstance(row, FindingRow) and (trace is None or row.task != trace.task_id):
+        return None  # another task's finding: its ids name that task's candidates
+    item_id = getattr(row, "item_id", None)
+    if not isinstance(item_id, str):
+        item_id = getattr(row, "item", None)
+    return trace.item(item_id) if isinstance(item_id, str) and trace is not None else None
+
+
+class ResultTabs(QTabWidget):
+    """The ten result tabs over the shown trace (``trace``; None from opening a project until
+    its first task is shown), and the Window panel's view (``window_view``)."""
+
+    message = Signal(str, int)  # a status-bar message and how long it shows, in ms
+
+    def __init__(self, compare_lane: Lane, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setDocumentMode(True)
+        self.trace: Trace | None = None
+        self.sections_tab = SectionsTab(self)
+        self.paragraphs = RecordTable(paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs", fit=True)
+        # A paragraph's score is the number of its matched keywords, which are shown.
+        self.paragraphs.row_actions.hide_columns("Score")
+        self.rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files", fit=True, wrap=True)
+        # What triggers a file and its character counts are in the detail pane (and in the
+        # reason); hidden, the reason has room at 1280x800.  The header's menu shows them.
+        self.rules.row_actions.hide_columns("Trigger", "Needed", "Left")
+        self.trimming = TrimmingTab(self)
+        self.context_view = ContextView(self)
+        self.computed_tab = ComputedTab(self)
+        self.computed_tab.itemActivated.connect(self.jump_to_item)
+        # Made among the tab views, where the keyboard's Tab order has always had it.
+        self.window_view = WindowLayoutTab(self)
+        self.whatif = WhatIfTab(self)
+        self.compare_tab = CompareTab(compare_lane, self)
+        self.task_tab = TaskTab(self)
+        self.findings_tab = FindingsTab(self)
+        for widget, title, tip in (
+            (self.sections_tab, "Sections", "Token share of each section against its budget"),
+            (self.paragraphs, "Paragraphs", "Every candidate spec paragraph, its score and fate"),
+            (self.rules, "Rules", "Every security rule file and why it matched or was skipped"),
+            (
+                self.computed_tab,
+                "Computed",
+                "The task's signals (every profile); the computed profile's knowledge, prior work and code "
+                "references with their scores and fates; its Context Debug record",
+            ),
+            (self.trimming, "Trimming", "The cuts, in order, with tokens before and after"),
+            (self.context_view, "Context", "The assembled context, exactly as the worker sees it"),
+            (self.whatif, "What-if", "This run against the pinned baseline: token deltas, what entered or left"),
+            (self.compare_tab, "Compare", "This task assembled two ways side by side: two profiles, or two settings"),
+            (self.task_tab, "Task", "The task's keywords and the effective settings"),
+            (
+                self.findings_tab,
+                "Findings",
+                "What ctxviewer found: matched rule files cut for budget, empty sections, ties, ... "
+                "for this task or every task of the feature",
+            ),
+        ):
+            index = self.addTab(widget, title)
+            self.setTabToolTip(index, tip)
+        self.sections_tab.sectionClicked.connect(self.jump_to_section)
+        self.paragraphs.rowActivated.connect(self.jump_to_item)
+        self.rules.rowActivated.connect(self.jump_to_item)
+
+    def show_trace(self, trace: Trace, lexed: LexedText | None = None) -> None:
+        """Fill every tab but What-if and Findings (and the Window view) with *trace*."""
+        self.trace = trace
+        self.sections_tab.set_trace(trace)
+        self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), columns=paragraph_columns(trace.tokenizer))
+        self.rules.set_rows(trace.items_of(RULE_FILE), columns=rule_columns(trace.tokenizer))
+        # Start with the most telling candidate explained: a truncated paragraph (the cut
+        # shows), else the best-ranked one; the first rule file.
+        if not self.paragraphs.select(lambda i: i.status == "truncated"):
+            self.paragraphs.select(lambda i: i.rank == 1)
+        self.rules.select(lambda i: True)
+        self.trimming.set_trace(trace)
+        self.context_view.set_trace(trace, lexed)
+        self.task_tab.set_trace(trace)
+        self.computed_tab.set_trace(trace)
+        self.window_view.set_trace(trace)
+
+    # -- titles ---------------------------------------------------------------------------------
+
+    def set_findings_count(self, count: int) -> None:
+        self.setTabText(TABS.index("findings"), f"Findings ({count})" if count else "Findings")
+
+    def mark_baseline(self, pinned: bool) -> None:
+        """A dot on the What-if tab while a baseline is pinned."""
+        self.setTabText(TABS.index("whatif"), "What-if \u25cf" if pinned else "What-if")
+
+    # -- moving around --------------------------------------------------------------------------
+
+    def show_tab(self, name: str) -> None:
+        self.setCurrentIndex(TABS.index(name))
+
+    def current_tab(self) -> str:
+        return TABS[self.currentIndex()]
+
+    def jump_to_section(self, name: str) -> None:
+        """Show section *name* selected in the Context tab."""
+        section = self.trace.section(name) if self.trace else None
+        if section is None or section.span is None:
+            self.message.emit(f"{name} is not in the context", 4000)
+            return
+        self.show_tab("context")
+        self.context_view.show_span(*section.span)
+
+    def jump_to_item(self, item: Item) -> None:
+        """Show *item* selected in the Context tab (or say why it is not there)."""
+        if item.span is None:
+            self.message.emit(f"{item.source} is not in the context: {item.reason}", 6000)
+            return
+        self.show_tab("context")
+        self.context_view.show_span(*item.span)
+
+    def go_to_item_id(self, item_id: str, baseline: Trace | None) -> None:
+        """Show the candidate *item_id* in its table; one only in the *baseline* is said in words."""
+        item = self.trace.item(item_id) if self.trace else None
+        if item is None and baseline is not None:
+            gone = baseline.item(item_id)
+            # Said in words ("paragraph 12 of requirements.md (lines 40-44)"), not by its id.
+            what = describe(gone) if gone is not None else item_id
+            self.message.emit(f"{what} is only in the baseline" if gone else f"{what} is in neither run", 5000)
+            return
+        if item is not None:
+            self.select_candidate(item.kind, item_id)
+
+    def select_candidate(self, kind: str, item_id: str) -> None:
+        """Show the paragraph, rule file or computed entry *item_id* selected in its table."""
+        if kind not in (SPEC_PARAGRAPH, RULE_FILE):
+            self.show_tab("computed")
+            self.computed_tab.select_item(item_id)
+            return
+        table = self.paragraphs if kind == SPEC_PARAGRAPH else self.rules
+        self.show_tab("paragraphs" if kind == SPEC_PARAGRAPH else "rules")
+        table.select(lambda i: i.id == item_id)
+
+    def item_of(self, row: object) -> Item | None:
+        """The shown trace's candidate a table row is about (see :func:`item_of`)."""
+        return item_of(self.trace, row)
+
+    def _paragraph_detail(self, item: Item) -> str:
+        return paragraph_html(self.trace, item) if self.trace else ""

@@ -1,0 +1,85 @@
+"""The run part alone: the whole feature's findings from the pass, and the background pass itself."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QLabel
+
+from ctxviewer.engine.project.loading import Project, load_project
+from ctxviewer.gui.views.outline import TaskTotal
+from ctxviewer.gui.window.runs import BatchPass, feature_findings
+from ctxviewer.gui.worker import Lane, make_pool
+from tests.factories import make_project
+
+
+def task(task_id: str) -> dict[str, object]:
+    return {"id": task_id, "title": f"Task {task_id}", "files": {}}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    """Features alpha (A1, A2, A3) and beta (B1)."""
+    make_project(tmp_path, [task("A1"), task("A2"), task("A3")], requirements="Alpha.", feature="alpha")
+    make_project(tmp_path, [task("B1")], requirements="Beta.", feature="beta")
+    return load_project(tmp_path)
+
+
+def total(feature: str, task_id: str, *findings: str) -> TaskTotal:
+    return TaskTotal(feature, task_id, 100, 4000, "heuristic", findings=findings)
+
+
+def test_a_feature_s_findings_come_in_task_order_with_the_tasks_not_reached_counted(project: Project) -> None:
+    totals = {
+        ("alpha", "A3"): total("alpha", "A3", "a3-first"),
+        ("alpha", "A1"): total("alpha", "A1", "a1-first", "a1-second"),
+        ("beta", "B1"): total("beta", "B1", "b1"),  # another feature's: not listed
+    }
+    # A1's two, then A3's (task order, not the order the pass reached them); A2 not reached yet.
+    assert feature_findings(project, "alpha", totals) == (("a1-first", "a1-second", "a3-first"), 1)
+    assert feature_findings(project, "beta", totals) == (("b1",), 0)
+    assert feature_findings(project, "gamma", totals) == ((), 0)  # no such feature
+    assert feature_findings(None, "alpha", totals) == ((), 0)  # no project open
+
+
+@pytest.fixture
+def batch(qtbot) -> Iterator[BatchPass]:
+    label = QLabel()
+    qtbot.addWidget(label)
+    pool = make_pool(1)
+    yield BatchPass(Lane(pool, "batch", label), label, label)
+    pool.waitForDone(10_000)
+
+
+def test_a_pass_fills_every_task_s_total_and_tallies_them(qtbot, batch: BatchPass, project: Project) -> None:
+    arrived: list[TaskTotal] = []
+    batch.totalsArrived.connect(arrived.extend)
+    with qtbot.waitSignal(batch.finished, timeout=30_000):
+        batch.start(project, project.settings)
+        assert batch.label.text() == "batch pass: 0 of 4"
+        assert not batch.is_settled()
+    keys = [("alpha", "A1"), ("alpha", "A2"), ("alpha", "A3"), ("beta", "B1")]
+    assert sorted(batch.totals) == keys
+    assert sorted((t.feature, t.task_id) for t in arrived) == keys  # each once
+    # Four tiny tasks against the default 4,000-token budget: none over it.
+    assert batch.label.text().startswith("4 tasks, 0 over budget, ")
+    assert batch.is_settled()
+
+
+def test_a_pass_is_asked_for_after_a_quiet_time_or_once_the_first_task_is_shown(qtbot, batch: BatchPass) -> None:
+    with qtbot.waitSignal(batch.due, timeout=5_000):
+        batch.schedule()
+        assert not batch.is_settled()  # waiting for its time
+    assert batch.is_settled()
+
+    with qtbot.assertNotEmitted(batch.due):
+        batch.start_deferred()  # nothing deferred: nothing to start
+    batch.defer_until_shown()
+    assert not batch.is_settled()
+    with qtbot.waitSignal(batch.due, timeout=5_000):
+        batch.start_deferred()
+    assert batch.is_settled()
+    with qtbot.assertNotEmitted(batch.due, wait=300):
+        batch.start_deferred()  # once only

@@ -1,0 +1,103 @@
+"""The result tabs alone: which candidate a row means, the tab titles, and moving to a candidate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import pytest
+
+from ctxviewer.engine.trace.model import Trace
+from ctxviewer.gui.window.tabs import TABS, ResultTabs, item_of
+from ctxviewer.gui.worker import Lane, make_pool
+from tests.factories import make_item
+from tests.gui.conftest import LEDGER, engine_trace
+
+
+@dataclass(frozen=True)
+class Row:
+    """A table row that names its candidate by id (as search matches and what-if changes do)."""
+
+    item_id: str
+
+
+@dataclass(frozen=True)
+class OtherRow:
+    """One that names it as ``item`` (as findings do)."""
+
+    item: str
+
+
+def small_trace() -> Trace:
+    base = engine_trace(LEDGER, "auth-sessions", "AUTH-L1-001")
+    items = (
+        make_item(id="p1", span=(10, 20)),
+        make_item(id="p2", status="outranked", reason="ranked 7th of 5 kept", span=None),
+    )
+    return replace(base, items=items)
+
+
+def test_a_row_means_the_candidate_it_is_or_names() -> None:
+    trace = small_trace()
+    p1 = trace.item("p1")
+    assert item_of(trace, p1) is p1
+    assert item_of(trace, Row("p2")) is trace.item("p2")
+    assert item_of(trace, OtherRow("p1")) is p1
+    assert item_of(trace, Row("gone")) is None
+    assert item_of(None, Row("p1")) is None
+    assert item_of(trace, object()) is None
+
+
+@pytest.fixture
+def tabs(qtbot) -> Iterator[ResultTabs]:
+    pool = make_pool(1)
+    widget = ResultTabs(Lane(pool, "compare"))
+    qtbot.addWidget(widget)
+    yield widget
+    pool.waitForDone(10_000)
+
+
+def test_the_tabs_are_the_ten_named_and_their_titles_follow_the_run(tabs: ResultTabs) -> None:
+    assert [tabs.tabText(i) for i in range(tabs.count())] == [
+        "Sections",
+        "Paragraphs",
+        "Rules",
+        "Computed",
+        "Trimming",
+        "Context",
+        "What-if",
+        "Compare",
+        "Task",
+        "Findings",
+    ]
+    assert len(TABS) == tabs.count()
+    tabs.set_findings_count(3)
+    tabs.mark_baseline(True)
+    assert tabs.tabText(9) == "Findings (3)" and tabs.tabText(6) == "What-if \u25cf"
+    tabs.set_findings_count(0)
+    tabs.mark_baseline(False)
+    assert tabs.tabText(9) == "Findings" and tabs.tabText(6) == "What-if"
+    tabs.show_tab("task")
+    assert tabs.currentIndex() == 8 and tabs.current_tab() == "task"
+
+
+def test_moving_to_a_candidate_not_in_the_context_says_why(qtbot, tabs: ResultTabs) -> None:
+    trace = small_trace()
+    tabs.trace = trace
+    tabs.show_tab("rules")
+    with qtbot.waitSignal(tabs.message) as said:
+        tabs.jump_to_item(trace.item("p2"))
+    assert said.args == [".gsd/specs/f/requirements.md is not in the context: ranked 7th of 5 kept", 6000]
+    assert tabs.current_tab() == "rules"  # stays put
+    with qtbot.waitSignal(tabs.message) as said:
+        tabs.jump_to_section("no_such_section")
+    assert said.args == ["no_such_section is not in the context", 4000]
+    # A candidate only in the baseline is said in words (its number from its id, its file, its
+    # lines); one in neither run by its id.
+    baseline = replace(trace, items=(make_item(id="spec:requirements:12", line_start=40, line_end=44),))
+    with qtbot.waitSignal(tabs.message) as said:
+        tabs.go_to_item_id("spec:requirements:12", baseline)
+    assert said.args == ["paragraph 12 of requirements.md (lines 40-44) is only in the baseline", 5000]
+    with qtbot.waitSignal(tabs.message) as said:
+        tabs.go_to_item_id("nowhere", baseline)
+    assert said.args == ["nowhere is in neither run", 5000]
