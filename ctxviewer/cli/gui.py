@@ -35,6 +35,7 @@ GUI_TABS = (
     "compare",
     "task",
     "findings",
+    "prompt",
 )
 
 

@@ -17,10 +17,12 @@ from PySide6.QtWidgets import QLabel, QWidget
 from ctxviewer.engine.runs.session import SessionReplay
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Trace
 from ctxviewer.gui.views.findings_view import FindingRow, findings_line
+from ctxviewer.gui.widgets.versions import upstream_line
 
 
 def header_html(trace: Trace) -> str:
-    """The header's two lines: task id and title; feature, profile, context against budget, exact counts."""
+    """The header's lines: task id and title; feature, profile, context against budget, exact counts;
+    for upstream's pipelines, which version it reproduces and why that one."""
     used = trace.context_tokens.get(trace.tokenizer)
     used_text = "n/a" if used is None else f"{used:,}"
     exact = [
@@ -35,6 +37,7 @@ def header_html(trace: Trace) -> str:
         f"feature <b>{e(trace.feature)}</b> \u00b7 profile {e(trace.profile)} \u00b7 context "
         f"<b>{used_text}</b> of {trace.budget:,} {e(trace.tokenizer)} tokens{over}"
         f" \u00b7 exact: {', '.join(exact) or 'n/a'}"
+        + (f"<br>{e(upstream_line(trace))}" if trace.upstream else "")
     )
 
 

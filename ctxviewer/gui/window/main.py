@@ -518,6 +518,7 @@ class MainWindow(QMainWindow):
     def _on_assembled(self, result: Assembled) -> None:
         self.progress.hide()
         self.show_trace(result.trace, result.lexed, result.diff, result.findings)
+        self.tabs.prompt_view.show_prompt(result.prompt, result.prompt_lexed)
 
     def _on_run_error(self, message: str) -> None:
         self.progress.hide()
@@ -551,6 +552,7 @@ class MainWindow(QMainWindow):
         self.tabs.show_trace(trace, lexed)
         self.tracker.set_trace(trace)
         self.search.set_trace(trace)
+        self.budget.show_trace(trace)  # what "auto" detected, for the Upstream box
         self._show_findings(trace, rows)
         errors = [e.one_line() for e in trace.errors]
         self.problems.show_messages(errors, list(trace.warnings))

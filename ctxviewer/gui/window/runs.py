@@ -26,6 +26,7 @@ from ctxviewer.engine.runs.batch import run_batch
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.tokens.counting import HEURISTIC
 from ctxviewer.engine.trace.model import Trace
+from ctxviewer.engine.upstream.prompt import WorkerPrompt, build_prompt
 from ctxviewer.gui.views.findings_view import FindingRow, finding_rows, plural
 from ctxviewer.gui.views.outline import TaskTotal
 from ctxviewer.gui.widgets.highlighter import LexedText, display_text, lex_blocks
@@ -50,6 +51,10 @@ class Assembled:
     lexed: LexedText
     diff: TraceDiff | None = None
     findings: tuple[FindingRow, ...] | None = None
+    #: The whole prompt upstream's worker receives for the task, and its text lexed (None:
+    #: it could not be composed from this project's files; the Prompt tab says why).
+    prompt: WorkerPrompt | None = None
+    prompt_lexed: LexedText | None = None
 
 
 def assembly_job(project: Project, feat: Feature, task: Task, settings: Settings, baseline: Trace | None) -> JobFn:
@@ -58,7 +63,13 @@ def assembly_job(project: Project, feat: Feature, task: Task, settings: Settings
     def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
         trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
         diff = diff_traces(baseline, trace) if baseline is not None else None
-        return Assembled(trace, lex_blocks(display_text(trace.context)), diff, finding_rows(trace))
+        lexed = lex_blocks(display_text(trace.context))
+        try:
+            prompt: WorkerPrompt | None = build_prompt(project, feat, task, settings, exact=True)
+        except CtxViewerError:
+            prompt = None  # upstream's own failures are in the prompt; ours must not cost the run
+        prompt_lexed = lex_blocks(display_text(prompt.text)) if prompt is not None else None
+        return Assembled(trace, lexed, diff, finding_rows(trace), prompt, prompt_lexed)
 
     return job
 

@@ -1,6 +1,6 @@
 """The result tabs: the views of the shown trace, built once and refilled for every run.
 
-:class:`ResultTabs` holds the ten tabs (:data:`TABS` names them in order) and the trace
+:class:`ResultTabs` holds the eleven tabs (:data:`TABS` names them in order) and the trace
 they show, and moves between them: to a section or a candidate's place in the context, to
 a candidate's row in its table.  What it cannot do itself (a status-bar message) it says
 with :attr:`ResultTabs.message`.  The Window panel's view is filled here too, with the
@@ -9,7 +9,7 @@ tabs, though the window docks it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ctxviewer.engine.analysis.findings import describe
@@ -20,6 +20,7 @@ from ctxviewer.gui.views.computed_view import ComputedTab
 from ctxviewer.gui.views.context_view import ContextView
 from ctxviewer.gui.views.findings_view import FindingRow, FindingsTab
 from ctxviewer.gui.views.panels import SectionsTab, TaskTab, TrimmingTab
+from ctxviewer.gui.views.prompt_view import PromptView
 from ctxviewer.gui.views.whatif_view import WhatIfTab
 from ctxviewer.gui.views.window_view import WindowLayoutTab
 from ctxviewer.gui.widgets.details import paragraph_html, rule_html
@@ -28,7 +29,19 @@ from ctxviewer.gui.widgets.models import paragraph_columns, rule_columns
 from ctxviewer.gui.widgets.tables import RecordTable
 from ctxviewer.gui.worker import Lane
 
-TABS = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "whatif", "compare", "task", "findings")
+TABS = (
+    "sections",
+    "paragraphs",
+    "rules",
+    "computed",
+    "trimming",
+    "context",
+    "whatif",
+    "compare",
+    "task",
+    "findings",
+    "prompt",
+)
 
 
 def item_of(trace: Trace | None, row: object) -> Item | None:
@@ -44,7 +57,7 @@ def item_of(trace: Trace | None, row: object) -> Item | None:
 
 
 class ResultTabs(QTabWidget):
-    """The ten result tabs over the shown trace (``trace``; None from opening a project until
+    """The eleven result tabs over the shown trace (``trace``; None from opening a project until
     its first task is shown), and the Window panel's view (``window_view``)."""
 
     message = Signal(str, int)  # a status-bar message and how long it shows, in ms
@@ -52,6 +65,10 @@ class ResultTabs(QTabWidget):
     def __init__(self, compare_lane: Lane, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setDocumentMode(True)
+        # Eleven tabs at 1280 wide: when marks (What-if \u25cf, Findings (12)) or a narrow
+        # window leave too little room, titles are shortened rather than tabs scrolled out of view.
+        self.tabBar().setUsesScrollButtons(False)
+        self.tabBar().setElideMode(Qt.TextElideMode.ElideRight)
         self.trace: Trace | None = None
         self.sections_tab = SectionsTab(self)
         self.paragraphs = RecordTable(paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs", fit=True)
@@ -71,6 +88,7 @@ class ResultTabs(QTabWidget):
         self.compare_tab = CompareTab(compare_lane, self)
         self.task_tab = TaskTab(self)
         self.findings_tab = FindingsTab(self)
+        self.prompt_view = PromptView(self)
         for widget, title, tip in (
             (self.sections_tab, "Sections", "Token share of each section against its budget"),
             (self.paragraphs, "Paragraphs", "Every candidate spec paragraph, its score and fate"),
@@ -91,6 +109,12 @@ class ResultTabs(QTabWidget):
                 "Findings",
                 "What ctxviewer found: matched rule files cut for budget, empty sections, ties, ... "
                 "for this task or every task of the feature",
+            ),
+            (
+                self.prompt_view,
+                "Prompt",
+                "The whole prompt upstream's worker gives the model for this task, each part with its source "
+                "and counts",
             ),
         ):
             index = self.addTab(widget, title)

@@ -37,17 +37,33 @@ def named(base: Trace, **fields: object) -> Trace:
 
 
 def test_the_header_names_the_task_and_its_size_with_names_as_text(base: Trace) -> None:
-    over = named(base, context_tokens=TokenCounts(chars=10, heuristic=4321, cl100k_base=3900))
+    over = named(base, context_tokens=TokenCounts(chars=10, heuristic=4321, cl100k_base=3900), upstream="")
     assert header_html(over) == (
         "<span style='font-size:13pt'><b>T&lt;1&gt;</b> Fix &amp; ship</span><br>"
         "feature <b>auth</b> \u00b7 profile mahabharatha \u00b7 context <b>4,321</b> of 4,000 heuristic tokens"
         f"{OVER} \u00b7 exact: cl100k_base 3,900"
     )
-    within = named(base, context_tokens=TokenCounts(chars=10, heuristic=1836))
+    within = named(base, context_tokens=TokenCounts(chars=10, heuristic=1836), upstream="")
     assert header_html(within).endswith("context <b>1,836</b> of 4,000 heuristic tokens \u00b7 exact: n/a")
     # Deciding with an encoding that was not counted: no size, so not over budget either.
-    uncounted = named(base, tokenizer="cl100k_base", context_tokens=TokenCounts(chars=10, heuristic=9999))
+    uncounted = named(
+        base, tokenizer="cl100k_base", context_tokens=TokenCounts(chars=10, heuristic=9999), upstream=""
+    )
     assert header_html(uncounted).endswith("context <b>n/a</b> of 4,000 cl100k_base tokens \u00b7 exact: n/a")
+
+
+def test_an_upstream_run_says_which_version_it_reproduces_and_why(base: Trace) -> None:
+    seed = named(
+        base,
+        context_tokens=TokenCounts(chars=10, heuristic=1836),
+        upstream="2026-01-30",
+        upstream_reason="detected: no sign of the nine-section pipeline",
+    )
+    first, rest = header_html(seed).split(" \u00b7 exact: n/a")
+    assert rest == (
+        "<br>Reproduces the seed&#x27;s plugin of 2026-01-30, profile mahabharatha "
+        "(detected: no sign of the nine-section pipeline)"
+    )
 
 
 def test_the_header_before_any_task_and_for_a_project_without_one(qtbot) -> None:

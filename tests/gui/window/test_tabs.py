@@ -57,7 +57,7 @@ def tabs(qtbot) -> Iterator[ResultTabs]:
     pool.waitForDone(10_000)
 
 
-def test_the_tabs_are_the_ten_named_and_their_titles_follow_the_run(tabs: ResultTabs) -> None:
+def test_the_tabs_are_the_eleven_named_and_their_titles_follow_the_run(tabs: ResultTabs) -> None:
     assert [tabs.tabText(i) for i in range(tabs.count())] == [
         "Sections",
         "Paragraphs",
@@ -69,6 +69,7 @@ def test_the_tabs_are_the_ten_named_and_their_titles_follow_the_run(tabs: Result
         "Compare",
         "Task",
         "Findings",
+        "Prompt",
     ]
     assert len(TABS) == tabs.count()
     tabs.set_findings_count(3)
