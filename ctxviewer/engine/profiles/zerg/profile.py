@@ -28,7 +28,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ctxviewer.engine.profiles.base import ItemDraft, ProfileResult
-from ctxviewer.engine.profiles.mahabharatha import MahabharathaRun
+from ctxviewer.engine.profiles.mahabharatha import MahabharathaRun, TaskFiles, fall_back, join_sections
 from ctxviewer.engine.profiles.zerg import compact, engrules, repomap, switches
 from ctxviewer.engine.profiles.zerg.fates import CUT_FOR_BUDGET, LOST_TO_FAILURE, NOT_CANDIDATE, OUTRANKED
 from ctxviewer.engine.signals.keywords import describe_value
@@ -85,6 +85,41 @@ def upstream_estimate(text: str) -> int:
     return max(1, round(len(text) / 4.0))
 
 
+def section_shares(budget: int) -> dict[str, int]:
+    """Each section's budget: ``int(budget * share)``, 0 for the section upstream gives none."""
+    return {name: (int(budget * share) if share is not None else 0) for name, _, share in SECTIONS}
+
+
+def mixed_languages(task_files: Sequence[Any]) -> bool:
+    """Whether the task touches both Python and JavaScript files (upstream then adds their rule
+    files in the order of a Python set)."""
+    kinds = {
+        "python" if s in (".py", ".pyx", ".pyi") else "javascript"
+        for f in task_files
+        if isinstance(f, str)
+        for s in [PurePosixPath(f).suffix.lower()]
+        if s in (".py", ".pyx", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
+    }
+    return len(kinds) == 2
+
+
+def token_breakdown(texts: Mapping[str, str]) -> dict[str, int]:
+    """Upstream's per-component token record (:func:`upstream_estimate` of each non-empty section,
+    under upstream's component names)."""
+    names = {SPEC: "spec_excerpt"}  # upstream's component names where they differ from the sections'
+    return {names.get(n, n): upstream_estimate(t) for n, t in texts.items() if t}
+
+
+def compacted(draft: ItemDraft, new: str, where: Sequence[int]) -> None:
+    """Move a placed *draft* into its section's abbreviated text *new* (``where[i]``: where the
+    original's character *i* went), keeping its text before abbreviation in its details."""
+    assert draft.offset is not None
+    start, end = where[draft.offset], where[draft.offset + draft.kept_chars]
+    draft.details = {**(draft.details or {}), "before_compact": draft.text}
+    draft.text = new[start:end] + draft.text[draft.kept_chars :]
+    draft.offset, draft.kept_chars = start, end - start
+
+
 class ZergRun(MahabharathaRun):
     """One run of zerg-ai 0.3.2's context plugin over one task."""
 
@@ -92,52 +127,54 @@ class ZergRun(MahabharathaRun):
 
     def run(self) -> ProfileResult:
         self._check("start", 0.0)
-        budget = self.settings.budget
-        shares = {name: (int(budget * share) if share is not None else 0) for name, _, share in SECTIONS}
-        files = self.raw.get("files", {})
-        task_files: list[Any] = []
-        fatal: str | None = None
-        if isinstance(files, Mapping):
-            for key in ("create", "modify"):
-                entries = files.get(key)
-                if isinstance(entries, list):
-                    task_files.extend(entries)
-        else:
-            fatal = f"task 'files' is {describe_value(files)}, not a mapping"
-            self._error("task", "pipeline", fatal, self._fatal_consequence(), self.feature.graph_path)
-        texts: dict[str, str] = {name: "" for name, _, _ in SECTIONS}
+        shares = section_shares(self.settings.budget)
+        files = self._task_files()
         self.notes: list[str] = []
-        if fatal is None:
-            texts[ENGINEERING] = self._guarded(ENGINEERING, lambda: self._engineering(task_files, shares[ENGINEERING]))
-            texts[SECURITY], fatal = self._security(task_files, shares[SECURITY])
-            self._python_and_javascript_note(task_files)
-        else:
-            self._security_not_run(fatal)
+        texts: dict[str, str] = {name: "" for name, _, _ in SECTIONS}
+        fatal = self._rules(files, shares, texts)
         self._check("rules", 0.3)
         texts[SPEC] = self._spec(shares[SPEC])
         self._check("spec excerpts", 0.5)
         if fatal is None:
-            texts[MCP] = self._guarded(MCP, lambda: self._mcp(task_files))
-            texts.update(self._switch_sections())
-            texts[REPO_MAP] = self._guarded(REPO_MAP, lambda: self._repo_map(task_files, shares[REPO_MAP]))
+            self._hints(files, shares, texts)
         self._check("repository map", 0.9)
-        raw_texts = dict(texts)
         if fatal is not None:
-            texts = {name: "" for name in texts}
-            self._fell_back(fatal)
-        elif switches.compact_active(self.settings.compact_mode):
-            texts = self._abbreviate(texts)
-        if fatal is None:
-            self._token_record(raw_texts)
-        context, sections = self._layout(texts, shares, fatal)
+            fall_back(self.items, fatal, self.settings.fallback_to_full, LOST_TO_FAILURE)
+            final = {name: "" for name in texts}
+        else:
+            self._token_record(texts)
+            final = self._abbreviate(texts) if switches.compact_active(self.settings.compact_mode) else texts
+        context, sections = self._layout(final, shares, fatal)
         return self._result(
             context,
             sections,
-            task_files,
+            files,
             section_budgets={name: shares[name] for name, _, share in SECTIONS if share is not None},
-            buffer=budget - sum(shares.values()),
+            buffer=self.settings.budget - sum(shares.values()),
             notes=tuple(self.notes),
         )
+
+    def _rules(self, files: TaskFiles, shares: Mapping[str, int], texts: dict[str, str]) -> str | None:
+        """Sections 1-2, engineering and security rules, into *texts*; why the whole run fails, if it does."""
+        if files.fatal is not None:
+            self._security_not_run(files.fatal)
+            return files.fatal
+        entries = files.entries
+        texts[ENGINEERING] = self._guarded(ENGINEERING, lambda: self._engineering(entries, shares[ENGINEERING]))
+        texts[SECURITY], fatal = self._security(entries, shares[SECURITY])
+        if mixed_languages(entries):
+            self.notes.append(
+                "security rules: upstream adds the python and javascript rule files in the order of a Python "
+                "set, which depends on PYTHONHASHSEED; shown python first"
+            )
+        return fatal
+
+    def _hints(self, files: TaskFiles, shares: Mapping[str, int], texts: dict[str, str]) -> None:
+        """Sections 4-9 into *texts*: MCP servers, the switch sections and the repository map."""
+        entries = files.entries
+        texts[MCP] = self._guarded(MCP, lambda: self._mcp(entries))
+        texts.update(self._switch_sections())
+        texts[REPO_MAP] = self._guarded(REPO_MAP, lambda: self._repo_map(entries, shares[REPO_MAP]))
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -168,20 +205,6 @@ class ZergRun(MahabharathaRun):
         text = fields.setdefault("text", "")
         fields.setdefault("kept_chars", len(text) if fields["status"] == INCLUDED else 0)
         self.items.append(ItemDraft(**fields))
-
-    def _python_and_javascript_note(self, task_files: Sequence[Any]) -> None:
-        kinds = {
-            "python" if s in (".py", ".pyx", ".pyi") else "javascript"
-            for f in task_files
-            if isinstance(f, str)
-            for s in [PurePosixPath(f).suffix.lower()]
-            if s in (".py", ".pyx", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
-        }
-        if len(kinds) == 2:
-            self.notes.append(
-                "security rules: upstream adds the python and javascript rule files in the order of a Python "
-                "set, which depends on PYTHONHASHSEED; shown python first"
-            )
 
     # -- 1. engineering rules ----------------------------------------------------------------
 
@@ -373,8 +396,7 @@ class ZergRun(MahabharathaRun):
 
     def _token_record(self, texts: Mapping[str, str]) -> None:
         """What upstream writes to its per-worker token file for this task (never part of the text)."""
-        names = {SPEC: "spec_excerpt"}  # upstream's component names where they differ from the sections'
-        breakdown = {names.get(n, n): upstream_estimate(t) for n, t in texts.items() if t}
+        breakdown = token_breakdown(texts)
         worker = self.settings.worker_id or "unknown"
         parts = ", ".join(f"{n} {c:,}" for n, c in breakdown.items()) or "no components"
         self.notes.append(
@@ -402,38 +424,15 @@ class ZergRun(MahabharathaRun):
                 continue
             for draft in self.items:
                 if isinstance(draft, ItemDraft) and draft.section == name and draft.offset is not None:
-                    start, end = where[draft.offset], where[draft.offset + draft.kept_chars]
-                    draft.details = {**(draft.details or {}), "before_compact": draft.text}
-                    draft.text = new[start:end] + draft.text[draft.kept_chars :]
-                    draft.offset, draft.kept_chars = start, end - start
+                    compacted(draft, new, where)
         return out
-
-    def _fell_back(self, fatal: str) -> None:
-        for draft in self.items:
-            if isinstance(draft, ItemDraft) and draft.status in (INCLUDED, TRUNCATED):
-                draft.reason = (
-                    f"would be {draft.status} ({draft.reason}), but the whole context "
-                    f"{'fell back to empty' if self.settings.fallback_to_full else 'failed'}: {fatal}"
-                )
-                draft.status, draft.kept_chars, draft.offset = LOST_TO_FAILURE, 0, None
 
     # -- layout --------------------------------------------------------------------------------------------
 
     def _layout(
         self, texts: Mapping[str, str], shares: Mapping[str, int], fatal: str | None
     ) -> tuple[str, tuple[Section, ...]]:
-        chunks: list[str] = []
-        spans: dict[str, tuple[int, int]] = {}
-        pos = 0
-        for name, _, _ in SECTIONS:
-            text = texts[name]
-            if not text:
-                continue
-            if chunks:
-                pos += 2
-            spans[name] = (pos, pos + len(text))
-            chunks.append(text)
-            pos += len(text)
+        context, spans = join_sections([name for name, _, _ in SECTIONS], texts)
         sections = []
         for name, title, share in SECTIONS:
             text = texts[name]
@@ -460,7 +459,7 @@ class ZergRun(MahabharathaRun):
                     sub_budgets=sub,
                 )
             )
-        return "\n\n".join(chunks), tuple(sections)
+        return context, tuple(sections)
 
 
 class LatestRun(ZergRun):
