@@ -4,7 +4,7 @@ The non-empty sections, in this order, joined by ``"\\n\\n"`` (budget = the
 configured ``task_context_budget_tokens``, every share taken with ``int()``):
 
 1. engineering rules, 10 % (``.zerg/rules``, see :mod:`.engrules`);
-2. security rules, 10 % (the seed's filter and summary, see ``mahabharatha.py``);
+2. security rules, 10 % (the seed's filter and summary, see :mod:`ctxviewer.engine.profiles.mahabharatha.security`);
 3. spec excerpts, 20 % (the seed's algorithm; no heading of its own);
 4. MCP servers, 10 % passed and ignored (see :mod:`.switches`);
 5. analysis depth, 6. behavioral mode, 7. TDD -- 10 % each, passed and ignored;
