@@ -41,11 +41,22 @@ BUDGETS = (1000, 2500, 4000, 8000)
 VARIANTS: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("mahabharatha-heuristic", {"profile": "mahabharatha", "upstream": "2026-01-30", "tokenizer": "heuristic"}),
     ("mahabharatha-cl100k", {"profile": "mahabharatha", "upstream": "2026-01-30", "tokenizer": "cl100k_base"}),
-    ("mahabharatha-topk2-strict", {"profile": "mahabharatha", "upstream": "2026-01-30", "top_k": 2,
-                                   "fallback_to_full": False}),  # fmt: skip
+    (
+        "mahabharatha-topk2-strict",
+        {"profile": "mahabharatha", "upstream": "2026-01-30", "top_k": 2, "fallback_to_full": False},
+    ),
     ("zerg-0.3.2", {"profile": "zerg-0.3.2"}),
-    ("zerg-0.3.2-switches", {"profile": "zerg-0.3.2", "compact_mode": "1", "analysis_depth": "deep",
-                             "behavioral_mode": "debug", "tdd_mode": "1", "worker_id": "3"}),  # fmt: skip
+    (
+        "zerg-0.3.2-switches",
+        {
+            "profile": "zerg-0.3.2",
+            "compact_mode": "1",
+            "analysis_depth": "deep",
+            "behavioral_mode": "debug",
+            "tdd_mode": "1",
+            "worker_id": "3",
+        },
+    ),
     ("mahabharatha-latest", {"profile": "mahabharatha-latest"}),
     ("ctxviewer", {"profile": "ctxviewer"}),
     ("ctxviewer-o200k-dups", {"profile": "ctxviewer", "tokenizer": "o200k_base", "near_duplicate": 0.2}),

@@ -45,9 +45,7 @@ def task_files(raw: Mapping[str, Any]) -> TaskFiles:
     return TaskFiles(tuple(entries))
 
 
-def fall_back(
-    items: Sequence[ItemDraft | Item], fatal: str, fallback_to_full: bool, fate: str = NOT_CANDIDATE
-) -> None:
+def fall_back(items: Sequence[ItemDraft | Item], fatal: str, fallback_to_full: bool, fate: str = NOT_CANDIDATE) -> None:
     """Every kept draft out again (as *fate*), saying it would have been kept but the whole context failed."""
     for draft in items:
         if isinstance(draft, ItemDraft) and draft.status in (INCLUDED, TRUNCATED):
