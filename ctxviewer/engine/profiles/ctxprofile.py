@@ -29,6 +29,14 @@ It fixes what the reference pipeline gets wrong, one rule each:
   the reference order; the first that does not fit is kept line by line.
 * Paragraphs appear in document order under the reference's headers, so the
   context reads as the spec does.
+
+:meth:`CtxviewerRun.run` is these stages in order: gather (the peers' task, rule and spec
+reading); the budget split (:func:`split_budget`); the rule blocks fitted in order
+(:func:`fit_in_order`) with the first that does not fit kept line by line; the candidates
+scored (:func:`match_counts`, :func:`rarity_weights`, :func:`worth`); packing
+(:class:`Packer`: whole paragraphs, then a partial fill); the layout in document order
+(:func:`document_order`); the exact check, taking out the last packed
+(:func:`last_packed`) until everything fits; and the result.
 """
 
 from __future__ import annotations
