@@ -30,8 +30,8 @@ from ctxviewer.engine.profiles.mahabharatha import (
     spec_chain,
     task_files,
 )
-from ctxviewer.engine.profiles.mahabharatha.excerpts import load_spec
-from ctxviewer.engine.profiles.mahabharatha.security import BlockFit, RuleLimit
+from ctxviewer.engine.profiles.mahabharatha.excerpts import ScoredPart, SpecFile, load_spec, place_drafts
+from ctxviewer.engine.profiles.mahabharatha.security import BlockFit, RuleLimit, RuleRead, rule_items
 from ctxviewer.engine.signals import rules as R
 from ctxviewer.engine.signals.spec import ranking, spec_index
 from ctxviewer.engine.tokens.counting import Census
@@ -132,6 +132,34 @@ def test_read_rules_stops_at_a_file_it_cannot_read(tmp_path: Path) -> None:
     assert (error.stage, error.message, error.consequence) == (SECURITY, found.failure, "the context empties")
 
 
+def test_rule_items_record_each_rule_in_order_with_its_fit() -> None:
+    reads = [
+        RuleRead(R.CORE, {"trigger": "t"}, "core rules, always considered", "BLOCK", "", 5),
+        RuleRead(R.PYTHON, {}, reason="not matched"),
+        RuleRead(R.DOCKER, {}, "why", "DOCK", "", 3),
+    ]
+    fits = {R.CORE: BlockFit(10, 1200, 1, 34), R.DOCKER: BlockFit(1195, 1190, None, None)}
+    core, python, docker = rule_items("rules", reads, fits, RuleLimit(1200, "characters", True))
+    assert (core.id, core.source, core.status, core.rank, core.offset) == (
+        f"rule:{R.CORE}",
+        f"rules/{R.CORE}",
+        INCLUDED,
+        1,
+        34,
+    )
+    assert core.reason == "core rules, always considered; block of 10 characters fit the 1,200 left of 1,200"
+    assert (core.kept_chars, core.line_start, core.line_end) == (5, 1, 5)  # the whole block; the file's lines
+    assert core.details == {"trigger": "t", "needed": 10, "left": 1200, "limit": 1200, "unit": "characters"}
+    assert (python.status, python.reason, python.line_start, python.kept_chars) == (
+        NOT_CANDIDATE,
+        "not matched",
+        None,
+        0,
+    )
+    assert (docker.status, docker.text, docker.kept_chars, docker.offset) == (CUT_FOR_BUDGET, "DOCK", 0, None)
+    assert docker.reason == "why; block of 1,195 characters did not fit the 1,190 left of 1,200"
+
+
 # -- spec excerpts -----------------------------------------------------------------------------
 
 
@@ -193,6 +221,33 @@ def test_paragraph_items_rank_the_scoring_paragraphs_and_keep_the_top_k() -> Non
     assert (third.score, third.rank, third.status) == (1, 2, OUTRANKED)
     assert third.reason == "rank 2, only the top 1 are kept (score 1)"
     assert (third.line_start, third.line_end) == (5, 5)
+
+
+def test_place_drafts_decides_each_top_paragraph_after_a_truncation() -> None:
+    text = "alpha one\n\nalpha two two\n\nalpha three"  # 9, 13 and 11 characters, each scoring 1
+    ranked = ranking(spec_index(text, 1), ["alpha"], lambda: None)
+    scored = ScoredPart(SpecFile("requirements", text, "spec/requirements.md"), ranked, ranked.ranked)
+    for s in scored.top:
+        scored.drafts[s.paragraph.index] = _draft(NOT_CANDIDATE, None)
+    # 20 characters kept: the first whole (0-9), 9 of the second (from 11), none of the third (from 26)
+    place_drafts(scored, 20, "sentence", 1000, 26)
+    first, second, third = (scored.drafts[n] for n in range(3))
+    assert (first.status, first.kept_chars, first.offset, first.reason) == (
+        INCLUDED,
+        9,
+        26,
+        "rank 1 of 3 kept (score 1)",
+    )
+    assert (second.status, second.kept_chars, second.offset) == (TRUNCATED, 9, 37)
+    assert second.reason == (
+        "rank 2 of 3 kept (score 1); cut at a sentence boundary: 9 of 13 characters kept "
+        "(the requirements budget is 1,000 tokens)"
+    )
+    assert (third.status, third.kept_chars, third.offset) == (CUT_FOR_BUDGET, 0, None)
+    assert third.reason == (
+        "rank 3 of 3 kept (score 1), but truncation to the requirements budget of 1,000 tokens "
+        "cut the text before it (sentence boundary)"
+    )
 
 
 # -- fall-back and layout ----------------------------------------------------------------------

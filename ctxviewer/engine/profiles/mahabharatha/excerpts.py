@@ -8,7 +8,8 @@
 3. :func:`part_budget` -- half the section's budget for requirements, what is left (at
    least a quarter) for design;
 4. truncation (:func:`~ctxviewer.engine.signals.spec.truncate`) and
-   :func:`place_paragraphs` -- what each top paragraph keeps, and where;
+   :func:`place_paragraphs` -- what each top paragraph keeps, and where (its draft's fate
+   and reason: :func:`place_drafts`);
 5. :func:`spec_chain` -- the steps (top-k selection, truncation) measured on the whole section.
 """
 
@@ -18,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ctxviewer.engine.files.reading import Problem, ProjectFS
-from ctxviewer.engine.profiles.base import ItemDraft
+from ctxviewer.engine.profiles.base import ItemDraft, fmt
 from ctxviewer.engine.signals.spec import (
     CHECK_EVERY,
     LRU,
@@ -322,3 +323,28 @@ class ScoredPart:
     @property
     def name(self) -> str:
         return (self.file.rel or self.file.part).rsplit("/", 1)[-1]
+
+
+def place_drafts(scored: ScoredPart, kept: int, boundary: str, budget: int, part_offset: int) -> None:
+    """Each top paragraph's draft decided once its part is truncated to *kept* characters at a
+    *boundary* to fit *budget* tokens; the part starts *part_offset* characters into the section."""
+    top, part = scored.top, scored.file.part
+    placements = place_paragraphs([len(s.paragraph.text) for s in top], kept)
+    for position, (s, placed) in enumerate(zip(top, placements, strict=True), start=1):
+        d = scored.drafts[s.paragraph.index]
+        what = f"rank {position} of {len(top)} kept (score {s.score})"
+        d.status = placed.status
+        if d.status == INCLUDED:
+            d.reason = what
+        elif d.status == TRUNCATED:
+            d.reason = (
+                f"{what}; cut at a {boundary} boundary: {fmt(placed.keep)} of {fmt(placed.length)} characters "
+                f"kept (the {part} budget is {fmt(budget)} tokens)"
+            )
+        else:
+            d.reason = (
+                f"{what}, but truncation to the {part} budget of {fmt(budget)} tokens "
+                f"cut the text before it ({boundary} boundary)"
+            )
+        d.kept_chars = placed.keep
+        d.offset = part_offset + placed.start if placed.keep else None

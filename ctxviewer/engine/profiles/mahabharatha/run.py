@@ -28,16 +28,15 @@ from ctxviewer.engine.profiles.mahabharatha.excerpts import (
     SpecFile,
     load_spec,
     part_budget,
-    place_paragraphs,
+    place_drafts,
     spec_chain,
 )
 from ctxviewer.engine.profiles.mahabharatha.security import (
     SECURITY_HEADER,
-    BlockFit,
-    RuleLimit,
-    RuleRead,
     fit_blocks,
     read_rules,
+    rule_item,
+    rule_items,
     rule_limit,
     skip_chain,
 )
@@ -45,13 +44,9 @@ from ctxviewer.engine.signals import rules as R
 from ctxviewer.engine.signals.keywords import KeywordError, extract_keywords
 from ctxviewer.engine.signals.spec import Ranking, ranking, spec_index, truncate
 from ctxviewer.engine.trace.model import (
-    CUT_FOR_BUDGET,
-    INCLUDED,
     NOT_CANDIDATE,
-    RULE_FILE,
     SECURITY,
     SPEC,
-    TRUNCATED,
     Section,
 )
 
@@ -112,46 +107,14 @@ class MahabharathaRun(RunBase):
 
     # -- security rules -----------------------------------------------------------------
 
-    def _rule_item(
-        self,
-        rule: str,
-        status: str,
-        reason: str,
-        text: str = "",
-        rank_: int | None = None,
-        offset: int | None = None,
-        details: Mapping[str, Any] | None = None,
-        lines: int | None = None,
-    ) -> None:
-        self.items.append(
-            ItemDraft(
-                id=f"rule:{rule}",
-                kind=RULE_FILE,
-                section=SECURITY,
-                part="rules",
-                source=self._rule_rel(rule),
-                line_start=1 if lines else None,
-                line_end=lines,
-                score=None,
-                matched=(),
-                rank=rank_,
-                status=status,
-                reason=reason,
-                text=text,
-                kept_chars=len(text) if status == INCLUDED else 0,
-                offset=offset,
-                details=details or {},
-            )
-        )
-
     def _no_rule_candidates(self, reason: str) -> None:
         for rule in R.CANDIDATES:
-            self._rule_item(rule, NOT_CANDIDATE, reason, details={"trigger": R.TRIGGER_TEXT[rule]})
+            self.items.append(self._rule_item(rule, NOT_CANDIDATE, reason, {"trigger": R.TRIGGER_TEXT[rule]}))
         self._list_unconsidered()
 
     def _list_unconsidered(self) -> None:
         for rule in self.other_rule_files():
-            self._rule_item(rule, NOT_CANDIDATE, NEVER_CONSIDERED)
+            self.items.append(self._rule_item(rule, NOT_CANDIDATE, NEVER_CONSIDERED))
 
     def _security_not_run(self, fatal: str) -> None:
         self._no_rule_candidates(f"not reached: the run failed first ({fatal})")
@@ -179,7 +142,7 @@ class MahabharathaRun(RunBase):
         usable = [r for r in reads if r.block]
         sizes = [(len(r.block), limit.measure(r.block, self.counter)) for r in usable]
         fits = dict(zip((r.rule for r in usable), fit_blocks(sizes, limit.limit, len(SECURITY_HEADER)), strict=True))
-        self._record_rules(reads, fits, limit)
+        self.items.extend(rule_items(self.settings.paths.rules, reads, fits, limit))
         if failure is None:
             self._list_unconsidered()
         for rule, before, after in skip_chain([(r.rule, r.block, fits[r.rule].fits) for r in usable]):
@@ -191,25 +154,8 @@ class MahabharathaRun(RunBase):
             return "", failure
         return (SECURITY_HEADER + "\n\n".join(kept) if kept else ""), None
 
-    def _record_rules(self, reads: Sequence[RuleRead], fits: Mapping[str, BlockFit], limit: RuleLimit) -> None:
-        """One item per rule file read, in order: kept or cut for the limit, or why not a candidate."""
-        for r in reads:
-            fit = fits.get(r.rule)
-            if fit is None:
-                self._rule_item(r.rule, NOT_CANDIDATE, r.reason, details=r.details, lines=r.lines)
-                continue
-            r.details.update({"needed": fit.size, "left": fit.left, "limit": limit.limit, "unit": limit.unit})
-            verb = "fit" if fit.fits else "did not fit"
-            self._rule_item(
-                r.rule,
-                INCLUDED if fit.fits else CUT_FOR_BUDGET,
-                f"{r.why}; block of {fmt(fit.size)} {limit.unit} {verb} the {fmt(fit.left)} left of {fmt(limit.limit)}",
-                text=r.block,
-                rank_=fit.rank,
-                offset=fit.offset,
-                details=r.details,
-                lines=r.lines,
-            )
+    def _rule_item(self, rule: str, status: str, reason: str, details: Mapping[str, Any] | None = None) -> ItemDraft:
+        return rule_item(self.settings.paths.rules, rule, status, reason, details=details)
 
     # -- spec excerpts --------------------------------------------------------------------
 
@@ -311,34 +257,11 @@ class MahabharathaRun(RunBase):
                 steps.append(("truncate", part, how, cut.text))
             parts.append(cut.text)
             part_offset = sum(len(p) for p in parts[:-1]) + 2 * (len(parts) - 1)
-            self._place_paragraphs(scored, cut.kept_chars, cut.boundary, t, part_offset)
+            place_drafts(scored, cut.kept_chars, cut.boundary, t, part_offset)
         chain = spec_chain(bodies, [(part, body) for _, part, _, body in steps])
         for (action, part, description, _), (before, after) in zip(steps, chain, strict=True):
             self._step(SPEC, action, part, description, before, after)
         return "\n\n".join(parts)
-
-    def _place_paragraphs(self, scored: ScoredPart, kept: int, boundary: str, budget: int, part_offset: int) -> None:
-        """Each top paragraph's fate once its part is truncated to *kept* characters."""
-        top, part = scored.top, scored.file.part
-        placements = place_paragraphs([len(s.paragraph.text) for s in top], kept)
-        for position, (s, placed) in enumerate(zip(top, placements, strict=True), start=1):
-            d = scored.drafts[s.paragraph.index]
-            what = f"rank {position} of {len(top)} kept (score {s.score})"
-            d.status = placed.status
-            if d.status == INCLUDED:
-                d.reason = what
-            elif d.status == TRUNCATED:
-                d.reason = (
-                    f"{what}; cut at a {boundary} boundary: {fmt(placed.keep)} of {fmt(placed.length)} characters "
-                    f"kept (the {part} budget is {fmt(budget)} tokens)"
-                )
-            else:
-                d.reason = (
-                    f"{what}, but truncation to the {part} budget of {fmt(budget)} tokens "
-                    f"cut the text before it ({boundary} boundary)"
-                )
-            d.kept_chars = placed.keep
-            d.offset = part_offset + placed.start if placed.keep else None
 
     # -- assembly ---------------------------------------------------------------------------
 

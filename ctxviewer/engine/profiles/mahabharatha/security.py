@@ -4,7 +4,8 @@
    summarized (:class:`RuleRead`), up to one that cannot be read (the run's failure);
 2. :func:`fit_blocks` -- the usable blocks kept whole, in order, while they fit the
    summary's limit (:func:`rule_limit`: characters with the heuristic counter, else tokens);
-3. :func:`skip_chain` -- the section before and after each block left out, so the
+3. :func:`rule_items` -- each rule file's fate as an item, in order;
+4. :func:`skip_chain` -- the section before and after each block left out, so the
    steps chain from every block to the section as built.
 
 The section is ``SECURITY_HEADER`` and the kept blocks joined by a blank line.
@@ -17,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxviewer.engine.files.reading import Problem, ProjectFS
+from ctxviewer.engine.profiles.base import ItemDraft, fmt
 from ctxviewer.engine.signals import rules as R
 from ctxviewer.engine.tokens.counting import TokenCounter
-from ctxviewer.engine.trace.model import SECURITY, TraceError
+from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, RULE_FILE, SECURITY, TraceError
 
 SECURITY_HEADER = "## Security Rules (task-scoped)\n\n"
 
@@ -175,4 +177,67 @@ def skip_chain(blocks: Sequence[tuple[str, str, bool]]) -> list[tuple[str, str, 
         del state[rule]
         after = SECURITY_HEADER + "\n\n".join(state.values()) if state else ""
         out.append((rule, before, after))
+    return out
+
+
+def rule_item(
+    rules_dir: str,
+    rule: str,
+    status: str,
+    reason: str,
+    text: str = "",
+    rank: int | None = None,
+    offset: int | None = None,
+    details: Mapping[str, Any] | None = None,
+    lines: int | None = None,
+) -> ItemDraft:
+    """A draft of one rule file under *rules_dir*: it keeps its whole *text* when included."""
+    return ItemDraft(
+        id=f"rule:{rule}",
+        kind=RULE_FILE,
+        section=SECURITY,
+        part="rules",
+        source=f"{rules_dir}/{rule}",
+        line_start=1 if lines else None,
+        line_end=lines,
+        score=None,
+        matched=(),
+        rank=rank,
+        status=status,
+        reason=reason,
+        text=text,
+        kept_chars=len(text) if status == INCLUDED else 0,
+        offset=offset,
+        details=details or {},
+    )
+
+
+def rule_items(
+    rules_dir: str, reads: Sequence[RuleRead], fits: Mapping[str, BlockFit], limit: RuleLimit
+) -> list[ItemDraft]:
+    """Each rule file read, in order: kept or cut for the *limit* (its fit in *fits*), or why not a candidate.
+
+    A usable block's details gain what it needed and what was left.
+    """
+    out = []
+    for r in reads:
+        fit = fits.get(r.rule)
+        if fit is None:
+            out.append(rule_item(rules_dir, r.rule, NOT_CANDIDATE, r.reason, details=r.details, lines=r.lines))
+            continue
+        r.details.update({"needed": fit.size, "left": fit.left, "limit": limit.limit, "unit": limit.unit})
+        verb = "fit" if fit.fits else "did not fit"
+        out.append(
+            rule_item(
+                rules_dir,
+                r.rule,
+                INCLUDED if fit.fits else CUT_FOR_BUDGET,
+                f"{r.why}; block of {fmt(fit.size)} {limit.unit} {verb} the {fmt(fit.left)} left of {fmt(limit.limit)}",
+                text=r.block,
+                rank=fit.rank,
+                offset=fit.offset,
+                details=r.details,
+                lines=r.lines,
+            )
+        )
     return out
