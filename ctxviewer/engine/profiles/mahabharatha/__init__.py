@@ -24,12 +24,12 @@ testable alone:
 * :mod:`.assembly` -- the task's files (:func:`task_files`); the fall-back when the whole
   run failed (:func:`fall_back`); the sections joined in order (:func:`join_sections`);
 * :mod:`.security` -- read and summarize the matched rule files (:func:`read_rules`), fit
-  their blocks to the limit in order (:func:`fit_blocks`, :func:`rule_limit`), chain the
-  cuts (:func:`skip_chain`);
+  their blocks to the limit in order (:func:`fit_blocks`, :func:`rule_limit`), each rule's
+  fate as an item (:func:`rule_items`), chain the cuts (:func:`skip_chain`);
 * :mod:`.excerpts` -- load each spec file (:func:`load_spec`), its paragraphs as items
   (:class:`ParagraphItems`), each part's budget (:func:`part_budget`), what each kept
-  paragraph keeps (:func:`place_paragraphs`), the steps on the whole section
-  (:func:`spec_chain`);
+  paragraph keeps and its fate (:func:`place_paragraphs`, :func:`place_drafts`), the steps
+  on the whole section (:func:`spec_chain`);
 * :mod:`.run` -- :class:`MahabharathaRun`, which runs them in order and records their
   decisions.
 """
@@ -49,6 +49,7 @@ from ctxviewer.engine.profiles.mahabharatha.excerpts import (
     ParagraphItems,
     clear_caches,
     part_budget,
+    place_drafts,
     place_paragraphs,
     spec_chain,
 )
@@ -57,6 +58,7 @@ from ctxviewer.engine.profiles.mahabharatha.security import (
     SECURITY_HEADER,
     fit_blocks,
     read_rules,
+    rule_items,
     rule_limit,
     skip_chain,
 )
@@ -76,8 +78,10 @@ __all__ = [
     "fit_blocks",
     "join_sections",
     "part_budget",
+    "place_drafts",
     "place_paragraphs",
     "read_rules",
+    "rule_items",
     "rule_limit",
     "skip_chain",
     "spec_chain",

@@ -43,12 +43,7 @@ from ctxviewer.engine.profiles.mahabharatha.security import (
 from ctxviewer.engine.signals import rules as R
 from ctxviewer.engine.signals.keywords import KeywordError, extract_keywords
 from ctxviewer.engine.signals.spec import Ranking, ranking, spec_index, truncate
-from ctxviewer.engine.trace.model import (
-    NOT_CANDIDATE,
-    SECURITY,
-    SPEC,
-    Section,
-)
+from ctxviewer.engine.trace.model import NOT_CANDIDATE, SECURITY, SPEC, Section
 
 
 class MahabharathaRun(RunBase):
