@@ -29,6 +29,14 @@ It fixes what the reference pipeline gets wrong, one rule each:
   the reference order; the first that does not fit is kept line by line.
 * Paragraphs appear in document order under the reference's headers, so the
   context reads as the spec does.
+
+:meth:`CtxviewerRun.run` is these stages in order: gather (the peers' task, rule and spec
+reading); the budget split (:func:`split_budget`); the rule blocks fitted in order
+(:func:`fit_in_order`) with the first that does not fit kept line by line; the candidates
+scored (:func:`match_counts`, :func:`rarity_weights`, :func:`worth`); packing
+(:class:`Packer`: whole paragraphs, then a partial fill); the layout in document order
+(:func:`document_order`); the exact check, taking out the last packed
+(:func:`last_packed`) until everything fits; and the result.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -55,6 +63,7 @@ from ctxviewer.engine.profiles.peers import (
 )
 from ctxviewer.engine.signals.spec import CHECK_EVERY, LRU, Check, SpecIndex, cut_pieces
 from ctxviewer.engine.signals.words import STOPWORDS, forms, normalise, words_of
+from ctxviewer.engine.tokens.counting import TokenCounter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, NOT_CANDIDATE, OUTRANKED, SECURITY, SPEC, Keyword
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
@@ -204,6 +213,206 @@ class Candidate:
     shingles: frozenset[tuple[str, ...]] = field(default_factory=frozenset)
 
 
+# -- stages ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """A run's budget split: each section's share (``int(budget * share)``); the buffer is the rest."""
+
+    total: int
+    security: int
+    spec: int
+
+    @property
+    def buffer(self) -> int:
+        return self.total - self.security - self.spec
+
+
+def split_budget(total: int, security_share: float, spec_share: float) -> Budgets:
+    return Budgets(total, int(total * security_share), int(total * spec_share))
+
+
+def fit_in_order(costs: Sequence[int], used: int, budget: int) -> list[tuple[bool, int]]:
+    """(fits, room left when it came up) for each cost in order, each kept whole while it fits
+    the room *used* leaves of *budget*; one that does not fit is skipped and later ones still try."""
+    out: list[tuple[bool, int]] = []
+    for cost in costs:
+        left = budget - used
+        fits = used + cost <= budget
+        out.append((fits, left))
+        if fits:
+            used += cost
+    return out
+
+
+def rarity_weights(per_part: Iterable[Mapping[int, Mapping[str, int]]], nonblank: int) -> dict[str, float]:
+    """Each keyword's weight, ``log(1 + N / df)``: *N* non-blank paragraphs, *df* those it occurs in."""
+    df: Counter[str] = Counter()
+    for counts in per_part:
+        for c in counts.values():
+            df.update(c.keys())
+    return {w: math.log(1 + nonblank / n) for w, n in df.items()}
+
+
+def worth(weight: Mapping[str, float], counts: Iterable[str], covered: Container[str]) -> float:
+    """A paragraph's worth: its keywords' weights, a keyword already *covered* counting a quarter."""
+    return sum(weight[w] * (REPEAT_WEIGHT if w in covered else 1.0) for w in counts)
+
+
+class Packer:
+    """Packing scored paragraphs into a token budget: by worth per token, whole, near-duplicates
+    left out (:meth:`pack`); then the room left filled with the best paragraph that did not fit,
+    cut at a boundary (:meth:`partial`).
+
+    Each paragraph costs its tokens and a separator, plus its part's header and its heading when
+    it is the first placed under them.  Decided drafts get their status and reason; the packed
+    paragraphs are :attr:`chosen` in the order they were packed.
+    """
+
+    def __init__(
+        self,
+        counter: TokenCounter,
+        weight: Mapping[str, float],
+        headers: Mapping[str, int],
+        near_duplicate: float,
+    ) -> None:
+        self.counter = counter
+        self.weight = weight
+        self.sep = counter.count("\n\n")
+        #: Each part's header cost (with its separator).
+        self.headers = headers
+        self.threshold = near_duplicate
+        self.covered: set[str] = set()
+        self.opened: set[str] = set()  # parts whose header is placed
+        self.headed: set[int] = set()  # id() of the headings already placed
+        self.chosen: list[Candidate] = []
+        self.unfit: list[Candidate] = []
+        self.used = 0
+        #: Near-duplicates left out, each with its step's description.
+        self.duplicates: list[tuple[Candidate, str]] = []
+        #: The paragraph cut to fill the room, with its step's description.
+        self.partly: tuple[Candidate, str] | None = None
+
+    def extras(self, c: Candidate) -> int:
+        """What packing *c* costs beyond its own text: its part's header and its heading, if not yet placed."""
+        extra = 0 if c.part.part in self.opened else self.headers[c.part.part]
+        if c.heading is not None and id(c.heading) not in self.headed:
+            extra += c.heading.tokens + self.sep
+        return extra
+
+    def cost(self, c: Candidate) -> int:
+        return c.tokens + self.sep + self.extras(c)
+
+    def pack(self, candidates: Sequence[Candidate], budget: int) -> None:
+        """Pack whole paragraphs, the best worth per token first, while they fit *budget*."""
+        chosen, covered = self.chosen, self.covered
+        # Lazy greedy: an entry's key is its worth per token when queued, at coverage
+        # *version* (the number of paragraphs packed then); only packing changes worth
+        # or cost, so an entry queued at the current version needs no recomputing.
+        heap = [(-c.full / self.cost(c), n, 0, c) for n, c in enumerate(candidates)]
+        heapq.heapify(heap)
+        while heap:
+            key, n, version, c = heapq.heappop(heap)
+            need = self.cost(c)
+            if self.used + need > budget:  # room only shrinks: it will never fit, whatever its worth
+                c.draft.status = CUT_FOR_BUDGET
+                c.draft.reason = f"{fmt(need)} tokens did not fit the {fmt(budget - self.used)} left"
+                self.unfit.append(c)
+                continue
+            fresh = key if version == len(chosen) else -worth(self.weight, c.counts, covered) / need
+            if fresh > key + 1e-12:  # worth less than when queued: re-queue at its new place
+                heapq.heappush(heap, (fresh, n, len(chosen), c))
+                continue
+            if self.near_duplicate(c, chosen):
+                continue
+            self.used += need
+            self.opened.add(c.part.part)
+            if c.heading is not None:
+                self.headed.add(id(c.heading))
+            covered.update(c.counts)
+            chosen.append(c)
+            c.draft.reason = (
+                f"packed {len(chosen)}: worth {-fresh * need:.2f} for {fmt(need)} tokens "
+                f"({-fresh:.4f} per token), keywords {', '.join(sorted(c.counts))}"
+            )
+
+    def near_duplicate(self, c: Candidate, chosen: Sequence[Candidate]) -> bool:
+        """Whether *c* shares enough word triples with a chosen paragraph to be left out (it then is)."""
+        if not c.shingles:
+            c.shingles = triples(c.draft.text)
+        for other in chosen:
+            same = similarity(c.shingles, other.shingles)
+            if same >= self.threshold:
+                c.draft.status = OUTRANKED
+                c.draft.reason = (
+                    f"near-duplicate of {plain_name(other.draft)}: {same:.0%} of their word triples are shared"
+                )
+                self.duplicates.append(
+                    (
+                        c,
+                        f"left out {plain_name(c.draft)}, a near-duplicate of {plain_name(other.draft)} "
+                        f"({same:.0%} similar)",
+                    )
+                )
+                return True
+        return False
+
+    def partial(self, room: int) -> tuple[Candidate, Placed] | None:
+        """The best paragraph that did not fit, cut to the *room* left (None: not worth it)."""
+        marker = self.counter.count(CUT_MARKER)
+        if room - self.sep - marker < MIN_PARTIAL_TOKENS:
+            return None
+        best: tuple[Candidate, int, float] | None = None
+        # Worth only falls as coverage grows, so a candidate's full worth per token bounds
+        # what it can offer: look at the best bounds first and stop when none can win.
+        for c in sorted(self.unfit, key=lambda c: -c.full / max(1, c.tokens)):
+            if best is not None and c.full / max(1, c.tokens) <= best[2]:
+                break
+            space = room - self.sep - marker - self.extras(c)
+            value = worth(self.weight, c.counts, self.covered)
+            if space >= MIN_PARTIAL_TOKENS and value > 0 and (best is None or value / max(1, c.tokens) > best[2]):
+                best = (c, space, value / max(1, c.tokens))
+        if best is None or self.near_duplicate(best[0], self.chosen):
+            return None
+        c, space, _ = best
+        text = c.draft.text
+        fits = self.counter.fits_prefix(text, space)
+        cut = _boundary(text, fits)
+        if cut <= 0:
+            return None
+        kept = f"kept {fmt(cut)} of {fmt(len(text))} characters to fill the {fmt(room)} tokens left"
+        self.partly = (c, f"{plain_name(c.draft)}: {kept}")
+        return c, keep_prefix(c.draft, cut, CUT_MARKER, f"{c.draft.reason}; partly: {kept}", None)
+
+
+def document_order(
+    parts: Sequence[SpecPart], chosen: Sequence[Candidate], pieces_by: Mapping[int, Placed]
+) -> list[Placed]:
+    """The packed paragraphs (pieces by id() of their candidate) in document order, under their
+    part's header and their headings (each heading placed once, above the first it heads)."""
+    pieces: list[Placed] = []
+    for part in parts:
+        mine = sorted((c for c in chosen if c.part is part), key=lambda c: c.index)
+        if mine:
+            pieces.append(Placed(part.header))
+        for c in mine:
+            if c.heading is not None and c.heading.draft.status == NOT_CANDIDATE:
+                why = f"the heading of {plain_name(c.draft)}, placed above it ({fmt(c.heading.tokens)} tokens)"
+                pieces.append(keep_whole(c.heading.draft, why))
+            pieces.append(pieces_by[id(c)])
+    return pieces
+
+
+def last_packed(pieces: Sequence[Placed], order: Mapping[int, int]) -> Placed:
+    """The piece to take out first: the last packed (*order*: packing place by id() of a draft),
+    else the last of the pieces that hold a draft."""
+    return max(
+        (p for p in pieces if p.draft is not None),
+        key=lambda p: (order.get(id(p.draft), -1), pieces.index(p)),
+    )
+
+
 class CtxviewerRun(PeerRun):
     """One run of the ctxviewer profile over one task."""
 
@@ -216,36 +425,33 @@ class CtxviewerRun(PeerRun):
     def run(self) -> ProfileResult:
         self.gather()
         self.sep = self.counter.count("\n\n")
-        budget = self.settings.budget
-        security_budget = int(budget * self.settings.security_share)
-        security = self._security(security_budget)
+        budgets = split_budget(self.settings.budget, self.settings.security_share, self.settings.spec_share)
+        security = self._security(budgets.security)
         self._check("security rules", 0.6)
-        unused = max(0, security_budget - self._tokens(security))
-        share = int(budget * self.settings.spec_share)
-        spec_budget = share + unused
-        candidates = self._candidates()
-        spec = self._pack(candidates, spec_budget)
+        unused = max(0, budgets.security - self._tokens(security))
+        spec_budget = budgets.spec + unused
+        spec = self._pack(self._candidates(), spec_budget)
         self._check("packing", 0.85)
         plans = [
             SectionPlan(
                 SECURITY,
-                security_budget,
+                budgets.security,
                 security,
-                f"within its share of {fmt(security_budget)} tokens (exact {self.counter.name}); "
+                f"within its share of {fmt(budgets.security)} tokens (exact {self.counter.name}); "
                 f"the {fmt(unused)} it did not use went to the spec excerpts",
-                {"share": security_budget, "passed to spec excerpts": unused},
+                {"share": budgets.security, "passed to spec excerpts": unused},
             ),
             SectionPlan(
                 SPEC,
                 spec_budget,
                 spec,
-                f"within its budget of {fmt(spec_budget)} tokens: its share {fmt(share)} plus {fmt(unused)} "
+                f"within its budget of {fmt(spec_budget)} tokens: its share {fmt(budgets.spec)} plus {fmt(unused)} "
                 "the security rules left unused",
-                {"share": share, "unused by security rules": unused},
+                {"share": budgets.spec, "unused by security rules": unused},
             ),
         ]
         self._verify(plans)
-        return self.result(plans, tokenizer=self.counter.name, buffer=budget - security_budget - share)
+        return self.result(plans, tokenizer=self.counter.name, buffer=budgets.buffer)
 
     def _tokens(self, pieces: list[Placed]) -> int:
         return self.counter.count(joined(pieces)) if pieces else 0
@@ -253,23 +459,23 @@ class CtxviewerRun(PeerRun):
     # -- security rules -----------------------------------------------------------------------------
 
     def _security(self, budget: int) -> list[Placed]:
+        """Rule blocks whole in the reference order while they fit; then the first that did not, line by line."""
         usable = [c for c in self.rules if c.block is not None]
         if not usable:
             return []
         header = Placed(SECURITY_HEADER[:-2])
-        used = self.counter.count(header.text)
         pieces = [header]
+        costs = [self.counter.count(c.draft.text) + self.sep for c in usable]
+        used = self.counter.count(header.text)
         unfit = []
-        for n, c in enumerate(usable, start=1):
-            cost = self.counter.count(c.draft.text) + self.sep
-            if used + cost <= budget:
-                pieces.append(keep_whole(c.draft, f"{c.why}; {fmt(cost)} tokens fit the {fmt(budget - used)} left", n))
+        fitted = fit_in_order(costs, used, budget)
+        for n, (c, cost, (fits, left)) in enumerate(zip(usable, costs, fitted, strict=True), start=1):
+            if fits:
+                pieces.append(keep_whole(c.draft, f"{c.why}; {fmt(cost)} tokens fit the {fmt(left)} left", n))
                 used += cost
             else:
                 c.draft.status = CUT_FOR_BUDGET
-                c.draft.reason = (
-                    f"{c.why}; {fmt(cost)} tokens did not fit the {fmt(budget - used)} left of {fmt(budget)}"
-                )
+                c.draft.reason = f"{c.why}; {fmt(cost)} tokens did not fit the {fmt(left)} left of {fmt(budget)}"
                 unfit.append(c)
         if unfit:
             pieces += self._partial_rule(unfit[0].draft, budget - used, pieces)
@@ -299,15 +505,12 @@ class CtxviewerRun(PeerRun):
     # -- spec paragraphs ------------------------------------------------------------------------------
 
     def _candidates(self) -> list[Candidate]:
+        """Every paragraph recorded; those a keyword occurs in (as a word) as candidates, with their worth."""
         self.headings: set[int] = set()  # id() of the heading-only paragraphs' drafts
         words = [k.word for k in self.keywords if not k.note]
         per_part = [(part, match_counts(part.index, words, lambda: self._poll("packing"))) for part in self.parts]
         nonblank = sum(1 for part in self.parts for p in part.index.paragraphs if not p.blank) or 1
-        df: Counter[str] = Counter()
-        for _, counts in per_part:
-            for c in counts.values():
-                df.update(c.keys())
-        self.weight = {w: math.log(1 + nonblank / n) for w, n in df.items()}
+        self.weight = rarity_weights((counts for _, counts in per_part), nonblank)
         out: list[Candidate] = []
         for part, counts in per_part:
             scoring = [p for p in part.index.paragraphs if not p.blank and p.index in counts]
@@ -330,107 +533,52 @@ class CtxviewerRun(PeerRun):
                     continue
                 draft = self.paragraph_draft(part, para, "")
                 draft.score, draft.matched = len(found), tuple(sorted(found))
-                full = self._worth(found, set())
+                full = worth(self.weight, found, set())
                 draft.details = {"matches": dict(sorted(found.items())), "worth": round(full, 3)}
                 out.append(Candidate(part, para.index, draft, found, tokens[para.index], full, heading))
         return out
 
-    def _worth(self, counts: Mapping[str, int], covered: set[str]) -> float:
-        return sum(self.weight[w] * (REPEAT_WEIGHT if w in covered else 1.0) for w in counts)
-
     def _pack(self, candidates: list[Candidate], budget: int) -> list[Placed]:
-        #: Near-duplicates left out and the paragraph cut to fill the room, with their
-        #: descriptions: recorded as steps once the section is laid out (see _pack_steps).
-        self.duplicates: list[tuple[Candidate, str]] = []
-        self.partly: tuple[Candidate, str] | None = None
-        covered: set[str] = set()
+        """The spec section's pieces: packed whole by worth per token, the room left filled with part
+        of one more, laid out in document order; packing's steps recorded."""
         headers = {part.part: self.counter.count(part.header) + self.sep for part in self.parts}
-        opened: set[str] = set()
-        headed: set[int] = set()  # id() of the headings already placed
-        chosen: list[Candidate] = []
-        unfit: list[Candidate] = []
-        used = 0
-
-        def cost(c: Candidate) -> int:
-            return c.tokens + self.sep + self._extras(c, opened, headed, headers)
-
-        # Lazy greedy: an entry's key is its worth per token when queued, at coverage
-        # *version* (the number of paragraphs packed then); only packing changes worth
-        # or cost, so an entry queued at the current version needs no recomputing.
-        heap = [(-c.full / cost(c), n, 0, c) for n, c in enumerate(candidates)]
-        heapq.heapify(heap)
-        while heap:
-            key, n, version, c = heapq.heappop(heap)
-            need = cost(c)
-            if used + need > budget:  # room only shrinks: it will never fit, whatever its worth
-                c.draft.status = CUT_FOR_BUDGET
-                c.draft.reason = f"{fmt(need)} tokens did not fit the {fmt(budget - used)} left"
-                unfit.append(c)
-                continue
-            fresh = key if version == len(chosen) else -self._worth(c.counts, covered) / need
-            if fresh > key + 1e-12:  # worth less than when queued: re-queue at its new place
-                heapq.heappush(heap, (fresh, n, len(chosen), c))
-                continue
-            if self._near_duplicate(c, chosen):
-                continue
-            used += need
-            opened.add(c.part.part)
-            if c.heading is not None:
-                headed.add(id(c.heading))
-            covered.update(c.counts)
-            chosen.append(c)
-            c.draft.reason = (
-                f"packed {len(chosen)}: worth {-fresh * need:.2f} for {fmt(need)} tokens "
-                f"({-fresh:.4f} per token), keywords {', '.join(sorted(c.counts))}"
-            )
+        packer = Packer(self.counter, self.weight, headers, self.settings.near_duplicate)
+        packer.pack(candidates, budget)
+        chosen = self.packed = packer.chosen
         pieces_by = {id(c): keep_whole(c.draft, c.draft.reason, n) for n, c in enumerate(chosen, start=1)}
-        self.packed = chosen
-        partial = self._partial(unfit, budget - used, opened, headed, headers, covered)
+        partial = packer.partial(budget - packer.used)
         if partial is not None:
             c, piece = partial
             chosen.append(c)
-            opened.add(c.part.part)
+            packer.opened.add(c.part.part)
             pieces_by[id(c)] = piece
-        pieces = self._spec_pieces(chosen, pieces_by)
-        self._pack_steps(pieces)
+        pieces = document_order(self.parts, chosen, pieces_by)
+        self._pack_steps(pieces, packer.duplicates, packer.partly)
         return pieces
 
-    def _pack_steps(self, pieces: list[Placed]) -> None:
+    def _pack_steps(
+        self, pieces: list[Placed], duplicates: Sequence[tuple[Candidate, str]], partly: tuple[Candidate, str] | None
+    ) -> None:
         """Packing's steps, measured on the spec section so that they chain.
 
         The section starts as laid out with every near-duplicate added at its end and the
         partly kept paragraph whole; each near-duplicate step takes one out, the truncation
         cuts that paragraph, and the last step leaves the section as laid out.
         """
-        partly = self.partly
         whole = [
             Placed(p.draft.text, p.draft) if partly is not None and p.draft is partly[0].draft else p for p in pieces
         ]
-        extra = [c.draft.text for c, _ in self.duplicates]
+        extra = [c.draft.text for c, _ in duplicates]
 
         def state(laid: list[Placed], rest: list[str]) -> str:
             return "\n\n".join(t for t in (joined(laid), *rest) if t)
 
-        for n, (c, description) in enumerate(self.duplicates):
+        for n, (c, description) in enumerate(duplicates):
             self._step(
                 SPEC, "near_duplicate", c.draft.id, description, state(whole, extra[n:]), state(whole, extra[n + 1 :])
             )
         if partly is not None:
             self._step(SPEC, "truncate", partly[0].draft.id, partly[1], joined(whole), joined(pieces))
-
-    def _spec_pieces(self, chosen: list[Candidate], pieces_by: Mapping[int, Placed]) -> list[Placed]:
-        """The packed paragraphs in document order, under their part's header and their headings."""
-        pieces: list[Placed] = []
-        for part in self.parts:
-            mine = sorted((c for c in chosen if c.part is part), key=lambda c: c.index)
-            if mine:
-                pieces.append(Placed(part.header))
-            for c in mine:
-                if c.heading is not None and c.heading.draft.status == NOT_CANDIDATE:
-                    why = f"the heading of {plain_name(c.draft)}, placed above it ({fmt(c.heading.tokens)} tokens)"
-                    pieces.append(keep_whole(c.heading.draft, why))
-                pieces.append(pieces_by[id(c)])
-        return pieces
 
     def _drop_orphans(self, pieces: list[Placed]) -> None:
         """Take out part headers and headings that nothing they head follows any more."""
@@ -448,68 +596,6 @@ class CtxviewerRun(PeerRun):
                     piece.draft.reason = f"{HEADING_ALONE}; the paragraph under it was taken out again"
             n -= 1
 
-    def _extras(self, c: Candidate, opened: set[str], headed: set[int], headers: Mapping[str, int]) -> int:
-        """What packing *c* costs beyond its own text: its part's header and its heading, if not yet placed."""
-        extra = 0 if c.part.part in opened else headers[c.part.part]
-        if c.heading is not None and id(c.heading) not in headed:
-            extra += c.heading.tokens + self.sep
-        return extra
-
-    def _near_duplicate(self, c: Candidate, chosen: list[Candidate]) -> bool:
-        if not c.shingles:
-            c.shingles = triples(c.draft.text)
-        for other in chosen:
-            same = similarity(c.shingles, other.shingles)
-            if same >= self.settings.near_duplicate:
-                c.draft.status = OUTRANKED
-                c.draft.reason = (
-                    f"near-duplicate of {plain_name(other.draft)}: {same:.0%} of their word triples are shared"
-                )
-                self.duplicates.append(
-                    (
-                        c,
-                        f"left out {plain_name(c.draft)}, a near-duplicate of {plain_name(other.draft)} "
-                        f"({same:.0%} similar)",
-                    )
-                )
-                return True
-        return False
-
-    def _partial(
-        self,
-        unfit: list[Candidate],
-        room: int,
-        opened: set[str],
-        headed: set[int],
-        headers: Mapping[str, int],
-        covered: set[str],
-    ) -> tuple[Candidate, Placed] | None:
-        """The best paragraph that did not fit, cut to the room left (None: not worth it)."""
-        marker = self.counter.count(CUT_MARKER)
-        if room - self.sep - marker < MIN_PARTIAL_TOKENS:
-            return None
-        best: tuple[Candidate, int, float] | None = None
-        # Worth only falls as coverage grows, so a candidate's full worth per token bounds
-        # what it can offer: look at the best bounds first and stop when none can win.
-        for c in sorted(unfit, key=lambda c: -c.full / max(1, c.tokens)):
-            if best is not None and c.full / max(1, c.tokens) <= best[2]:
-                break
-            space = room - self.sep - marker - self._extras(c, opened, headed, headers)
-            worth = self._worth(c.counts, covered)
-            if space >= MIN_PARTIAL_TOKENS and worth > 0 and (best is None or worth / max(1, c.tokens) > best[2]):
-                best = (c, space, worth / max(1, c.tokens))
-        if best is None or self._near_duplicate(best[0], self.packed):
-            return None
-        c, space, _ = best
-        text = c.draft.text
-        fits = self.counter.fits_prefix(text, space)
-        cut = _boundary(text, fits)
-        if cut <= 0:
-            return None
-        kept = f"kept {fmt(cut)} of {fmt(len(text))} characters to fill the {fmt(room)} tokens left"
-        self.partly = (c, f"{plain_name(c.draft)}: {kept}")
-        return c, keep_prefix(c.draft, cut, CUT_MARKER, f"{c.draft.reason}; partly: {kept}", None)
-
     # -- the exact check --------------------------------------------------------------------------------
 
     def _verify(self, plans: list[SectionPlan]) -> None:
@@ -522,11 +608,7 @@ class CtxviewerRun(PeerRun):
                 return
             plan = over or next(p for p in reversed(plans) if p.pieces)
             # The last packed goes first: pieces are in document order, packing was by worth.
-            packed = {id(c.draft): n for n, c in enumerate(self.packed)}
-            victim = max(
-                (p for p in plan.pieces if p.draft is not None),
-                key=lambda p: (packed.get(id(p.draft), -1), plan.pieces.index(p)),
-            )
+            victim = last_packed(plan.pieces, {id(c.draft): n for n, c in enumerate(self.packed)})
             before = joined(plan.pieces)
             plan.pieces.remove(victim)
             self._drop_orphans(plan.pieces)

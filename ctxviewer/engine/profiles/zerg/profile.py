@@ -4,7 +4,8 @@ The non-empty sections, in this order, joined by ``"\\n\\n"`` (budget = the
 configured ``task_context_budget_tokens``, every share taken with ``int()``):
 
 1. engineering rules, 10 % (``.zerg/rules``, see :mod:`.engrules`);
-2. security rules, 10 % (the seed's filter and summary, see ``mahabharatha.py``);
+2. security rules, 10 % (the seed's filter and summary, see
+   :mod:`ctxviewer.engine.profiles.mahabharatha.security`);
 3. spec excerpts, 20 % (the seed's algorithm; no heading of its own);
 4. MCP servers, 10 % passed and ignored (see :mod:`.switches`);
 5. analysis depth, 6. behavioral mode, 7. TDD -- 10 % each, passed and ignored;
@@ -18,6 +19,15 @@ context (``fallback_to_full``).  All cuts are in characters (4 per token) and th
 spec's remaining budget uses ``len // 4``, so this profile always decides with the
 ``heuristic`` counter; upstream's own token records use ``round(len / 4)``
 (:func:`upstream_estimate`), which never changes the text.
+
+:meth:`ZergRun.run` is these stages in order: the shares (:func:`section_shares`); the
+task's files; the rules (sections 1-2, with the mixed-language note, :func:`mixed_languages`);
+the spec excerpts; the hints (sections 4-9); then either the fall-back or upstream's token
+record (:func:`token_breakdown`) and compact mode (:func:`compacted`); and the layout.  Each
+builder module decides, and a function here turns its outcome into items and steps
+(:func:`engineering_items`, :func:`engineering_cut`, :func:`mcp_items`,
+:func:`switch_sections`, :func:`repo_map_items`, :func:`repo_map_cut`), so each can be
+read and tested without a run.
 """
 
 from __future__ import annotations
@@ -28,9 +38,10 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ctxviewer.engine.profiles.base import ItemDraft, ProfileResult
-from ctxviewer.engine.profiles.mahabharatha import MahabharathaRun
+from ctxviewer.engine.profiles.mahabharatha import MahabharathaRun, TaskFiles, fall_back, join_sections
 from ctxviewer.engine.profiles.zerg import compact, engrules, repomap, switches
 from ctxviewer.engine.profiles.zerg.fates import CUT_FOR_BUDGET, LOST_TO_FAILURE, NOT_CANDIDATE, OUTRANKED
+from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.signals.keywords import describe_value
 from ctxviewer.engine.trace.model import INCLUDED, SECURITY, SPEC, TRUNCATED, Section
 
@@ -85,6 +96,250 @@ def upstream_estimate(text: str) -> int:
     return max(1, round(len(text) / 4.0))
 
 
+def section_shares(budget: int) -> dict[str, int]:
+    """Each section's budget: ``int(budget * share)``, 0 for the section upstream gives none."""
+    return {name: (int(budget * share) if share is not None else 0) for name, _, share in SECTIONS}
+
+
+def mixed_languages(task_files: Sequence[Any]) -> bool:
+    """Whether the task touches both Python and JavaScript files (upstream then adds their rule
+    files in the order of a Python set)."""
+    kinds = {
+        "python" if s in (".py", ".pyx", ".pyi") else "javascript"
+        for f in task_files
+        if isinstance(f, str)
+        for s in [PurePosixPath(f).suffix.lower()]
+        if s in (".py", ".pyx", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
+    }
+    return len(kinds) == 2
+
+
+def token_breakdown(texts: Mapping[str, str]) -> dict[str, int]:
+    """Upstream's per-component token record (:func:`upstream_estimate` of each non-empty section,
+    under upstream's component names)."""
+    names = {SPEC: "spec_excerpt"}  # upstream's component names where they differ from the sections'
+    return {names.get(n, n): upstream_estimate(t) for n, t in texts.items() if t}
+
+
+def compacted(draft: ItemDraft, new: str, where: Sequence[int]) -> None:
+    """Move a placed *draft* into its section's abbreviated text *new* (``where[i]``: where the
+    original's character *i* went), keeping its text before abbreviation in its details."""
+    assert draft.offset is not None
+    start, end = where[draft.offset], where[draft.offset + draft.kept_chars]
+    draft.details = {**(draft.details or {}), "before_compact": draft.text}
+    draft.text = new[start:end] + draft.text[draft.kept_chars :]
+    draft.offset, draft.kept_chars = start, end - start
+
+
+# -- the builders' outcomes as items and steps ---------------------------------------------------------
+
+
+def item(**fields: Any) -> ItemDraft:
+    """A draft of one candidate: *fields* as :class:`ItemDraft` takes them, with the rest defaulted
+    (its part is its section; it keeps its whole text when included, else nothing)."""
+    fields.setdefault("line_start", None)
+    fields.setdefault("line_end", None)
+    fields.setdefault("score", None)
+    fields.setdefault("matched", ())
+    fields.setdefault("rank", None)
+    fields.setdefault("part", fields["section"])
+    text = fields.setdefault("text", "")
+    fields.setdefault("kept_chars", len(text) if fields["status"] == INCLUDED else 0)
+    return ItemDraft(**fields)
+
+
+def engineering_items(result: engrules.RulesResult) -> list[ItemDraft]:
+    """Each engineering rule's fate: kept or omitted for the limit (ranked), or not a candidate."""
+    fates = {"kept": INCLUDED, "omitted": CUT_FOR_BUDGET}
+    out = []
+    for n, outcome in enumerate(result.outcomes, start=1):
+        rule = outcome.rule
+        out.append(
+            item(
+                id=f"eng:{rule.source}#{rule.index + 1}",
+                kind="engineering_rule",
+                section=ENGINEERING,
+                source=rule.source,
+                rank=n if outcome.status in fates else None,
+                status=fates.get(outcome.status, NOT_CANDIDATE),
+                reason=f"rule {rule.id!r}: {outcome.why}",
+                text=outcome.line,
+                offset=outcome.offset,
+                details={"priority": rule.priority, "applies_to": repr(rule.globs)},
+            )
+        )
+    return out
+
+
+def engineering_cut(result: engrules.RulesResult) -> tuple[str, str, str] | None:
+    """The step (description, before, after) of the rule lines the limit left out (None: none were)."""
+    if not result.omitted_note:
+        return None
+    kept = sum(1 for o in result.outcomes if o.status == "kept")
+    omitted = sum(1 for o in result.outcomes if o.status == "omitted")
+    before = engrules.HEADER + "\n".join(o.line for o in result.outcomes if o.status in ("kept", "omitted"))
+    return (
+        f"{omitted} rule line(s) after the first {kept} did not fit {result.limit:,} characters; "
+        "a note says how many were left out",
+        before,
+        result.text,
+    )
+
+
+def task_suffixes(task_files: Sequence[Any]) -> list[str]:
+    """The distinct file suffixes of the task's files, in order; an entry that is not a path raises."""
+    suffixes: list[str] = []
+    for f in task_files:
+        if not isinstance(f, str):
+            raise TypeError(f"a create/modify entry is {describe_value(f)}, not a path")
+        suffix = PurePosixPath(f).suffix
+        if suffix and suffix not in suffixes:
+            suffixes.append(suffix)
+    return suffixes
+
+
+def mcp_items(routing: switches.Routing) -> list[ItemDraft]:
+    """Each MCP server's fate: the servers no capability asked for first, then those routed (kept or not)."""
+    out = []
+    text = routing.text
+    names = [s.name for s in routing.servers]
+    asked = "; ".join(f"{what} asks for {', '.join(caps)}" for what, caps in routing.asked)
+    for name, caps, _ in switches.SERVERS:
+        if name not in names:
+            out.append(
+                item(
+                    id=f"mcp:{name}",
+                    kind="mcp_server",
+                    section=MCP,
+                    source=name,
+                    status=NOT_CANDIDATE,
+                    reason=f"no capability asked for ({asked or 'nothing asked for any'})",
+                    details={"capabilities": list(caps)},
+                )
+            )
+    for server in routing.servers:
+        offset = text.find(server.name, len(switches.MCP_HEADER)) if server.kept else -1
+        out.append(
+            item(
+                id=f"mcp:{server.name}",
+                kind="mcp_server",
+                section=MCP,
+                source=server.name,
+                score=server.overlap,
+                matched=server.shared,
+                status=INCLUDED if server.kept else OUTRANKED,
+                reason=server.why,
+                text=server.name,
+                offset=offset if offset >= 0 else None,
+                details={"asked": [{"by": w, "capabilities": list(c)} for w, c in routing.asked]},
+            )
+        )
+    return out
+
+
+#: What each switch section needs to be built.
+_WANTED = {DEPTH: "anything but empty or 'standard'", MODE: "speed, exploration, refactor or debug",
+           TDD: "exactly '1'", EFFICIENCY: "exactly '1'"}  # fmt: skip
+
+
+def switch_sections(settings: Settings, env_prefix: str) -> list[tuple[str, str, ItemDraft]]:
+    """Sections 5-8 as the switch settings build them: (section, text, the switch's item) each."""
+    s = settings
+    built = {
+        DEPTH: ("analysis_depth", switches.depth_section(s.analysis_depth)),
+        MODE: ("behavioral_mode", switches.mode_section(s.behavioral_mode)),
+        TDD: ("tdd_mode", switches.tdd_section(s.tdd_mode)),
+        EFFICIENCY: ("compact_mode", switches.efficiency_section(s.compact_mode)),
+    }
+    out = []
+    for section, (key, text) in built.items():
+        value = getattr(s, key)
+        variable = env_prefix + key.upper()
+        shown = "unset" if value is None else f"{value!r}"
+        draft = item(
+            id=f"switch:{key}",
+            kind="switch",
+            section=section,
+            source=f"setting {key} (environment variable {variable})",
+            status=INCLUDED if text else NOT_CANDIDATE,
+            reason=(
+                f"{variable} is {shown}: builds this section"
+                if text
+                else f"{variable} is {shown}; the section needs {_WANTED[section]}"
+            ),
+            text=text,
+            offset=0 if text else None,
+        )
+        out.append((section, text, draft))
+    return out
+
+
+def repo_map_items(graph: repomap.RepoGraph, result: repomap.MapResult) -> list[ItemDraft]:
+    """Each module the map chose (its heading) and each of its symbols: listed, or cut at the limit."""
+    out = []
+    cut = (
+        f"; did not fit: the map's {result.limit:,}-character limit was reached at {result.cut_at:,} characters"
+        if result.cut_at is not None
+        else ""
+    )
+    for pick in result.picks:
+        source = graph.files.get(pick.module, pick.module)
+        heading = f"\n### {pick.module}\n"
+        out.append(
+            item(
+                id=f"map:{pick.module}",
+                kind="repo_module",
+                section=REPO_MAP,
+                source=source,
+                status=INCLUDED if pick.heading_placed else CUT_FOR_BUDGET,
+                reason=f"{pick.why}; {pick.placed} of {len(pick.symbols)} symbol(s) listed"
+                + ("" if pick.placed == len(pick.symbols) else cut),
+                text=heading,
+                offset=pick.offset,
+            )
+        )
+        if not pick.heading_placed:
+            continue
+        offset = (pick.offset or 0) + len(heading)
+        for n, (sym, hits) in enumerate(pick.symbols):
+            placed = n < pick.placed
+            entry = sym.entry
+            by = f"contains {', '.join(repr(h) for h in hits)}" if hits else "whole module"
+            out.append(
+                item(
+                    id=f"map:{pick.module}:{sym.line}:{sym.name}",
+                    kind="repo_symbol",
+                    section=REPO_MAP,
+                    source=source,
+                    line_start=sym.line,
+                    line_end=sym.line,
+                    matched=hits,
+                    status=INCLUDED if placed else CUT_FOR_BUDGET,
+                    reason=f"{sym.kind} {sym.name}: {by}" + ("" if placed else cut),
+                    text=entry,
+                    offset=offset if placed else None,
+                )
+            )
+            if placed:
+                offset += len(entry)
+    return out
+
+
+def repo_map_cut(result: repomap.MapResult) -> tuple[str, str, str] | None:
+    """The step (description, before, after) where the map's character limit fell (None: all fit)."""
+    if result.cut_at is None:
+        return None
+    listed = sum(p.placed for p in result.picks)
+    total = sum(len(p.symbols) for p in result.picks)
+    return (
+        f"the {result.limit:,}-character limit fell at {result.cut_at:,} characters: "
+        f"{listed} of {total} chosen symbols listed, "
+        f"{sum(p.heading_placed for p in result.picks)} of {len(result.picks)} modules",
+        repomap.render_all(result.picks),
+        result.text,
+    )
+
+
 class ZergRun(MahabharathaRun):
     """One run of zerg-ai 0.3.2's context plugin over one task."""
 
@@ -92,57 +347,56 @@ class ZergRun(MahabharathaRun):
 
     def run(self) -> ProfileResult:
         self._check("start", 0.0)
-        budget = self.settings.budget
-        shares = {name: (int(budget * share) if share is not None else 0) for name, _, share in SECTIONS}
-        files = self.raw.get("files", {})
-        task_files: list[Any] = []
-        fatal: str | None = None
-        if isinstance(files, Mapping):
-            for key in ("create", "modify"):
-                entries = files.get(key)
-                if isinstance(entries, list):
-                    task_files.extend(entries)
-        else:
-            fatal = f"task 'files' is {describe_value(files)}, not a mapping"
-            self._error("task", "pipeline", fatal, self._fatal_consequence(), self.feature.graph_path)
-        texts: dict[str, str] = {name: "" for name, _, _ in SECTIONS}
+        shares = section_shares(self.settings.budget)
+        files = self._task_files()
         self.notes: list[str] = []
-        if fatal is None:
-            texts[ENGINEERING] = self._guarded(ENGINEERING, lambda: self._engineering(task_files, shares[ENGINEERING]))
-            texts[SECURITY], fatal = self._security(task_files, shares[SECURITY])
-            self._python_and_javascript_note(task_files)
-        else:
-            self._security_not_run(fatal)
+        texts: dict[str, str] = {name: "" for name, _, _ in SECTIONS}
+        fatal = self._rules(files, shares, texts)
         self._check("rules", 0.3)
         texts[SPEC] = self._spec(shares[SPEC])
         self._check("spec excerpts", 0.5)
         if fatal is None:
-            texts[MCP] = self._guarded(MCP, lambda: self._mcp(task_files))
-            texts.update(self._switch_sections())
-            texts[REPO_MAP] = self._guarded(REPO_MAP, lambda: self._repo_map(task_files, shares[REPO_MAP]))
+            self._hints(files, shares, texts)
         self._check("repository map", 0.9)
-        raw_texts = dict(texts)
         if fatal is not None:
-            texts = {name: "" for name in texts}
-            self._fell_back(fatal)
-        elif switches.compact_active(self.settings.compact_mode):
-            texts = self._abbreviate(texts)
-        if fatal is None:
-            self._token_record(raw_texts)
-        context, sections = self._layout(texts, shares, fatal)
+            fall_back(self.items, fatal, self.settings.fallback_to_full, LOST_TO_FAILURE)
+            final = {name: "" for name in texts}
+        else:
+            self._token_record(texts)
+            final = self._abbreviate(texts) if switches.compact_active(self.settings.compact_mode) else texts
+        context, sections = self._layout(final, shares, fatal)
         return self._result(
             context,
             sections,
-            task_files,
+            files,
             section_budgets={name: shares[name] for name, _, share in SECTIONS if share is not None},
-            buffer=budget - sum(shares.values()),
+            buffer=self.settings.budget - sum(shares.values()),
             notes=tuple(self.notes),
         )
 
-    # -- helpers -------------------------------------------------------------------------
+    def _rules(self, files: TaskFiles, shares: Mapping[str, int], texts: dict[str, str]) -> str | None:
+        """Sections 1-2, engineering and security rules, into *texts*; why the whole run fails, if it does."""
+        if files.fatal is not None:
+            self._security_not_run(files.fatal)
+            return files.fatal
+        entries = files.entries
+        texts[ENGINEERING] = self._guarded(ENGINEERING, lambda: self._engineering(entries, shares[ENGINEERING]))
+        texts[SECURITY], fatal = self._security(entries, shares[SECURITY])
+        if mixed_languages(entries):
+            self.notes.append(
+                "security rules: upstream adds the python and javascript rule files in the order of a Python "
+                "set, which depends on PYTHONHASHSEED; shown python first"
+            )
+        return fatal
 
-    def _env(self, key: str) -> str:
-        return self.upstream.env_prefix + key
+    def _hints(self, files: TaskFiles, shares: Mapping[str, int], texts: dict[str, str]) -> None:
+        """Sections 4-9 into *texts*: MCP servers, the switch sections and the repository map."""
+        entries = files.entries
+        texts[MCP] = self._guarded(MCP, lambda: self._mcp(entries))
+        texts.update(self._switch_sections())
+        texts[REPO_MAP] = self._guarded(REPO_MAP, lambda: self._repo_map(entries, shares[REPO_MAP]))
+
+    # -- helpers -------------------------------------------------------------------------
 
     def _guarded(self, section: str, build: Callable[[], str]) -> str:
         """Run a builder that upstream wraps in ``try``: a failure leaves its section out."""
@@ -158,148 +412,36 @@ class ZergRun(MahabharathaRun):
                     draft.status, draft.kept_chars, draft.offset = LOST_TO_FAILURE, 0, None
             return ""
 
-    def _add(self, **fields: Any) -> None:
-        fields.setdefault("line_start", None)
-        fields.setdefault("line_end", None)
-        fields.setdefault("score", None)
-        fields.setdefault("matched", ())
-        fields.setdefault("rank", None)
-        fields.setdefault("part", fields["section"])
-        text = fields.setdefault("text", "")
-        fields.setdefault("kept_chars", len(text) if fields["status"] == INCLUDED else 0)
-        self.items.append(ItemDraft(**fields))
-
-    def _python_and_javascript_note(self, task_files: Sequence[Any]) -> None:
-        kinds = {
-            "python" if s in (".py", ".pyx", ".pyi") else "javascript"
-            for f in task_files
-            if isinstance(f, str)
-            for s in [PurePosixPath(f).suffix.lower()]
-            if s in (".py", ".pyx", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
-        }
-        if len(kinds) == 2:
-            self.notes.append(
-                "security rules: upstream adds the python and javascript rule files in the order of a Python "
-                "set, which depends on PYTHONHASHSEED; shown python first"
-            )
-
-    # -- 1. engineering rules ----------------------------------------------------------------
+    # -- the builders: each runs its module, then records its items, steps and errors ------------
 
     def _engineering(self, task_files: Sequence[Any], budget: int) -> str:
-        folder = f"{self.upstream.state_dir}/rules"
-        result = engrules.build(self.fs, folder, task_files, budget)
+        """1. Engineering rules (:mod:`.engrules`)."""
+        result = engrules.build(self.fs, f"{self.upstream.state_dir}/rules", task_files, budget)
         for where, why in result.skipped:
             self._error(ENGINEERING, "input", f"{where}: {why}", "skipped, as upstream does", where.split("#")[0])
-        fates = {"kept": INCLUDED, "omitted": CUT_FOR_BUDGET}
-        for n, outcome in enumerate(result.outcomes, start=1):
-            rule = outcome.rule
-            self._add(
-                id=f"eng:{rule.source}#{rule.index + 1}",
-                kind="engineering_rule",
-                section=ENGINEERING,
-                source=rule.source,
-                rank=n if outcome.status in fates else None,
-                status=fates.get(outcome.status, NOT_CANDIDATE),
-                reason=f"rule {rule.id!r}: {outcome.why}",
-                text=outcome.line,
-                offset=outcome.offset,
-                details={"priority": rule.priority, "applies_to": repr(rule.globs)},
-            )
-        if result.omitted_note:
-            kept = sum(1 for o in result.outcomes if o.status == "kept")
-            omitted = sum(1 for o in result.outcomes if o.status == "omitted")
-            before = engrules.HEADER + "\n".join(o.line for o in result.outcomes if o.status in ("kept", "omitted"))
-            self._step(
-                ENGINEERING,
-                "omit_rules",
-                "engineering rules",
-                f"{omitted} rule line(s) after the first {kept} did not fit {result.limit:,} characters; "
-                "a note says how many were left out",
-                before,
-                result.text,
-            )
+        self.items.extend(engineering_items(result))
+        cut = engineering_cut(result)
+        if cut is not None:
+            self._step(ENGINEERING, "omit_rules", "engineering rules", *cut)
         return result.text
 
-    # -- 4. MCP --------------------------------------------------------------------------------
-
     def _mcp(self, task_files: Sequence[Any]) -> str:
-        suffixes: list[str] = []
-        for f in task_files:
-            if not isinstance(f, str):
-                raise TypeError(f"a create/modify entry is {describe_value(f)}, not a path")
-            suffix = PurePosixPath(f).suffix
-            if suffix and suffix not in suffixes:
-                suffixes.append(suffix)
-        depth = self.settings.analysis_depth
-        routing = switches.route(self.raw.get("description", ""), suffixes, depth)
-        text = routing.text
-        names = [s.name for s in routing.servers]
-        asked = "; ".join(f"{what} asks for {', '.join(caps)}" for what, caps in routing.asked)
-        for name, caps, _ in switches.SERVERS:
-            if name not in names:
-                self._add(
-                    id=f"mcp:{name}",
-                    kind="mcp_server",
-                    section=MCP,
-                    source=name,
-                    status=NOT_CANDIDATE,
-                    reason=f"no capability asked for ({asked or 'nothing asked for any'})",
-                    details={"capabilities": list(caps)},
-                )
-        for server in routing.servers:
-            offset = text.find(server.name, len(switches.MCP_HEADER)) if server.kept else -1
-            self._add(
-                id=f"mcp:{server.name}",
-                kind="mcp_server",
-                section=MCP,
-                source=server.name,
-                score=server.overlap,
-                matched=server.shared,
-                status=INCLUDED if server.kept else OUTRANKED,
-                reason=server.why,
-                text=server.name,
-                offset=offset if offset >= 0 else None,
-                details={"asked": [{"by": w, "capabilities": list(c)} for w, c in routing.asked]},
-            )
-        return text
-
-    # -- 5-8. switches -------------------------------------------------------------------------
+        """4. MCP servers (:func:`.switches.route`)."""
+        suffixes = task_suffixes(task_files)
+        routing = switches.route(self.raw.get("description", ""), suffixes, self.settings.analysis_depth)
+        self.items.extend(mcp_items(routing))
+        return routing.text
 
     def _switch_sections(self) -> dict[str, str]:
-        s = self.settings
-        built = {
-            DEPTH: ("analysis_depth", switches.depth_section(s.analysis_depth)),
-            MODE: ("behavioral_mode", switches.mode_section(s.behavioral_mode)),
-            TDD: ("tdd_mode", switches.tdd_section(s.tdd_mode)),
-            EFFICIENCY: ("compact_mode", switches.efficiency_section(s.compact_mode)),
-        }
-        wanted = {DEPTH: "anything but empty or 'standard'", MODE: "speed, exploration, refactor or debug",
-                  TDD: "exactly '1'", EFFICIENCY: "exactly '1'"}  # fmt: skip
+        """5-8. The sections the switch settings build (:mod:`.switches`)."""
         out: dict[str, str] = {}
-        for section, (key, text) in built.items():
-            value = getattr(s, key)
-            variable = self._env(key.upper())
-            shown = "unset" if value is None else f"{value!r}"
-            self._add(
-                id=f"switch:{key}",
-                kind="switch",
-                section=section,
-                source=f"setting {key} (environment variable {variable})",
-                status=INCLUDED if text else NOT_CANDIDATE,
-                reason=(
-                    f"{variable} is {shown}: builds this section"
-                    if text
-                    else f"{variable} is {shown}; the section needs {wanted[section]}"
-                ),
-                text=text,
-                offset=0 if text else None,
-            )
+        for section, text, draft in switch_sections(self.settings, self.upstream.env_prefix):
+            self.items.append(draft)
             out[section] = text
         return out
 
-    # -- 9. repository map ---------------------------------------------------------------------------
-
     def _repo_map(self, task_files: Sequence[Any], budget: int) -> str:
+        """9. The repository symbol map (:mod:`.repomap`)."""
         if not task_files:
             return ""
         description = self.raw.get("description", "")
@@ -310,60 +452,10 @@ class ZergRun(MahabharathaRun):
         for rel, why in graph.skipped:
             self._error(REPO_MAP, "input", f"{rel}: {why}", "not in the symbol map", rel)
         result = repomap.query(graph, task_files, keywords, budget * 4)
-        cut = (
-            f"; did not fit: the map's {result.limit:,}-character limit was reached at {result.cut_at:,} characters"
-            if result.cut_at is not None
-            else ""
-        )
-        for pick in result.picks:
-            source = graph.files.get(pick.module, pick.module)
-            heading = f"\n### {pick.module}\n"
-            self._add(
-                id=f"map:{pick.module}",
-                kind="repo_module",
-                section=REPO_MAP,
-                source=source,
-                status=INCLUDED if pick.heading_placed else CUT_FOR_BUDGET,
-                reason=f"{pick.why}; {pick.placed} of {len(pick.symbols)} symbol(s) listed"
-                + ("" if pick.placed == len(pick.symbols) else cut),
-                text=heading,
-                offset=pick.offset,
-            )
-            if not pick.heading_placed:
-                continue
-            offset = (pick.offset or 0) + len(heading)
-            for n, (sym, hits) in enumerate(pick.symbols):
-                placed = n < pick.placed
-                entry = sym.entry
-                by = f"contains {', '.join(repr(h) for h in hits)}" if hits else "whole module"
-                self._add(
-                    id=f"map:{pick.module}:{sym.line}:{sym.name}",
-                    kind="repo_symbol",
-                    section=REPO_MAP,
-                    source=source,
-                    line_start=sym.line,
-                    line_end=sym.line,
-                    matched=hits,
-                    status=INCLUDED if placed else CUT_FOR_BUDGET,
-                    reason=f"{sym.kind} {sym.name}: {by}" + ("" if placed else cut),
-                    text=entry,
-                    offset=offset if placed else None,
-                )
-                if placed:
-                    offset += len(entry)
-        if result.cut_at is not None:
-            listed = sum(p.placed for p in result.picks)
-            total = sum(len(p.symbols) for p in result.picks)
-            self._step(
-                REPO_MAP,
-                "cut_map",
-                "repository map",
-                f"the {result.limit:,}-character limit fell at {result.cut_at:,} characters: "
-                f"{listed} of {total} chosen symbols listed, "
-                f"{sum(p.heading_placed for p in result.picks)} of {len(result.picks)} modules",
-                repomap.render_all(result.picks),
-                result.text,
-            )
+        self.items.extend(repo_map_items(graph, result))
+        cut = repo_map_cut(result)
+        if cut is not None:
+            self._step(REPO_MAP, "cut_map", "repository map", *cut)
         if result.unmatched:
             self.notes.append(
                 f"repository map: {result.unmatched} module(s) with symbols matched no task file or keyword "
@@ -373,8 +465,7 @@ class ZergRun(MahabharathaRun):
 
     def _token_record(self, texts: Mapping[str, str]) -> None:
         """What upstream writes to its per-worker token file for this task (never part of the text)."""
-        names = {SPEC: "spec_excerpt"}  # upstream's component names where they differ from the sections'
-        breakdown = {names.get(n, n): upstream_estimate(t) for n, t in texts.items() if t}
+        breakdown = token_breakdown(texts)
         worker = self.settings.worker_id or "unknown"
         parts = ", ".join(f"{n} {c:,}" for n, c in breakdown.items()) or "no components"
         self.notes.append(
@@ -402,38 +493,15 @@ class ZergRun(MahabharathaRun):
                 continue
             for draft in self.items:
                 if isinstance(draft, ItemDraft) and draft.section == name and draft.offset is not None:
-                    start, end = where[draft.offset], where[draft.offset + draft.kept_chars]
-                    draft.details = {**(draft.details or {}), "before_compact": draft.text}
-                    draft.text = new[start:end] + draft.text[draft.kept_chars :]
-                    draft.offset, draft.kept_chars = start, end - start
+                    compacted(draft, new, where)
         return out
-
-    def _fell_back(self, fatal: str) -> None:
-        for draft in self.items:
-            if isinstance(draft, ItemDraft) and draft.status in (INCLUDED, TRUNCATED):
-                draft.reason = (
-                    f"would be {draft.status} ({draft.reason}), but the whole context "
-                    f"{'fell back to empty' if self.settings.fallback_to_full else 'failed'}: {fatal}"
-                )
-                draft.status, draft.kept_chars, draft.offset = LOST_TO_FAILURE, 0, None
 
     # -- layout --------------------------------------------------------------------------------------------
 
     def _layout(
         self, texts: Mapping[str, str], shares: Mapping[str, int], fatal: str | None
     ) -> tuple[str, tuple[Section, ...]]:
-        chunks: list[str] = []
-        spans: dict[str, tuple[int, int]] = {}
-        pos = 0
-        for name, _, _ in SECTIONS:
-            text = texts[name]
-            if not text:
-                continue
-            if chunks:
-                pos += 2
-            spans[name] = (pos, pos + len(text))
-            chunks.append(text)
-            pos += len(text)
+        context, spans = join_sections([name for name, _, _ in SECTIONS], texts)
         sections = []
         for name, title, share in SECTIONS:
             text = texts[name]
@@ -460,7 +528,7 @@ class ZergRun(MahabharathaRun):
                     sub_budgets=sub,
                 )
             )
-        return "\n\n".join(chunks), tuple(sections)
+        return context, tuple(sections)
 
 
 class LatestRun(ZergRun):
