@@ -11,14 +11,12 @@ import bisect
 
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import (
-    QColor,
     QFontDatabase,
     QGuiApplication,
     QStandardItem,
     QStandardItemModel,
     QTextCharFormat,
     QTextCursor,
-    QTextFormat,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -33,14 +31,21 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
-from ctxviewer.gui.widgets.highlighter import LexedText, MarkdownHighlighter, OffsetMap, display_text, lex_blocks
+from ctxviewer.gui.widgets.highlighter import (
+    LexedText,
+    MarkdownHighlighter,
+    OffsetMap,
+    display_text,
+    lex_blocks,
+    part_tints,
+    span_cursor,
+)
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
 
 SpanRole = Qt.ItemDataRole.UserRole + 10
 
 #: Section tints (light, dark) by position, subtle enough to read text on.
-_TINTS = (("#eef4ff", "#1d2633"), ("#f1f9ee", "#1e2a1f"), ("#fbf3ea", "#2d2519"), ("#f6eefb", "#29202e"))
 
 
 def _in_table(item: Item | None) -> str:
@@ -178,26 +183,13 @@ class ContextView(QWidget):
         self.outline.expandAll()
 
     def _section_tints(self, trace: Trace) -> list[QTextEdit.ExtraSelection]:
-        dark = is_dark(self.palette())
-        out: list[QTextEdit.ExtraSelection] = []
-        for n, section in enumerate(s for s in trace.sections if s.span is not None):
-            assert section.span is not None
-            sel = QTextEdit.ExtraSelection()
-            fmt = QTextCharFormat()
-            fmt.setBackground(QColor(_TINTS[n % len(_TINTS)][1 if dark else 0]))
-            fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
-            fmt.setToolTip(plain_tip(section.title))
-            sel.format = fmt
-            sel.cursor = self._cursor(*section.span)
-            out.append(sel)
-        return out
+        sections = [s for s in trace.sections if s.span is not None]
+        spans = [s.span for s in sections if s.span is not None]
+        tips = [plain_tip(s.title) for s in sections]
+        return part_tints(self.editor.document(), self._offsets, spans, is_dark(self.palette()), tips)
 
     def _cursor(self, start: int, end: int) -> QTextCursor:
-        cursor = QTextCursor(self.editor.document())
-        limit = self.editor.document().characterCount() - 1
-        cursor.setPosition(min(self._offsets.to_doc(start), limit))
-        cursor.setPosition(min(self._offsets.to_doc(end), limit), QTextCursor.MoveMode.KeepAnchor)
-        return cursor
+        return span_cursor(self.editor.document(), self._offsets, start, end)
 
     def _apply_selections(self) -> None:
         sels = list(self._section_selections)

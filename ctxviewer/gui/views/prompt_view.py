@@ -42,7 +42,15 @@ from ctxviewer.engine.files.writing import atomic_write
 from ctxviewer.engine.tokens.counting import CL100K, O200K, TokenCounts
 from ctxviewer.engine.upstream import prompt as up
 from ctxviewer.engine.upstream.prompt import PromptPart, WorkerPrompt
-from ctxviewer.gui.widgets.highlighter import LexedText, MarkdownHighlighter, OffsetMap, display_text, lex_blocks
+from ctxviewer.gui.widgets.highlighter import (
+    LexedText,
+    MarkdownHighlighter,
+    OffsetMap,
+    display_text,
+    lex_blocks,
+    part_tints,
+    span_cursor,
+)
 from ctxviewer.gui.widgets.models import Column, RecordModel, RowRole, fmt_int, is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip, safe_file_name
 from ctxviewer.gui.widgets.table_actions import install_table_actions
@@ -63,7 +71,6 @@ PART_TITLES: dict[str, str] = {
 #: Export formats by file suffix: the exact prompt, or the attributed JSON.
 EXPORT_SUFFIXES = {".txt": "text", ".json": "json"}
 #: Part tints (light, dark) by position, as the Context tab tints its sections.
-_TINTS = (("#eef4ff", "#1d2633"), ("#f1f9ee", "#1e2a1f"), ("#fbf3ea", "#2d2519"), ("#f6eefb", "#29202e"))
 #: The marked part (light, dark): stronger than the tints, light enough to read a long part on.
 _MARK = ("#ffe8a3", "#5a4a14")
 #: The text property that names the marked part (to re-mark it in the other theme's colour).
@@ -371,24 +378,11 @@ class PromptView(QWidget):
     def _part_tints(self) -> list[QTextEdit.ExtraSelection]:
         if self._prompt is None:
             return []
-        dark = is_dark(self.palette())
-        out = []
-        for n, part in enumerate(self._prompt.parts):
-            sel = QTextEdit.ExtraSelection()
-            fmt = QTextCharFormat()
-            fmt.setBackground(QColor(_TINTS[n % len(_TINTS)][1 if dark else 0]))
-            fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
-            sel.format = fmt
-            sel.cursor = self._cursor(*part.span)
-            out.append(sel)
-        return out
+        spans = [part.span for part in self._prompt.parts]
+        return part_tints(self.editor.document(), self._offsets, spans, is_dark(self.palette()))
 
     def _cursor(self, start: int, end: int) -> QTextCursor:
-        cursor = QTextCursor(self.editor.document())
-        limit = self.editor.document().characterCount() - 1
-        cursor.setPosition(min(self._offsets.to_doc(start), limit))
-        cursor.setPosition(min(self._offsets.to_doc(end), limit), QTextCursor.MoveMode.KeepAnchor)
-        return cursor
+        return span_cursor(self.editor.document(), self._offsets, start, end)
 
     def _apply_selections(self) -> None:
         self.editor.setExtraSelections([*self._tints, *([self._focus] if self._focus is not None else [])])

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtWidgets import QTextEdit
 
 #: Characters Qt would treat as block breaks, shown as visible symbols instead.
 _VISIBLE = str.maketrans({"\r": "\u240d", "\u2029": "\u00b6", "\ufdd0": "\ufffd", "\ufdd1": "\ufffd"})
@@ -199,3 +200,40 @@ class MarkdownHighlighter(QSyntaxHighlighter):
 
 def block_texts(lexed: LexedText) -> Iterable[str]:
     return (b[0] for b in lexed.blocks)
+
+
+#: Alternating background tints for the parts of a text (light, dark): sections of the
+#: context, parts of the worker's prompt.
+PART_TINTS = (("#eef4ff", "#1d2633"), ("#f1f9ee", "#1e2a1f"), ("#fbf3ea", "#2d2519"), ("#f6eefb", "#29202e"))
+
+
+def span_cursor(document: QTextDocument, offsets: OffsetMap, start: int, end: int) -> QTextCursor:
+    """A cursor selecting the characters *start*..*end* of the shown text (offsets in characters)."""
+    cursor = QTextCursor(document)
+    limit = document.characterCount() - 1
+    cursor.setPosition(min(offsets.to_doc(start), limit))
+    cursor.setPosition(min(offsets.to_doc(end), limit), QTextCursor.MoveMode.KeepAnchor)
+    return cursor
+
+
+def part_tints(
+    document: QTextDocument,
+    offsets: OffsetMap,
+    spans: Sequence[tuple[int, int]],
+    dark: bool,
+    tips: Sequence[str] | None = None,
+) -> list[QTextEdit.ExtraSelection]:
+    """Whole-line tints for consecutive parts of a text, one :data:`PART_TINTS` colour each in turn."""
+    out: list[QTextEdit.ExtraSelection] = []
+    for n, span in enumerate(spans):
+        sel = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor(PART_TINTS[n % len(PART_TINTS)][1 if dark else 0]))
+        fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        if tips is not None:
+            fmt.setToolTip(tips[n])
+        sel.format = fmt
+        sel.cursor = span_cursor(document, offsets, *span)
+        out.append(sel)
+    return out
+

@@ -55,11 +55,12 @@ def detection_words(version: str, reason: str) -> str:
     return ", ".join(p for p in parts if p) or reason
 
 
-def upstream_line(trace: Trace) -> str:
+def upstream_line(trace: Trace, *, with_profile: bool = True) -> str:
     """Which upstream version and profile the run reproduces, and why, in one plain line.
 
     ``Reproduces zerg-ai 0.3.2, profile zerg-0.3.2 (detected: engineering rule files in
-    .zerg/rules)``; a profile that is not upstream's says so.
+    .zerg/rules)``; a profile that is not upstream's says so.  Without *with_profile* the
+    profile is left out (the window's header names it on the line above).
     """
     if not trace.upstream:
         return f"Profile {trace.profile}: ctxviewer's own strategy, not an upstream version"
@@ -76,7 +77,8 @@ def upstream_line(trace: Trace) -> str:
         why = f"upstream={chosen_upstream.value}, {origin_words(chosen_upstream.origin)}"
     else:
         why = f"detected: {detection_words(trace.upstream, trace.upstream_reason)}"
-    return f"Reproduces {words}, profile {trace.profile} ({why})"
+    profile = f", profile {trace.profile}" if with_profile else ""
+    return f"Reproduces {words}{profile} ({why})"
 
 
 def running_profile(profile: str, upstream: str, detected: str | None) -> str:

@@ -37,7 +37,7 @@ def header_html(trace: Trace) -> str:
         f"feature <b>{e(trace.feature)}</b> \u00b7 profile {e(trace.profile)} \u00b7 context "
         f"<b>{used_text}</b> of {trace.budget:,} {e(trace.tokenizer)} tokens{over}"
         f" \u00b7 exact: {', '.join(exact) or 'n/a'}"
-        + (f"<br>{e(upstream_line(trace))}" if trace.upstream else "")
+        + (f"<br>{e(upstream_line(trace, with_profile=False))}" if trace.upstream else "")
     )
 
 

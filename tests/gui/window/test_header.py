@@ -62,8 +62,7 @@ def test_an_upstream_run_says_which_version_it_reproduces_and_why(base: Trace) -
     first, rest = header_html(seed).split(" \u00b7 exact: n/a")
     assert first.endswith("context <b>1,836</b> of 4,000 heuristic tokens")
     assert rest == (
-        "<br>Reproduces the seed&#x27;s plugin of 2026-01-30, profile mahabharatha "
-        "(detected: no sign of the nine-section pipeline)"
+        "<br>Reproduces the seed&#x27;s plugin of 2026-01-30 (detected: no sign of the nine-section pipeline)"
     )
 
 
