@@ -1,0 +1,525 @@
+"""The fleet of a real run: one frozen snapshot per poll of every worker's recorded state.
+
+:class:`RunWatcher` owns a reader per file :func:`~.rundir.discover_run` found (worker logs,
+feature state files, token records) and, on each :meth:`~RunWatcher.poll`, reads only what
+changed and returns a :class:`FleetSnapshot`: for every worker its status, its **recorded**
+``context_usage`` (the state file's, the real tracker's gauge) against the checkpoint
+threshold of the project's config, its zone, current task, tasks done, last heartbeat and
+last log time; and the run's events (the logs' task events and the state files'
+execution log, checkpoints included).
+
+Beside the recorded gauge, :class:`TrackerEstimate` is ctxviewer's *recomputation* of the
+real tracker as production calls it -- ``500`` tokens per task completed in the worker's
+current process plus ``100`` per minute since that process started (upstream never calls
+the file-read and tool-call parts) -- with the clock restarted at each process start
+(``Worker <id> starting for feature <f>`` in its log), never one clock over a whole file.
+It is an estimate, named as one; the recorded value is ``context_usage``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.files.reading import ProjectFS
+from ctxviewer.engine.project.loading import CTXVIEWER_YAML, read_document
+from ctxviewer.engine.project.settings import (
+    Settings,
+    apply_flat,
+    flatten_ctxviewer_yaml,
+    flatten_system_config,
+)
+from ctxviewer.engine.runtime.problems import RunProblem
+from ctxviewer.engine.runtime.rundir import RunFiles
+from ctxviewer.engine.runtime.statefile import CHECKPOINT_EVENT, LIVE_STATUSES, FeatureState, StateFileReader
+from ctxviewer.engine.runtime.tokenrecords import TokenRecord, TokenRecordReader
+from ctxviewer.engine.runtime.tracker import MAX_CONTEXT_TOKENS, TOKENS_PER_MINUTE, TOKENS_PER_TASK
+from ctxviewer.engine.runtime.workerlog import LogPoll, LogRecord, WorkerLogReader
+
+#: Upstream's default ``workers.context_threshold_percent`` (``config.py``: 0.70 x 100).
+DEFAULT_THRESHOLD_PERCENT = 70.0
+#: The range upstream's config model accepts for it.
+UPSTREAM_THRESHOLD_RANGE = (50.0, 90.0)
+#: Upstream's dashboard colours a context bar (``rendering/status_renderer.py``): red above
+#: 85 %, yellow above 70 %, green otherwise.
+BAND_RED, BAND_YELLOW = 0.85, 0.70
+#: A worker recorded as live with no log line and no health check for this long is shown as
+#: stale, its estimate's clock stopped at its last sign of life (upstream's default worker
+#: timeout, ``workers.timeout_minutes``, is 60 minutes).
+STALE_AFTER_SECONDS = 3600.0
+#: The message ``WorkerProtocol.start`` logs first in every worker process.
+PROCESS_START = re.compile(r"^Worker \S+ starting for feature ")
+TASK_COMPLETED = "task_completed"
+
+
+@dataclass(frozen=True, slots=True)
+class FleetConfig:
+    """The gauge's scale: the checkpoint threshold and the further zone lines."""
+
+    threshold_percent: float = DEFAULT_THRESHOLD_PERCENT
+    threshold_origin: str = "default"
+    """``.zerg/config.yaml`` (or ``.mahabharatha/...``) when set there, else ``default``."""
+    zones: tuple[tuple[str, float], ...] = ()
+    """Further zones from ``ctxviewer.yaml`` (``zones``), as ctxviewer's tracker draws them."""
+    max_tokens: int = MAX_CONTEXT_TOKENS
+
+    @property
+    def all_zones(self) -> tuple[tuple[str, float], ...]:
+        """The checkpoint and the further zones, by percent."""
+        return tuple(sorted((("checkpoint", self.threshold_percent), *self.zones), key=lambda z: z[1]))
+
+
+def read_fleet_config(run: RunFiles) -> tuple[FleetConfig, tuple[RunProblem, ...]]:
+    """The run's threshold (upstream's config) and zones (``ctxviewer.yaml``), and what was wrong."""
+    fs = ProjectFS(run.root)
+    problems: list[RunProblem] = []
+    threshold, origin = DEFAULT_THRESHOLD_PERCENT, "default"
+    if run.config is not None:
+        try:
+            values = flatten_system_config(read_document(fs, run.config), run.config)
+            if "threshold_percent" in values:
+                settings = apply_flat(Settings(), {"threshold_percent": values["threshold_percent"]}, run.config)
+                threshold, origin = settings.threshold_percent, run.config
+        except CtxViewerError as exc:
+            problems.append(RunProblem(run.config, exc.line or 0, f"{exc.message}; the default 70% is used"))
+        low, high = UPSTREAM_THRESHOLD_RANGE
+        if origin != "default" and not low <= threshold <= high:
+            problems.append(
+                RunProblem(
+                    run.config,
+                    0,
+                    f"workers.context_threshold_percent {threshold:g} is outside the {low:g}-{high:g} upstream accepts",
+                )
+            )
+    zones: tuple[tuple[str, float], ...] = ()
+    if fs.is_file(CTXVIEWER_YAML):
+        try:
+            values = flatten_ctxviewer_yaml(read_document(fs, CTXVIEWER_YAML), CTXVIEWER_YAML)
+            if "zones" in values:
+                zones = apply_flat(Settings(), {"zones": values["zones"]}, CTXVIEWER_YAML, check=False).zones
+        except CtxViewerError as exc:
+            problems.append(RunProblem(CTXVIEWER_YAML, exc.line or 0, f"{exc.message}; no further zones drawn"))
+    return FleetConfig(threshold, origin, zones), tuple(problems)
+
+
+def upstream_band(context_usage: float) -> str:
+    """The colour upstream's own dashboard gives a context bar: ``green``, ``yellow`` or ``red``."""
+    if context_usage > BAND_RED:
+        return "red"
+    if context_usage > BAND_YELLOW:
+        return "yellow"
+    return "green"
+
+
+def zone_of(usage_percent: float, config: FleetConfig) -> str | None:
+    """The highest zone line *usage_percent* reached (``checkpoint`` or a named zone), or None."""
+    reached = None
+    for name, percent in config.all_zones:
+        if usage_percent >= percent:
+            reached = name
+    return reached
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerEstimate:
+    """ctxviewer's recomputation of the real tracker for a worker's current process (not recorded).
+
+    ``tokens = 500 x tasks + int(minutes x 100)``, the formula of upstream's
+    ``ContextTracker.estimate_tokens`` with the only calls production makes.
+    """
+
+    tokens: int
+    percent: float
+    tasks: int
+    """Tasks completed in the current process."""
+    minutes: float
+    """Minutes from the process's start to :attr:`at`."""
+    process_started: float
+    at: float
+    """The clock: now for a live worker, its last log record for one whose process ended."""
+
+
+def tracker_estimate(
+    tasks: int, process_started: float, at: float, max_tokens: int = MAX_CONTEXT_TOKENS
+) -> TrackerEstimate:
+    """The real tracker's estimate after *tasks* tasks, *at* (epoch seconds) a process started then."""
+    minutes = max(0.0, (at - process_started) / 60)
+    tokens = tasks * TOKENS_PER_TASK + int(minutes * TOKENS_PER_MINUTE)
+    return TrackerEstimate(tokens, tokens / max_tokens * 100, tasks, minutes, process_started, at)
+
+
+@dataclass(frozen=True, slots=True)
+class RunEvent:
+    """One thing that happened: a log line's task event, or an entry of a state file's execution log."""
+
+    time: float | None
+    worker_id: str | None
+    event: str
+    task_id: str | None
+    source: str
+    """``log`` or ``state``."""
+    file: str
+    line: int
+    """The log line, or the execution-log index + 1 for a state event."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRow:
+    """One worker of the fleet.  Values the files do not give are None."""
+
+    worker_id: str
+    feature: str | None
+    status: str | None
+    """As recorded in the state file (``running``, ``checkpointing``, ``crashed``, ``stopped``...)."""
+    context_usage: float | None
+    """Recorded, 0-1 (the state file's ``context_usage``)."""
+    threshold_percent: float
+    zone: str | None
+    """The highest zone line the recorded usage reached (ctxviewer's tracker zones)."""
+    band: str | None
+    """Upstream's dashboard colour for the recorded usage."""
+    current_task: str | None
+    tasks_done: int
+    """``task_completed`` events of this worker in its log (every process)."""
+    tasks_in_process: int | None
+    """The state file's ``tasks_completed``: tasks of the current process."""
+    checkpoints: int
+    """``worker_checkpoint`` entries for this worker in the execution log."""
+    last_heartbeat: float | None
+    """The state file's ``health_check_at``."""
+    last_log: float | None
+    process_started: float | None
+    estimate: TrackerEstimate | None
+    log_file: str | None = None
+    state_file: str | None = None
+    stale: bool = False
+    """Recorded as live, but silent (no log line, no health check) for :data:`STALE_AFTER_SECONDS`."""
+
+    @property
+    def usage_percent(self) -> float | None:
+        return None if self.context_usage is None else self.context_usage * 100
+
+
+@dataclass(frozen=True, slots=True)
+class LogSummary:
+    """One worker log as read so far."""
+
+    file: str
+    records: int
+    tasks_executed: int
+    """Its ``task_completed`` events."""
+    pending_line: int | None
+    """A last line held back until its newline arrives."""
+
+
+@dataclass(frozen=True, slots=True)
+class FleetSnapshot:
+    """Everything a poll found, frozen: what a fleet view or ``follow`` draws."""
+
+    sequence: int
+    taken_at: float
+    root: str
+    config: FleetConfig
+    workers: tuple[WorkerRow, ...]
+    logs: tuple[LogSummary, ...]
+    token_records: tuple[TokenRecord, ...]
+    events: tuple[RunEvent, ...]
+    """Every event so far, in time order (events without a time last)."""
+    new_events: tuple[RunEvent, ...]
+    new_problems: tuple[RunProblem, ...]
+    problem_count: int
+    changed: bool
+    more: bool
+    """A log stopped at its read limit: poll again soon."""
+
+
+@dataclass(slots=True)
+class _WorkerFacts:
+    """What a log says about one worker, kept up to date record by record."""
+
+    last_time: float | None = None
+    feature: str | None = None
+    started: float | None = None
+    tasks_since_start: int = 0
+    tasks_total: int = 0
+    seen_start: bool = False
+
+    def add(self, record: LogRecord) -> None:
+        if record.time is not None:
+            self.last_time = record.time if self.last_time is None else max(self.last_time, record.time)
+        if record.feature is not None:
+            self.feature = record.feature
+        if record.message is not None and PROCESS_START.match(record.message):
+            self.started, self.tasks_since_start, self.seen_start = record.time, 0, True
+        if record.event == TASK_COMPLETED:
+            self.tasks_total += 1
+            self.tasks_since_start += 1
+
+
+def _event_of(record: LogRecord) -> RunEvent | None:
+    if record.event is None:
+        return None
+    return RunEvent(record.time, record.worker, record.event, record.task_id, "log", record.file, record.line)
+
+
+@dataclass(slots=True)
+class _LogState:
+    reader: WorkerLogReader
+    facts: dict[str, _WorkerFacts] = field(default_factory=dict)
+    count: int = 0
+    events: list[RunEvent] = field(default_factory=list)
+
+    def fold(self, records: Iterable[LogRecord]) -> list[RunEvent]:
+        new: list[RunEvent] = []
+        for record in records:
+            worker = record.worker or "?"
+            facts = self.facts.get(worker)
+            if facts is None:
+                facts = self.facts[worker] = _WorkerFacts()
+            facts.add(record)
+            self.count += 1
+            event = _event_of(record)
+            if event is not None:
+                new.append(event)
+        self.events.extend(new)
+        return new
+
+    def rebuild(self) -> None:
+        self.facts.clear()
+        self.count = 0
+        self.events.clear()
+        self.fold(self.reader.records)
+
+
+def _time_key(event: RunEvent) -> tuple[bool, float]:
+    return (event.time is None, event.time or 0.0)
+
+
+class RunWatcher:
+    """Follows every file of a run; each :meth:`poll` returns a :class:`FleetSnapshot`."""
+
+    def __init__(self, run: RunFiles, config: FleetConfig | None = None) -> None:
+        self.run = run
+        self.fs = ProjectFS(run.root)
+        config_problems: tuple[RunProblem, ...] = ()
+        if config is None:
+            config, config_problems = read_fleet_config(run)
+        self.config = config
+        self._pending_problems = list(config_problems)
+        self._config_problems = len(config_problems)
+        self._logs = [_LogState(WorkerLogReader(self.fs, rel)) for rel in run.worker_logs]
+        self._states = [StateFileReader(self.fs, rel) for rel in run.state_files]
+        self._tokens = [TokenRecordReader(self.fs, rel) for rel in run.token_records]
+        self._state_events: dict[str, list[RunEvent]] = {}
+        self._events: tuple[RunEvent, ...] = ()
+        self._sequence = 0
+
+    @property
+    def records(self) -> tuple[LogRecord, ...]:
+        """Every worker-log record on disk now, log by log (for a log viewer)."""
+        return tuple(r for log in self._logs for r in log.reader.records)
+
+    def poll(self, now: float | None = None, *, finish: bool = False) -> FleetSnapshot:
+        """Read what changed; *now* (epoch seconds) is the clock of live workers' estimates.
+
+        *finish* takes every log's held-back last line as complete: for a run read once
+        whose writers are done (``follow --once``).
+        """
+        taken = time.time() if now is None else now
+        problems = self._pending_problems
+        self._pending_problems = []
+        new_events: list[RunEvent] = []
+        changed = bool(problems)
+        more = False
+        for log in self._logs:
+            result = log.reader.poll()
+            if finish and not result.more:
+                finished = log.reader.finish()
+                result = LogPoll(
+                    result.records + finished.records, result.problems + finished.problems, result.restarted, False
+                )
+            problems.extend(result.problems)
+            more = more or result.more
+            if result.restarted or log.count + len(result.records) != log.reader.record_count:
+                log.rebuild()  # records went (truncated, replaced, rotated away): count again
+                new_events.extend(e for r in result.records if (e := _event_of(r)) is not None)
+            else:
+                new_events.extend(log.fold(result.records))
+            changed = changed or bool(result.records) or result.restarted
+        for reader in self._states:
+            state_poll = reader.poll()
+            problems.extend(state_poll.problems)
+            if state_poll.changed and state_poll.state is not None:
+                changed = True
+                events = [
+                    RunEvent(e.time, e.worker_id, e.event or "?", e.task_id, "state", reader.shown, e.index + 1)
+                    for e in state_poll.state.execution_log
+                ]
+                self._state_events[reader.shown] = events
+                fresh = {e.index for e in state_poll.new_events}
+                logged = zip(events, state_poll.state.execution_log, strict=True)
+                new_events.extend(ev for ev, e in logged if e.index in fresh)
+        for token_reader in self._tokens:
+            token_poll = token_reader.poll()
+            problems.extend(token_poll.problems)
+            changed = changed or token_poll.changed
+        if new_events or changed:
+            everything = [e for log in self._logs for e in log.events]
+            for events in self._state_events.values():
+                everything.extend(events)
+            self._events = tuple(sorted(everything, key=_time_key))
+        self._sequence += 1
+        return FleetSnapshot(
+            sequence=self._sequence,
+            taken_at=taken,
+            root=str(self.run.root),
+            config=self.config,
+            workers=self._rows(taken),
+            logs=tuple(
+                LogSummary(
+                    log.reader.shown,
+                    log.count,
+                    sum(f.tasks_total for f in log.facts.values()),
+                    log.reader.pending_line,
+                )
+                for log in self._logs
+            ),
+            token_records=tuple(r.record for r in self._tokens if r.record is not None),
+            events=self._events,
+            new_events=tuple(sorted(new_events, key=_time_key)),
+            new_problems=tuple(problems),
+            problem_count=self.problem_count,
+            changed=changed,
+            more=more,
+        )
+
+    @property
+    def problem_count(self) -> int:
+        """Every problem so far, including those not kept."""
+        return (
+            sum(log.reader.problems.count for log in self._logs)
+            + sum(r.problems.count for r in self._states)
+            + sum(r.problems.count for r in self._tokens)
+            + self._config_problems
+        )
+
+    # -- rows ----------------------------------------------------------------------------
+
+    def _rows(self, now: float) -> tuple[WorkerRow, ...]:
+        facts: dict[str, tuple[_WorkerFacts, str]] = {}
+        for log in self._logs:
+            for worker, known in log.facts.items():
+                if worker not in ("orchestrator", "?"):
+                    facts.setdefault(worker, (known, log.reader.shown))
+        checkpoints: dict[str, int] = {}
+        for events in self._state_events.values():
+            for event in events:
+                if event.event == CHECKPOINT_EVENT and event.worker_id is not None:
+                    checkpoints[event.worker_id] = checkpoints.get(event.worker_id, 0) + 1
+        rows: list[WorkerRow] = []
+        placed: set[str] = set()
+        for reader in self._states:
+            state: FeatureState | None = reader.state
+            if state is None:
+                continue
+            for ws in state.workers:
+                if ws.worker_id in placed:
+                    continue  # the same worker in an older feature's file: the first file listed wins
+                placed.add(ws.worker_id)
+                found = facts.get(ws.worker_id)
+                fact: _WorkerFacts | None = None if found is None else found[0]
+                log_file = None if found is None else found[1]
+                usage = ws.context_usage
+                started = fact.started if fact is not None and fact.seen_start else ws.started_at
+                tasks = (
+                    fact.tasks_since_start
+                    if fact is not None and fact.seen_start
+                    else (ws.tasks_completed if ws.tasks_completed is not None else 0)
+                )
+                last_log = None if fact is None else fact.last_time
+                signs = [t for t in (last_log, ws.health_check_at) if t is not None]
+                last_sign = max(signs) if signs else None
+                live = ws.status in LIVE_STATUSES
+                stale = live and last_sign is not None and now - last_sign > STALE_AFTER_SECONDS
+                if live and not stale:
+                    at = now
+                else:  # the process ended (or went silent): its tracker's clock stopped then
+                    at = last_log if last_log is not None else (last_sign if last_sign is not None else now)
+                rows.append(
+                    WorkerRow(
+                        worker_id=ws.worker_id,
+                        feature=state.feature,
+                        status=ws.status,
+                        context_usage=usage,
+                        threshold_percent=self.config.threshold_percent,
+                        zone=None if usage is None else zone_of(usage * 100, self.config),
+                        band=None if usage is None else upstream_band(usage),
+                        current_task=ws.current_task,
+                        tasks_done=0 if fact is None else fact.tasks_total,
+                        tasks_in_process=ws.tasks_completed,
+                        checkpoints=checkpoints.get(ws.worker_id, 0),
+                        last_heartbeat=ws.health_check_at,
+                        last_log=last_log,
+                        process_started=started,
+                        estimate=None
+                        if started is None
+                        else tracker_estimate(tasks, started, at, self.config.max_tokens),
+                        log_file=log_file,
+                        state_file=reader.shown,
+                        stale=stale,
+                    )
+                )
+        for worker_id, (only_log, log_file) in facts.items():
+            if worker_id in placed:
+                continue
+            # Only a log names this worker: no recorded status or gauge; the clock stops at its last record.
+            at = only_log.last_time if only_log.last_time is not None else now
+            rows.append(
+                WorkerRow(
+                    worker_id=worker_id,
+                    feature=only_log.feature,
+                    status=None,
+                    context_usage=None,
+                    threshold_percent=self.config.threshold_percent,
+                    zone=None,
+                    band=None,
+                    current_task=None,
+                    tasks_done=only_log.tasks_total,
+                    tasks_in_process=None,
+                    checkpoints=checkpoints.get(worker_id, 0),
+                    last_heartbeat=None,
+                    last_log=only_log.last_time,
+                    process_started=only_log.started,
+                    estimate=None
+                    if only_log.started is None
+                    else tracker_estimate(only_log.tasks_since_start, only_log.started, at, self.config.max_tokens),
+                    log_file=log_file,
+                )
+            )
+        return tuple(sorted(rows, key=lambda r: worker_order(r.worker_id)))
+
+
+def worker_order(worker_id: str) -> tuple[int, int, str]:
+    """Workers by number (``2`` before ``10``), named ones (``orchestrator``) after."""
+    return (0, int(worker_id), "") if worker_id.isdigit() else (1, 0, worker_id)
+
+
+def read_run(run: RunFiles, now: float | None = None, config: FleetConfig | None = None) -> FleetSnapshot:
+    """Read a run once, whole: poll until every log is read, last lines taken as complete."""
+    watcher = RunWatcher(run, config)
+    problems: list[RunProblem] = []
+    events: list[RunEvent] = []
+    snapshot = watcher.poll(now)
+    while True:
+        problems.extend(snapshot.new_problems)
+        events.extend(snapshot.new_events)
+        if not snapshot.more:
+            break
+        snapshot = watcher.poll(now)
+    final = watcher.poll(now, finish=True)
+    problems.extend(final.new_problems)
+    events.extend(final.new_events)
+    return replace(final, new_problems=tuple(problems), new_events=tuple(sorted(events, key=_time_key)), changed=True)
