@@ -18,6 +18,7 @@ It is an estimate, named as one; the recorded value is ``context_usage``.
 
 from __future__ import annotations
 
+import bisect
 import re
 import time
 from collections.abc import Iterable
@@ -34,7 +35,13 @@ from ctxviewer.engine.project.settings import (
 )
 from ctxviewer.engine.runtime.problems import RunProblem
 from ctxviewer.engine.runtime.rundir import RunFiles
-from ctxviewer.engine.runtime.statefile import CHECKPOINT_EVENT, LIVE_STATUSES, FeatureState, StateFileReader
+from ctxviewer.engine.runtime.statefile import (
+    CHECKPOINT_EVENT,
+    LIVE_STATUSES,
+    ExecutionEvent,
+    FeatureState,
+    StateFileReader,
+)
 from ctxviewer.engine.runtime.tokenrecords import TokenRecord, TokenRecordReader
 from ctxviewer.engine.runtime.tracker import MAX_CONTEXT_TOKENS, TOKENS_PER_MINUTE, TOKENS_PER_TASK
 from ctxviewer.engine.runtime.workerlog import LogPoll, LogRecord, WorkerLogReader
@@ -294,6 +301,10 @@ class _LogState:
         self.fold(self.reader.records)
 
 
+def _state_event(event: ExecutionEvent, file: str) -> RunEvent:
+    return RunEvent(event.time, event.worker_id, event.event or "?", event.task_id, "state", file, event.index + 1)
+
+
 def _time_key(event: RunEvent) -> tuple[bool, float]:
     return (event.time is None, event.time or 0.0)
 
@@ -314,6 +325,7 @@ class RunWatcher:
         self._states = [StateFileReader(self.fs, rel) for rel in run.state_files]
         self._tokens = [TokenRecordReader(self.fs, rel) for rel in run.token_records]
         self._state_events: dict[str, list[RunEvent]] = {}
+        self._all_events: list[RunEvent] = []
         self._events: tuple[RunEvent, ...] = ()
         self._sequence = 0
 
@@ -334,6 +346,7 @@ class RunWatcher:
         new_events: list[RunEvent] = []
         changed = bool(problems)
         more = False
+        rebuild = False  # events went or changed: sort them all again
         for log in self._logs:
             result = log.reader.poll()
             if finish and not result.more:
@@ -345,6 +358,7 @@ class RunWatcher:
             more = more or result.more
             if result.restarted or log.count + len(result.records) != log.reader.record_count:
                 log.rebuild()  # records went (truncated, replaced, rotated away): count again
+                rebuild = True
                 new_events.extend(e for r in result.records if (e := _event_of(r)) is not None)
             else:
                 new_events.extend(log.fold(result.records))
@@ -354,23 +368,35 @@ class RunWatcher:
             problems.extend(state_poll.problems)
             if state_poll.changed and state_poll.state is not None:
                 changed = True
-                events = [
-                    RunEvent(e.time, e.worker_id, e.event or "?", e.task_id, "state", reader.shown, e.index + 1)
-                    for e in state_poll.state.execution_log
-                ]
-                self._state_events[reader.shown] = events
-                fresh = {e.index for e in state_poll.new_events}
-                logged = zip(events, state_poll.state.execution_log, strict=True)
-                new_events.extend(ev for ev, e in logged if e.index in fresh)
+                before = self._state_events.get(reader.shown, [])
+                fresh = [_state_event(e, reader.shown) for e in state_poll.new_events]
+                if len(before) + len(fresh) == len(state_poll.state.execution_log):
+                    before.extend(fresh)  # appended, as upstream does
+                else:
+                    rebuild = True
+                    before = [_state_event(e, reader.shown) for e in state_poll.state.execution_log]
+                self._state_events[reader.shown] = before
+                new_events.extend(fresh)
         for token_reader in self._tokens:
             token_poll = token_reader.poll()
             problems.extend(token_poll.problems)
             changed = changed or token_poll.changed
-        if new_events or changed:
+        new_events.sort(key=_time_key)
+        if rebuild:
             everything = [e for log in self._logs for e in log.events]
             for events in self._state_events.values():
                 everything.extend(events)
-            self._events = tuple(sorted(everything, key=_time_key))
+            everything.sort(key=_time_key)
+            self._all_events = everything
+            self._events = tuple(everything)
+        elif new_events:
+            joined = self._all_events
+            for event in new_events:  # a few, mostly later than everything: appended
+                if not joined or _time_key(joined[-1]) <= _time_key(event):
+                    joined.append(event)
+                else:
+                    bisect.insort_right(joined, event, key=_time_key)
+            self._events = tuple(joined)
         self._sequence += 1
         return FleetSnapshot(
             sequence=self._sequence,
@@ -389,7 +415,7 @@ class RunWatcher:
             ),
             token_records=tuple(r.record for r in self._tokens if r.record is not None),
             events=self._events,
-            new_events=tuple(sorted(new_events, key=_time_key)),
+            new_events=tuple(new_events),
             new_problems=tuple(problems),
             problem_count=self.problem_count,
             changed=changed,

@@ -128,6 +128,11 @@ class StateFileReader:
         self._doc = JsonDocument(fs, rel, self.shown, self.problems)
         self._seen: set[str] = set()
         self._state: FeatureState | None = None
+        # The execution log as last parsed, raw and checked: upstream only appends to it, so
+        # a rewrite whose log starts with the same entries re-checks only the new ones.
+        self._raw_log: list[Any] = []
+        self._events: tuple[ExecutionEvent, ...] = ()
+        self._kept = 0
 
     @property
     def state(self) -> FeatureState | None:
@@ -146,10 +151,7 @@ class StateFileReader:
         state = self._parse(read.data, read.text, new)
         if state is None:
             return StatePoll(False, self._state, (), tuple(new))
-        old = self._state.execution_log if self._state is not None else ()
-        log = state.execution_log
-        appended = bool(old) and len(log) >= len(old) and log[len(old) - 1] == old[-1]
-        new_events = log[len(old) :] if appended else log
+        new_events = state.execution_log[self._kept :]
         self._state = state
         return StatePoll(True, state, new_events, tuple(new))
 
@@ -189,8 +191,13 @@ class StateFileReader:
                 continue
             worker = entry.get("worker_id")
             tasks.append(TaskState(key, check.string(entry, "status", path), _id(worker)))
-        events: list[ExecutionEvent] = []
-        for index, entry in enumerate(check.array(data, "execution_log", ()) or []):
+        raw_log = check.array(data, "execution_log", ()) or []
+        known = len(self._raw_log)
+        reused = known <= len(raw_log) and raw_log[:known] == self._raw_log
+        events: list[ExecutionEvent] = list(self._events) if reused else []
+        self._kept = len(events)  # events carried over from the last read: the rest are new
+        for index in range(known if reused else 0, len(raw_log)):
+            entry = raw_log[index]
             path = ("execution_log", index)
             if not isinstance(entry, dict):
                 check.report(path, f'"execution_log.{index}" must be an object, not {json_type(entry)}')
@@ -210,6 +217,7 @@ class StateFileReader:
                     data=info,
                 )
             )
+        self._raw_log, self._events = raw_log, tuple(events)
         paused = data.get("paused")
         error = data.get("error")
         return FeatureState(
@@ -217,7 +225,7 @@ class StateFileReader:
             feature=check.string(data, "feature", ()),
             workers=tuple(workers),
             tasks=tuple(tasks),
-            execution_log=tuple(events),
+            execution_log=self._events,
             paused=paused if isinstance(paused, bool) else None,
             error=error if isinstance(error, str) else None,
         )

@@ -123,6 +123,9 @@ class _BadLine(Exception):
     pass
 
 
+_decode = json.JSONDecoder().decode
+
+
 def _read_at(fd: int, offset: int, size: int) -> bytes:
     """Up to *size* bytes of *fd* from *offset* (``os.pread`` is not everywhere)."""
     os.lseek(fd, offset, os.SEEK_SET)
@@ -142,60 +145,75 @@ def _parse_line(raw: bytes, line: int, shown: str) -> tuple[LogRecord | None, li
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _BadLine(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1})") from None
-    if not text.strip():
+    if not text or text.isspace():
         return None, []
     try:
-        obj = json.loads(text)
+        obj = _decode(text)
     except json.JSONDecodeError as exc:
         raise _BadLine(f"not JSON ({exc.msg} at column {exc.colno})") from None
     except RecursionError:
         raise _BadLine("not JSON (nested too deeply)") from None
-    if not isinstance(obj, dict):
+    if type(obj) is not dict:
         raise _BadLine(f"not a JSON object (got {json_type(obj)})")
+    get = obj.get
+    ts, level, feature, message = get("ts"), get("level"), get("feature"), get("message")
+    task_id, phase, event = get("task_id"), get("phase"), get("event")
+    worker_id, duration, data = get("worker_id"), get("duration_ms"), get("data")
     wrong: list[str] = []
-    missing = [k for k in REQUIRED_KEYS if k not in obj]
-    if missing:
-        wrong.append("missing " + ", ".join(f'"{k}"' for k in missing))
-
-    def text_of(key: str) -> str | None:
-        value = obj.get(key)
-        if value is None or isinstance(value, str):
-            return value
-        wrong.append(f'"{key}" must be a string, not {json_type(value)}')
-        return None
-
-    ts = text_of("ts")
+    # The common line (every key there, every type right) passes these few tests and no more.
+    if not (
+        type(ts) is str
+        and type(level) is str
+        and type(feature) is str
+        and type(message) is str
+        and type(worker_id) in (int, str)
+        and (task_id is None or type(task_id) is str)
+        and (phase is None or type(phase) is str)
+        and (event is None or type(event) is str)
+        and (duration is None or (type(duration) in (int, float) and duration >= 0))
+        and (data is None or type(data) is dict)
+    ):
+        missing = [k for k in REQUIRED_KEYS if k not in obj]
+        if missing:
+            wrong.append("missing " + ", ".join(f'"{k}"' for k in missing))
+        texts = {"ts": ts, "level": level, "feature": feature, "message": message}
+        texts |= {"task_id": task_id, "phase": phase, "event": event}
+        for key, value in texts.items():
+            if value is not None and not isinstance(value, str):
+                wrong.append(f'"{key}" must be a string, not {json_type(value)}')
+                texts[key] = None
+        ts, level, feature, message = texts["ts"], texts["level"], texts["feature"], texts["message"]
+        task_id, phase, event = texts["task_id"], texts["phase"], texts["event"]
+        if isinstance(worker_id, bool) or not (worker_id is None or isinstance(worker_id, int | str)):
+            wrong.append(f'"worker_id" must be a number or a string, not {json_type(worker_id)}')
+            worker_id = None
+        if duration is not None and (
+            isinstance(duration, bool) or not isinstance(duration, int | float) or duration < 0
+        ):
+            wrong.append(f'"duration_ms" must be a number of 0 or more, not {json_type(duration)}')
+            duration = None
+        if data is not None and not isinstance(data, dict):
+            wrong.append(f'"data" must be an object, not {json_type(data)}')
+            data = None
     seconds = None
     if ts is not None:
         seconds = parse_time(ts, naive_is_utc=True)
         if seconds is None:
-            wrong.append(f'"ts" is not an ISO-8601 time: {short(ts)}')
-    worker_id = obj.get("worker_id")
-    if isinstance(worker_id, bool) or not (worker_id is None or isinstance(worker_id, int | str)):
-        wrong.append(f'"worker_id" must be a number or a string, not {json_type(worker_id)}')
-        worker_id = None
-    duration = obj.get("duration_ms")
-    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, int | float) or duration < 0):
-        wrong.append(f'"duration_ms" must be a number of 0 or more, not {json_type(duration)}')
-        duration = None
-    data = obj.get("data")
-    if data is not None and not isinstance(data, dict):
-        wrong.append(f'"data" must be an object, not {json_type(data)}')
-        data = None
+            wrong.insert(0, f'"ts" is not an ISO-8601 time: {short(ts)}')
     record = LogRecord(
-        file=shown,
-        line=line,
-        ts=ts,
-        time=seconds,
-        level=text_of("level"),
-        worker_id=worker_id,
-        feature=text_of("feature"),
-        message=text_of("message"),
-        task_id=text_of("task_id"),
-        phase=text_of("phase"),
-        event=text_of("event"),
-        duration_ms=None if duration is None else int(duration),
-        data=data,
+        shown,
+        line,
+        ts,
+        seconds,
+        level,
+        worker_id,
+        feature,
+        message,
+        task_id,
+        phase,
+        event,
+        None if duration is None else int(duration),
+        data,
     )
     return record, wrong
 

@@ -205,6 +205,12 @@ def test_a_poll_reads_only_what_changed(project: Path) -> None:
     assert two.tasks_done == 2 and two.estimate is not None and two.estimate.tokens == 11_200
     quiet = watcher.poll(now=at(12, 43))
     assert quiet.new_events == () and not quiet.changed and quiet.sequence == 3
+    # A line arriving late with an early time still lands in time order.
+    with open(project / ".zerg/logs/workers/worker-4.jsonl", "a") as handle:
+        handle.write(done(4, 8, 30, "T00"))
+    late = watcher.poll(now=at(12, 44))
+    times = [e.time for e in late.events]
+    assert times == sorted(times) and late.events[1].task_id == "T00"
 
 
 def test_a_silent_live_worker_is_stale_and_its_clock_stops(project: Path) -> None:

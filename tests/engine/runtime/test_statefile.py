@@ -115,6 +115,17 @@ def test_an_unchanged_file_is_not_read_again_and_a_fault_not_reported_again(tmp_
     assert [e.event for e in result.new_events] == ["worker_started"]
 
 
+def test_an_execution_log_changed_before_its_end_is_read_again_whole(tmp_path: Path) -> None:
+    write(tmp_path, STATE, STATE_TEXT)
+    reader = StateFileReader(ProjectFS(tmp_path), STATE)
+    reader.poll()
+    write(tmp_path, STATE, STATE_TEXT.replace('"event": "worker_ready"', '"event": "worker_started"'))
+    result = reader.poll()
+    assert result.state is not None
+    assert [e.event for e in result.state.execution_log] == ["worker_started", "worker_checkpoint"]
+    assert result.new_events == result.state.execution_log  # not only appended: all of it is new
+
+
 def test_invalid_json_keeps_the_last_good_state(tmp_path: Path) -> None:
     write(tmp_path, STATE, STATE_TEXT)
     reader = StateFileReader(ProjectFS(tmp_path), STATE)
