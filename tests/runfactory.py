@@ -3,7 +3,7 @@
 :func:`write_run` lays out ``<layout>/logs/workers/worker-<id>.jsonl`` (one worker's log
 rotated to ``.jsonl.1``, an orchestrator log beside them), ``<layout>/state/<feature>.json``
 and ``<layout>/state/tokens-<id>.json``, and ``<layout>/config.yaml``.  Each worker runs
-several processes over days (a start line, task after task, then a clean stop, a
+several processes over a day (a start line, task after task, then a clean stop, a
 checkpoint, a crash, or still running); lines are ``json.dumps(entry) + "\\n"`` with the keys,
 messages and events upstream's ``StructuredLogWriter`` writes, most of them plain log
 records.  The state file's ``context_usage`` is the real tracker's value at each worker's
