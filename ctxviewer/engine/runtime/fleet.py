@@ -34,7 +34,7 @@ from ctxviewer.engine.project.settings import (
     flatten_system_config,
 )
 from ctxviewer.engine.runtime.problems import RunProblem
-from ctxviewer.engine.runtime.rundir import RunFiles
+from ctxviewer.engine.runtime.rundir import RunFiles, rescan, scan_signature
 from ctxviewer.engine.runtime.statefile import (
     CHECKPOINT_EVENT,
     LIVE_STATUSES,
@@ -321,13 +321,25 @@ class RunWatcher:
         self.config = config
         self._pending_problems = list(config_problems)
         self._config_problems = len(config_problems)
-        self._logs = [_LogState(WorkerLogReader(self.fs, rel)) for rel in run.worker_logs]
-        self._states = [StateFileReader(self.fs, rel) for rel in run.state_files]
-        self._tokens = [TokenRecordReader(self.fs, rel) for rel in run.token_records]
+        self._logs: list[_LogState] = []
+        self._states: list[StateFileReader] = []
+        self._tokens: list[TokenRecordReader] = []
+        self._adopt(run)
+        self._scanned = scan_signature(run)
         self._state_events: dict[str, list[RunEvent]] = {}
         self._all_events: list[RunEvent] = []
         self._events: tuple[RunEvent, ...] = ()
         self._sequence = 0
+
+    def _adopt(self, run: RunFiles) -> None:
+        """Start following the files of *run* not followed yet."""
+        known = {log.reader.rel for log in self._logs}
+        self._logs += [_LogState(WorkerLogReader(self.fs, rel)) for rel in run.worker_logs if rel not in known]
+        known = {reader.rel for reader in self._states}
+        self._states += [StateFileReader(self.fs, rel) for rel in run.state_files if rel not in known]
+        known = {reader.rel for reader in self._tokens}
+        self._tokens += [TokenRecordReader(self.fs, rel) for rel in run.token_records if rel not in known]
+        self.run = run
 
     @property
     def records(self) -> tuple[LogRecord, ...]:
@@ -346,6 +358,10 @@ class RunWatcher:
         new_events: list[RunEvent] = []
         changed = bool(problems)
         more = False
+        scanned = scan_signature(self.run)
+        if scanned != self._scanned:  # a file was added, renamed or removed: a new worker's log?
+            self._scanned = scanned
+            self._adopt(rescan(self.run))
         rebuild = False  # events went or changed: sort them all again
         for log in self._logs:
             result = log.reader.poll()
@@ -447,13 +463,14 @@ class RunWatcher:
                     checkpoints[event.worker_id] = checkpoints.get(event.worker_id, 0) + 1
         rows: list[WorkerRow] = []
         placed: set[str] = set()
-        for reader in self._states:
+        # A worker in several features' files: the most recently written file's entry wins.
+        for reader in sorted(self._states, key=lambda r: -(r.modified or 0)):
             state: FeatureState | None = reader.state
             if state is None:
                 continue
             for ws in state.workers:
                 if ws.worker_id in placed:
-                    continue  # the same worker in an older feature's file: the first file listed wins
+                    continue
                 placed.add(ws.worker_id)
                 found = facts.get(ws.worker_id)
                 fact: _WorkerFacts | None = None if found is None else found[0]

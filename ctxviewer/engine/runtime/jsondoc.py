@@ -261,6 +261,11 @@ class JsonDocument:
         self._trouble: str | None = None  # the file-level problem reported last (not repeated)
         self.reads = 0
 
+    @property
+    def modified(self) -> int | None:
+        """The modification time (ns) of the file as last seen, or None."""
+        return None if self._signature is None else self._signature[2]
+
     def _file_problem(self, message: str, new: list[RunProblem], line: int = 0) -> None:
         if message != self._trouble:
             self._trouble = message

@@ -53,6 +53,9 @@ class RunFiles:
     """``<layout>/config.yaml`` when there is one."""
     layouts: tuple[str, ...] = ()
     """The upstream folders found (``.mahabharatha``, ``.zerg``)."""
+    scans: tuple[tuple[str, str], ...] = ()
+    """``(folder, kinds)`` searched (``kinds``: ``logs``, ``state`` or ``all``), to look again
+    with :func:`rescan`; none for a single file."""
 
     @property
     def empty(self) -> bool:
@@ -93,22 +96,49 @@ def _scan(fs: ProjectFS, folder: str) -> tuple[set[str], set[str], set[str]]:
     return logs, states, tokens
 
 
-def _layout_files(fs: ProjectFS, layouts: tuple[str, ...], root: Path) -> RunFiles:
+def _collect(
+    fs: ProjectFS, root: Path, scans: tuple[tuple[str, str], ...], config: str | None, layouts: tuple[str, ...]
+) -> RunFiles:
     logs: set[str] = set()
     states: set[str] = set()
     tokens: set[str] = set()
+    for folder, kinds in scans:
+        found_logs, found_states, found_tokens = _scan(fs, folder)
+        if kinds in ("logs", "all"):
+            logs |= found_logs
+        if kinds in ("state", "all"):
+            states |= found_states
+            tokens |= found_tokens
+    return RunFiles(
+        root, tuple(sorted(logs, key=_log_key)), tuple(sorted(states)), tuple(sorted(tokens)), config, layouts, scans
+    )
+
+
+def _layout_files(fs: ProjectFS, layouts: tuple[str, ...], root: Path) -> RunFiles:
+    scans: list[tuple[str, str]] = []
     config = None
     for layout in layouts:
-        found_logs, _, _ = _scan(fs, f"{layout}/{WORKERS_FOLDER}")
-        _, found_states, found_tokens = _scan(fs, f"{layout}/{STATE_FOLDER}")
-        logs |= found_logs
-        states |= found_states
-        tokens |= found_tokens
+        scans += [(f"{layout}/{WORKERS_FOLDER}", "logs"), (f"{layout}/{STATE_FOLDER}", "state")]
         if config is None and fs.is_file(f"{layout}/{CONFIG_NAME}"):
             config = f"{layout}/{CONFIG_NAME}"
-    return RunFiles(
-        root, tuple(sorted(logs, key=_log_key)), tuple(sorted(states)), tuple(sorted(tokens)), config, layouts
-    )
+    return _collect(fs, root, tuple(scans), config, layouts)
+
+
+def rescan(run: RunFiles) -> RunFiles:
+    """*run* looked for again in the same folders: a worker started since has a log now."""
+    if not run.scans:
+        return run
+    return _collect(ProjectFS(run.root), run.root, run.scans, run.config, run.layouts)
+
+
+def scan_signature(run: RunFiles) -> tuple[tuple[str, ...], ...]:
+    """The names in the folders *run* was found in: when they change, :func:`rescan`.
+
+    Names, not the folders' modification times, which a file system may keep too coarsely
+    to tell two changes a few milliseconds apart.
+    """
+    fs = ProjectFS(run.root)
+    return tuple(tuple(fs.list_dir(folder)) for folder, _ in run.scans)
 
 
 def _enclosing_project(path: Path) -> tuple[Path, str] | None:
@@ -139,16 +169,9 @@ def discover_run(path: str | os.PathLike[str]) -> RunFiles:
         run = _layout_files(ProjectFS(target), layouts, target)
     else:
         fs = ProjectFS(target)
-        logs: set[str] = set()
-        states: set[str] = set()
-        tokens: set[str] = set()
-        for folder in ("", "workers", WORKERS_FOLDER, STATE_FOLDER):
-            found = _scan(fs, folder)
-            logs |= found[0]
-            states |= found[1]
-            tokens |= found[2]
         config = CONFIG_NAME if fs.is_file(CONFIG_NAME) else None
-        run = RunFiles(target, tuple(sorted(logs, key=_log_key)), tuple(sorted(states)), tuple(sorted(tokens)), config)
+        scans = tuple((folder, "all") for folder in ("", "workers", WORKERS_FOLDER, STATE_FOLDER))
+        run = _collect(fs, target, scans, config, ())
     if run.empty:
         raise ProjectError(
             "no worker logs (logs/workers/worker-<id>.jsonl), state files (state/<feature>.json) "

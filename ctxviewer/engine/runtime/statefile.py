@@ -123,6 +123,7 @@ class StateFileReader:
     """Follows one feature state file; call :meth:`poll` on a timer."""
 
     def __init__(self, fs: ProjectFS, rel: str, shown: str | None = None) -> None:
+        self.rel = rel
         self.shown = shown or rel
         self.problems = ProblemList()
         self._doc = JsonDocument(fs, rel, self.shown, self.problems)
@@ -137,6 +138,11 @@ class StateFileReader:
     @property
     def state(self) -> FeatureState | None:
         return self._state
+
+    @property
+    def modified(self) -> int | None:
+        """The file's modification time (ns) as last seen, or None."""
+        return self._doc.modified
 
     @property
     def reads(self) -> int:

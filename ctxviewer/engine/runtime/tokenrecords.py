@@ -73,6 +73,7 @@ class TokenRecordReader:
     """Follows one token record file; call :meth:`poll` on a timer."""
 
     def __init__(self, fs: ProjectFS, rel: str, shown: str | None = None) -> None:
+        self.rel = rel
         self.shown = shown or rel
         self.problems = ProblemList()
         self._doc = JsonDocument(fs, rel, self.shown, self.problems)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -211,6 +212,33 @@ def test_a_poll_reads_only_what_changed(project: Path) -> None:
     late = watcher.poll(now=at(12, 44))
     times = [e.time for e in late.events]
     assert times == sorted(times) and late.events[1].task_id == "T00"
+
+
+def test_a_worker_started_later_is_followed(project: Path) -> None:
+    watcher = RunWatcher(discover_run(project))
+    assert [w.worker_id for w in watcher.poll(now=at(12, 40)).workers] == ["1", "2", "3", "4"]
+    (project / ".zerg/logs/workers/worker-5.jsonl").write_text(
+        line(5, 12, 41, "Worker 5 starting for feature shop") + done(5, 12, 45, "T7")
+    )
+    snapshot = watcher.poll(now=at(12, 46))
+    assert [w.worker_id for w in snapshot.workers] == ["1", "2", "3", "4", "5"]
+    assert [(e.worker_id, e.task_id) for e in snapshot.new_events] == [("5", "T7")]
+    # 1 task; its log's last line at 12:45 is its clock (no state entry): 500 + 4 minutes x 100.
+    five = snapshot.workers[4]
+    assert five.estimate is not None and five.estimate.tokens == 900
+
+
+def test_a_worker_in_two_features_is_taken_from_the_newer_file(project: Path) -> None:
+    older = {"feature": "cart", "workers": {"1": {"status": "stopped", "context_usage": 0.1}}}
+    path = project / ".zerg/state/cart.json"
+    path.write_text(json.dumps(older))
+    os.utime(path, (at(9, 0), at(9, 0)))
+    os.utime(project / ".zerg/state/shop.json", (at(12, 30), at(12, 30)))
+    one = RunWatcher(discover_run(project)).poll(now=at(12, 40)).workers[0]
+    assert (one.feature, one.status, one.context_usage) == ("shop", "checkpointing", 0.78)
+    os.utime(path, (at(12, 35), at(12, 35)))  # cart's file is now the newer one
+    one = RunWatcher(discover_run(project)).poll(now=at(12, 40)).workers[0]
+    assert (one.feature, one.status, one.context_usage) == ("cart", "stopped", 0.1)
 
 
 def test_a_silent_live_worker_is_stale_and_its_clock_stops(project: Path) -> None:

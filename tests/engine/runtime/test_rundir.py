@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine.errors import ProjectError
-from ctxviewer.engine.runtime.rundir import discover_run, worker_of_log
+from ctxviewer.engine.runtime.rundir import discover_run, rescan, scan_signature, worker_of_log
 
 
 def touch(root: Path, *rels: str) -> None:
@@ -115,3 +115,15 @@ def test_worker_of_log() -> None:
     assert worker_of_log("worker-7.jsonl") == "7"
     assert worker_of_log("worker-orchestrator.jsonl.1") == "orchestrator"
     assert worker_of_log("worker-7.json") is None and worker_of_log("shop-events.jsonl") is None
+
+
+def test_rescan_finds_files_added_since(project: Path) -> None:
+    run = discover_run(project / ".zerg")
+    signature = scan_signature(run)
+    touch(project, ".zerg/logs/workers/worker-9.jsonl", ".zerg/state/tokens-9.json")
+    assert scan_signature(run) != signature
+    again = rescan(run)
+    assert again.worker_logs == (".zerg/logs/workers/worker-3.jsonl", ".zerg/logs/workers/worker-9.jsonl")
+    assert again.token_records == (".zerg/state/tokens-9.json", ".zerg/state/tokens-unknown.json")
+    single = discover_run(project / ".zerg/state/legacy.json")
+    assert rescan(single) is single and scan_signature(single) == ()
