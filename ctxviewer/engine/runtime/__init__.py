@@ -6,6 +6,6 @@
 A real run's files (``docs/run-files.md``): :mod:`.workerlog` (worker logs, rotation
 included), :mod:`.statefile` (a feature's state: workers, tasks, execution log),
 :mod:`.tokenrecords` (tokens per task and section), found by :mod:`.rundir`, followed
-together by :mod:`.fleet` (one frozen snapshot per poll) and drawn for a terminal by
-:mod:`.fleettext`; :mod:`.problems` and :mod:`.jsondoc` are what the readers share.
+together by :mod:`.fleet` (one frozen snapshot per poll), drawn for a terminal by
+:mod:`.fleettext` and written as JSON by :mod:`.fleetjson`; :mod:`.problems` and :mod:`.jsondoc` are what the readers share.
 """
