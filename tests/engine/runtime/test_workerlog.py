@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import hypothesis
+import hypothesis.strategies as st
 import pytest
 
 from ctxviewer.engine.files.reading import ProjectFS
@@ -280,3 +282,42 @@ def test_a_symlink_out_of_the_root_is_not_followed(tmp_path: Path) -> None:
 def test_invalid_limits_are_refused(tmp_path: Path, value: Any) -> None:
     with pytest.raises(ValueError, match="read_limit"):
         reader_for(tmp_path, read_limit=value)
+
+
+@hypothesis.settings(max_examples=60, deadline=None)
+@hypothesis.given(
+    cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=12),
+    crlf=st.booleans(),
+)
+def test_any_way_of_appending_gives_the_records_of_one_read(tmp_path_factory: Any, cuts: list[int], crlf: bool) -> None:
+    root = tmp_path_factory.mktemp("log")
+    (root / "logs" / "workers").mkdir(parents=True)
+    path = root / LOG
+    lines = [line(n % 10, task_id=f"T{n}", event="task_completed") if n % 3 == 0 else line(n % 10) for n in range(12)]
+    lines.insert(5, "{broken\n")
+    data = "".join(lines).encode()
+    if crlf:
+        data = data.replace(b"\n", b"\r\n")
+    whole = WorkerLogReader(ProjectFS(root), LOG, read_limit=97)
+    path.write_bytes(data)
+    expected = [r for _ in range(50) for r in whole.poll().records]
+    path.write_bytes(b"")
+    reader = WorkerLogReader(ProjectFS(root), LOG, read_limit=97)
+    got = list(reader.poll().records)
+    done = 0
+    for cut in [*sorted({c % (len(data) + 1) for c in cuts}), len(data)]:
+        append(path, data[done:cut])
+        done = cut
+        for _ in range(50):  # read_limit 97: a few polls per piece
+            got += reader.poll().records
+    assert got == expected and len(expected) == 12
+    assert reader.problems.count == whole.problems.count == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_never_blocks(tmp_path: Path, logs: Path) -> None:
+    os.mkfifo(logs)
+    reader = reader_for(tmp_path)
+    result = reader.poll()  # would hang on a plain open() with no writer
+    assert [p.message for p in result.problems] == ["is not a regular file, not a log file"]
+    assert reader.poll().problems == ()
