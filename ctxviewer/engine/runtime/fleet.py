@@ -454,8 +454,12 @@ class RunWatcher:
         facts: dict[str, tuple[_WorkerFacts, str]] = {}
         for log in self._logs:
             for worker, known in log.facts.items():
-                if worker not in ("orchestrator", "?"):
-                    facts.setdefault(worker, (known, log.reader.shown))
+                if worker in ("orchestrator", "?"):
+                    continue
+                # A worker in two logs (both layouts, say): the one it wrote to last.
+                seen = facts.get(worker)
+                if seen is None or (known.last_time or 0.0) > (seen[0].last_time or 0.0):
+                    facts[worker] = (known, log.reader.shown)
         checkpoints: dict[str, int] = {}
         for events in self._state_events.values():
             for event in events:

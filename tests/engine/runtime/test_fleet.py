@@ -366,3 +366,12 @@ def test_the_changes_between_two_snapshots(project: Path) -> None:
     ]
     assert changes[0]["tasks_done"] == 2
     assert changes[2]["problem"].startswith(".zerg/logs/workers/worker-2.jsonl:4: not JSON")
+
+
+def test_a_worker_in_two_layouts_logs_is_taken_from_the_newer(project: Path) -> None:
+    old = project / ".mahabharatha/logs/workers/worker-1.jsonl"
+    old.parent.mkdir(parents=True)
+    old.write_text(line(1, 7, 0, "Worker 1 starting for feature shop") + done(1, 7, 5, "T0"))
+    one = RunWatcher(discover_run(project)).poll(now=at(12, 40)).workers[0]
+    # .zerg's log ends at 12:30, .mahabharatha's at 07:05: the .zerg one is this worker's now.
+    assert one.log_file == ".zerg/logs/workers/worker-1.jsonl" and one.tasks_done == 3
