@@ -26,7 +26,7 @@ def gauge(usage: float | None, threshold_percent: float, cells: int = GAUGE_CELL
     if usage is None:
         body = [" "] * cells
     else:
-        filled = max(0, min(cells, round(usage * cells)))
+        filled = round(min(max(usage, 0.0), 1.0) * cells)
         body = ["#"] * filled + ["."] * (cells - filled)
     mark = max(0, min(cells - 1, int(threshold_percent / 100 * cells)))
     body[mark] = "|"

@@ -24,6 +24,7 @@ Most lines carry no ``event``: they are log records, all of them kept, not probl
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 from collections.abc import Mapping
@@ -170,7 +171,7 @@ def _parse_line(raw: bytes, line: int, shown: str) -> tuple[LogRecord | None, li
         and (task_id is None or type(task_id) is str)
         and (phase is None or type(phase) is str)
         and (event is None or type(event) is str)
-        and (duration is None or (type(duration) in (int, float) and duration >= 0))
+        and (duration is None or (type(duration) is int and duration >= 0))
         and (data is None or type(data) is dict)
     ):
         missing = [k for k in REQUIRED_KEYS if k not in obj]
@@ -188,9 +189,13 @@ def _parse_line(raw: bytes, line: int, shown: str) -> tuple[LogRecord | None, li
             wrong.append(f'"worker_id" must be a number or a string, not {json_type(worker_id)}')
             worker_id = None
         if duration is not None and (
-            isinstance(duration, bool) or not isinstance(duration, int | float) or duration < 0
+            isinstance(duration, bool)
+            or not isinstance(duration, int | float)
+            or not math.isfinite(duration)
+            or duration < 0
         ):
-            wrong.append(f'"duration_ms" must be a number of 0 or more, not {json_type(duration)}')
+            shown_value = json_type(duration) if isinstance(duration, bool | str | list | dict) else repr(duration)
+            wrong.append(f'"duration_ms" must be a number of 0 or more, not {shown_value}')
             duration = None
         if data is not None and not isinstance(data, dict):
             wrong.append(f'"data" must be an object, not {json_type(data)}')

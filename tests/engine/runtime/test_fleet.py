@@ -293,6 +293,7 @@ def test_gauge_and_ago() -> None:
     assert gauge(0.5, 70, cells=10) == "[#####..|..]"
     assert gauge(1.4, 70, cells=10) == "[#######|##]"
     assert gauge(None, 100, cells=4) == "[   |]"
+    assert gauge(1e308, 50, cells=4) == "[##|#]"  # recorded far past 1: a full gauge, no overflow
     assert [ago(None, 100), ago(95, 100), ago(100 - 180, 100), ago(100 - 7200, 100), ago(200, 100)] == [
         "-",
         "5s ago",

@@ -126,6 +126,16 @@ def test_wrong_types_are_reported_and_the_record_kept(tmp_path: Path, logs: Path
     ]
 
 
+@pytest.mark.parametrize(
+    ("raw", "shown"), [("NaN", "nan"), ("Infinity", "inf"), ("1e400", "inf"), ("-5", "-5"), ("true", "true")]
+)
+def test_a_duration_that_is_no_duration(tmp_path: Path, logs: Path, raw: str, shown: str) -> None:
+    logs.write_text(line(1).replace("}", f', "duration_ms": {raw}}}'))
+    result = reader_for(tmp_path).poll()
+    assert [(r.message, r.duration_ms) for r in result.records] == [("message 1", None)]
+    assert [p.message for p in result.problems] == [f'"duration_ms" must be a number of 0 or more, not {shown}']
+
+
 def test_a_huge_line_is_skipped_without_holding_it(tmp_path: Path, logs: Path) -> None:
     huge = json.dumps({"message": "x" * 5000}) + "\n"
     logs.write_text(line(1) + huge[:3000])
