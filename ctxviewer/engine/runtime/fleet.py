@@ -8,32 +8,23 @@ threshold of the project's config, its zone, current task, tasks done, last hear
 last log time; and the run's events (the logs' task events and the state files'
 execution log, checkpoints included).
 
-Beside the recorded gauge, :class:`TrackerEstimate` is ctxviewer's *recomputation* of the
-real tracker as production calls it -- ``500`` tokens per task completed in the worker's
-current process plus ``100`` per minute since that process started (upstream never calls
-the file-read and tool-call parts) -- with the clock restarted at each process start
-(``Worker <id> starting for feature <f>`` in its log), never one clock over a whole file.
-It is an estimate, named as one; the recorded value is ``context_usage``.
+Beside the recorded gauge, each row carries a :class:`~.realtracker.TrackerEstimate`:
+ctxviewer's *recomputation* of the real tracker for the worker's current process, named as
+one; the recorded value is ``context_usage``.  The threshold and zones come from
+:mod:`.fleetconfig`.
 """
 
 from __future__ import annotations
 
 import bisect
-import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.project.loading import CTXVIEWER_YAML, read_document
-from ctxviewer.engine.project.settings import (
-    Settings,
-    apply_flat,
-    flatten_ctxviewer_yaml,
-    flatten_system_config,
-)
+from ctxviewer.engine.runtime.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
 from ctxviewer.engine.runtime.problems import RunProblem
+from ctxviewer.engine.runtime.realtracker import PROCESS_START, TASK_COMPLETED, TrackerEstimate, tracker_estimate
 from ctxviewer.engine.runtime.rundir import RunFiles, rescan, scan_signature
 from ctxviewer.engine.runtime.statefile import (
     CHECKPOINT_EVENT,
@@ -43,119 +34,12 @@ from ctxviewer.engine.runtime.statefile import (
     StateFileReader,
 )
 from ctxviewer.engine.runtime.tokenrecords import TokenRecord, TokenRecordReader
-from ctxviewer.engine.runtime.tracker import MAX_CONTEXT_TOKENS, TOKENS_PER_MINUTE, TOKENS_PER_TASK
 from ctxviewer.engine.runtime.workerlog import LogPoll, LogRecord, WorkerLogReader
 
-#: Upstream's default ``workers.context_threshold_percent`` (``config.py``: 0.70 x 100).
-DEFAULT_THRESHOLD_PERCENT = 70.0
-#: The range upstream's config model accepts for it.
-UPSTREAM_THRESHOLD_RANGE = (50.0, 90.0)
-#: Upstream's dashboard colours a context bar (``rendering/status_renderer.py``): red above
-#: 85 %, yellow above 70 %, green otherwise.
-BAND_RED, BAND_YELLOW = 0.85, 0.70
 #: A worker recorded as live with no log line and no health check for this long is shown as
 #: stale, its estimate's clock stopped at its last sign of life (upstream's default worker
 #: timeout, ``workers.timeout_minutes``, is 60 minutes).
 STALE_AFTER_SECONDS = 3600.0
-#: The message ``WorkerProtocol.start`` logs first in every worker process.
-PROCESS_START = re.compile(r"^Worker \S+ starting for feature ")
-TASK_COMPLETED = "task_completed"
-
-
-@dataclass(frozen=True, slots=True)
-class FleetConfig:
-    """The gauge's scale: the checkpoint threshold and the further zone lines."""
-
-    threshold_percent: float = DEFAULT_THRESHOLD_PERCENT
-    threshold_origin: str = "default"
-    """``.zerg/config.yaml`` (or ``.mahabharatha/...``) when set there, else ``default``."""
-    zones: tuple[tuple[str, float], ...] = ()
-    """Further zones from ``ctxviewer.yaml`` (``zones``), as ctxviewer's tracker draws them."""
-    max_tokens: int = MAX_CONTEXT_TOKENS
-
-    @property
-    def all_zones(self) -> tuple[tuple[str, float], ...]:
-        """The checkpoint and the further zones, by percent."""
-        return tuple(sorted((("checkpoint", self.threshold_percent), *self.zones), key=lambda z: z[1]))
-
-
-def read_fleet_config(run: RunFiles) -> tuple[FleetConfig, tuple[RunProblem, ...]]:
-    """The run's threshold (upstream's config) and zones (``ctxviewer.yaml``), and what was wrong."""
-    fs = ProjectFS(run.root)
-    problems: list[RunProblem] = []
-    threshold, origin = DEFAULT_THRESHOLD_PERCENT, "default"
-    if run.config is not None:
-        try:
-            values = flatten_system_config(read_document(fs, run.config), run.config)
-            if "threshold_percent" in values:
-                settings = apply_flat(Settings(), {"threshold_percent": values["threshold_percent"]}, run.config)
-                threshold, origin = settings.threshold_percent, run.config
-        except CtxViewerError as exc:
-            problems.append(RunProblem(run.config, exc.line or 0, f"{exc.message}; the default 70% is used"))
-        low, high = UPSTREAM_THRESHOLD_RANGE
-        if origin != "default" and not low <= threshold <= high:
-            problems.append(
-                RunProblem(
-                    run.config,
-                    0,
-                    f"workers.context_threshold_percent {threshold:g} is outside the {low:g}-{high:g} upstream accepts",
-                )
-            )
-    zones: tuple[tuple[str, float], ...] = ()
-    if fs.is_file(CTXVIEWER_YAML):
-        try:
-            values = flatten_ctxviewer_yaml(read_document(fs, CTXVIEWER_YAML), CTXVIEWER_YAML)
-            if "zones" in values:
-                zones = apply_flat(Settings(), {"zones": values["zones"]}, CTXVIEWER_YAML, check=False).zones
-        except CtxViewerError as exc:
-            problems.append(RunProblem(CTXVIEWER_YAML, exc.line or 0, f"{exc.message}; no further zones drawn"))
-    return FleetConfig(threshold, origin, zones), tuple(problems)
-
-
-def upstream_band(context_usage: float) -> str:
-    """The colour upstream's own dashboard gives a context bar: ``green``, ``yellow`` or ``red``."""
-    if context_usage > BAND_RED:
-        return "red"
-    if context_usage > BAND_YELLOW:
-        return "yellow"
-    return "green"
-
-
-def zone_of(usage_percent: float, config: FleetConfig) -> str | None:
-    """The highest zone line *usage_percent* reached (``checkpoint`` or a named zone), or None."""
-    reached = None
-    for name, percent in config.all_zones:
-        if usage_percent >= percent:
-            reached = name
-    return reached
-
-
-@dataclass(frozen=True, slots=True)
-class TrackerEstimate:
-    """ctxviewer's recomputation of the real tracker for a worker's current process (not recorded).
-
-    ``tokens = 500 x tasks + int(minutes x 100)``, the formula of upstream's
-    ``ContextTracker.estimate_tokens`` with the only calls production makes.
-    """
-
-    tokens: int
-    percent: float
-    tasks: int
-    """Tasks completed in the current process."""
-    minutes: float
-    """Minutes from the process's start to :attr:`at`."""
-    process_started: float
-    at: float
-    """The clock: now for a live worker, its last log record for one whose process ended."""
-
-
-def tracker_estimate(
-    tasks: int, process_started: float, at: float, max_tokens: int = MAX_CONTEXT_TOKENS
-) -> TrackerEstimate:
-    """The real tracker's estimate after *tasks* tasks, *at* (epoch seconds) a process started then."""
-    minutes = max(0.0, (at - process_started) / 60)
-    tokens = tasks * TOKENS_PER_TASK + int(minutes * TOKENS_PER_MINUTE)
-    return TrackerEstimate(tokens, tokens / max_tokens * 100, tasks, minutes, process_started, at)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ Each worker's line holds, in columns: ``W<id>``, its recorded status, a gauge of
 the usage and threshold in percent, the highest zone line reached (ctxviewer's tracker
 zones), upstream's dashboard colour for that value (green, yellow, red), the current task,
 the ``task_completed`` events in its log, ``est``: ctxviewer's recomputation of the real
-tracker (:class:`~.fleet.TrackerEstimate`, not a recorded value), and how long ago its
+tracker (:class:`~.realtracker.TrackerEstimate`, not a recorded value), and how long ago its
 last log line and its last health check were.  A status ending in ``?`` is a worker
 recorded as live that has been silent for an hour (:data:`~.fleet.STALE_AFTER_SECONDS`).
 With ``color`` the gauge and percentage are coloured by the band (ANSI escapes).

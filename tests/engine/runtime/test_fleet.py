@@ -11,17 +11,11 @@ from typing import Any
 
 import pytest
 
-from ctxviewer.engine.runtime.fleet import (
-    FleetConfig,
-    RunWatcher,
-    read_fleet_config,
-    read_run,
-    tracker_estimate,
-    upstream_band,
-    zone_of,
-)
+from ctxviewer.engine.runtime.fleet import RunWatcher, read_run
+from ctxviewer.engine.runtime.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
 from ctxviewer.engine.runtime.fleetjson import fleet_changes, fleet_document
 from ctxviewer.engine.runtime.fleettext import ago, gauge, render_fleet_text, worker_line
+from ctxviewer.engine.runtime.realtracker import TrackerPoint, tracker_estimate, tracker_timeline
 from ctxviewer.engine.runtime.rundir import discover_run
 
 DAY = 20_500 * 86_400  # 2026-02-16T00:00:00Z
@@ -376,3 +370,22 @@ def test_a_worker_in_two_layouts_logs_is_taken_from_the_newer(project: Path) -> 
     one = RunWatcher(discover_run(project)).poll(now=at(12, 40)).workers[0]
     # .zerg's log ends at 12:30, .mahabharatha's at 07:05: the .zerg one is this worker's now.
     assert one.log_file == ".zerg/logs/workers/worker-1.jsonl" and one.tasks_done == 3
+
+
+def test_the_tracker_timeline_restarts_at_each_process(project: Path) -> None:
+    watcher = RunWatcher(discover_run(project))
+    watcher.poll(now=at(12, 40))
+    points = tracker_timeline(watcher.records, "1")
+    # Process 1: 10:00 start, T1 at 10:10 (500 + 1,000). Process 2 from 12:00: T2 at 12:05
+    # (500 + 500), T3 at 12:20 (1,000 + 2,000), its last line at 12:30 (1,000 + 3,000).
+    assert points == (
+        TrackerPoint(at(10, 0), 1, "start", None, 0, 0.0),
+        TrackerPoint(at(10, 10), 1, "task", "T1", 1_500, 0.75),
+        TrackerPoint(at(12, 0), 2, "start", None, 0, 0.0),
+        TrackerPoint(at(12, 5), 2, "task", "T2", 1_000, 0.5),
+        TrackerPoint(at(12, 20), 2, "task", "T3", 3_000, 1.5),
+        TrackerPoint(at(12, 30), 2, "end", None, 4_000, 2.0),
+    )
+    # Process 1's last line is its task at 10:10: no separate end point. Another worker's lines are not counted.
+    assert [p.kind for p in tracker_timeline(watcher.records, "2")] == ["start", "task"]
+    assert tracker_timeline(watcher.records, "9") == ()
