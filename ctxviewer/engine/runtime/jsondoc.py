@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -311,14 +310,3 @@ class JsonDocument:
         self._trouble = None
         self._data, self._text = data, text
         return DocumentRead(True, data, text, tuple(new))
-
-
-def shown_path(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:
-    """*path* relative to *root* (POSIX separators) when inside it, else as given."""
-    try:
-        rel = os.path.relpath(path, root)
-    except ValueError:
-        return os.fspath(path)
-    if rel == ".." or rel.startswith(".." + os.sep):
-        return os.fspath(path)
-    return rel.replace(os.sep, "/")

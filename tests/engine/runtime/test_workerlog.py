@@ -331,3 +331,12 @@ def test_a_named_pipe_never_blocks(tmp_path: Path, logs: Path) -> None:
     result = reader.poll()  # would hang on a plain open() with no writer
     assert [p.message for p in result.problems] == ["is not a regular file, not a log file"]
     assert reader.poll().problems == ()
+
+
+def test_problems_beyond_a_thousand_are_counted_not_kept(tmp_path: Path, logs: Path) -> None:
+    logs.write_text("{bad\n" * 1005 + line(1))
+    reader = reader_for(tmp_path)
+    result = reader.poll()
+    assert len(result.problems) == 1000 and reader.problems.count == 1005
+    assert result.problems[-1].line == 1000 and len(reader.problems.kept) == 1000
+    assert [r.line for r in result.records] == [1006]
