@@ -13,6 +13,7 @@ Each is repeated and the median printed with the lowest and highest.
 
     python bench/bench_runfiles.py                 # 5 workers, ~11,000 log lines
     python bench/bench_runfiles.py --lines 200000  # a bigger run
+    python bench/bench_runfiles.py --workers 1 --lines 220000  # one 50 MB worker log
 """
 
 from __future__ import annotations
@@ -66,13 +67,14 @@ def main() -> None:
 
         watcher = RunWatcher(run)
         watcher.poll()
-        log = root / made.layout / "logs" / "workers" / "worker-3.jsonl"
+        worker = str(min(3, args.workers))
+        log = root / made.layout / "logs" / "workers" / f"worker-{worker}.jsonl"
         state_path = root / made.layout / "state" / f"{made.feature}.json"
         state = json.loads(state_path.read_text())
         polls: list[float] = []
         idles: list[float] = []
         for n in range(args.repeat):
-            stamp = made.workers["3"].last_time + 60 * (n + 1)
+            stamp = made.workers[worker].last_time + 60 * (n + 1)
             task = f"BENCH-{n:03d}"
             entries = [
                 {"message": f"Claimed task {task}"},
@@ -83,9 +85,13 @@ def main() -> None:
             ]
             with open(log, "a") as handle:
                 for entry in entries:
-                    base = {"ts": utc(stamp), "level": "info", "worker_id": 3, "feature": made.feature}
+                    base = {"ts": utc(stamp), "level": "info", "worker_id": int(worker), "feature": made.feature}
                     handle.write(json.dumps(base | entry) + "\n")
-            event = {"timestamp": local(stamp), "event": "task_complete", "data": {"task_id": task, "worker_id": 3}}
+            event = {
+                "timestamp": local(stamp),
+                "event": "task_complete",
+                "data": {"task_id": task, "worker_id": int(worker)},
+            }
             state["execution_log"].append(event)
             tmp = state_path.with_suffix(".tmp")
             tmp.write_text(json.dumps(state, indent=2))
