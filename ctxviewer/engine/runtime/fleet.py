@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.runtime.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
+from ctxviewer.engine.runtime.heartbeats import HeartbeatReader
 from ctxviewer.engine.runtime.problems import RunProblem
 from ctxviewer.engine.runtime.realtracker import PROCESS_START, TASK_COMPLETED, TrackerEstimate, tracker_estimate
 from ctxviewer.engine.runtime.rundir import RunFiles, rescan, scan_signature
@@ -80,7 +81,7 @@ class WorkerRow:
     checkpoints: int
     """``worker_checkpoint`` entries for this worker in the execution log."""
     last_heartbeat: float | None
-    """The state file's ``health_check_at``."""
+    """The latest of its heartbeat file's ``timestamp`` and the state file's ``health_check_at``."""
     last_log: float | None
     process_started: float | None
     estimate: TrackerEstimate | None
@@ -208,6 +209,7 @@ class RunWatcher:
         self._logs: list[_LogState] = []
         self._states: list[StateFileReader] = []
         self._tokens: list[TokenRecordReader] = []
+        self._beats: list[HeartbeatReader] = []
         self._adopt(run)
         self._scanned = scan_signature(run)
         self._state_events: dict[str, list[RunEvent]] = {}
@@ -223,6 +225,8 @@ class RunWatcher:
         self._states += [StateFileReader(self.fs, rel) for rel in run.state_files if rel not in known]
         known = {reader.rel for reader in self._tokens}
         self._tokens += [TokenRecordReader(self.fs, rel) for rel in run.token_records if rel not in known]
+        known = {reader.rel for reader in self._beats}
+        self._beats += [HeartbeatReader(self.fs, rel) for rel in run.heartbeats if rel not in known]
         self.run = run
 
     @property
@@ -281,6 +285,10 @@ class RunWatcher:
             token_poll = token_reader.poll()
             problems.extend(token_poll.problems)
             changed = changed or token_poll.changed
+        for beat_reader in self._beats:
+            beat, beat_problems = beat_reader.poll()
+            problems.extend(beat_problems)
+            changed = changed or beat
         new_events.sort(key=_time_key)
         if rebuild:
             everything = [e for log in self._logs for e in log.events]
@@ -329,6 +337,7 @@ class RunWatcher:
             sum(log.reader.problems.count for log in self._logs)
             + sum(r.problems.count for r in self._states)
             + sum(r.problems.count for r in self._tokens)
+            + sum(r.problems.count for r in self._beats)
             + self._config_problems
         )
 
@@ -344,6 +353,11 @@ class RunWatcher:
                 seen = facts.get(worker)
                 if seen is None or (known.last_time or 0.0) > (seen[0].last_time or 0.0):
                     facts[worker] = (known, log.reader.shown)
+        beats: dict[str, float] = {}
+        for beat_reader in self._beats:
+            beat = beat_reader.heartbeat
+            if beat is not None and beat.time is not None:
+                beats[beat.worker_id] = max(beat.time, beats.get(beat.worker_id, beat.time))
         checkpoints: dict[str, int] = {}
         for events in self._state_events.values():
             for event in events:
@@ -371,7 +385,8 @@ class RunWatcher:
                     else (ws.tasks_completed if ws.tasks_completed is not None else 0)
                 )
                 last_log = None if fact is None else fact.last_time
-                signs = [t for t in (last_log, ws.health_check_at) if t is not None]
+                heartbeat = _latest(beats.get(ws.worker_id), ws.health_check_at)
+                signs = [t for t in (last_log, heartbeat) if t is not None]
                 last_sign = max(signs) if signs else None
                 live = ws.status in LIVE_STATUSES
                 stale = live and last_sign is not None and now - last_sign > STALE_AFTER_SECONDS
@@ -392,7 +407,7 @@ class RunWatcher:
                         tasks_done=0 if fact is None else fact.tasks_total,
                         tasks_in_process=ws.tasks_completed,
                         checkpoints=checkpoints.get(ws.worker_id, 0),
-                        last_heartbeat=ws.health_check_at,
+                        last_heartbeat=heartbeat,
                         last_log=last_log,
                         process_started=started,
                         estimate=None
@@ -421,7 +436,7 @@ class RunWatcher:
                     tasks_done=only_log.tasks_total,
                     tasks_in_process=None,
                     checkpoints=checkpoints.get(worker_id, 0),
-                    last_heartbeat=None,
+                    last_heartbeat=beats.get(worker_id),
                     last_log=only_log.last_time,
                     process_started=only_log.started,
                     estimate=None
@@ -431,6 +446,11 @@ class RunWatcher:
                 )
             )
         return tuple(sorted(rows, key=lambda r: worker_order(r.worker_id)))
+
+
+def _latest(*moments: float | None) -> float | None:
+    known = [m for m in moments if m is not None]
+    return max(known) if known else None
 
 
 def worker_order(worker_id: str) -> tuple[int, int, str]:

@@ -249,7 +249,9 @@ class DocumentRead:
 class JsonDocument:
     """One JSON document of a run, re-read whole when its signature changes."""
 
-    def __init__(self, fs: ProjectFS, rel: str, shown: str, problems: ProblemList) -> None:
+    def __init__(self, fs: ProjectFS, rel: str, shown: str, problems: ProblemList, *, vanishes: bool = False) -> None:
+        #: A file its writer deletes as a matter of course (a heartbeat): its going is not reported.
+        self.vanishes = vanishes
         self.fs = fs
         self.rel = rel
         self.shown = shown
@@ -277,7 +279,7 @@ class JsonDocument:
             refused = self.fs.refusal(self.rel)
             if refused is not None:
                 self._file_problem(refused.detail, new)
-            elif self._signature is not None:
+            elif self._signature is not None and not self.vanishes:
                 self._file_problem("no longer there; showing what was read last", new)
             self._signature = None
             return DocumentRead(False, self._data, self._text, tuple(new))

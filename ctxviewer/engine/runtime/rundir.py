@@ -34,6 +34,7 @@ CONFIG_NAME = "config.yaml"
 
 _WORKER_LOG = re.compile(r"^worker-(?P<id>.+)\.jsonl(?:\.1)?$")
 _TOKENS = re.compile(r"^tokens-.+\.json$")
+_HEARTBEAT = re.compile(r"^heartbeat-.+\.json$")
 #: JSON files of the state folder that are not a feature's state.
 _NOT_STATE = re.compile(
     r"^(?:tokens-.*|heartbeat-.*|progress-.*|token-cache|repo-index|escalations|adaptive-detail)\.json$"
@@ -56,10 +57,12 @@ class RunFiles:
     scans: tuple[tuple[str, str], ...] = ()
     """``(folder, kinds)`` searched (``kinds``: ``logs``, ``state`` or ``all``), to look again
     with :func:`rescan`; none for a single file."""
+    heartbeats: tuple[str, ...] = ()
+    """``state/heartbeat-<id>.json``: a running worker's last sign of life."""
 
     @property
     def empty(self) -> bool:
-        return not (self.worker_logs or self.state_files or self.token_records)
+        return not (self.worker_logs or self.state_files or self.token_records or self.heartbeats)
 
 
 def worker_of_log(name: str) -> str | None:
@@ -77,11 +80,12 @@ def _is_state(name: str) -> bool:
     return name.endswith(".json") and not _NOT_STATE.match(name)
 
 
-def _scan(fs: ProjectFS, folder: str) -> tuple[set[str], set[str], set[str]]:
-    """Worker logs, state files and token records directly in *folder* (relative to the root)."""
+def _scan(fs: ProjectFS, folder: str) -> tuple[set[str], set[str], set[str], set[str]]:
+    """Worker logs, state files, token records and heartbeats directly in *folder* (relative to the root)."""
     logs: set[str] = set()
     states: set[str] = set()
     tokens: set[str] = set()
+    beats: set[str] = set()
     prefix = f"{folder}/" if folder else ""
     for name in fs.list_dir(folder):
         rel = prefix + name
@@ -91,9 +95,11 @@ def _scan(fs: ProjectFS, folder: str) -> tuple[set[str], set[str], set[str]]:
             logs.add(rel[:-2] if rel.endswith(".1") else rel)
         elif _TOKENS.match(name):
             tokens.add(rel)
+        elif _HEARTBEAT.match(name):
+            beats.add(rel)
         elif _is_state(name):
             states.add(rel)
-    return logs, states, tokens
+    return logs, states, tokens, beats
 
 
 def _collect(
@@ -102,15 +108,24 @@ def _collect(
     logs: set[str] = set()
     states: set[str] = set()
     tokens: set[str] = set()
+    beats: set[str] = set()
     for folder, kinds in scans:
-        found_logs, found_states, found_tokens = _scan(fs, folder)
+        found_logs, found_states, found_tokens, found_beats = _scan(fs, folder)
         if kinds in ("logs", "all"):
             logs |= found_logs
         if kinds in ("state", "all"):
             states |= found_states
             tokens |= found_tokens
+            beats |= found_beats
     return RunFiles(
-        root, tuple(sorted(logs, key=_log_key)), tuple(sorted(states)), tuple(sorted(tokens)), config, layouts, scans
+        root,
+        tuple(sorted(logs, key=_log_key)),
+        tuple(sorted(states)),
+        tuple(sorted(tokens)),
+        config,
+        layouts,
+        scans,
+        tuple(sorted(beats)),
     )
 
 
@@ -194,6 +209,8 @@ def _single_file(target: Path, shown: str) -> RunFiles:
         return RunFiles(root, (rel[:-2] if rel.endswith(".jsonl.1") else rel,), (), (), config, layouts)
     if _TOKENS.match(name):
         return RunFiles(root, (), (), (rel,), config, layouts)
+    if _HEARTBEAT.match(name):
+        return RunFiles(root, (), (), (), config, layouts, heartbeats=(rel,))
     if _is_state(name):
         return RunFiles(root, (), (rel,), (), config, layouts)
     raise ProjectError(

@@ -389,3 +389,13 @@ def test_the_tracker_timeline_restarts_at_each_process(project: Path) -> None:
     # Process 1's last line is its task at 10:10: no separate end point. Another worker's lines are not counted.
     assert [p.kind for p in tracker_timeline(watcher.records, "2")] == ["start", "task"]
     assert tracker_timeline(watcher.records, "9") == ()
+
+
+def test_a_heartbeat_file_is_the_last_sign_of_life(project: Path) -> None:
+    beat = {"worker_id": 2, "timestamp": "2026-02-16T12:35:00+00:00", "task_id": "T5", "step": "verifying"}
+    (project / ".zerg/state/heartbeat-2.json").write_text(json.dumps(beat))
+    # 13:20: the log's last line (11:30) and the health check (11:50) are old, the heartbeat (12:35) is not.
+    two = RunWatcher(discover_run(project)).poll(now=at(13, 20)).workers[1]
+    assert two.last_heartbeat == at(12, 35) and not two.stale
+    # Still live: 1 task, 140 minutes since 11:00.
+    assert two.estimate is not None and two.estimate.tokens == 500 + 14_000

@@ -56,6 +56,7 @@ def test_a_project_with_both_layouts(project: Path) -> None:
     assert run.state_files == (".mahabharatha/state/shop.json", ".zerg/state/legacy.json")
     assert run.token_records == (".mahabharatha/state/tokens-2.json", ".zerg/state/tokens-unknown.json")
     assert run.config == ".mahabharatha/config.yaml"
+    assert run.heartbeats == (".mahabharatha/state/heartbeat-2.json",)
 
 
 @pytest.mark.parametrize("named", [".zerg", ".zerg/state", ".zerg/logs", ".zerg/logs/workers"])

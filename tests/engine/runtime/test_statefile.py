@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine.files.reading import ProjectFS
+from ctxviewer.engine.runtime.heartbeats import HeartbeatReader
 from ctxviewer.engine.runtime.jsondoc import line_of
 from ctxviewer.engine.runtime.statefile import StateFileReader
 from ctxviewer.engine.runtime.tokenrecords import TokenRecordReader
@@ -222,3 +223,26 @@ def test_a_token_record_replaced_is_read_again(tmp_path: Path) -> None:
     result = reader.poll()
     assert result.changed and result.record is not None
     assert result.record.worker_id == "7" and result.record.tasks[0].total == 9
+
+
+BEAT = ".zerg/state/heartbeat-4.json"
+
+
+def test_heartbeats(tmp_path: Path) -> None:
+    write(tmp_path, BEAT, '{"worker_id": 4, "timestamp": "2026-02-16T10:00:30+00:00", "task_id": "T1",\n'
+          ' "step": "implementing", "progress_pct": "half"}\n')  # fmt: skip
+    reader = HeartbeatReader(ProjectFS(tmp_path), BEAT)
+    new, problems = reader.poll()
+    beat = reader.heartbeat
+    assert new and beat is not None
+    assert (beat.worker_id, beat.time, beat.task_id, beat.step, beat.progress_pct) == (
+        "4",
+        T_10H + 30,
+        "T1",
+        "implementing",
+        None,
+    )
+    assert [p.describe() for p in problems] == [f'{BEAT}:2: "progress_pct" must be a whole number, not a string']
+    # A worker that shuts down cleanly deletes its heartbeat: not a problem; the last one stays.
+    (tmp_path / BEAT).unlink()
+    assert reader.poll() == (False, ()) and reader.heartbeat is beat
