@@ -3,7 +3,7 @@
 ``python real_writers_driver.py ROOT`` writes ``ROOT/.zerg/`` with upstream's own
 ``StructuredLogWriter`` (worker 2's log past its 1 MB limit, so it rotates), ``StateManager``
 (workers with the real ``ContextTracker``'s ``context_usage``, a ``worker_checkpoint``
-event) and ``TokenTracker``, then prints what it wrote as JSON for the test to compare.
+event), ``TokenTracker`` and ``HeartbeatWriter``, then prints what it wrote as JSON for the test to compare.
 Not a test module: it imports ``zerg``, which only that virtualenv has.
 """
 
@@ -20,6 +20,7 @@ def main(root: Path) -> None:
     os.chdir(root)
     from zerg.constants import LogEvent, LogPhase, TaskStatus, WorkerStatus
     from zerg.context_tracker import ContextTracker
+    from zerg.heartbeat import HeartbeatWriter
     from zerg.log_writer import StructuredLogWriter
     from zerg.state import StateManager
     from zerg.token_tracker import TokenTracker
@@ -66,6 +67,9 @@ def main(root: Path) -> None:
                 worker_id=wid, status=status, tasks_completed=done, context_usage=usage, started_at=datetime.now()
             )
         )
+        if status is WorkerStatus.RUNNING:  # a running worker's heartbeat, as step_executor writes it
+            beat = HeartbeatWriter(wid, state_dir).write(task_id=task, step="implementing", progress_pct=40)
+            out["heartbeat"] = {"worker_id": str(wid), "timestamp": beat.timestamp, "task_id": task}
         if status is WorkerStatus.CHECKPOINTING:
             state.append_event("worker_checkpoint", {"worker_id": wid, "tasks_completed": done, "current_task": None})
         writer.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,6 @@ def test_the_real_writers_files_are_read_whole(tmp_path: Path) -> None:
     assert rows["2"].checkpoints == 1 and rows["1"].checkpoints == 0
     totals = {record.worker_id: {t.task_id: t.total for t in record.tasks} for record in snapshot.token_records}
     assert totals == wrote["tokens"]
+    beat = wrote["heartbeat"]
+    assert run.heartbeats == (f".zerg/state/heartbeat-{beat['worker_id']}.json",)
+    assert rows[beat["worker_id"]].last_heartbeat == datetime.fromisoformat(beat["timestamp"]).timestamp()
