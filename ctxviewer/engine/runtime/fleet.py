@@ -92,6 +92,7 @@ class WorkerRow:
 
     @property
     def usage_percent(self) -> float | None:
+        """The recorded usage in percent (None when none is recorded)."""
         return None if self.context_usage is None else self.context_usage * 100
 
 

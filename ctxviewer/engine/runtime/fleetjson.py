@@ -69,6 +69,7 @@ def worker_data(row: WorkerRow) -> dict[str, Any]:
 
 
 def event_data(event: RunEvent) -> dict[str, Any]:
+    """One event: when, which worker, what, which task, and where it was read."""
     return {
         "time": iso(event.time),
         "worker_id": event.worker_id,
@@ -81,6 +82,7 @@ def event_data(event: RunEvent) -> dict[str, Any]:
 
 
 def token_data(record: TokenRecord) -> dict[str, Any]:
+    """One token record: each task's total, mode, time and tokens per section."""
     return {
         "file": record.file,
         "worker_id": record.worker_id,

@@ -273,6 +273,7 @@ class JsonDocument:
             self.problems.add(RunProblem(self.shown, line, message), new)
 
     def poll(self) -> DocumentRead:
+        """Read and parse the file again if its signature changed."""
         new: list[RunProblem] = []
         st = self.fs.lstat(self.rel)
         if st is None:

@@ -49,4 +49,5 @@ class ProblemList:
 
     @property
     def kept(self) -> tuple[RunProblem, ...]:
+        """The problems kept, oldest first."""
         return tuple(self._kept)

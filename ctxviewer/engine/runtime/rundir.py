@@ -62,6 +62,7 @@ class RunFiles:
 
     @property
     def empty(self) -> bool:
+        """Nothing found to read."""
         return not (self.worker_logs or self.state_files or self.token_records or self.heartbeats)
 
 

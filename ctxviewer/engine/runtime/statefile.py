@@ -137,6 +137,7 @@ class StateFileReader:
 
     @property
     def state(self) -> FeatureState | None:
+        """The state as last read successfully (None before any)."""
         return self._state
 
     @property
@@ -150,6 +151,7 @@ class StateFileReader:
         return self._doc.reads
 
     def poll(self) -> StatePoll:
+        """Read the file again if it changed."""
         read = self._doc.poll()
         new = list(read.problems)
         if not read.changed:

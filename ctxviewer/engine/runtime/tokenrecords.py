@@ -53,11 +53,14 @@ class TokenRecord:
     cumulative_tasks: int | None
 
     def task(self, task_id: str) -> TaskTokens | None:
+        """The entry of *task_id*, or None."""
         return next((t for t in self.tasks if t.task_id == task_id), None)
 
 
 @dataclass(frozen=True, slots=True)
 class TokenPoll:
+    """What one :meth:`TokenRecordReader.poll` found."""
+
     changed: bool
     record: TokenRecord | None
     problems: tuple[RunProblem, ...]
@@ -83,9 +86,11 @@ class TokenRecordReader:
 
     @property
     def record(self) -> TokenRecord | None:
+        """The record as last read successfully (None before any)."""
         return self._record
 
     def poll(self) -> TokenPoll:
+        """Read the file again if it changed."""
         read = self._doc.poll()
         new = list(read.problems)
         if read.changed:
