@@ -17,8 +17,9 @@ one; the recorded value is ``context_usage``.  The threshold and zones come from
 from __future__ import annotations
 
 import bisect
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from ctxviewer.engine.files.reading import ProjectFS
@@ -475,3 +476,26 @@ def read_run(run: RunFiles, now: float | None = None, config: FleetConfig | None
     problems.extend(final.new_problems)
     events.extend(final.new_events)
     return replace(final, new_problems=tuple(problems), new_events=tuple(sorted(events, key=_time_key)), changed=True)
+
+
+def follow_run(
+    run: RunFiles,
+    *,
+    interval: float = 1.0,
+    stop: threading.Event | None = None,
+    config: FleetConfig | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Iterator[FleetSnapshot]:
+    """Snapshots of *run* as it changes: one per poll, polls *interval* seconds apart.
+
+    A poll that stopped at a log's read limit is followed by the next at once.  The wait is
+    on *stop* (a ``threading.Event``), so setting it ends the generator without waiting
+    out the interval; so does closing the generator.  *clock* gives each poll's ``now``.
+    """
+    watcher = RunWatcher(run, config)
+    stop = stop or threading.Event()
+    while not stop.is_set():
+        snapshot = watcher.poll(clock())
+        yield snapshot
+        if not snapshot.more:
+            stop.wait(interval)

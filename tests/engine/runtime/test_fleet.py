@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ctxviewer.engine.runtime.fleet import RunWatcher, read_run
+from ctxviewer.engine.runtime.fleet import RunWatcher, follow_run, read_run
 from ctxviewer.engine.runtime.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
 from ctxviewer.engine.runtime.fleetjson import fleet_changes, fleet_document
 from ctxviewer.engine.runtime.fleettext import ago, gauge, render_fleet_text, worker_line
@@ -399,3 +400,17 @@ def test_a_heartbeat_file_is_the_last_sign_of_life(project: Path) -> None:
     assert two.last_heartbeat == at(12, 35) and not two.stale
     # Still live: 1 task, 140 minutes since 11:00.
     assert two.estimate is not None and two.estimate.tokens == 500 + 14_000
+
+
+def test_follow_run_polls_until_stopped(project: Path) -> None:
+    stop = threading.Event()
+    clock = iter([at(12, 40), at(12, 41), at(12, 42)])
+    snapshots = follow_run(discover_run(project), interval=0.0, stop=stop, clock=lambda: next(clock))
+    first = next(snapshots)
+    assert first.sequence == 1 and first.taken_at == at(12, 40) and len(first.events) == 7
+    with open(project / ".zerg/logs/workers/worker-2.jsonl", "a") as handle:
+        handle.write(done(2, 12, 41, "T5"))
+    second = next(snapshots)
+    assert second.taken_at == at(12, 41) and [e.task_id for e in second.new_events] == ["T5"]
+    stop.set()
+    assert list(snapshots) == []  # the stop event ends it
