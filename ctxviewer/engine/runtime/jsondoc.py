@@ -1,0 +1,315 @@
+"""Reading the JSON a run writes: whole documents re-read when they change, checked field by field.
+
+Upstream writes its feature state and token records as whole JSON documents, replaced
+atomically (a temporary file renamed over the old one), so a reader sees either the old or
+the new document, never half of one.  :class:`JsonDocument` re-reads such a file only when
+its signature (inode, size, modification and change times) differs from the last read, through
+:class:`~ctxviewer.engine.files.reading.ProjectFS` (contained in the run's root, bounded in
+size, never blocking on a pipe).  A document that cannot be read or parsed is one
+:class:`~.problems.RunProblem`, and the last good document stays in use.
+
+:class:`Fields` checks the values of a parsed document (or of one log line) and reports a
+value of the wrong type with the line it is on (:func:`line_of` finds it in the text), so
+every reader words the same trouble the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from ctxviewer.engine.files.reading import ProjectFS, utf8_error_line
+from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
+
+_WS = " \t\n\r"
+_BOM = "\ufeff"
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of *value*'s type, for messages: ``a string``, ``a number``, ``null``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def short(text: str, limit: int = 40) -> str:
+    """``repr`` of *text*, cut to about *limit* characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def parse_time(text: str, *, naive_is_utc: bool) -> float | None:
+    """Epoch seconds of an ISO-8601 time, or None when *text* is not one.
+
+    Upstream writes log times in UTC with a ``Z`` and state times as local naive times
+    (``datetime.now().isoformat()``): *naive_is_utc* says how a time without an offset is
+    taken (UTC, or this machine's local time, which is right when the run was on it).
+    """
+    try:
+        moment = datetime.fromisoformat(text.strip())
+        if moment.tzinfo is None and naive_is_utc:
+            moment = moment.replace(tzinfo=UTC)
+        seconds = moment.timestamp()
+    except (ValueError, OverflowError, OSError):
+        return None
+    return seconds if math.isfinite(seconds) else None
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _WS:
+        pos += 1
+    return pos
+
+
+def line_of(text: str, path: Sequence[str | int]) -> int:
+    """The 1-based line where the value at *path* (keys and indexes) starts in the JSON *text*.
+
+    Best effort, for messages only: when a step of *path* is not found, the line of the
+    deepest value found so far.  Values on the way are skipped with the standard decoder.
+    """
+    decoder = json.JSONDecoder()
+    pos = _skip_ws(text, 0)
+    if text.startswith(_BOM, pos):
+        pos = _skip_ws(text, pos + 1)
+    found = pos
+    try:
+        for step in path:
+            if pos >= len(text):
+                break
+            hit: int | None = None
+            if isinstance(step, str):
+                if text[pos] != "{":
+                    break
+                pos = _skip_ws(text, pos + 1)
+                while pos < len(text) and text[pos] == '"':
+                    key, pos = decoder.raw_decode(text, pos)
+                    pos = _skip_ws(text, _skip_ws(text, pos) + 1)  # past the ':'
+                    if key == step:
+                        hit = pos
+                        break
+                    _, pos = decoder.raw_decode(text, pos)
+                    pos = _skip_ws(text, pos)
+                    if pos < len(text) and text[pos] == ",":
+                        pos = _skip_ws(text, pos + 1)
+            else:
+                if text[pos] != "[":
+                    break
+                pos = _skip_ws(text, pos + 1)
+                index = 0
+                while pos < len(text) and text[pos] != "]":
+                    if index == step:
+                        hit = pos
+                        break
+                    _, pos = decoder.raw_decode(text, pos)
+                    pos = _skip_ws(text, pos)
+                    if pos < len(text) and text[pos] == ",":
+                        pos = _skip_ws(text, pos + 1)
+                    index += 1
+            if hit is None:
+                break
+            pos = found = hit
+    except (ValueError, IndexError):
+        pass
+    return text.count("\n", 0, found) + 1
+
+
+class Fields:
+    """Checks values of one parsed document and reports the wrong ones once.
+
+    *text* is the document's text, to find a value's line.  Each check returns the value,
+    or None after reporting it.
+    """
+
+    def __init__(
+        self,
+        shown: str,
+        problems: ProblemList,
+        new: list[RunProblem],
+        *,
+        text: str = "",
+        seen: set[str] | None = None,
+    ) -> None:
+        self.shown = shown
+        self._problems = problems
+        self._new = new
+        self._text = text
+        self._seen = seen
+
+    def report(self, path: Sequence[str | int], message: str) -> None:
+        """A problem with the value at *path* (its line found in the text).
+
+        With *seen* (a set kept across reads of one file), a message already reported
+        is not reported again when the file is re-read with the same fault.
+        """
+        if self._seen is not None:
+            if message in self._seen:
+                return
+            self._seen.add(message)
+        line = line_of(self._text, path) if self._text else 0
+        self._problems.add(RunProblem(self.shown, line, message), self._new)
+
+    @staticmethod
+    def name(path: Sequence[str | int]) -> str:
+        """``workers.2.context_usage``: a path as people read it."""
+        return ".".join(str(p) for p in path)
+
+    def _wrong(self, path: Sequence[str | int], wanted: str, value: Any) -> None:
+        self.report(path, f'"{self.name(path)}" must be {wanted}, not {json_type(value)}')
+
+    def string(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int]) -> str | None:
+        """``obj[key]`` when it is a string; None when absent or null (not reported) or else (reported)."""
+        value = obj.get(key)
+        if value is None or isinstance(value, str):
+            return value
+        self._wrong((*path, key), "a string", value)
+        return None
+
+    def integer(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int], minimum: int = 0) -> int | None:
+        """``obj[key]`` when it is a whole number of at least *minimum* (a float like 3.0 counts)."""
+        value = obj.get(key)
+        if value is None:
+            return None
+        if isinstance(value, float) and value.is_integer() and math.isfinite(value):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self._wrong((*path, key), "a whole number", value)
+            return None
+        if value < minimum:
+            self.report((*path, key), f'"{self.name((*path, key))}" must be {minimum} or more, not {value}')
+            return None
+        return value
+
+    def number(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int]) -> float | None:
+        """``obj[key]`` when it is a finite number of 0 or more."""
+        value = obj.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self._wrong((*path, key), "a number", value)
+            return None
+        number = float(value)
+        if not math.isfinite(number) or number < 0:
+            self.report((*path, key), f'"{self.name((*path, key))}" must be a finite number of 0 or more, not {value}')
+            return None
+        return number
+
+    def mapping(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int]) -> Mapping[str, Any] | None:
+        """``obj[key]`` when it is an object; None when absent or null (not reported) or else (reported)."""
+        value = obj.get(key)
+        if value is None or isinstance(value, dict):
+            return value
+        self._wrong((*path, key), "an object", value)
+        return None
+
+    def array(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int]) -> list[Any] | None:
+        """``obj[key]`` when it is an array; None when absent or null (not reported) or else (reported)."""
+        value = obj.get(key)
+        if value is None or isinstance(value, list):
+            return value
+        self._wrong((*path, key), "an array", value)
+        return None
+
+    def time(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int], *, naive_is_utc: bool) -> float | None:
+        """Epoch seconds of the ISO time ``obj[key]``; a string that is not one is reported."""
+        text = self.string(obj, key, path)
+        if text is None:
+            return None
+        seconds = parse_time(text, naive_is_utc=naive_is_utc)
+        if seconds is None:
+            self.report((*path, key), f'"{self.name((*path, key))}" is not an ISO-8601 time: {short(text)}')
+        return seconds
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRead:
+    """What one :meth:`JsonDocument.poll` found."""
+
+    changed: bool
+    """The file was read and parsed again (its signature changed) and gave a usable document."""
+    data: Any
+    """The parsed document (the last good one when this read failed), or None before any."""
+    text: str
+    """Its text, to locate values (see :func:`line_of`)."""
+    problems: tuple[RunProblem, ...]
+
+
+class JsonDocument:
+    """One JSON document of a run, re-read whole when its signature changes."""
+
+    def __init__(self, fs: ProjectFS, rel: str, shown: str, problems: ProblemList, *, vanishes: bool = False) -> None:
+        #: A file its writer deletes as a matter of course (a heartbeat): its going is not reported.
+        self.vanishes = vanishes
+        self.fs = fs
+        self.rel = rel
+        self.shown = shown
+        self.problems = problems
+        self._signature: tuple[int, int, int, int] | None = None
+        self._data: Any = None
+        self._text = ""
+        self._trouble: str | None = None  # the file-level problem reported last (not repeated)
+        self.reads = 0
+
+    @property
+    def modified(self) -> int | None:
+        """The modification time (ns) of the file as last seen, or None."""
+        return None if self._signature is None else self._signature[2]
+
+    def _file_problem(self, message: str, new: list[RunProblem], line: int = 0) -> None:
+        if message != self._trouble:
+            self._trouble = message
+            self.problems.add(RunProblem(self.shown, line, message), new)
+
+    def poll(self) -> DocumentRead:
+        """Read and parse the file again if its signature changed."""
+        new: list[RunProblem] = []
+        st = self.fs.lstat(self.rel)
+        if st is None:
+            refused = self.fs.refusal(self.rel)
+            if refused is not None:
+                self._file_problem(refused.detail, new)
+            elif self._signature is not None and not self.vanishes:
+                self._file_problem("no longer there; showing what was read last", new)
+            self._signature = None
+            return DocumentRead(False, self._data, self._text, tuple(new))
+        signature = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if signature == self._signature:
+            return DocumentRead(False, self._data, self._text, ())
+        self._signature = signature
+        raw, failed = self.fs.read_bytes(self.rel)
+        if failed is not None or raw is None:
+            self._file_problem(failed.detail if failed is not None else "cannot be read", new)
+            return DocumentRead(False, self._data, self._text, tuple(new))
+        self.reads += 1
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line, detail = utf8_error_line(raw, exc)
+            self._file_problem(detail, new, line)
+            return DocumentRead(False, self._data, self._text, tuple(new))
+        if text.startswith(_BOM):
+            text = text[1:]
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            message = f"not JSON ({exc.msg} at column {exc.colno}); showing what was read last"
+            self._file_problem(message, new, exc.lineno)
+            return DocumentRead(False, self._data, self._text, tuple(new))
+        except RecursionError:
+            self._file_problem("not JSON (nested too deeply); showing what was read last", new)
+            return DocumentRead(False, self._data, self._text, tuple(new))
+        self._trouble = None
+        self._data, self._text = data, text
+        return DocumentRead(True, data, text, tuple(new))

@@ -1,0 +1,53 @@
+"""What a reader of a real run's files could not use, said once, with the file and the line.
+
+Every reader of :mod:`ctxviewer.engine.runtime` (worker logs, feature state, token records)
+reports trouble as a :class:`RunProblem` instead of raising: a run directory is written by
+other processes while it is read, and one bad line must not hide the rest.  A
+:class:`ProblemList` keeps the first :data:`MAX_KEPT_PROBLEMS` of a reader and counts the
+rest, so a log that is garbage from end to end costs bounded memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Problems one reader keeps (and reports); beyond this they are only counted.
+MAX_KEPT_PROBLEMS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class RunProblem:
+    """Something in a run's file (or about the file) that could not be used."""
+
+    file: str
+    """The file as shown to the user (relative to the run's root where it is inside it)."""
+    line: int
+    """The 1-based line it concerns, or 0 when it is about the file as a whole."""
+    message: str
+    """What is wrong, without the file and line, e.g. ``not JSON (Expecting ',' at column 31)``."""
+
+    def describe(self) -> str:
+        """One line for the user: ``file:line: message`` (``file: message`` for the whole file)."""
+        where = self.file if self.line == 0 else f"{self.file}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+class ProblemList:
+    """The problems of one reader: the first :data:`MAX_KEPT_PROBLEMS` kept, all counted."""
+
+    def __init__(self, keep: int = MAX_KEPT_PROBLEMS) -> None:
+        self._keep = keep
+        self._kept: list[RunProblem] = []
+        self.count = 0
+
+    def add(self, problem: RunProblem, new: list[RunProblem]) -> None:
+        """Record *problem*; it goes into *new* (this poll's problems) when it is kept."""
+        self.count += 1
+        if len(self._kept) < self._keep:
+            self._kept.append(problem)
+            new.append(problem)
+
+    @property
+    def kept(self) -> tuple[RunProblem, ...]:
+        """The problems kept, oldest first."""
+        return tuple(self._kept)

@@ -1,0 +1,492 @@
+"""Reading upstream's worker logs, ``logs/workers/worker-<id>.jsonl``, as they grow and rotate.
+
+Upstream's ``StructuredLogWriter`` appends one JSON object per line --
+``{ts, level, worker_id, feature, message}``, task lines adding ``task_id``, ``phase``,
+``event``, ``duration_ms`` and sometimes ``data`` -- and when the file passes its size limit
+renames it to ``worker-<id>.jsonl.1`` (overwriting the previous one) and starts a new file.
+Most lines carry no ``event``: they are log records, all of them kept, not problems.
+
+:class:`WorkerLogReader` follows one such log, both files, incrementally:
+
+* each :meth:`~WorkerLogReader.poll` reads only the bytes appended since the last one (at
+  most ``read_limit`` of them; ``more`` says to poll again), through a non-blocking open of
+  the path resolved inside the run's root;
+* a last line without its newline is held back until the rest arrives;
+* a rotation is followed: the tail of the old file is finished under its new name ``.1``,
+  then the new file is read from its start; nothing is reported, it is what upstream does;
+* a file truncated or replaced by another one (not by a rotation), two rotations between
+  polls (lines lost), a line longer than ``max_line_bytes`` (skipped without being held in
+  memory), a line that is not UTF-8, not JSON or not an object, and a field of the wrong
+  type are each one :class:`~.problems.RunProblem` with the file and line -- never an
+  exception, never a hang.  A record with a wrong field is kept with that field empty.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
+from ctxviewer.engine.runtime.jsondoc import json_type, parse_time, short
+from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
+
+#: The keys every line upstream writes has.
+REQUIRED_KEYS = ("ts", "level", "worker_id", "feature", "message")
+#: Upstream's task events (``constants.py:LogEvent``); others are kept as they are.
+LOG_EVENTS = (
+    "task_started",
+    "task_completed",
+    "task_failed",
+    "verification_passed",
+    "verification_failed",
+    "artifact_captured",
+    "level_started",
+    "level_complete",
+    "merge_started",
+    "merge_complete",
+    "heartbeat_stale",
+    "escalation_created",
+    "escalation_resolved",
+    "worker_auto_restarted",
+    "worker_reassigned",
+    "verification_tier_passed",
+    "verification_tier_failed",
+)
+ROTATED_SUFFIX = ".1"
+_HEAD_BYTES = 64
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True)
+class LogRecord:
+    """One line of a worker log.  A field that was absent or of the wrong type is None."""
+
+    file: str
+    """The file the line was read from, as shown (a line read before a rotation keeps the old name)."""
+    line: int
+    """Its 1-based line number in that file."""
+    ts: str | None
+    """The time as written (UTC, ``2026-02-16T15:31:07.747137Z``)."""
+    time: float | None
+    """``ts`` in epoch seconds."""
+    level: str | None
+    worker_id: int | str | None
+    """The worker's number, or ``"orchestrator"``."""
+    feature: str | None
+    message: str | None
+    task_id: str | None = None
+    phase: str | None = None
+    event: str | None = None
+    duration_ms: int | None = None
+    data: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    @property
+    def worker(self) -> str | None:
+        """The worker id as text (``"1"``, ``"orchestrator"``), as the state file keys it."""
+        return None if self.worker_id is None else str(self.worker_id)
+
+
+@dataclass(frozen=True, slots=True)
+class LogPoll:
+    """What one :meth:`WorkerLogReader.poll` found."""
+
+    records: tuple[LogRecord, ...]
+    """New records, in file order."""
+    problems: tuple[RunProblem, ...]
+    """New problems (only those kept: see :class:`~.problems.ProblemList`)."""
+    restarted: bool
+    """The current file was truncated or replaced: the records read from it before are gone
+    (they are no longer on disk) and it is being read again from its start."""
+    more: bool
+    """The poll stopped at ``read_limit`` with more to read: poll again soon."""
+
+
+@dataclass(slots=True)
+class _Segment:
+    """One file (an inode) of the log: where reading is, and what was read from it."""
+
+    identity: tuple[int, int]
+    shown: str
+    offset: int = 0
+    head: bytes = b""
+    partial: bytearray = field(default_factory=bytearray)
+    discarding: bool = False
+    lines: int = 0
+    records: list[LogRecord] = field(default_factory=list)
+
+
+class _BadLine(Exception):
+    pass
+
+
+_decode = json.JSONDecoder().decode
+
+
+def _read_at(fd: int, offset: int, size: int) -> bytes:
+    """Up to *size* bytes of *fd* from *offset* (``os.pread`` is not everywhere)."""
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, size)
+
+
+def _parse_line(raw: bytes, line: int, shown: str) -> tuple[LogRecord | None, list[str]]:
+    """The record on one complete line (no ``\\n``) and what is wrong with it; None for none.
+
+    Raises :class:`_BadLine` when the line is not a JSON object at all.
+    """
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    if line == 1 and raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _BadLine(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1})") from None
+    if not text or text.isspace():
+        return None, []
+    try:
+        obj = _decode(text)
+    except json.JSONDecodeError as exc:
+        raise _BadLine(f"not JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise _BadLine("not JSON (nested too deeply)") from None
+    if type(obj) is not dict:
+        raise _BadLine(f"not a JSON object (got {json_type(obj)})")
+    get = obj.get
+    ts, level, feature, message = get("ts"), get("level"), get("feature"), get("message")
+    task_id, phase, event = get("task_id"), get("phase"), get("event")
+    worker_id, duration, data = get("worker_id"), get("duration_ms"), get("data")
+    wrong: list[str] = []
+    # The common line (every key there, every type right) passes these few tests and no more.
+    if not (
+        type(ts) is str
+        and type(level) is str
+        and type(feature) is str
+        and type(message) is str
+        and type(worker_id) in (int, str)
+        and (task_id is None or type(task_id) is str)
+        and (phase is None or type(phase) is str)
+        and (event is None or type(event) is str)
+        and (duration is None or (type(duration) is int and duration >= 0))
+        and (data is None or type(data) is dict)
+    ):
+        missing = [k for k in REQUIRED_KEYS if k not in obj]
+        if missing:
+            wrong.append("missing " + ", ".join(f'"{k}"' for k in missing))
+        texts = {"ts": ts, "level": level, "feature": feature, "message": message}
+        texts |= {"task_id": task_id, "phase": phase, "event": event}
+        for key, value in texts.items():
+            if value is not None and not isinstance(value, str):
+                wrong.append(f'"{key}" must be a string, not {json_type(value)}')
+                texts[key] = None
+        ts, level, feature, message = texts["ts"], texts["level"], texts["feature"], texts["message"]
+        task_id, phase, event = texts["task_id"], texts["phase"], texts["event"]
+        if isinstance(worker_id, bool) or not (worker_id is None or isinstance(worker_id, int | str)):
+            wrong.append(f'"worker_id" must be a number or a string, not {json_type(worker_id)}')
+            worker_id = None
+        if duration is not None and (
+            isinstance(duration, bool)
+            or not isinstance(duration, int | float)
+            or not math.isfinite(duration)
+            or duration < 0
+        ):
+            shown_value = json_type(duration) if isinstance(duration, bool | str | list | dict) else repr(duration)
+            wrong.append(f'"duration_ms" must be a number of 0 or more, not {shown_value}')
+            duration = None
+        if data is not None and not isinstance(data, dict):
+            wrong.append(f'"data" must be an object, not {json_type(data)}')
+            data = None
+    seconds = None
+    if ts is not None:
+        seconds = parse_time(ts, naive_is_utc=True)
+        if seconds is None:
+            wrong.insert(0, f'"ts" is not an ISO-8601 time: {short(ts)}')
+    record = LogRecord(
+        shown,
+        line,
+        ts,
+        seconds,
+        level,
+        worker_id,
+        feature,
+        message,
+        task_id,
+        phase,
+        event,
+        None if duration is None else int(duration),
+        data,
+    )
+    return record, wrong
+
+
+class WorkerLogReader:
+    """Follows one worker log (``worker-<id>.jsonl`` and its ``.1``); call :meth:`poll` on a timer.
+
+    *rel* is the current file's path inside *fs*'s root; *shown* how to name it (default
+    *rel*).  Invalid arguments raise ``ValueError``; nothing else does.
+    """
+
+    def __init__(
+        self,
+        fs: ProjectFS,
+        rel: str,
+        shown: str | None = None,
+        *,
+        max_line_bytes: int = 4_000_000,
+        read_limit: int = 16_000_000,
+    ) -> None:
+        for name, value in (("max_line_bytes", max_line_bytes), ("read_limit", read_limit)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        self.fs = fs
+        self.rel = rel
+        self.shown = shown or rel
+        self.max_line_bytes = max_line_bytes
+        self.read_limit = read_limit
+        self.problems = ProblemList()
+        self.bytes_read = 0
+        """Bytes read from disk so far (both files): a poll with nothing new reads none."""
+        self._current: _Segment | None = None
+        self._rotated: _Segment | None = None
+        self._trouble: dict[str, str] = {}  # file-level problem reported last, per file (not repeated)
+
+    # -- what was read -----------------------------------------------------------------
+
+    @property
+    def records(self) -> tuple[LogRecord, ...]:
+        """Every record on disk now, the rotated file's first."""
+        out: list[LogRecord] = []
+        for segment in (self._rotated, self._current):
+            if segment is not None:
+                out.extend(segment.records)
+        return tuple(out)
+
+    @property
+    def record_count(self) -> int:
+        """How many records :attr:`records` holds, without building it."""
+        return sum(len(s.records) for s in (self._rotated, self._current) if s is not None)
+
+    @property
+    def pending_line(self) -> int | None:
+        """The line held back until its newline arrives (in the current file), or None."""
+        segment = self._current
+        if segment is None or not segment.partial:
+            return None
+        return segment.lines + 1
+
+    # -- polling -------------------------------------------------------------------------
+
+    def poll(self) -> LogPoll:
+        """Read what was appended (or rotated) since the last poll."""
+        new_records: list[LogRecord] = []
+        new: list[RunProblem] = []
+        restarted = False
+        budget = [self.read_limit]
+        rotated_rel = self.rel + ROTATED_SUFFIX
+        rot_fd = self._open(rotated_rel, self.shown + ROTATED_SUFFIX, new)
+        cur_fd = self._open(self.rel, self.shown, new)
+        try:
+            rot_id = None if rot_fd is None else rot_fd[1]
+            cur_id = None if cur_fd is None else cur_fd[1]
+            old_cur, old_rot = self._current, self._rotated
+            # The rotated file: our current one renamed, the one we had, or one we never saw.
+            was_rotated = old_cur is not None and rot_id == old_cur.identity
+            if rot_id is None:
+                self._rotated = None
+            elif was_rotated:
+                assert old_cur is not None
+                self._rotated = old_cur
+                old_cur.shown = self.shown + ROTATED_SUFFIX
+            elif old_rot is not None and rot_id == old_rot.identity:
+                pass
+            else:
+                self._rotated = _Segment(rot_id, self.shown + ROTATED_SUFFIX)
+                if old_cur is not None and old_cur.identity != cur_id:
+                    self._add(
+                        RunProblem(
+                            self.shown,
+                            0,
+                            f"rotated more than once between two reads: what followed line {old_cur.lines:,} is lost",
+                        ),
+                        new,
+                    )
+                    was_rotated = True  # the new current file is expected, not a replacement
+            # The current file: the one we had (grown, or truncated), or a new one.
+            if cur_id is None:
+                if old_cur is not None and not was_rotated and old_cur.offset > 0:
+                    self._trouble_once(self.shown, "was deleted; waiting for it to reappear", new)
+                self._current = None
+            elif old_cur is not None and not was_rotated and cur_id == old_cur.identity:
+                assert cur_fd is not None
+                why = self._truncated(cur_fd[0], old_cur)
+                if why is not None:
+                    self._add(RunProblem(self.shown, 0, f"{why}; read again from the start"), new)
+                    self._current = _Segment(cur_id, self.shown)
+                    restarted = True
+            else:
+                if old_cur is not None and not was_rotated:
+                    self._add(RunProblem(self.shown, 0, "was replaced by another file; read again from the start"), new)
+                    restarted = True
+                self._current = _Segment(cur_id, self.shown)
+            if cur_id is not None:
+                self._trouble.pop(self.shown, None)
+            # Read: the rotated file's rest first, then the current file.
+            if rot_fd is not None and self._rotated is not None:
+                self._read(rot_fd[0], self._rotated, budget, new_records, new)
+                if budget[0] > 0 and self._rotated.partial and not self._rotated.discarding:
+                    # Upstream rotates between whole lines: a part line at the end of .1 stays one.
+                    segment = self._rotated
+                    segment.partial.clear()
+                    segment.lines += 1
+                    self._add(RunProblem(segment.shown, segment.lines, "cut off: no newline at the end"), new)
+            if cur_fd is not None and self._current is not None and budget[0] > 0:
+                self._read(cur_fd[0], self._current, budget, new_records, new)
+            more = budget[0] <= 0
+        finally:
+            for opened in (rot_fd, cur_fd):
+                if opened is not None:
+                    os.close(opened[0])
+        return LogPoll(tuple(new_records), tuple(new), restarted, more)
+
+    def finish(self) -> LogPoll:
+        """Take the held-back last line of the current file as complete (the writer is done)."""
+        new_records: list[LogRecord] = []
+        new: list[RunProblem] = []
+        segment = self._current
+        if segment is not None and segment.partial and not segment.discarding:
+            raw = bytes(segment.partial)
+            segment.partial.clear()
+            segment.lines += 1
+            self._line_in(segment, raw, new_records, new)
+        return LogPoll(tuple(new_records), tuple(new), False, False)
+
+    # -- files -----------------------------------------------------------------------------
+
+    def _add(self, problem: RunProblem, new: list[RunProblem]) -> None:
+        self.problems.add(problem, new)
+
+    def _trouble_once(self, shown: str, message: str, new: list[RunProblem]) -> None:
+        if self._trouble.get(shown) != message:
+            self._trouble[shown] = message
+            self._add(RunProblem(shown, 0, message), new)
+
+    def _open(self, rel: str, shown: str, new: list[RunProblem]) -> tuple[int, tuple[int, int]] | None:
+        """An open descriptor of *rel* and its identity, or None (absent, or reported once)."""
+        try:
+            path = self.fs.resolve(rel)
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        except OutsideRootError as exc:
+            self._trouble_once(shown, f"not read: {exc.why}", new)
+            return None
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except IsADirectoryError:
+            self._trouble_once(shown, "is a folder, not a log file", new)
+            return None
+        except (OSError, ValueError) as exc:
+            self._trouble_once(shown, f"cannot be read ({getattr(exc, 'strerror', None) or exc})", new)
+            return None
+        try:
+            info = os.fstat(fd)
+        except OSError as exc:
+            os.close(fd)
+            self._trouble_once(shown, f"cannot be read ({exc.strerror or exc})", new)
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            self._trouble_once(shown, f"is {what}, not a log file", new)
+            return None
+        return fd, (info.st_dev, info.st_ino)
+
+    @staticmethod
+    def _truncated(fd: int, segment: _Segment) -> str | None:
+        """Why the file we were reading must be read again from the start, or None."""
+        try:
+            size = os.fstat(fd).st_size
+            if size < segment.offset:
+                return "was truncated"
+            if segment.head and _read_at(fd, 0, len(segment.head)) != segment.head:
+                return "was truncated and rewritten"
+        except OSError:
+            return None
+        return None
+
+    def _read(
+        self,
+        fd: int,
+        segment: _Segment,
+        budget: list[int],
+        records: list[LogRecord],
+        new: list[RunProblem],
+    ) -> None:
+        """Read *segment*'s file from where it stopped, within *budget* bytes."""
+        while budget[0] > 0:
+            try:
+                data = _read_at(fd, segment.offset, min(budget[0], 1 << 22))
+            except OSError as exc:
+                self._trouble_once(segment.shown, f"cannot be read ({exc.strerror or exc})", new)
+                return
+            if not data:
+                return
+            budget[0] -= len(data)
+            self.bytes_read += len(data)
+            if segment.offset < _HEAD_BYTES:
+                segment.head += data[: _HEAD_BYTES - segment.offset]
+            segment.offset += len(data)
+            self._feed(segment, data, records, new)
+
+    # -- lines -----------------------------------------------------------------------------
+
+    def _feed(self, segment: _Segment, data: bytes, records: list[LogRecord], new: list[RunProblem]) -> None:
+        start = 0
+        if segment.discarding:
+            end = data.find(b"\n")
+            if end < 0:
+                return
+            segment.discarding = False
+            segment.lines += 1
+            start = end + 1
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            if segment.partial:
+                segment.partial += data[start:end]
+                raw = bytes(segment.partial)
+                segment.partial.clear()
+            else:
+                raw = data[start:end]
+            start = end + 1
+            segment.lines += 1
+            self._line_in(segment, raw, records, new)
+        tail = len(data) - start
+        if len(segment.partial) + tail > self.max_line_bytes + 1:  # + 1: a CR before the newline
+            segment.partial.clear()
+            segment.discarding = True
+            self._too_long(segment, segment.lines + 1, new)
+        elif tail:
+            segment.partial += data[start:]
+
+    def _too_long(self, segment: _Segment, line: int, new: list[RunProblem]) -> None:
+        self._add(RunProblem(segment.shown, line, f"longer than {self.max_line_bytes:,} bytes; skipped"), new)
+
+    def _line_in(self, segment: _Segment, raw: bytes, records: list[LogRecord], new: list[RunProblem]) -> None:
+        line = segment.lines
+        if len(raw) - raw.endswith(b"\r") > self.max_line_bytes:
+            self._too_long(segment, line, new)
+            return
+        try:
+            record, wrong = _parse_line(raw, line, segment.shown)
+        except _BadLine as exc:
+            self._add(RunProblem(segment.shown, line, str(exc)), new)
+            return
+        if wrong:
+            self._add(RunProblem(segment.shown, line, "; ".join(wrong)), new)
+        if record is not None:
+            segment.records.append(record)
+            records.append(record)
