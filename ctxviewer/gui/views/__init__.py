@@ -1,3 +1,4 @@
 """The window's views, one module each: the tabs (context, compare, computed, what-if, window,
-findings, session), the budget controls, the project outline and the side panels.
+findings, prompt, session, sections, trimming, task), the budget controls, the project outline, the
+tracker and search panels and the problems banner.
 """

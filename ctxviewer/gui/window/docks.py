@@ -13,8 +13,9 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from ctxviewer.gui.views.budget import BudgetPanel
 from ctxviewer.gui.views.outline import ProjectOutline
-from ctxviewer.gui.views.panels import SearchPanel, TrackerPanel
+from ctxviewer.gui.views.search_panel import SearchPanel
 from ctxviewer.gui.views.session import SessionPanel
+from ctxviewer.gui.views.tracker_panel import TrackerPanel
 
 
 def search_dock_height(window_height: int) -> int:

@@ -40,7 +40,7 @@ from ctxviewer.engine.trace.model import Item, Trace
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.views.findings_view import FindingRow, finding_rows
 from ctxviewer.gui.views.outline import TaskTotal
-from ctxviewer.gui.views.panels import ProblemPanel
+from ctxviewer.gui.views.problems import ProblemPanel
 from ctxviewer.gui.widgets.highlighter import LexedText
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.source_lines import SourceLinesDialog, item_excerpt

@@ -19,8 +19,10 @@ from ctxviewer.gui.views.compare_view import CompareTab
 from ctxviewer.gui.views.computed_view import ComputedTab
 from ctxviewer.gui.views.context_view import ContextView
 from ctxviewer.gui.views.findings_view import FindingRow, FindingsTab
-from ctxviewer.gui.views.panels import SectionsTab, TaskTab, TrimmingTab
 from ctxviewer.gui.views.prompt_view import PromptView
+from ctxviewer.gui.views.sections_tab import SectionsTab
+from ctxviewer.gui.views.task_tab import TaskTab
+from ctxviewer.gui.views.trimming_tab import TrimmingTab
 from ctxviewer.gui.views.whatif_view import WhatIfTab
 from ctxviewer.gui.views.window_view import WindowLayoutTab
 from ctxviewer.gui.widgets.details import paragraph_html, rule_html

@@ -7,7 +7,7 @@ import pytest
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.pipeline import assemble
 from ctxviewer.engine.trace.model import INCLUDED, NOT_CANDIDATE, OUTRANKED, TRUNCATED, Item, Trace
-from ctxviewer.gui.views.panels import budget_arithmetic
+from ctxviewer.gui.views.sections_tab import budget_arithmetic
 from ctxviewer.gui.widgets.details import mark_keywords, paragraph_html, rule_html
 from tests.factories import make_project, write
 
