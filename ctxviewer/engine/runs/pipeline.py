@@ -254,6 +254,7 @@ def assemble_task(
         upstream=upstream.version if upstream is not None else "",
         upstream_reason=upstream.reason if upstream is not None else "",
         graph_feature=feature.graph_feature,
+        token_record=result.token_record,
     )
     if progress is not None:
         progress("done", 1.0)
