@@ -19,6 +19,7 @@ from ctxviewer.cli.common import (
     write_out,
 )
 from ctxviewer.engine.exports.terminal import visible
+from ctxviewer.engine.tokens.counting import HEURISTIC_RULE, ROUNDED
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
@@ -39,6 +40,12 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         text = trace.context
         for warning in trace.warnings:  # the JSON carries them; plain output says them here
             err(f"note: {warning}")
+        if trace.own_estimate == ROUNDED:  # the count upstream itself would give the text
+            own, heuristic = trace.own_count(trace.context_tokens), trace.context_tokens.heuristic
+            err(
+                f"note: the context is {own or 0:,} tokens by {trace.upstream}'s own estimate, {ROUNDED} "
+                f"({heuristic:,} by {HEURISTIC_RULE}; exact counts: --format json or html)"
+            )
     if args.debug:  # seed 004's DEBUG_CONTEXT: the record on stderr, the context stays clean
         from ctxviewer.engine.profiles.computed import debug_text
 

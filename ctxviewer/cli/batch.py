@@ -26,6 +26,7 @@ from ctxviewer.cli.common import (
     row_input_errors,
     run_overrides,
     stream_out,
+    write_out,
 )
 from ctxviewer.engine.tokens.counting import TOKENIZERS
 
@@ -127,6 +128,51 @@ def render_csv(row: Any) -> tuple[str, list[str]]:
     return buffer.getvalue(), row_input_errors(row)
 
 
+def render_token_record(row: Any) -> tuple[str, list[str]]:
+    """A batch row as what upstream records for it, as one JSON line (``{"upstream", "record"}``,
+    the record's task id raw), and its bad input as stderr lines (run in worker processes too)."""
+    from ctxviewer.engine.exports.tokens import record_of
+
+    assert row.trace is not None
+    record = record_of(row.trace, row.task.raw)
+    found = None if record is None else {"id": record.task_id, "breakdown": dict(record.breakdown)}
+    line = {"upstream": row.trace.upstream, "record": found}
+    return json.dumps(line, ensure_ascii=False, default=str) + "\n", row_input_errors(row)
+
+
+def _tokens_batch(args: argparse.Namespace, project: Any, overrides: Any, jobs: int) -> int:
+    """``--format tokens``: the batch as upstream's ``tokens-<worker>.json``, written when complete."""
+    from ctxviewer.engine.exports.tokens import TaskRecord, token_records_json, worker_name
+    from ctxviewer.engine.runs.parallel import run_rendered
+    from ctxviewer.engine.trace.model import ROUNDED_VERSIONS
+
+    code = EXIT_OK
+    records: list[TaskRecord] = []
+    versions: set[str] = set()
+    rows = run_rendered(
+        project, args.feature, render_token_record, root=args.project, overrides=overrides, exact=False, jobs=jobs
+    )
+    for text, problems in rows:
+        for problem in problems:
+            err(problem)
+            code = EXIT_BAD_INPUT
+        line = json.loads(text)
+        versions.add(line["upstream"])
+        if line["record"] is not None:
+            records.append(TaskRecord(line["record"]["id"], line["record"]["breakdown"]))
+    if not versions & set(ROUNDED_VERSIONS):
+        ran = ", ".join(sorted(v or "no upstream version" for v in versions)) or "no task"
+        err(
+            f"no token records: upstream keeps them from zerg-ai 0.3.2 on, and this batch ran {ran}; "
+            "choose a version with --set upstream=zerg-ai-0.3.2 or latest"
+        )
+        return EXIT_BAD_INPUT
+    if not records:
+        err("no task's context was built without failing, so upstream writes no record (the file would not exist)")
+    write_out(token_records_json(worker_name(project.settings.worker_id), records), args.output)
+    return code
+
+
 def cmd_batch(args: argparse.Namespace) -> int:
     from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import batch_targets
@@ -141,6 +187,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     project = load_project(args.project, overrides)
     report_project_warnings(project)
     batch_targets(project, args.feature)  # fail on bad input before any output
+    if fmt == "tokens":
+        return _tokens_batch(args, project, overrides, jobs)
     code = EXIT_OK
 
     def lines() -> Iterator[str]:
@@ -175,7 +223,11 @@ def add_parser(sub: Subparsers) -> None:
     add_profile(p)
     add_set(p)
     p.add_argument(
-        "--format", choices=("jsonl", "csv"), help="default: from the -o file's extension (.jsonl, .csv), else jsonl"
+        "--format",
+        choices=("jsonl", "csv", "tokens"),
+        help="jsonl: a trace a line; csv: a row a task; tokens: the token records upstream (zerg-ai 0.3.2 on) "
+        "writes for these tasks, its tokens-<worker>.json, to diff against a worker's (worker from "
+        "--set worker_id=N, default unknown). Default: from the -o file's extension (.jsonl, .csv), else jsonl",
     )
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts (faster)")
     p.add_argument(

@@ -24,6 +24,7 @@ from ctxviewer.cli.common import (
     write_out,
 )
 from ctxviewer.engine.exports.terminal import one_line
+from ctxviewer.engine.tokens.counting import ROUNDED
 
 
 def _table(rows: Sequence[Sequence[str]], right: Sequence[int] = (), indent: str = "  ") -> list[str]:
@@ -91,6 +92,8 @@ def _list_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                     budget=trace.budget,
                     over_budget=(trace.context_tokens.get(tokenizer) or 0) > trace.budget,
                     chars=trace.context_tokens.chars,
+                    own_estimate=trace.own_estimate,
+                    own_tokens=trace.own_count(trace.context_tokens),
                     findings=_severity_counts(findings),
                     finding_codes=sorted({f.code for f in findings}),
                     problem=None,
@@ -122,18 +125,26 @@ def _list_text(data: Mapping[str, Any]) -> str:
         f"profile {data['profile']} · budget {data['budget']:,} {data['tokenizer']} tokens · "
         f"findings: {_counts_text(data['findings']).replace('-', 'none')}"
     )
-    rows = [["TASK", "TOKENS", "BUDGET", "USED", "FINDINGS", "TITLE"]]
+    # Tasks run by a version that counts with round(len / 4) get that count beside the decision's
+    # (an UPSTREAM column); a list with none of them keeps its columns.
+    rounded = any(t.get("own_estimate") == ROUNDED for f in features for t in f["tasks"])
+    own = ["UPSTREAM"] if rounded else []
+    rows = [["TASK", "TOKENS", *own, "BUDGET", "USED", "FINDINGS", "TITLE"]]
     for feature in features:
         for t in feature["tasks"]:
             if t["tokens"] is None:
-                rows.append([one_line(t["id"]), "-", "-", "", "", f"not assembled: {one_line(t['problem'])}"])
+                blank = ["-"] * len(own)
+                rows.append([one_line(t["id"]), "-", *blank, "-", "", "", f"not assembled: {one_line(t['problem'])}"])
                 continue
             used = f"{100 * t['tokens'] / t['budget']:.0f}%"
             findings = _counts_text(t["findings"])
-            row = [one_line(t["id"]), f"{t['tokens']:,}", f"{t['budget']:,}", used, findings, one_line(t["title"])]
-            rows.append(row)
-    lines = _table(rows, right=(1, 2, 3))  # one table, so every feature's columns line up
+            mine = [f"{t['own_tokens']:,}" if t.get("own_estimate") == ROUNDED and t["own_tokens"] else "-"] * len(own)
+            row = [one_line(t["id"]), f"{t['tokens']:,}", *mine, f"{t['budget']:,}", used, findings]
+            rows.append([*row, one_line(t["title"])])
+    lines = _table(rows, right=tuple(range(1, 4 + len(own))))  # one table: every feature's columns line up
     out = [head]
+    if rounded:
+        out.append(f"UPSTREAM: the task's context by the upstream version's own estimate, {ROUNDED}")
     at = 1
     for feature in features:
         what = one_line(feature["problem"]) if feature["problem"] else plural(len(feature["tasks"]), "task")

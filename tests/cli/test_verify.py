@@ -63,3 +63,27 @@ def test_a_sample_is_identical_and_the_seed_is_not(
         ": line 1: upstream '## Relevant Requirements' / ctxviewer '## Security Rules (task-scoped)'" in d
         for d in diffs
     )
+
+
+def test_the_graph_feature_setting_is_what_the_plugin_is_given(
+    oracle: str,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The folder 'feat' holds a graph naming 'old-name'; with spec_feature: graph ours reads
+    # that folder's spec, so the plugin must be given 'old-name' too (not the folder's name).
+    import json
+
+    from tests.factories import write
+
+    root = tmp_path / "p"
+    task = {"id": "T1", "title": "Session expiry", "description": "Expire the session", "files": {"create": ["a.py"]}}
+    write(root, ".gsd/specs/feat/task-graph.json", json.dumps({"feature": "old-name", "tasks": [task]}))
+    write(root, ".gsd/specs/feat/requirements.md", "The session in the folder of the graph.")
+    write(root, ".gsd/specs/old-name/requirements.md", "The session of the renamed feature.")
+    for setting in ("spec_feature=graph", "spec_feature=folder"):
+        code, out, err = run(
+            capsys, "verify", str(root), "--upstream-python", oracle, "--set", "upstream=zerg-ai-0.3.2",
+            "--set", setting,
+        )  # fmt: skip
+        assert (code, err, out.splitlines()[-1]) == (0, "", "1 of 1 tasks identical"), out

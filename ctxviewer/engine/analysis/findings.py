@@ -211,11 +211,17 @@ def _feature_mismatch(trace: Trace, add: _Add) -> None:
     value = trace.graph_feature
     if value is None or value == trace.feature:
         return
+    setting = trace.settings.get("spec_feature")
+    read = (
+        "ctxviewer reads it too: setting spec_feature is graph"
+        if setting is not None and setting.value == "graph"
+        else f"ctxviewer reads the folder {trace.feature!r}; setting spec_feature: graph reads the graph's"
+    )
     add(
         FEATURE_MISMATCH,
         f"The task graph says feature {value!r}, but its spec folder is {trace.feature!r}: upstream's "
-        "orchestrator passes the graph's value to the context plugin, which finds no spec by that name "
-        f"(ctxviewer reads the folder {trace.feature!r}).",
+        f"orchestrator passes the graph's value to the context plugin, which reads the spec folder of that name "
+        f"({read}).",
     )
 
 

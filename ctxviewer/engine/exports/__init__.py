@@ -1,4 +1,5 @@
 """A trace written out for people and scripts: the context as Markdown, the trace as JSON, a
-standalone HTML report (:mod:`.report`).  Every write goes through
+standalone HTML report (:mod:`.report`); a batch's traces as upstream's own token record
+file (:mod:`.tokens`).  Every write goes through
 :mod:`ctxviewer.engine.files.writing`.
 """

@@ -35,7 +35,7 @@ from ctxviewer.engine.analysis.whatif import (
     summary,
 )
 from ctxviewer.engine.files.writing import atomic_write
-from ctxviewer.engine.tokens.counting import CL100K, HEURISTIC, O200K, TokenCounts
+from ctxviewer.engine.tokens.counting import CL100K, HEURISTIC, HEURISTIC_RULE, O200K, TokenCounts
 from ctxviewer.engine.trace.model import (
     RULE_FILE,
     SPEC_PARAGRAPH,
@@ -318,17 +318,23 @@ def _count_cells(counts: TokenCounts) -> list[object]:
 
 
 def _token_shares(trace: Trace) -> str:
+    # A version that counts with another estimate than the heuristic (round(len / 4)) gets a
+    # column of its own count beside the heuristic; every other report keeps its columns.
+    own = [trace.own_count] if trace.own_estimate not in (None, HEURISTIC_RULE) else []
     rows: list[list[object]] = []
     for sec in trace.sections:
         label = _e(f"{sec.title} ({sec.name})")
         name = _Raw(f'<a href="#{_anchor(sec.name)}">{label}</a>' if sec.span else label)
         budget = _n(trace.section_budgets.get(sec.name, sec.budget))
-        rows.append([name, budget, *_count_cells(sec.tokens), _status(sec.status), sec.reason])
+        mine = [_n(f(sec.tokens), "") for f in own]
+        rows.append([name, budget, *mine, *_count_cells(sec.tokens), _status(sec.status), sec.reason])
     total = [_Raw("<strong>Total context</strong>"), _n(trace.budget)]
-    rows.append([*total, *_count_cells(trace.context_tokens), "", f"by {trace.tokenizer}"])
-    headers = f"Section|Budget|Estimate ({HEURISTIC})|{CL100K}|{O200K}|{CL100K} {_MINUS} estimate"
+    mine = [_n(f(trace.context_tokens), "") for f in own]
+    rows.append([*total, *mine, *_count_cells(trace.context_tokens), "", f"by {trace.tokenizer}"])
+    headers = "Section|Budget|" + "".join(f"Upstream's own ({trace.own_estimate})|" for _ in own)
+    headers += f"Estimate ({HEURISTIC})|{CL100K}|{O200K}|{CL100K} {_MINUS} estimate"
     headers += f"|{O200K} {_MINUS} estimate|Status|Reason"
-    return _part("tokens", "Token shares", _share_chart(trace), _table(headers, rows, range(1, 7)))
+    return _part("tokens", "Token shares", _share_chart(trace), _table(headers, rows, range(1, 7 + len(own))))
 
 
 def _spec_table(trace: Trace) -> str:

@@ -113,6 +113,8 @@ class ProfileResult:
     debug: str = ""
     #: The task's signals when the profile extracted them itself (else the pipeline does).
     signals: Signals | None = None
+    #: The upstream version's token record for the task (see :attr:`Trace.token_record`).
+    token_record: Mapping[str, int] | None = None
 
 
 def fmt(n: int) -> str:

@@ -265,6 +265,9 @@ class PeerRun(RunBase):
 
     def _spec_parts(self) -> list[SpecPart]:
         parts: list[SpecPart] = []
+        if self.feature.spec_error is not None:
+            self._error(SPEC, "pipeline", self.feature.spec_error, "no spec text is read", self.feature.graph_path)
+            return parts
         for part, names in SPEC_FILES:
             for name in names:
                 rel = f"{self.feature.spec_dir}/{name}"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -87,6 +88,13 @@ class Feature:
     #: The task graph's own ``feature`` value as text (JSON for a value that is not text);
     #: None when the graph has none.  Upstream's orchestrator passes it to the plugin.
     graph_feature: str | None = None
+    #: The spec folder the graph's ``feature`` value names, joined to the specs folder as
+    #: upstream joins it (no value: upstream passes ``""``, the specs folder itself); None when
+    #: the value is not text (upstream's spec loader raises on it).  Read with ``spec_feature: graph``.
+    graph_spec_dir: str | None = None
+    #: Why this feature's spec cannot be read at all (set on the copy a run reads, see
+    #: :func:`ctxviewer.engine.runs.pipeline.spec_source`); None: read ``spec_dir``.
+    spec_error: str | None = None
 
     @property
     def has_graph(self) -> bool:
@@ -552,8 +560,16 @@ def _load_feature(fs: ProjectFS, specs_rel: str, name: str) -> Feature:
         return Feature(name=name, spec_dir=spec_dir, graph_path=graph_rel, graph_error=exc)
     value = data.get("feature", _ABSENT)
     shown = None if value is _ABSENT else value if isinstance(value, str) else json.dumps(value, default=str)
+    named = "" if value is _ABSENT else value
+    graph_dir = (posixpath.join(specs_rel, named).rstrip("/") or "/") if isinstance(named, str) else None
     return Feature(
-        name=name, spec_dir=spec_dir, graph_path=graph_rel, tasks=tasks, warnings=warnings, graph_feature=shown
+        name=name,
+        spec_dir=spec_dir,
+        graph_path=graph_rel,
+        tasks=tasks,
+        warnings=warnings,
+        graph_feature=shown,
+        graph_spec_dir=graph_dir,
     )
 
 

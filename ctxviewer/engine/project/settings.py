@@ -45,6 +45,9 @@ PROFILES: tuple[str, ...] = (
 )
 #: The upstream versions the ``upstream`` setting names (see ctxviewer.engine.project.upstream).
 UPSTREAM_VERSIONS: tuple[str, ...] = ("auto", "2026-01-30", "zerg-ai-0.3.2", "latest")
+#: Which folder a task's spec is read from: its task graph's folder (what a user means), or the
+#: folder the graph's own ``feature`` value names (what upstream's orchestrator passes the plugin).
+SPEC_FEATURES: tuple[str, ...] = ("folder", "graph")
 #: What each profile is, in a line (for menus, tooltips and ``--help``).
 PROFILE_SUMMARIES: Mapping[str, str] = {
     "mahabharatha": "the upstream pipeline, reproduced decision for decision; setting upstream picks the version "
@@ -141,6 +144,7 @@ FLAT_KEYS: tuple[str, ...] = (
     "base_prompt_tokens",
     "window_command",
     *SWITCH_KEYS,
+    "spec_feature",
     "paths.specs",
     "paths.rules",
     "paths.commands",
@@ -215,6 +219,9 @@ class Settings:
     tdd_mode: str | None = None
     compact_mode: str | None = None
     worker_id: str | None = None
+    #: ``folder``: a task's spec is read from its task graph's folder; ``graph``: from the folder
+    #: its graph's ``feature`` value names, as upstream's orchestrator passes it (SPEC_FEATURES).
+    spec_feature: str = "folder"
     paths: Paths = field(default_factory=Paths)
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -499,6 +506,8 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str, *, ch
             changes[key] = _as_int(origin, key, value, 0, 10_000_000)
         elif key in SWITCH_KEYS:
             changes[key] = _as_switch(origin, key, value)
+        elif key == "spec_feature":
+            changes[key] = _as_choice(origin, key, value, SPEC_FEATURES)
         elif key.startswith("paths.") and key in FLAT_KEYS:
             paths_changes[key.split(".", 1)[1]] = _as_relpath(origin, key, value)
         else:
@@ -598,6 +607,7 @@ CTXVIEWER_YAML_KEYS: dict[tuple[str, ...], str] = {
     **{("upstream", key): key for key in SWITCH_KEYS},
     ("upstream", "version"): "upstream",
     ("upstream",): "upstream",  # upstream: latest, or a mapping with version and the switches
+    ("spec_feature",): "spec_feature",
 }
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ctxviewer.engine.analysis.layout import window_layout
@@ -156,6 +157,36 @@ def estimate_note(texts: int, longest: int) -> str:
     )
 
 
+def spec_source(feature: Feature, settings: Settings) -> tuple[Feature, str | None]:
+    """The feature as a run reads it, and a warning saying where its spec came from.
+
+    With ``spec_feature: graph`` the spec folder is the one the task graph's own ``feature``
+    value names (:attr:`Feature.graph_spec_dir`), as upstream's orchestrator passes that value
+    to the plugin; a value that is not text cannot name a folder (upstream's spec loader
+    raises: the copy carries :attr:`Feature.spec_error`).  ``folder`` (the default) reads the
+    folder the task graph lies in.
+    """
+    if settings.spec_feature != "graph" or not feature.has_graph:
+        return feature, None
+    if feature.graph_spec_dir is None:
+        why = (
+            f"the task graph's feature value {feature.graph_feature} is not text, so it names no spec folder "
+            "(upstream's spec loader raises on it)"
+        )
+        return replace(feature, spec_error=why), f"spec_feature is graph: {why}"
+    if feature.graph_spec_dir == feature.spec_dir:
+        return feature, None
+    value = (
+        f"its feature value {feature.graph_feature!r}"
+        if feature.graph_feature is not None
+        else "no feature value (upstream passes '', the specs folder itself)"
+    )
+    return replace(feature, spec_dir=feature.graph_spec_dir), (
+        f"spec_feature is graph: the spec is read from {feature.graph_spec_dir}, as the task graph names it "
+        f"({value}), not from the task graph's own folder {feature.spec_dir}"
+    )
+
+
 def assemble_task(
     project: Project,
     feature: Feature,
@@ -173,14 +204,15 @@ def assemble_task(
     tokenizer = decision_tokenizer(settings, project)
     counter = get_counter(tokenizer)
     census = Census(exact, tokenizer)
+    source, source_note = spec_source(feature, settings)
     with noting_estimates() as estimated:
-        result = runner(project, feature, task, settings, counter, census, cancel, progress).run()
+        result = runner(project, source, task, settings, counter, census, cancel, progress).run()
         if cancel is not None and cancel.is_set():
             raise Cancelled("finish")
         context_tokens = census.measure(result.context)
         tracker = tracker_state(project.fs, task, settings, result.task_files)
         window = window_layout(project.fs, settings, context_tokens, tracker, census)
-    warnings = [*feature.warnings, *result.notes]
+    warnings = [*feature.warnings, *([source_note] if source_note else []), *result.notes]
     if estimated:
         warnings.append(estimate_note(len(estimated), max(estimated.values())))
     lo, hi = SYSTEM_BUDGET_RANGE
@@ -222,6 +254,7 @@ def assemble_task(
         upstream=upstream.version if upstream is not None else "",
         upstream_reason=upstream.reason if upstream is not None else "",
         graph_feature=feature.graph_feature,
+        token_record=result.token_record,
     )
     if progress is not None:
         progress("done", 1.0)

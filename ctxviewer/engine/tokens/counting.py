@@ -44,6 +44,10 @@ if TYPE_CHECKING:
 HEURISTIC = "heuristic"
 CL100K = "cl100k_base"
 O200K = "o200k_base"
+#: The pipelines' own estimates, as their formulas: the seed's (``heuristic``), and the one the
+#: nine-section upstream versions record their token counts with (:func:`rounded_estimate`).
+HEURISTIC_RULE = "len // 4"
+ROUNDED = "round(len / 4)"
 #: Tokenizers a user can choose, in the order they are shown.
 TOKENIZERS: tuple[str, ...] = (HEURISTIC, CL100K, O200K)
 #: The exact encodings reported beside every estimate.
@@ -51,6 +55,12 @@ EXACT_ENCODINGS: tuple[str, ...] = (CL100K, O200K)
 
 _ENDOFTEXT = "<|endoftext|>"
 _ENDOFPROMPT = "<|endofprompt|>"
+
+
+def rounded_estimate(chars: int) -> int:
+    """Upstream's ``TokenCounter`` estimate of a text of *chars* characters (zerg-ai 0.3.2 onward):
+    ``max(1, round(chars / 4))``, halves rounded to even (10 -> 2, 14 -> 4, 7 -> 2), never 0."""
+    return max(1, round(chars / 4.0))
 
 
 @dataclass(frozen=True)

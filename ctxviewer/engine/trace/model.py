@@ -12,12 +12,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ctxviewer.engine.tokens.counting import TokenCounts
+from ctxviewer.engine.tokens.counting import HEURISTIC_RULE, ROUNDED, TokenCounts, rounded_estimate
 
-SCHEMA_VERSION = "2.1"
+SCHEMA_VERSION = "2.2"
 #: Older schemas :func:`trace_from_json` still reads (fields added since get their
 #: defaults; their ``dropped`` items get a fate by :func:`legacy_fate`).
-READABLE_SCHEMAS = ("1.0", "1.1", "2.0", SCHEMA_VERSION)
+READABLE_SCHEMAS = ("1.0", "1.1", "2.0", "2.1", SCHEMA_VERSION)
+
+#: Upstream versions whose own token counts are :data:`~ctxviewer.engine.tokens.counting.ROUNDED`.
+ROUNDED_VERSIONS = ("zerg-ai-0.3.2", "latest")
 
 # -- fates: what happened to a candidate (an Item's ``status``) -------------------------
 INCLUDED = "included"
@@ -364,6 +367,13 @@ class Trace:
     #: The task graph's own ``feature`` value (None: it has none), which upstream's
     #: orchestrator passes to the plugin instead of the folder's name (2.1).
     graph_feature: str | None = None
+    #: What the upstream version that ran writes to its per-worker token record for this task
+    #: (``tokens-<worker>.json``): each non-empty component, under upstream's name and in its
+    #: order, counted by upstream's own estimate before compact mode abbreviates it
+    #: (:func:`~ctxviewer.engine.tokens.counting.rounded_estimate`).  None when nothing is
+    #: written: versions that keep no records (2026-01-30, the other profiles) and runs that
+    #: fail to the fall-back (2.2).
+    token_record: Mapping[str, int] | None = None
 
     # -- convenience lookups (read-only) ---------------------------------------------
 
@@ -395,6 +405,21 @@ class Trace:
             source = next((i.source for i in self.items if i.part == target and i.kind == SPEC_PARAGRAPH), None)
             words.append(source.rsplit("/", 1)[-1] if source else target)
         return ", ".join(words)
+
+    @property
+    def own_estimate(self) -> str | None:
+        """The estimate the upstream version that ran counts with (``len // 4`` for 2026-01-30,
+        ``round(len / 4)`` for the nine-section versions); None for the other profiles."""
+        if self.upstream in ROUNDED_VERSIONS:
+            return ROUNDED
+        return HEURISTIC_RULE if self.upstream else None
+
+    def own_count(self, counts: TokenCounts) -> int | None:
+        """*counts*' text by :attr:`own_estimate` (None for the other profiles, and for the
+        rounded estimate of an empty text, which upstream never counts)."""
+        if self.upstream in ROUNDED_VERSIONS:
+            return rounded_estimate(counts.chars) if counts.chars else None
+        return counts.heuristic if self.upstream else None
 
     @property
     def over_budget(self) -> bool:
@@ -592,6 +617,7 @@ def trace_to_json(trace: Trace) -> dict[str, Any]:
         "upstream": trace.upstream,
         "upstream_reason": trace.upstream_reason,
         "graph_feature": trace.graph_feature,
+        "token_record": None if trace.token_record is None else dict(trace.token_record),
     }
 
 
@@ -729,6 +755,7 @@ def trace_from_json(data: Mapping[str, Any]) -> Trace:
         upstream=data.get("upstream", ""),
         upstream_reason=data.get("upstream_reason", ""),
         graph_feature=data.get("graph_feature"),
+        token_record=None if data.get("token_record") is None else dict(data["token_record"]),
     )
 
 

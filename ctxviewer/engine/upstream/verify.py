@@ -111,11 +111,27 @@ def _run_driver(python: str, jobs: list[dict[str, Any]], timeout: float) -> dict
     return data
 
 
+def passed_feature(feature: Feature, settings: Any) -> Any:
+    """The feature the plugin is given for *feature*'s tasks: the folder's name, or with
+    ``spec_feature: graph`` the task graph's own value as upstream's orchestrator passes it
+    (``""`` when the graph has none; a value that is not text as that value)."""
+    if settings.spec_feature != "graph" or not feature.has_graph:
+        return feature.name
+    if feature.graph_feature is None:
+        return ""
+    if feature.graph_spec_dir is not None:  # the value is text
+        return feature.graph_feature
+    try:
+        return json.loads(feature.graph_feature)
+    except ValueError:
+        return feature.graph_feature
+
+
 def _job(project: Project, feature: Feature, task: Task, settings: Any) -> dict[str, Any]:
     env = {key.upper(): getattr(settings, key) for key in SWITCH_KEYS if getattr(settings, key) is not None}
     return {
         "root": str(project.root),
-        "feature": feature.name,
+        "feature": passed_feature(feature, settings),
         "task": dict(task.raw),
         "env": env,
         "budget": settings.budget,

@@ -158,6 +158,10 @@ class MahabharathaRun(RunBase):
         """The requirements and design files (empty when missing), and why the spec section fails."""
         loaded: dict[str, SpecFile] = {}
         failure: str | None = None
+        if self.feature.spec_error is not None:
+            failure = f"spec loading failed: {self.feature.spec_error}"
+            self._error(SPEC, "pipeline", failure, "the spec section is left out", self.feature.graph_path)
+            return (SpecFile("requirements"), SpecFile("design")), failure
         for part, names in PART_ORDER:
             load = load_spec(self.fs, self.feature.spec_dir, part, names)
             self.errors.extend(load.errors)

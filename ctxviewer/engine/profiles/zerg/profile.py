@@ -43,6 +43,7 @@ from ctxviewer.engine.profiles.zerg import compact, engrules, repomap, switches
 from ctxviewer.engine.profiles.zerg.fates import CUT_FOR_BUDGET, LOST_TO_FAILURE, NOT_CANDIDATE, OUTRANKED
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.signals.keywords import describe_value
+from ctxviewer.engine.tokens.counting import rounded_estimate
 from ctxviewer.engine.trace.model import INCLUDED, SECURITY, SPEC, TRUNCATED, Section
 
 ENGINEERING = "engineering_rules"
@@ -93,7 +94,7 @@ SWITCHES: tuple[tuple[str, str], ...] = (
 
 def upstream_estimate(text: str) -> int:
     """Upstream's token estimate for its records: ``max(1, round(len / 4))``, halves to even."""
-    return max(1, round(len(text) / 4.0))
+    return rounded_estimate(len(text))
 
 
 def section_shares(budget: int) -> dict[str, int]:
@@ -350,6 +351,7 @@ class ZergRun(MahabharathaRun):
         shares = section_shares(self.settings.budget)
         files = self._task_files()
         self.notes: list[str] = []
+        self.token_record: dict[str, int] | None = None
         texts: dict[str, str] = {name: "" for name, _, _ in SECTIONS}
         fatal = self._rules(files, shares, texts)
         self._check("rules", 0.3)
@@ -372,6 +374,7 @@ class ZergRun(MahabharathaRun):
             section_budgets={name: shares[name] for name, _, share in SECTIONS if share is not None},
             buffer=self.settings.budget - sum(shares.values()),
             notes=tuple(self.notes),
+            token_record=self.token_record,
         )
 
     def _rules(self, files: TaskFiles, shares: Mapping[str, int], texts: dict[str, str]) -> str | None:
@@ -465,8 +468,8 @@ class ZergRun(MahabharathaRun):
 
     def _token_record(self, texts: Mapping[str, str]) -> None:
         """What upstream writes to its per-worker token file for this task (never part of the text)."""
-        breakdown = token_breakdown(texts)
-        worker = self.settings.worker_id or "unknown"
+        breakdown = self.token_record = token_breakdown(texts)
+        worker = "unknown" if self.settings.worker_id is None else self.settings.worker_id  # as os.environ.get
         parts = ", ".join(f"{n} {c:,}" for n, c in breakdown.items()) or "no components"
         self.notes.append(
             f"upstream's token record for this task in {self.upstream.state_dir}/state/tokens-{worker}.json "

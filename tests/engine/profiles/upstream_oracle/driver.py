@@ -68,8 +68,38 @@ def prompts(jobs: list[dict[str, object]]) -> list[dict[str, str]]:
     return out
 
 
+def records(jobs: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The plugin run as in main, with its token records on: after each job, the text of the
+    worker's token file (``.zerg/state/tokens-<ZERG_WORKER_ID>.json`` under the job's root; null
+    when there is none yet) as {"context", "file"}."""
+    from pathlib import Path
+
+    out: list[dict[str, object]] = []
+    home = os.getcwd()
+    for job in jobs:
+        os.chdir(str(job["root"]))
+        env = dict(job["env"])  # type: ignore[call-overload]
+        for name in VARIABLES:
+            os.environ.pop("ZERG_" + name, None)
+        for name, value in env.items():
+            os.environ["ZERG_" + name] = value
+        repo_map.invalidate_cache()
+        config = ContextEngineeringConfig(
+            task_context_budget_tokens=job.get("budget", 4000),  # type: ignore[arg-type]
+            security_rule_filtering=job.get("security_rule_filtering", True),  # type: ignore[arg-type]
+        )
+        context = ContextEngineeringPlugin(config).build_task_context(job["task"], {}, job["feature"])  # type: ignore[arg-type]
+        path = Path(".zerg/state") / f"tokens-{env.get('WORKER_ID', 'unknown')}.json"
+        out.append({"context": context, "file": path.read_text() if path.exists() else None})
+        os.chdir(home)
+    return out
+
+
 def main() -> None:
     jobs = json.load(sys.stdin)
+    if "records" in sys.argv[1:]:
+        json.dump(records(jobs), sys.stdout)
+        return
     if "symbols" in sys.argv[1:]:
         json.dump(symbols(jobs), sys.stdout)
         return
