@@ -28,6 +28,8 @@ REPO_SYMBOL = "repo_symbol"
 NINE_KINDS: tuple[str, ...] = (ENGINEERING_RULE, MCP_SERVER, SWITCH, REPO_MODULE, REPO_SYMBOL)
 #: Section names to their titles, in assembly order.
 SECTION_TITLES: Mapping[str, str] = {name: title for name, title, _ in SECTIONS}
+#: Section names to their fixed shares of the budget (None: upstream gives the section none).
+SECTION_SHARES: Mapping[str, float | None] = {name: share for name, _, share in SECTIONS}
 KIND_WORDS: Mapping[str, str] = {
     ENGINEERING_RULE: "engineering rule",
     MCP_SERVER: "MCP server",
@@ -186,6 +188,19 @@ def cuts(trace: Trace) -> list[str]:
         for s in trace.trim_steps
         if s.action in ("omit_rules", "cut_map")
     ]
+
+
+def is_nine_section(trace: Trace) -> bool:
+    """Whether *trace* is a nine-section version's (its sections are upstream's nine)."""
+    return [s.name for s in trace.sections] == list(SECTION_TITLES)
+
+
+def switch_lines(trace: Trace) -> list[str]:
+    """Which variable made (or did not make) each switch section.
+
+    ``Analysis depth: ZERG_ANALYSIS_DEPTH is 'think': builds this section``, one line each.
+    """
+    return [f"{section_title(i)}: {i.reason}" for i in trace.items if i.kind == SWITCH]
 
 
 def counts_line(items: Sequence[Item]) -> str:

@@ -52,3 +52,26 @@ def test_detail_escapes_the_projects_text(tmp_path: Path) -> None:
     assert "<b>def login(user: str) -&gt; bool</b>" in page
     assert "-> bool" not in page
     assert "Character limits:\n  none was reached" in nine_debug_text(trace)
+
+
+def test_sections_arithmetic_uses_the_fixed_shares_and_names_the_variables(tmp_path: Path) -> None:
+    from ctxviewer.gui.views.panels import budget_arithmetic
+
+    trace = zerg_trace(tmp_path, analysis_depth="think")
+    text = budget_arithmetic(trace)
+    # budget 4,000: 10 % is 400 for engineering and security, 20 % is 800 for the spec
+    assert "Engineering rules (10%) = 400, Security rules (10%) = 400, Spec excerpts (20%) = 800" in text
+    assert "Token efficiency (no budget)" in text
+    assert "(30%)" not in text and "(50%)" not in text  # the seed's shares do not apply
+    assert "Analysis depth: ZERG_ANALYSIS_DEPTH is &#x27;think&#x27;: builds this section" in text
+    assert "TDD enforcement: ZERG_TDD_MODE is unset; the section needs exactly &#x27;1&#x27;" in text
+
+
+def test_a_paragraph_of_a_nine_section_version_shows_the_top_k_cut(tmp_path: Path) -> None:
+    from ctxviewer.gui.widgets.details import paragraph_html
+
+    trace = zerg_trace(tmp_path)
+    paragraph = next(i for i in trace.items if i.kind == "spec_paragraph" and i.rank == 1)
+    assert "<i>Top-k cut:</i> 1 requirements paragraphs scored above 0; the top 5 were kept" in paragraph_html(
+        trace, paragraph
+    )
