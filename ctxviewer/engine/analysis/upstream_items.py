@@ -11,6 +11,7 @@ limits fell (:func:`cuts`).  Plain text only: the window and the HTML report esc
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -104,7 +105,7 @@ def item_facts(item: Item) -> list[tuple[str, str]]:
         if "applies_to" in d:
             facts.append(("Applies to (globs)", str(d["applies_to"])))
         if item.rank is not None:
-            facts.append(("Line of the summary", str(item.rank)))
+            facts.append(("Place after sorting by priority", str(item.rank)))
     elif item.kind == MCP_SERVER:
         if "capabilities" in d:
             facts.append(("Capabilities", _words(d["capabilities"])))
@@ -178,6 +179,16 @@ def compacted_items(trace: Trace) -> list[Item]:
         i
         for i in trace.items
         if isinstance(i.details.get("before_compact"), str) and i.details["before_compact"] != i.text
+    ]
+
+
+def changed_lines(item: Item) -> list[str]:
+    """The lines compact mode changed in *item*'s text: ``- before`` then ``+ after`` for each."""
+    before = item.details.get("before_compact")
+    if not isinstance(before, str):
+        return []
+    return [
+        line for line in difflib.ndiff(before.splitlines(), item.text.splitlines()) if line.startswith(("- ", "+ "))
     ]
 
 

@@ -503,9 +503,8 @@ def _compact_mode(trace: Trace) -> str:
     for it in nine.compacted_items(trace):
         before = str(it.details.get("before_compact", ""))
         body.append(f"<h3>{_e(nine.section_title(it))} · {_e(nine.item_label(it))}</h3>")
-        body.append(
-            f'<pre class="hl">\n{_e(before)}</pre>\n<p class="muted">after:</p>\n<pre class="hl">\n{_e(it.text)}</pre>'
-        )
+        for word, text in (("before", before), ("after", it.text)):
+            body.append(f'<p class="muted">{word}:</p>\n<pre class="hl">\n{_e(text)}</pre>')
     return _part("compact", "Compact mode", *body)
 
 
@@ -529,17 +528,20 @@ def _prompt(prompt: Mapping[str, Any]) -> str:
                               f"{CL100K} {cl100k}, {O200K} {o200k}"))  # fmt: skip
     body = [_facts(pairs) + "</dl>"]
     rows = []
+    part_notes = []
     for part in prompt.get("parts") or ():
         if not isinstance(part, Mapping):
             continue
         span = part.get("span") or (0, 0)
         where = f"{span[0]:,}{_DASH}{span[1]:,}" if len(span) == 2 else ""
-        rows.append(
-            [part.get("name", ""), part.get("source", ""), where, *_counts(part.get("tokens")), part.get("note", "")]
-        )
+        rows.append([part.get("name", ""), part.get("source", ""), where, *_counts(part.get("tokens"))])
+        if part.get("note"):  # under the table: a note is a sentence or two, too long for a cell
+            part_notes.append(f"<li>{_e(part.get('name', ''))}: {_e(part['note'])}</li>")
     if rows:
-        headers = f"Part|Source|Characters|Length|Upstream estimate|{HEURISTIC}|{CL100K}|{O200K}|Note"
+        headers = f"Part|Source|Characters|Length|Upstream estimate|{HEURISTIC}|{CL100K}|{O200K}"
         body.append(_table(headers, rows, (3, 4, 5, 6, 7)))
+    if part_notes:
+        body.append("<ul>" + "".join(part_notes) + "</ul>")
     design = prompt.get("design_context")
     if isinstance(design, Mapping):
         stored, plugin = _counts(design.get("stored")), _counts(design.get("plugin"))

@@ -400,14 +400,9 @@ def nine_debug_text(trace: Trace) -> str:
     for r in found:
         change = f"{r.tokens_before:,} \u2192 {r.tokens_after:,} tokens"
         lines.append(f"  #{r.order} {r.section}: {r.full!r} \u2192 {r.short!r}, {r.count} time(s); {change}")
-    for item in nine.compacted_items(trace):
-        before = item.details.get("before_compact")
-        lines += [
-            "",
-            f"{nine.section_title(item)} \u00b7 {nine.item_label(item)}",
-            f"  before: {before!r}",
-            f"  after:  {item.text!r}",
-        ]
+    for item in nine.compacted_items(trace):  # each changed line, before (-) and after (+)
+        lines += ["", f"{nine.section_title(item)} \u00b7 {nine.item_label(item)}:"]
+        lines += [f"  {line}" for line in nine.changed_lines(item)]
     if trace.warnings:
         lines += ["", "Notes:", *(f"  {w}" for w in trace.warnings)]
     return "\n".join(lines)
@@ -543,6 +538,7 @@ class ComputedTab(QWidget):
             self._show_entries(nine.counts_line(upstream), upstream, nine_columns())
             self.entries.select(lambda i: True)
             self.debug.setPlainText(nine_debug_text(trace))
+            self.debug.verticalScrollBar().setValue(0)  # from the top: the cuts come first
             return
         if not trace.debug and trace.profile != COMPUTED:
             self._show_entries(NOT_COMPUTED, [])

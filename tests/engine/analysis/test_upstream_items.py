@@ -76,6 +76,11 @@ def test_compact_mode_replacements_and_the_text_before(tmp_path: Path) -> None:
     facts = dict(nine.item_facts(tdd))
     assert "write implementation code" in facts["Before compact mode"]
     assert "write impl code" in facts["After compact mode"]
+    # of the TDD text's nine lines only its last has the word
+    assert nine.changed_lines(tdd) == [
+        "- Do NOT write implementation code before tests exist.",
+        "+ Do NOT write impl code before tests exist.",
+    ]
     # without compact mode nothing is replaced and nothing carries a text before
     plain = zerg_trace(tmp_path / "plain", tdd_mode="1")
     assert nine.replacements(plain) == [] and nine.compacted_items(plain) == []

@@ -37,6 +37,7 @@ def test_the_candidates_replace_the_computed_entries(qtbot, tmp_path: Path) -> N
     debug = tab.debug.toPlainText()
     assert "Compact mode (compact_mode = '1'):" in debug
     assert "TDD enforcement: 'implementation' \u2192 'impl', 1 time(s)" in debug
+    assert "TDD enforcement \u00b7 ZERG_TDD_MODE:\n  - Do NOT write implementation code" in debug
     # a seed trace afterwards: the computed profile's words come back, the signals too
     plain = tmp_path / "seed"
     make_project(plain, [{"id": "T1", "title": "Login", "files": {"create": ["src/app.py"]}}], requirements="Login.")
