@@ -105,7 +105,9 @@ def test_a_failed_export_from_the_window_keeps_the_old_file(
     with qtbot.waitSignal(window.exportFinished, timeout=30_000) as blocker:
         window.export_to(str(target), fmt)
     assert blocker.args == [str(target), ""]
-    assert target.read_bytes() == report.render(trace, fmt).encode("utf-8")
+    prompt = window.tabs.prompt_view.prompt()  # the HTML report carries the Prompt tab's prompt
+    assert prompt is not None
+    assert target.read_bytes() == report.render(trace, fmt, prompt=prompt.to_json()).encode("utf-8")
     assert names(folder) == [name]
 
 

@@ -17,7 +17,7 @@ import io
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 
 from ctxviewer import __version__
+from ctxviewer.engine.analysis import upstream_items as nine
 from ctxviewer.engine.analysis.whatif import (
     TraceDiff,
     arrow,
@@ -35,6 +36,7 @@ from ctxviewer.engine.analysis.whatif import (
     summary,
 )
 from ctxviewer.engine.files.writing import atomic_write
+from ctxviewer.engine.profiles.zerg.profile import SWITCHES, VERSIONS
 from ctxviewer.engine.tokens.counting import CL100K, HEURISTIC, HEURISTIC_RULE, O200K, TokenCounts
 from ctxviewer.engine.trace.model import (
     RULE_FILE,
@@ -79,18 +81,24 @@ def trace_json_text(trace: Trace, diff: TraceDiff | None = None) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-def html_report(trace: Trace, diff: TraceDiff | None = None) -> str:
+def html_report(trace: Trace, diff: TraceDiff | None = None, prompt: Mapping[str, Any] | None = None) -> str:
     """A self-contained HTML page showing what the task got and why (no network needed).
 
     With *diff*, a "What-if against the pinned baseline" section follows the header.
+    *prompt* is the worker's whole prompt for the task, as
+    :meth:`~ctxviewer.engine.upstream.prompt.WorkerPrompt.to_json` gives it (a plain mapping:
+    the exports do not import the upstream package); with it, a "The worker's prompt" section
+    follows the context's parts.
     """
-    parts: list[Callable[[Trace], str]] = [_header, _alerts]
+    parts: list[Callable[[Trace], str]] = [_header, _alerts, _upstream]
     if diff is not None:
         parts.append(lambda _trace: _whatif(diff))
     parts += [
         _token_shares,
         _spec_table,
         _rules_table,
+        _nine_sections,
+        _compact_mode,
         _computed_entries,
         _trimming,
         _tracker,
@@ -100,6 +108,8 @@ def html_report(trace: Trace, diff: TraceDiff | None = None) -> str:
         _settings,
         _context,
     ]
+    if prompt is not None:
+        parts.append(lambda _trace: _prompt(prompt))
     body = "\n".join(filter(None, (part(trace) for part in parts)))
     title = _e(f"{_project_name(trace)} · {trace.task_id} · ctxviewer report")
     css = _CSS + (_WHATIF_CSS if diff is not None else "")
@@ -122,24 +132,27 @@ def whatif_markdown(diff: TraceDiff | None) -> str:
     return diff_markdown(diff)
 
 
-_RENDERERS: dict[str, Callable[[Trace, TraceDiff | None], str]] = {
-    "markdown": lambda trace, _diff: context_markdown(trace),  # the worker's input: never anything added
-    "json": trace_json_text,
+_Prompt = Mapping[str, Any] | None
+_RENDERERS: dict[str, Callable[[Trace, TraceDiff | None, _Prompt], str]] = {
+    # the worker's input: never anything added
+    "markdown": lambda trace, _diff, _prompt: context_markdown(trace),
+    "json": lambda trace, diff, _prompt: trace_json_text(trace, diff),
     "html": html_report,
-    "whatif-md": lambda _trace, diff: whatif_markdown(diff),
+    "whatif-md": lambda _trace, diff, _prompt: whatif_markdown(diff),
 }
 
 
-def render(trace: Trace, fmt: str, diff: TraceDiff | None = None) -> str:
+def render(trace: Trace, fmt: str, diff: TraceDiff | None = None, prompt: _Prompt = None) -> str:
     """The trace rendered in *fmt*, one of :data:`FORMATS`.
 
     *diff* is the what-if of *trace* against a pinned baseline: JSON and HTML include it,
-    ``markdown`` ignores it (it is exactly the context), ``whatif-md`` needs it.
+    ``markdown`` ignores it (it is exactly the context), ``whatif-md`` needs it.  *prompt*
+    (the worker's prompt as a mapping, see :func:`html_report`) goes into the HTML report only.
     """
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    return renderer(trace, diff)
+    return renderer(trace, diff, prompt)
 
 
 def format_for_path(path: str | os.PathLike[str]) -> str:
@@ -158,7 +171,13 @@ def format_for_path(path: str | os.PathLike[str]) -> str:
     return fmt
 
 
-def export(trace: Trace, path: str | os.PathLike[str], fmt: str | None = None, diff: TraceDiff | None = None) -> str:
+def export(
+    trace: Trace,
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    diff: TraceDiff | None = None,
+    prompt: _Prompt = None,
+) -> str:
     """Render *trace* (and *diff*, see :func:`render`) and write it atomically to *path*; returns the format used.
 
     *fmt* defaults to the one the suffix names.  Raises ``ValueError`` for an unknown
@@ -166,7 +185,7 @@ def export(trace: Trace, path: str | os.PathLike[str], fmt: str | None = None, d
     ``WriteError`` when the file cannot be written (the old file, if any, is left intact).
     """
     used = format_for_path(path) if fmt is None else fmt
-    atomic_write(path, render(trace, used, diff))
+    atomic_write(path, render(trace, used, diff, prompt))
     return used
 
 
@@ -414,6 +433,137 @@ def _keywords(trace: Trace) -> str:
     rows = [[k.word, ", ".join(k.sources)] for k in trace.keywords]
     table = _table("Keyword|Sources", rows) if rows else "<p>The task has no keywords.</p>"
     return _part("keywords", "Keywords", table)
+
+
+def _upstream(trace: Trace) -> str:
+    """Which upstream version ran and why; for the nine-section versions, the switch variables."""
+    if not trace.upstream:
+        return ""
+    chosen = trace.settings.get("upstream")
+    pairs: list[tuple[str, object]] = [
+        ("Version", trace.upstream),
+        ("Profile that ran", trace.profile),
+        ("Why", trace.upstream_reason or "n/a"),
+    ]
+    if chosen is not None:
+        pairs.append(("Setting upstream", f"{chosen.value} (from {chosen.origin})"))
+    body = [_facts(pairs) + "</dl>"]
+    version = VERSIONS.get(trace.profile)
+    if version is not None:
+        made = {i.id.removeprefix("switch:"): i for i in trace.items if i.kind == nine.SWITCH}
+        rows = []
+        for key, suffix in SWITCHES:
+            setting = trace.settings.get(key)
+            value = setting.value if setting is not None else None
+            item = made.get(key)
+            effect = f"{nine.section_title(item)}: {item.reason}" if item is not None else "names the token record only"
+            shown = "unset" if value is None else repr(value)
+            rows.append([version.env_prefix + suffix, key, shown, setting.origin if setting else "", effect])
+        body.append(
+            "<p>The switches: environment variables of the process that runs the plugin, unset by default "
+            "as in the orchestrator's.</p>"
+        )
+        body.append(_table("Variable|Setting|Value|From|What it did", rows))
+    return _part("upstream", "Upstream version", *body)
+
+
+def _nine_sections(trace: Trace) -> str:
+    """The nine-section versions' own candidates, section by section, with their facts and where the limits fell."""
+    items = nine.nine_items(trace)
+    if not items:
+        return ""
+    body = [f"<p>{_e(nine.counts_line(items))}</p>"]
+    cuts = nine.cuts(trace)
+    body.append("<p>Character limits: " + ("; ".join(_e(c) for c in cuts) if cuts else "none was reached") + ".</p>")
+    for section, title in nine.SECTION_TITLES.items():
+        rows = []
+        for it in (i for i in items if i.section == section):
+            facts = "; ".join(
+                f"{label}: {value}" for label, value in nine.item_facts(it) if label != "Section" and "\n" not in value
+            )
+            rows.append(
+                [nine.KIND_WORDS.get(it.kind, it.kind), nine.item_label(it), facts, _status(it.status), it.reason]
+            )
+        if rows:
+            body.append(f"<h3>{_e(title)}</h3>")
+            body.append(_table("Kind|Entry|Facts|Status|Reason", rows))
+    return _part("nine", "Sections' candidates", *body)
+
+
+def _compact_mode(trace: Trace) -> str:
+    """The compact formatter's replacements and the text before and after each changed candidate."""
+    if not nine.is_nine_section(trace):
+        return ""
+    setting = trace.settings.get("compact_mode")
+    value = setting.value if setting is not None else None
+    found = nine.replacements(trace)
+    state = f"compact_mode is {'unset' if value is None else repr(value)}"
+    if not found:
+        on = value in ("1", "true")
+        return _part(
+            "compact", "Compact mode", f"<p>{_e(state)}: {'nothing to abbreviate' if on else 'no abbreviation'}.</p>"
+        )
+    rows = [[r.order, r.section, r.full, r.short, r.count, f"{r.tokens_before:,} → {r.tokens_after:,}"] for r in found]
+    body = [f"<p>{_e(state)}: the joined text is abbreviated, section by section.</p>"]
+    body.append(_table("#|Section|Replaced|With|Times|Tokens before → after", rows, (0, 4, 5)))
+    for it in nine.compacted_items(trace):
+        before = str(it.details.get("before_compact", ""))
+        body.append(f"<h3>{_e(nine.section_title(it))} · {_e(nine.item_label(it))}</h3>")
+        for word, text in (("before", before), ("after", it.text)):
+            body.append(f'<p class="muted">{word}:</p>\n<pre class="hl">\n{_e(text)}</pre>')
+    return _part("compact", "Compact mode", *body)
+
+
+def _counts(value: Any) -> list[object]:
+    """Estimate (upstream's), heuristic, cl100k and o200k of a prompt's ``tokens`` mapping."""
+    counts = value if isinstance(value, Mapping) else {}
+    return [_n(counts.get(k)) if isinstance(counts.get(k), int) else "n/a" for k in
+            ("chars", "upstream_estimate", "heuristic", CL100K, O200K)]  # fmt: skip
+
+
+def _prompt(prompt: Mapping[str, Any]) -> str:
+    """The worker's whole prompt: its parts with their sources and counts, and the text itself."""
+    error = prompt.get("error")
+    pairs: list[tuple[str, object]] = [("Task", f"{prompt.get('feature', '')} / {prompt.get('task', '')}")]
+    if error:
+        pairs.append(("Upstream fails", str(error)))
+    else:
+        chars, estimate, heuristic, cl100k, o200k = _counts(prompt.get("tokens"))
+        pairs.append(("Uses", str(prompt.get("uses") or "n/a")))
+        pairs.append(("Size", f"{chars} characters; upstream's estimate {estimate}, heuristic {heuristic}, "
+                              f"{CL100K} {cl100k}, {O200K} {o200k}"))  # fmt: skip
+    body = [_facts(pairs) + "</dl>"]
+    rows = []
+    part_notes = []
+    for part in prompt.get("parts") or ():
+        if not isinstance(part, Mapping):
+            continue
+        span = part.get("span") or (0, 0)
+        where = f"{span[0]:,}{_DASH}{span[1]:,}" if len(span) == 2 else ""
+        rows.append([part.get("name", ""), part.get("source", ""), where, *_counts(part.get("tokens"))])
+        if part.get("note"):  # under the table: a note is a sentence or two, too long for a cell
+            part_notes.append(f"<li>{_e(part.get('name', ''))}: {_e(part['note'])}</li>")
+    if rows:
+        headers = f"Part|Source|Characters|Length|Upstream estimate|{HEURISTIC}|{CL100K}|{O200K}"
+        body.append(_table(headers, rows, (3, 4, 5, 6, 7)))
+    if part_notes:
+        body.append("<ul>" + "".join(part_notes) + "</ul>")
+    design = prompt.get("design_context")
+    if isinstance(design, Mapping):
+        stored, plugin = _counts(design.get("stored")), _counts(design.get("plugin"))
+        same = "identical to" if design.get("identical") else "differs from"
+        body.append(
+            f"<p>The task's design-time context ({_e(stored[0])} characters, {_e(stored[3])} {CL100K}) {same} what "
+            f"profile {_e(design.get('profile', ''))} assembles now ({_e(plugin[0])} characters, {_e(plugin[3])} "
+            f"{CL100K}); the design step aims at about {_e(design.get('guidance_tokens', ''))} tokens.</p>"
+        )
+    notes = [str(n) for n in prompt.get("notes") or ()]
+    if notes:
+        body.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>")
+    text = prompt.get("prompt")
+    if isinstance(text, str) and text:
+        body.append(f'<pre class="hl">\n{_e(text)}</pre>')
+    return _part("prompt", "The worker's prompt", *body)
 
 
 #: The computed profile's item kinds (see ctxviewer.engine.profiles.computed), in report order.

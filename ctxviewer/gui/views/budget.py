@@ -42,6 +42,7 @@ from ctxviewer.engine.project.settings import (
     FLAT_KEYS,
     PROFILE_SUMMARIES,
     PROFILES,
+    SWITCH_KEYS,
     UNUSED_SETTINGS,
     UPSTREAM_VERSIONS,
     WHOLE_BUDGET_PROFILES,
@@ -52,6 +53,7 @@ from ctxviewer.engine.project.upstream import AUTO, PROFILE_VERSIONS, SEED, VERS
 from ctxviewer.engine.runs.pipeline import CHARACTER_PROFILES, decision_tokenizer
 from ctxviewer.engine.tokens.counting import TOKENIZERS
 from ctxviewer.engine.trace.model import Trace
+from ctxviewer.gui.views.switches import SwitchBox, variable_name
 from ctxviewer.gui.widgets.charts import segment_color
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
@@ -148,7 +150,7 @@ def format_zones(zones: tuple[tuple[str, float], ...]) -> str:
 
 
 #: Changes that are each their own undo step: a reset, a profile or tokenizer picked from a list.
-_NO_MERGE = ("*", "profile", "upstream", "tokenizer")
+_NO_MERGE = ("*", "profile", "upstream", "tokenizer", *SWITCH_KEYS)
 
 
 class _Change(QUndoCommand):
@@ -454,6 +456,10 @@ class BudgetPanel(QWidget):
         self.undo_stack.redoTextChanged.connect(
             lambda t: self.redo_button.setToolTip(plain_tip(f"Redo {t}") if t else "")
         )
+        #: The upstream switches (environment variables of the plugin's process), with two presets.
+        self.switches = SwitchBox(self)
+        self.switches.picked.connect(self._switch_picked)
+        self.switches.preset.connect(lambda values, text: self.set_values(values, text))
         buttons = QHBoxLayout()
         for button in (self.undo_button, self.redo_button, self.reset_button, self.save_button):
             buttons.addWidget(button)
@@ -461,6 +467,7 @@ class BudgetPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(grid)
+        layout.addWidget(self.switches)
         layout.addLayout(buttons)
         layout.addWidget(self.state)
         self.effect = QLabel("", self)
@@ -712,6 +719,12 @@ class BudgetPanel(QWidget):
         else:  # refused: the slider goes back to the value in force, the message stays
             self.rows[key].show_value(self.values[key])
 
+    def _switch_picked(self, key: str, value: str | None) -> None:
+        shown = "unset" if value is None else repr(value)
+        refusal = self._set(key, value, f"{variable_name(key, self.running_profile())} {shown}")
+        if refusal:  # the value in force stays shown; the state line says why
+            self.switches.show_values(self.values, self.running_profile())
+
     def _set(self, key: str, value: Any, text: str) -> str:
         return self._commit(key, {key: value}, text)
 
@@ -796,6 +809,7 @@ class BudgetPanel(QWidget):
         unused = UNUSED_SETTINGS.get(running, {})
         for key, row in self.rows.items():
             row.set_used(unused.get(key, ""))
+        self.switches.show_values(self.values, running)
         tokenizer_unused = unused.get("tokenizer", "")
         for widget in (self.tokenizer, self.tokenizer_label):
             widget.setEnabled(not tokenizer_unused)

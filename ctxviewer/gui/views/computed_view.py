@@ -23,6 +23,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase, QShowEvent
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QWidget
 
+from ctxviewer.engine.analysis import upstream_items as nine
 from ctxviewer.engine.profiles.computed import (
     CODE_REFS,
     DECISIONS,
@@ -81,6 +82,10 @@ NOT_COMPUTED = (
     "Knowledge, prior work and code references are chosen by the computed profile \u2014 "
     "choose Profile \u25b8 computed in the Budget panel. The signals on the left are every profile's."
 )
+ENTRIES_TIP = (
+    "Every knowledge node, context-map entry, dependency and blocking question the computed profile considered"
+)
+DEBUG_TIP = "Seed 004's DEBUG_CONTEXT record of this run"
 NO_TRACE = "No trace loaded: open a project and choose a task."
 NO_SIGNALS = "This trace carries no signals (it was saved by an older ctxviewer)."
 DASH = "\u2014"
@@ -269,6 +274,8 @@ _SKIP_KEYS = {"summary", "score_breakdown", "matched", "tags"}
 
 def entry_html(item: Item) -> str:
     """The detail pane of one entry: what it is, its fate and why, where from, its text."""
+    if item.kind in nine.NINE_KINDS:
+        return nine_html(item)
     status = fate_label(item.status)
     rows = [
         f"<b>{html.escape(entry_label(item))}</b>",
@@ -308,6 +315,99 @@ def entry_html(item: Item) -> str:
     return body
 
 
+# -- the nine-section versions' candidates ---------------------------------------------------
+
+NINE_HEADING = "Sections' candidates"
+NINE_TIP = (
+    "Every engineering rule, MCP server, switch and repository-map module and symbol the nine-section "
+    "version considered, with its fate and why (spec paragraphs and security rule files have their own tabs)"
+)
+NINE_DEBUG_HEADING = "Compact mode and cuts"
+NINE_DEBUG_TIP = (
+    "Where the character limits fell, and every replacement of the compact formatter with the text before and after"
+)
+
+
+#: Short section names for the table's narrow first column (the detail pane says them in full).
+NINE_SHORT: Mapping[str, str] = {
+    "engineering_rules": "Engineering",
+    "mcp_hints": "MCP",
+    "depth_guidance": "Depth",
+    "behavioral_mode": "Mode",
+    "tdd_enforcement": "TDD",
+    "efficiency_hints": "Efficiency",
+    "repo_map": "Repo map",
+}
+
+
+def nine_columns() -> list[Column]:
+    return [
+        Column(
+            "Section",
+            lambda i: NINE_SHORT.get(i.section, nine.section_title(i)),
+            lambda i: list(nine.SECTION_TITLES).index(i.section) if i.section in nine.SECTION_TITLES else 99,
+            "The section of the nine the candidate belongs to",
+        ),
+        Column(
+            "Entry", nine.item_label, None, "The rule (id: title), the server, the variable, the module or the symbol"
+        ),
+        Column(
+            "Rank",
+            lambda i: "" if i.rank is None else str(i.rank),
+            lambda i: i.rank,
+            "Engineering rules: the line of the summary after sorting by priority",
+            numeric=True,
+        ),
+        Column("Status", lambda i: i.status, None, STATUS_TIP, status=True),
+        Column("Reason", lambda i: i.reason, None, "Why the version did this"),
+    ]
+
+
+def nine_html(item: Item) -> str:
+    """The detail pane of a nine-section candidate: its fate and why, its facts, its text."""
+    rows = [
+        f"<b>{html.escape(nine.item_label(item))}</b> ({html.escape(nine.KIND_WORDS.get(item.kind, item.kind))})",
+        f"<b>{fate_label(item.status)}</b>: {html.escape(item.reason) or DASH}",
+    ]
+    long_facts = []
+    for label, value in nine.item_facts(item):
+        if "\n" in value or label.endswith("compact mode"):
+            long_facts.append(
+                f'<i>{html.escape(label)}:</i><pre style="white-space: pre-wrap">{html.escape(value)}</pre>'
+            )
+        else:
+            rows.append(f"{html.escape(label)}: {html.escape(value)}")
+    body = "<br>".join(rows)
+    if long_facts:
+        body += "".join(long_facts)
+    elif item.text:
+        body += f'<pre style="white-space: pre-wrap">{html.escape(item.text)}</pre>'
+    elif item.status not in KEPT:
+        body += "<p><i>Not rendered: it has no place in the context.</i></p>"
+    return body
+
+
+def nine_debug_text(trace: Trace) -> str:
+    """The plain-text pane under the table: the cuts, compact mode's replacements, the run's notes."""
+    lines = ["Character limits:"]
+    lines += [f"  {c}" for c in nine.cuts(trace)] or ["  none was reached"]
+    compact = trace.settings.get("compact_mode")
+    value = compact.value if compact is not None else None
+    lines += ["", f"Compact mode (compact_mode = {'unset' if value is None else repr(value)}):"]
+    found = nine.replacements(trace)
+    if not found:
+        lines.append("  off: no abbreviation" if value not in ("1", "true") else "  on, and nothing to abbreviate")
+    for r in found:
+        change = f"{r.tokens_before:,} \u2192 {r.tokens_after:,} tokens"
+        lines.append(f"  #{r.order} {r.section}: {r.full!r} \u2192 {r.short!r}, {r.count} time(s); {change}")
+    for item in nine.compacted_items(trace):  # each changed line, before (-) and after (+)
+        lines += ["", f"{nine.section_title(item)} \u00b7 {nine.item_label(item)}:"]
+        lines += [f"  {line}" for line in nine.changed_lines(item)]
+    if trace.warnings:
+        lines += ["", "Notes:", *(f"  {w}" for w in trace.warnings)]
+    return "\n".join(lines)
+
+
 def entries_summary(items: Sequence[Item]) -> str:
     """``23 of 71 entries included · Patterns to Follow 5 · Warnings 3 · …`` (kept per section)."""
     kept = [i for i in items if i.status == INCLUDED]
@@ -342,6 +442,7 @@ class ComputedTab(QWidget):
         super().__init__(parent)
         self._trace: Trace | None = None
         self._fitted = False
+        self._nine_sized = False
 
         # Signals (left)
         self.signals_summary = QLabel(NO_TRACE, self)
@@ -349,7 +450,7 @@ class ComputedTab(QWidget):
         self.signals_summary.setWordWrap(True)
         self.signals_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.signals = RecordTable(signal_columns(), None, statuses=False, noun="signals", parent=self)
-        left = QWidget(self)
+        left = self.left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.setSpacing(2)
@@ -371,14 +472,8 @@ class ComputedTab(QWidget):
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.setSpacing(2)
-        top_layout.addWidget(
-            _heading(
-                "Entries",
-                "Every knowledge node, context-map entry, dependency and blocking question the "
-                "computed profile considered",
-                top,
-            )
-        )
+        self.entries_heading = _heading("Entries", ENTRIES_TIP, top)
+        top_layout.addWidget(self.entries_heading)
         top_layout.addWidget(self.entries_message)
         top_layout.addWidget(self.entries, 1)
 
@@ -392,7 +487,8 @@ class ComputedTab(QWidget):
         bottom_layout = QVBoxLayout(bottom)
         bottom_layout.setContentsMargins(0, 0, 0, 0)
         bottom_layout.setSpacing(2)
-        bottom_layout.addWidget(_heading("Context Debug", "Seed 004's DEBUG_CONTEXT record of this run", bottom))
+        self.debug_heading = _heading("Context Debug", DEBUG_TIP, bottom)
+        bottom_layout.addWidget(self.debug_heading)
         bottom_layout.addWidget(self.debug, 1)
 
         self.right = QSplitter(Qt.Orientation.Vertical, self)
@@ -430,6 +526,20 @@ class ComputedTab(QWidget):
         self.signals_summary.setText(signals_summary(trace.signals))
         self.signals.set_rows(signal_rows(trace.signals))
         self._fit_signal_columns()
+        upstream = nine.nine_items(trace)
+        self._set_headings(bool(upstream))
+        # The nine-section versions match words their own way (each candidate says how): the
+        # signals pane gives its width to their candidates; the Task tab keeps the keywords.
+        self.left.setVisible(not upstream)
+        if upstream:  # a nine-section version: its own candidates, its cuts and compact mode
+            if not self._nine_sized:  # the signals matter less here: the candidates get the room
+                self._nine_sized = self.isVisible()  # hidden, sizes are only proportions: again when shown
+                self._size_for_nine()
+            self._show_entries(nine.counts_line(upstream), upstream, nine_columns())
+            self.entries.select(lambda i: True)
+            self.debug.setPlainText(nine_debug_text(trace))
+            self.debug.verticalScrollBar().setValue(0)  # from the top: the cuts come first
+            return
         if not trace.debug and trace.profile != COMPUTED:
             self._show_entries(NOT_COMPUTED, [])
             self.debug.setPlainText(
@@ -442,9 +552,17 @@ class ComputedTab(QWidget):
             self.entries.select(lambda i: True)
         self.debug.setPlainText(trace.debug or "This trace carries no Context Debug record.")
 
-    def _show_entries(self, message: str, items: Sequence[Item]) -> None:
+    def _set_headings(self, nine_sections: bool) -> None:
+        """The right-hand headings: the computed profile's, or the nine-section versions'."""
+        entries = (NINE_HEADING, NINE_TIP) if nine_sections else ("Entries", ENTRIES_TIP)
+        debug = (NINE_DEBUG_HEADING, NINE_DEBUG_TIP) if nine_sections else ("Context Debug", DEBUG_TIP)
+        for label, (text, tip) in ((self.entries_heading, entries), (self.debug_heading, debug)):
+            label.setText(f"<b>{html.escape(text)}</b>")
+            label.setToolTip(tip)
+
+    def _show_entries(self, message: str, items: Sequence[Item], columns: list[Column] | None = None) -> None:
         self.entries_message.setText(message)
-        self.entries.set_rows(items)
+        self.entries.set_rows(items, columns=columns or entry_columns())
         # Without entries the detail pane would only be an empty box under an empty table.
         self.entries.detail.setVisible(bool(items))
         self._fit_entry_columns()
@@ -461,19 +579,39 @@ class ComputedTab(QWidget):
         left (at least 120 px) so the status stays in sight in a narrow pane."""
         view = self.entries.view
         fm = view.fontMetrics()
-        fixed = {
-            0: fm.horizontalAdvance("Prior work") + 14,
-            2: fm.horizontalAdvance("Score") + 14,
-            3: fm.horizontalAdvance("Rank") + 14,
-            4: fm.horizontalAdvance("included") + 14,
-        }
+        if self.entries_heading.text() == f"<b>{html.escape(NINE_HEADING)}</b>":
+            fixed = {
+                0: fm.horizontalAdvance("Engineering") + 14,
+                2: fm.horizontalAdvance("Rank") + 14,
+                3: fm.horizontalAdvance("cut for budget") + 14,
+            }
+        else:
+            fixed = {
+                0: fm.horizontalAdvance("Prior work") + 14,
+                2: fm.horizontalAdvance("Score") + 14,
+                3: fm.horizontalAdvance("Rank") + 14,
+                4: fm.horizontalAdvance("included") + 14,
+            }
         for column, width in fixed.items():
             view.setColumnWidth(column, width)
         room = view.viewport().width() - sum(fixed.values()) - 24
-        view.setColumnWidth(1, max(120, min(420, room)))
+        if 4 in fixed:
+            view.setColumnWidth(1, max(120, min(420, room)))
+        else:  # the reason is the last column and says the most: the entry takes half the room
+            view.setColumnWidth(1, max(120, min(300, room // 2)))
+
+    def _size_for_nine(self) -> None:
+        """Room for the candidates: the table over its detail, then the cuts and compact mode below."""
+        height = max(self.right.height(), 400)
+        self.right.setSizes([height * 7 // 10, height - height * 7 // 10])
+        inner = max(self.entries.splitter.height(), 240)
+        self.entries.splitter.setSizes([inner // 2, inner - inner // 2])
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        if not self._nine_sized and self._trace is not None and nine.nine_items(self._trace):
+            self._nine_sized = True
+            self._size_for_nine()
         if not self._fitted:  # the first time the pane has its real width
             self._fitted = True
             self._fit_entry_columns()

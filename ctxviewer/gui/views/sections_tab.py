@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ctxviewer.engine.analysis import upstream_items as nine
 from ctxviewer.engine.project.settings import WHOLE_BUDGET_PROFILES
 from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.widgets.charts import ShareChart, ShareValue
@@ -70,8 +71,15 @@ def budget_arithmetic(trace: Trace) -> str:
     if trace.profile in WHOLE_BUDGET_PROFILES:
         return _whole_budget_arithmetic(trace)
     parts = [f"<b>Budget {trace.budget:,}</b> {html.escape(trace.tokenizer)} tokens"]
+    fixed = nine.is_nine_section(trace)  # upstream's nine sections: fixed shares, not the settings'
     for section in trace.sections:
-        share = settings.get("security_share" if section.name == "security_rules" else "spec_share")
+        if fixed:
+            share = nine.SECTION_SHARES.get(section.name)
+            if share is None:
+                parts.append(f"{html.escape(section.title)} (no budget)")
+                continue
+        else:
+            share = settings.get("security_share" if section.name == "security_rules" else "spec_share")
         share_text = f" ({float(share):.0%})" if isinstance(share, int | float) else ""
         parts.append(f"{html.escape(section.title)}{share_text} = {section.budget:,}")
     parts.append(f"buffer = {trace.buffer:,}")
@@ -91,6 +99,8 @@ def budget_arithmetic(trace: Trace) -> str:
                     "pipeline does.)"
                 )
             lines.append(line)
+    if fixed:  # which variable made the depth, mode, TDD and efficiency sections (or did not)
+        lines += [html.escape(line) for line in nine.switch_lines(trace)]
     return "<br>".join(lines + _troubles(trace))
 
 

@@ -9,7 +9,7 @@ the front when asked.  The window wires the panels' signals; the docks only plac
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QWidget
 
 from ctxviewer.gui.views.budget import BudgetPanel
 from ctxviewer.gui.views.outline import ProjectOutline
@@ -34,7 +34,19 @@ class DockPanels:
         self.budget = BudgetPanel(window)
         self.budget.setEnabled(False)  # until a project is open: its settings are the base
         self.outline_dock = self._dock("Project", self.outline, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.budget_dock = self._dock("Budget", self.budget, Qt.DockWidgetArea.RightDockWidgetArea)
+        # In a scroll area: with the upstream switches the panel is taller than what is left
+        # of 800 pixels when the results panel opens below; it scrolls rather than squeeze it.
+        scroller = QScrollArea(window)
+        scroller.setObjectName("budgetScroller")
+        scroller.setWidget(self.budget)
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # as wide as the panel needs (the dock sized itself by the panel before it scrolled)
+        scroller.setMinimumWidth(
+            self.budget.minimumSizeHint().width() + scroller.verticalScrollBar().sizeHint().width()
+        )
+        self.budget_dock = self._dock("Budget", scroller, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tracker_dock = self._dock("Tracker", self.tracker, Qt.DockWidgetArea.RightDockWidgetArea)
         self.session = SessionPanel(window)
         self.session_dock = self._dock("Session", self.session, Qt.DockWidgetArea.RightDockWidgetArea)

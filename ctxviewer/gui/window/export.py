@@ -9,8 +9,9 @@ a path (:meth:`Exporter.ask_path`) and writes a trace there on its lane
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
@@ -73,8 +74,16 @@ class Exporter(QObject):
         self.settings.set_export_dir(str(Path(path).parent))
         return path
 
-    def export(self, path: str, fmt: str, trace: Trace | None, diff: TraceDiff | None) -> None:
-        """Write *trace* as *fmt* to *path* atomically, off the GUI thread (*diff* for the formats with one)."""
+    def export(
+        self,
+        path: str,
+        fmt: str,
+        trace: Trace | None,
+        diff: TraceDiff | None,
+        prompt: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Write *trace* as *fmt* to *path* atomically, off the GUI thread (*diff* for the formats with one;
+        *prompt*, the worker's prompt as a mapping, for the HTML report)."""
         if trace is None:
             self.finished.emit(path, "nothing to export yet")
             return
@@ -84,7 +93,7 @@ class Exporter(QObject):
         self._path = path
 
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> str:
-            report.export(trace, path, fmt, diff=diff)
+            report.export(trace, path, fmt, diff=diff, prompt=prompt)
             return path
 
         self.lane.submit(job)

@@ -806,7 +806,10 @@ class MainWindow(QMainWindow):
 
     def export_to(self, path: str, fmt: str) -> None:
         """Write the current trace as *fmt* to *path* atomically, off the GUI thread."""
-        self.exporter.export(path, fmt, self.trace, self.diff)
+        prompt = self.tabs.prompt_view.prompt()
+        shown = self.trace
+        same_task = prompt is not None and shown is not None and prompt.task_id == shown.task_id
+        self.exporter.export(path, fmt, shown, self.diff, prompt.to_json() if same_task and prompt else None)
 
     def copy_context(self) -> None:
         if self.trace is not None:

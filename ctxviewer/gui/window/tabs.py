@@ -99,7 +99,8 @@ class ResultTabs(QTabWidget):
                 self.computed_tab,
                 "Computed",
                 "The task's signals (every profile); the computed profile's knowledge, prior work and code "
-                "references with their scores and fates; its Context Debug record",
+                "references with their scores and fates, its Context Debug record; the nine-section versions' "
+                "engineering rules, MCP servers, switches and repository map, their cuts and compact mode",
             ),
             (self.trimming, "Trimming", "The cuts, in order, with tokens before and after"),
             (self.context_view, "Context", "The assembled context, exactly as the worker sees it"),

@@ -266,8 +266,13 @@ def test_exports_write_exact_content(qtbot, window: MainWindow, tmp_path: Path) 
         with qtbot.waitSignal(window.exportFinished, timeout=30_000) as blocker:
             window.export_to(str(path), fmt)
         assert blocker.args == [str(path), ""]
-        assert path.read_bytes() == report.render(trace, fmt).encode("utf-8")
+        # the report carries the worker's prompt the Prompt tab shows for the same task
+        prompt = window.tabs.prompt_view.prompt()
+        assert prompt is not None and prompt.task_id == "AUTH-L1-001"
+        expected = report.render(trace, fmt, prompt=prompt.to_json())
+        assert path.read_bytes() == expected.encode("utf-8")
     assert (tmp_path / "ctx.md").read_bytes() == trace.context.encode("utf-8")
+    assert '<section id="prompt">' in (tmp_path / "report.html").read_text("utf-8")
     assert json.loads((tmp_path / "trace.json").read_text("utf-8"))["task_id"] == "AUTH-L1-001"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.md", "report.html", "trace.json"]
 
