@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QSettings, QTimer
+from PySide6.QtWidgets import QAbstractItemView
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -54,7 +55,7 @@ def main() -> int:
             _wait(50)
         failed = next(n for n in range(logs.model.rowCount()) if logs.model.row(n).event == "task_failed")
         logs.view.setCurrentIndex(logs.model.index(failed, 0))
-        logs.view.scrollTo(logs.model.index(failed, 0))
+        logs.view.scrollTo(logs.model.index(failed, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
         _wait(200)
         error = error or take_screenshot(window, args.out)
         window.close()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QFileSystemWatcher, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,6 +39,7 @@ from ctxviewer.engine.runtime.rundir import RunFiles, discover_run, rescan
 from ctxviewer.gui.views.logview.model import LogTableModel
 from ctxviewer.gui.views.logview.store import ANY_EVENT, Codes, LogFilter, LogRow, LogStore, values_of
 from ctxviewer.gui.views.logview.tail import LogTail
+from ctxviewer.gui.widgets.table_actions import install_table_actions
 
 #: The GUI thread works on the logs at most this long at a time, then lets the event loop run.
 SLICE_SECONDS = 0.025
@@ -125,7 +126,7 @@ class LogView(QWidget):
         self.view = QTableView(self)
         self.view.setModel(self.model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setAlternatingRowColors(True)
         self.view.setWordWrap(False)
@@ -141,8 +142,9 @@ class LogView(QWidget):
         for column, sample in enumerate(("02-14 08:00:37.123", "warning", "orchestrator", "checkout-flow",
                                          "TASK-0000", "verification_passed")):  # fmt: skip
             header.resizeSection(column, metrics.horizontalAdvance(sample) + 18)
-        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.view.customContextMenuRequested.connect(self._menu)
+        #: Ctrl+C and the right-click menu of every table, with this table's own entries.
+        self.row_actions = install_table_actions(self.view)
+        self.row_actions.add_menu_entries(self._menu_entries)
         self.view.activated.connect(self._on_activated)
         self.view.selectionModel().currentRowChanged.connect(self._on_current)
 
@@ -486,18 +488,15 @@ class LogView(QWidget):
         else:
             self.detail.clear()
 
-    def _menu(self, pos: QPoint) -> None:
-        index = self.view.indexAt(pos)
-        if not index.isValid():
+    def _menu_entries(self, menu: QMenu, row: object) -> None:
+        if not isinstance(row, LogRow):
             return
-        row = self.model.row(index.row())
-        menu = QMenu(self)
+        menu.addSeparator()
         action = menu.addAction("Open this task's assembly")
         action.setEnabled(bool(row.task and row.feature))
         action.triggered.connect(lambda _c=False, r=row: self.open_task(r))
-        copy = menu.addAction("Copy line")
+        copy = menu.addAction("Copy line with every field")
         copy.triggered.connect(lambda _c=False, r=row: QGuiApplication.clipboard().setText(row_text(r)))
-        menu.popup(self.view.viewport().mapToGlobal(pos))
 
     # -- status ---------------------------------------------------------------------------------
 

@@ -200,3 +200,20 @@ def test_hostile_text_in_a_log_is_shown_as_plain_text(qtbot, tmp_path: Path) -> 
     if watch is not None:
         assert watch.opened() == []
         watch.close()
+
+
+def test_the_row_menu_offers_the_task_assembly_only_for_a_task_row(qtbot, logs: LogView) -> None:
+    def entry(row: int) -> bool:
+        logs.view.setCurrentIndex(logs.model.index(row, 0))
+        menu = logs.row_actions.make_menu()
+        action = next(a for a in menu.actions() if a.text() == "Open this task's assembly")
+        enabled = action.isEnabled()
+        if enabled:
+            with qtbot.waitSignal(logs.taskRequested) as blocker:
+                action.trigger()
+            assert blocker.args == ["shop", "T2"]
+        menu.deleteLater()
+        return enabled
+
+    assert entry(5)  # worker 2's task_started of T2
+    assert not entry(7)  # worker 2's last line names T2 in its message only
