@@ -50,7 +50,7 @@ class DockPanels:
         self.budget_dock.raise_()
         self.search_dock = self._dock("Why was it dropped?", self.search, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.search_dock.hide()
-        # The logs take the window's whole width (seven columns) and, once shown, 40% of its height.
+        # The logs take the window's whole width (seven columns), hidden until asked for.
         self.logs = LogView(window)
         self.logs_dock = self._dock("Worker logs", self.logs, Qt.DockWidgetArea.BottomDockWidgetArea)
         window.tabifyDockWidget(self.search_dock, self.logs_dock)
@@ -98,12 +98,13 @@ class DockPanels:
         dock.raise_()
 
     def show_logs(self) -> None:
-        """Bring the worker logs to the front, 40% of the window tall when they were hidden."""
+        """Bring the worker logs to the front, as tall as the panels above allow when they were hidden."""
         hidden = not self.logs_dock.isVisible()
         self.logs_dock.show()
         self.logs_dock.raise_()
         if hidden:
-            # Once the dock is laid out (a size given before that does not hold): half the window.
+            # Once the dock is laid out (a size given before that does not hold): half the window
+            # asked, which the right-hand panels' minimum height cuts to about 200 pixels at 800.
             QTimer.singleShot(0, self.window, self._size_logs)
 
     def _size_logs(self) -> None:
