@@ -24,3 +24,5 @@ shot rules-dark "${store[@]}" --tab rules --theme dark
 python docs/screenshots/findings_shot.py "$out"   # rules, paragraphs, findings
 python docs/screenshots/session_shot.py "$out/session.png"   # the replay is stepped
 python docs/screenshots/prompt_shot.py "$out"     # prompt_view, budget_version
+python docs/screenshots/logview_shot.py "$out/logview.png"   # a generated run's logs, filtered
+python docs/screenshots/upstream_shot.py "$out"   # budget_switches, upstream_sections

@@ -1,17 +1,19 @@
-"""The window's docked panels: the project outline, Budget, Tracker, Session, Window and the search.
+"""The window's docked panels: the project outline, Budget, Tracker, Session, Window, the search and the worker logs.
 
 :class:`DockPanels` makes the panels and their docks on a main window, lays them out
 (the outline on the left, the four right-hand panels tabbed together, the search results
-at the bottom, hidden until the first query, its field in a toolbar) and brings one to
+at the bottom, hidden until the first query, its field in a toolbar; the worker logs tabbed
+with it, hidden until asked for) and brings one to
 the front when asked.  The window wires the panels' signals; the docks only place them.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QWidget
 
 from ctxviewer.gui.views.budget import BudgetPanel
+from ctxviewer.gui.views.logview import LogView
 from ctxviewer.gui.views.outline import ProjectOutline
 from ctxviewer.gui.views.search_panel import SearchPanel
 from ctxviewer.gui.views.session import SessionPanel
@@ -61,6 +63,13 @@ class DockPanels:
         self.budget_dock.raise_()
         self.search_dock = self._dock("Why was it dropped?", self.search, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.search_dock.hide()
+        # The logs take the window's whole width (seven columns), hidden until asked for.
+        self.logs = LogView(window)
+        self.logs_dock = self._dock("Worker logs", self.logs, Qt.DockWidgetArea.BottomDockWidgetArea)
+        window.tabifyDockWidget(self.search_dock, self.logs_dock)
+        # At 1280x800 the right-hand panels leave a bottom dock about 200 pixels: this one may float.
+        self.logs_dock.setFeatures(self.logs_dock.features() | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.logs_dock.hide()
         self.search.field.textChanged.connect(self._on_search_text)
         toolbar = window.addToolBar("Search")
         toolbar.setObjectName("searchToolbar")
@@ -81,7 +90,14 @@ class DockPanels:
 
     def toggle_docks(self) -> tuple[QDockWidget, ...]:
         """The docks the View menu shows and hides, in its order."""
-        return (self.outline_dock, self.budget_dock, self.tracker_dock, self.session_dock, self.search_dock)
+        return (
+            self.outline_dock,
+            self.budget_dock,
+            self.tracker_dock,
+            self.session_dock,
+            self.search_dock,
+            self.logs_dock,
+        )
 
     def show_panel(self, name: str) -> None:
         """Bring a right-hand panel to the front: ``budget``, ``tracker``, ``session`` or ``window``."""
@@ -93,6 +109,19 @@ class DockPanels:
         }[name]
         dock.show()
         dock.raise_()
+
+    def show_logs(self) -> None:
+        """Bring the worker logs to the front, as tall as the panels above allow when they were hidden."""
+        hidden = not self.logs_dock.isVisible()
+        self.logs_dock.show()
+        self.logs_dock.raise_()
+        if hidden:
+            # Once the dock is laid out (a size given before that does not hold): half the window
+            # asked, which the right-hand panels' minimum height cuts to about 200 pixels at 800.
+            QTimer.singleShot(0, self.window, self._size_logs)
+
+    def _size_logs(self) -> None:
+        self.window.resizeDocks([self.logs_dock], [self.window.height() // 2], Qt.Orientation.Vertical)
 
     def focus_search(self) -> None:
         self.search.field.setFocus()

@@ -39,6 +39,7 @@ from ctxviewer.engine.runs.session import SessionReplay
 from ctxviewer.engine.trace.model import Item, Trace
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.views.findings_view import FindingRow, finding_rows
+from ctxviewer.gui.views.logview import ask_worker_logs
 from ctxviewer.gui.views.outline import TaskTotal
 from ctxviewer.gui.views.problems import ProblemPanel
 from ctxviewer.gui.widgets.highlighter import LexedText
@@ -158,6 +159,8 @@ class MainWindow(QMainWindow):
         )
         self.tracker_dock, self.window_dock, self.search_dock = docks.tracker_dock, docks.window_dock, docks.search_dock
         self.outline.taskChosen.connect(self.select_task)
+        self.logs = docks.logs
+        self.logs.taskRequested.connect(self.select_task)  # "Open this task's assembly"
         self.search.matchChosen.connect(self._go_to_match)
         self.budget.settingsChanged.connect(self._on_tuned)
         self.budget.saveRequested.connect(self.save_settings)
@@ -271,6 +274,13 @@ class MainWindow(QMainWindow):
         )
         self.detach_action = self._action(file, "&Detach from Worker Log", self.stop_following)
         self.detach_action.setEnabled(False)
+        self._action(
+            file,
+            "Open Worker &Logs\u2026",
+            self.logs_dialog,
+            None,
+            "Show a run's worker logs (logs/workers/worker-<id>.jsonl) as a table in the Worker logs panel",
+        )
         file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -408,6 +418,7 @@ class MainWindow(QMainWindow):
         self.batch_totals.clear()
         self.setWindowTitle(f"{project.name} \u2014 ctxviewer")
         self.outline.set_project(project)
+        self.logs.follow_project(project.root)
         self._remember_project(str(project.root))
         self.projectLoaded.emit(project)
         self.problems.show_messages([], load_warnings(project))
@@ -643,6 +654,16 @@ class MainWindow(QMainWindow):
         if path:
             self.follow_log(path)
 
+    def open_logs(self, path: str | Path) -> None:
+        """Show the worker logs found from *path* (a project, an upstream folder, a log) in the Worker logs panel."""
+        self.logs.open_path(path)
+        self.docks.show_logs()
+
+    def logs_dialog(self) -> None:
+        path = ask_worker_logs(self, self.project.root if self.project is not None else None)
+        if path:
+            self.open_logs(path)
+
     def save_settings(self, confirm: bool = True) -> None:
         """Write the tuned settings to the project's ctxviewer.yaml (after asking), then reload."""
         project = self.project
@@ -857,6 +878,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.store.save_window(self)
         self.session.stop_following()
+        self.logs.stop()
         self.session.player.pause()
         self.budget.stop()
         self.disk.stop()
