@@ -410,8 +410,11 @@ class TimelinePage(QWidget):
         kinds = [m.kind for m in value.marks]
         processes = len(set(value.processes))
         self.summary.setText(
-            f"{processes} process{'es' if processes != 1 else ''} in the log ({value.restarts} restart"
-            f"{'s' if value.restarts != 1 else ''}) \u00b7 {kinds.count('completed'):,} tasks completed \u00b7 "
-            f"{kinds.count('failed'):,} failed \u00b7 {kinds.count('checkpoint'):,} checkpoints \u00b7 "
-            f"{len(value.events):,} events"
+            f"{_count(processes, 'process', 'processes')} in the log ({_count(value.restarts, 'restart')}) \u00b7 "
+            f"{kinds.count('completed'):,} tasks completed \u00b7 {kinds.count('failed'):,} failed \u00b7 "
+            f"{_count(kinds.count('checkpoint'), 'checkpoint')} \u00b7 {_count(len(value.events), 'event')}"
         )
+
+
+def _count(n: int, word: str, plural: str = "") -> str:
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"
