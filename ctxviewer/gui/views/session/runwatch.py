@@ -20,7 +20,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QThreadPool, QTimer, Signal, Slot
 
-from ctxviewer.engine.runtime.fleet import FleetSnapshot, RunWatcher
+from ctxviewer.engine.runtime.fleet import FleetSnapshot, RunEvent, RunWatcher, WorkerRow
 from ctxviewer.engine.runtime.realtracker import TrackerPoint, tracker_timeline
 from ctxviewer.engine.runtime.rundir import RunFiles
 from ctxviewer.engine.runtime.workerlog import LogRecord
@@ -55,6 +55,11 @@ class RunReader:
         self.run = run
         self.watcher: RunWatcher | None = None
         self.points: dict[str, tuple[TrackerPoint, ...]] = {}
+        #: Per worker, its records' count and last record when its curve was computed.
+        self._curve_keys: dict[str, tuple[int, LogRecord | None]] = {}
+        self._events: dict[str, tuple[RunEvent, ...]] = {}
+        #: Per worker, the timeline and what it was made of (rebuilt only when one of those changed).
+        self._timelines: dict[str, tuple[tuple[object, ...], TimelineValue]] = {}
 
     def poll(self, now: float | None = None) -> RunUpdate:
         began = time.perf_counter()
@@ -63,27 +68,58 @@ class RunReader:
         watcher = self.watcher
         snapshot = watcher.poll(now)
         if snapshot.changed or snapshot.sequence == 1:
-            self.points = _tracker_points(watcher.records, [row.worker_id for row in snapshot.workers], watcher)
-        timelines = tuple(
-            worker_timeline(row.worker_id, self.points.get(row.worker_id, ()), snapshot.events, snapshot.config, row)
-            for row in snapshot.workers
-        )
+            self._update_points(watcher, [row.worker_id for row in snapshot.workers])
+            grouped: dict[str, list[RunEvent]] = {}
+            for event in snapshot.events:
+                if event.worker_id is not None:
+                    grouped.setdefault(event.worker_id, []).append(event)
+            known = self._events
+            self._events = {w: _same_or_new(known.get(w), events) for w, events in grouped.items()}
+        timelines = tuple(self._timeline(row, snapshot) for row in snapshot.workers)
         return RunUpdate(
             snapshot, FleetValue.from_snapshot(snapshot), timelines, watcher.run, time.perf_counter() - began
         )
 
+    def _timeline(self, row: WorkerRow, snapshot: FleetSnapshot) -> TimelineValue:
+        points = self.points.get(row.worker_id, ())
+        events = self._events.get(row.worker_id, ())
+        key = (points, events, row, snapshot.config)
+        cached = self._timelines.get(row.worker_id)
+        if cached is not None and all(a is b or a == b for a, b in zip(cached[0], key, strict=True)):
+            return cached[1]
+        value = worker_timeline(row.worker_id, points, events, snapshot.config, row)
+        self._timelines[row.worker_id] = (key, value)
+        return value
 
-def _tracker_points(
-    records: tuple[LogRecord, ...], workers: list[str], watcher: RunWatcher
-) -> dict[str, tuple[TrackerPoint, ...]]:
-    """Each worker's recomputed tracker over the records on disk (grouped once, not scanned per worker)."""
-    wanted = set(workers)
-    grouped: dict[str, list[LogRecord]] = {w: [] for w in workers}
-    for record in records:
-        if record.worker in wanted:
-            grouped[record.worker].append(record)
-    max_tokens = watcher.config.max_tokens
-    return {w: tracker_timeline(rs, w, max_tokens) for w, rs in grouped.items()}
+    def _update_points(self, watcher: RunWatcher, workers: list[str]) -> None:
+        """Each worker's recomputed tracker over its records on disk; recomputed only for the
+        workers whose records changed (a task line of one worker leaves the others' curves)."""
+        wanted = set(workers)
+        grouped: dict[str, list[LogRecord]] = {w: [] for w in workers}
+        for record in watcher.records:
+            worker_id = record.worker_id
+            worker = worker_id if isinstance(worker_id, str) else None if worker_id is None else str(worker_id)
+            if worker in wanted:
+                grouped[worker].append(record)
+        points: dict[str, tuple[TrackerPoint, ...]] = {}
+        keys: dict[str, tuple[int, LogRecord | None]] = {}
+        for worker, records in grouped.items():
+            key = (len(records), records[-1] if records else None)
+            keys[worker] = key
+            known = self.points.get(worker)
+            seen = self._curve_keys.get(worker)
+            same = seen is not None and seen[0] == key[0] and seen[1] is key[1]
+            points[worker] = (
+                known if same and known is not None else tracker_timeline(records, worker, watcher.config.max_tokens)
+            )
+        self.points, self._curve_keys = points, keys
+
+
+def _same_or_new(known: tuple[RunEvent, ...] | None, events: list[RunEvent]) -> tuple[RunEvent, ...]:
+    """*known* when it holds the same events (kept: the timeline built from it stays valid)."""
+    if known is not None and len(known) == len(events) and (not events or known[-1] is events[-1]):
+        return known
+    return tuple(events)
 
 
 class RunFollower(QObject):

@@ -187,6 +187,10 @@ def test_a_task_completed_line_updates_tasks_done_when_the_watcher_fires(
 ) -> None:  # type: ignore[no-untyped-def]
     panel = attached
     before = generated.workers["2"].task_completed
+    timeline = panel.timeline
+    timeline.show_worker("2")
+    shown = timeline.current()
+    assert shown is not None and sum(m.kind == "completed" for m in shown.marks) == before
     last = generated.workers["2"].last_time
     log = generated.root / ".mahabharatha" / "logs" / "workers" / "worker-2.jsonl"
     with log.open("a", encoding="utf-8") as handle:
@@ -194,6 +198,11 @@ def test_a_task_completed_line_updates_tasks_done_when_the_watcher_fires(
     qtbot.waitUntil(lambda: (r := row(panel, "2")) is not None and r.tasks_done == before + 1, timeout=4_000)
     events = panel.last_run_update.snapshot.events  # type: ignore[union-attr]
     assert any(e.task_id == "TASK-9999" and e.event == "task_completed" for e in events)
+    # The worker's timeline was rebuilt too: one more completed task, the curve's last point after it.
+    shown = timeline.current()
+    assert shown is not None and shown.worker_id == "2"
+    assert sum(m.kind == "completed" for m in shown.marks) == before + 1
+    assert "after TASK-9999" in shown.labels[-1]
 
 
 def test_a_worker_started_mid_run_appears(qtbot, attached: SessionPanel, generated: GeneratedRun) -> None:  # type: ignore[no-untyped-def]
