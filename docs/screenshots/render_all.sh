@@ -24,3 +24,4 @@ shot rules-dark "${store[@]}" --tab rules --theme dark
 python docs/screenshots/findings_shot.py "$out"   # rules, paragraphs, findings
 python docs/screenshots/session_shot.py "$out/session.png"   # the replay is stepped
 python docs/screenshots/prompt_shot.py "$out"     # prompt_view, budget_version
+python docs/screenshots/fleet_shot.py "$out"      # fleet, timeline: the Session panel on a generated run

@@ -38,6 +38,13 @@ STATUS_COLORS = {
     "unknown": ("#6b6b6b", "#a0a0a0"),
 }
 MARGIN, BAR_H, GAP = 8.0, 10.0, 3.0
+#: The key under the rows.
+FLEET_LEGEND = (
+    "Bar: context_usage as the worker recorded it, in upstream's colours (yellow above 70%, red above 85%); "
+    "red line: the checkpoint threshold of the project's config; a red figure: at or over it. "
+    "est: ctxviewer's recomputation of the real tracker (500 per task + 100 per minute of the current process). "
+    "A status with ?: silent for an hour. Click a worker for its timeline."
+)
 
 
 def status_color(kind: str, dark: bool) -> QColor:
@@ -255,6 +262,9 @@ class FleetPage(QWidget):
         self.scroller.setWidgetResizable(True)
         self.scroller.setFrameShape(QFrame.Shape.NoFrame)
         self.scroller.setWidget(self.chart)
+        self.legend = QLabel(FLEET_LEGEND, self)
+        self.legend.setWordWrap(True)
+        self.legend.setEnabled(False)  # drawn faint: a key, not a figure
         self.status = QLabel(self)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
@@ -263,6 +273,7 @@ class FleetPage(QWidget):
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.header)
         layout.addWidget(self.scroller, 1)
+        layout.addWidget(self.legend)
         layout.addWidget(self.status)
 
     def show_fleet(self, value: FleetValue | None, root: str = "", status: str = "") -> None:

@@ -147,7 +147,8 @@ class RunFollower(QObject):
         self._job: Job | None = None
         self._generation = 0
         self._again = False
-        self._clock = clock
+        #: The clock of each poll's ``now`` (None: the time now); set before :meth:`start`.
+        self.clock = clock
         self._fs: QFileSystemWatcher | None = None
         #: What the last poll found; None before it and when not following.
         self.last_update: RunUpdate | None = None
@@ -218,7 +219,7 @@ class RunFollower(QObject):
             self._again = True
             return
         self._again = False
-        clock = self._clock
+        clock = self.clock
 
         def read(cancel: threading.Event, progress: Callable[[str, float], None]) -> RunUpdate:
             return reader.poll(None if clock is None else clock())

@@ -50,6 +50,12 @@ MARK_COLORS = {
     "restart": ("#a35c00", "#ffb454"),
 }
 LANE_H = 14.0
+#: The key under the plot.
+TIMELINE_LEGEND = (
+    "Curve: the real tracker's arithmetic recomputed from the log (500 per completed task + 100 per minute), "
+    "from 0 at each process start; ring: the context_usage the worker recorded. Tasks: | started, "
+    "\u25cf completed, \u2715 failed. Worker: \u25b6 start (orange: a restart), \u25c6 checkpoint."
+)
 LANE_NAMES = ("tasks", "worker")
 
 
@@ -320,7 +326,7 @@ def event_columns() -> list[Column]:
         Column("task", lambda e: e.task_id or ""),
         Column(
             "from",
-            lambda e: f"{e.file}:{e.line}",
+            lambda e: f"{e.file.rsplit('/', 1)[-1]}:{e.line}",
             tip="The log file and line, or the state file and the execution-log entry's number",
         ),
     ]
@@ -339,6 +345,9 @@ class TimelinePage(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
         self.plot = TimelinePlot(self)
+        self.legend = QLabel(TIMELINE_LEGEND, self)
+        self.legend.setWordWrap(True)
+        self.legend.setEnabled(False)  # drawn faint: a key, not a figure
         self.model = RecordModel(event_columns(), self)
         self.table = QTableView(self)
         self.table.setModel(self.model)
@@ -362,7 +371,12 @@ class TimelinePage(QWidget):
         row.addWidget(self.worker, 1)
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.setChildrenCollapsible(False)
-        splitter.addWidget(self.plot)
+        top = QWidget(self)
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.plot, 1)
+        top_layout.addWidget(self.legend)
+        splitter.addWidget(top)
         splitter.addWidget(self.table)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)

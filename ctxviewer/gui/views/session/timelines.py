@@ -59,7 +59,8 @@ class TimelineValue:
     threshold_percent: float
     zones: tuple[tuple[str, float], ...] = ()
     recorded: tuple[float, float] | None = None
-    """``(hours, percent)``: the state file's ``context_usage``, at the curve's last point."""
+    """``(hours, percent)``: the state file's ``context_usage``, at the log's last line (a live
+    worker's curve goes on to now after it)."""
     events: tuple[RunEvent, ...] = ()
     """Every event of this worker (the table under the plot)."""
 
@@ -109,6 +110,10 @@ def worker_timeline(
         if point.kind == "start":
             kind = "start" if point.process == 1 else "restart"
             marks.append(TimelineMark(hours, kind, None, f"process {point.process} starts: the tracker's clock at 0"))
+    recorded = None
+    if row is not None and row.usage_percent is not None and out_points:
+        # At the log's last line: the state file's value is what the tracker said at its last update.
+        recorded = (out_points[-1][0], row.usage_percent)
     estimate = None if row is None else row.estimate
     if (
         estimate is not None
@@ -132,9 +137,6 @@ def worker_timeline(
             TimelineMark(_hours(event.time, origin), mark_kind, event.task_id, f"{event.event}{task} ({event.source})")
         )
     marks.sort(key=lambda m: m.hours)
-    recorded = None
-    if row is not None and row.usage_percent is not None and out_points:
-        recorded = (out_points[-1][0], row.usage_percent)
     return TimelineValue(
         worker_id=worker_id,
         origin=origin,
