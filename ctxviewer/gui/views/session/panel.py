@@ -143,7 +143,7 @@ class SessionPanel(QWidget):
         self.whatif_note.setWordWrap(True)
         self.whatif_note.hide()
 
-        whatif = QWidget(self)
+        self.whatif_page = whatif = QWidget(self)
         layout = QVBoxLayout(whatif)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
@@ -162,14 +162,15 @@ class SessionPanel(QWidget):
         self.pages.setDocumentMode(True)
         self.pages.addTab(self.fleet, "Fleet")
         self.pages.addTab(self.timeline, "Timeline")
-        self.pages.addTab(whatif, "What-if replay")
         self.pages.setTabToolTip(0, "Every worker's recorded context usage against the checkpoint threshold")
         self.pages.setTabToolTip(1, "What happened to a worker, and the real tracker's arithmetic recomputed from it")
-        self.pages.setTabToolTip(2, "ctxviewer's heuristic replay of the project's tasks: a what-if, not a record")
-        self._show_run_pages(False)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(6, 6, 6, 6)
-        outer.addWidget(self.pages)
+        # Without a run the replay is the panel's only content, outside the tabs: a hidden tab
+        # widget takes no room, so the panel keeps the replay's own minimum size.
+        self._outer = QVBoxLayout(self)
+        self._outer.setContentsMargins(6, 6, 6, 6)
+        self._outer.addWidget(self.pages)
+        self._outer.addWidget(whatif)
+        self.pages.hide()
         self.set_replay(None)
 
     def sizeHint(self) -> QSize:
@@ -376,11 +377,23 @@ class SessionPanel(QWidget):
         return self.run.last_update
 
     def _show_run_pages(self, on: bool) -> None:
-        for index in (0, 1):
-            self.pages.setTabVisible(index, on)
-        self.pages.tabBar().setVisible(on)
+        """With a run: the Fleet, Timeline and What-if replay tabs; without: the replay alone."""
+        whatif = self.whatif_page
+        index = self.pages.indexOf(whatif)
+        if on and index < 0:
+            self._outer.removeWidget(whatif)
+            index = self.pages.addTab(whatif, "What-if replay")
+            self.pages.setTabToolTip(
+                index, "ctxviewer's heuristic replay of the project's tasks: a what-if, not a record"
+            )
+        elif not on and index >= 0:
+            self.pages.removeTab(index)
+            self._outer.addWidget(whatif)
+            whatif.show()
+        self.pages.setVisible(on)
         self.whatif_note.setVisible(on)
-        self.pages.setCurrentIndex(0 if on else 2)
+        if on:
+            self.pages.setCurrentIndex(0)
 
     def follow_run(self, path: str | os.PathLike[str] | RunFiles) -> RunFiles:
         """Attach to the real run at *path* (a project or run folder, or one of its files) and show

@@ -159,7 +159,8 @@ def attached(qtbot, generated: GeneratedRun) -> SessionPanel:  # type: ignore[no
 
 def test_attaching_shows_the_fleet_tab_and_every_worker(attached: SessionPanel, generated: GeneratedRun) -> None:
     panel = attached
-    assert panel.pages.currentWidget() is panel.fleet and not panel.pages.tabBar().isHidden()
+    assert panel.pages.currentWidget() is panel.fleet and not panel.pages.isHidden()
+    assert [panel.pages.tabText(i) for i in range(panel.pages.count())] == ["Fleet", "Timeline", "What-if replay"]
     assert panel.following_run is not None and panel.following_run.root == generated.root
     value = panel.fleet.chart.value()
     assert value is not None and [r.worker_id for r in value.rows] == ["1", "2", "3", "4"]
@@ -233,15 +234,20 @@ def test_polls_run_off_the_gui_thread(qtbot, generated: GeneratedRun, monkeypatc
         panel.follow_run(generated.root)
     panel.stop_following()
     assert threads and all(t is not threading.main_thread() for t in threads)
-    assert panel.following_run is None and panel.pages.tabBar().isHidden()
-    assert panel.pages.currentIndex() == 2  # back on the what-if replay
+    assert panel.following_run is None and panel.pages.isHidden()
+    # Back to the replay alone, out of the tabs.
+    assert panel.pages.indexOf(panel.whatif_page) < 0 and not panel.whatif_page.isHidden()
+    with qtbot.waitSignal(panel.runUpdated, timeout=20_000):  # and attached again: the three tabs back
+        panel.follow_run(generated.root)
+    assert panel.pages.count() == 3 and panel.pages.widget(2) is panel.whatif_page
+    panel.stop_following()
 
 
 def test_detaching_and_following_a_log_instead(qtbot, attached: SessionPanel, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     panel = attached
     panel.follow_log(tmp_path / "events.jsonl")  # ctxviewer's own format: the run is let go
     assert panel.following_run is None and panel.following == tmp_path / "events.jsonl"
-    assert panel.pages.tabBar().isHidden() and panel.whatif_note.isHidden()
+    assert panel.pages.isHidden() and panel.whatif_note.isHidden() and not panel.whatif_page.isHidden()
     panel.stop_following()
 
 
