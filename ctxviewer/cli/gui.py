@@ -47,6 +47,10 @@ def _check_gui_target(args: argparse.Namespace, tune: Mapping[str, Any]) -> None
 
     if args.screenshot and not args.project:
         raise CtxViewerError("--screenshot needs a PROJECT folder")
+    if args.follow and os.path.isdir(args.follow):
+        from ctxviewer.engine.runtime.rundir import discover_run
+
+        discover_run(args.follow)  # a folder without a run's files in it is refused here, not in the window
     if not args.project:  # the window reopens the last project: only the values can be checked here
         if tune:
             apply_flat(Settings(), tune, "command line", check=False)
@@ -221,7 +225,12 @@ def add_parser(sub: Subparsers) -> None:
         metavar="A,B",
         help="the sides of the Compare tab, e.g. mahabharatha,mahabharatha:budget=1500",
     )
-    p.add_argument("--follow", metavar="LOG", help="follow a worker's JSON-lines event log in the Session panel")
+    p.add_argument(
+        "--follow",
+        metavar="PATH",
+        help="show a real run in the Session panel (a project or run folder, a worker-<id>.jsonl log, a state "
+        "file); any other file is followed as an event log of ctxviewer's own format",
+    )
     p.add_argument(
         "--compare",
         action="store_true",

@@ -26,3 +26,4 @@ python docs/screenshots/session_shot.py "$out/session.png"   # the replay is ste
 python docs/screenshots/prompt_shot.py "$out"     # prompt_view, budget_version
 python docs/screenshots/logview_shot.py "$out/logview.png"   # a generated run's logs, filtered
 python docs/screenshots/upstream_shot.py "$out"   # budget_switches, upstream_sections
+python docs/screenshots/fleet_shot.py "$out"      # fleet, timeline: the Session panel on a generated run

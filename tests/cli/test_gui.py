@@ -55,6 +55,11 @@ def no_window(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             "command line: budget: must be a whole number of tokens (4000, 4,000 or 4k), not 'lots'",
         ),
         (["--screenshot", "{root}/out.png"], "--screenshot needs a PROJECT folder"),
+        (
+            ["{root}", "--follow", "{root}/.gsd"],
+            "{root}/.gsd: no worker logs (logs/workers/worker-<id>.jsonl), state files (state/<feature>.json) "
+            "or token records (state/tokens-<worker>.json) found under .mahabharatha/ or .zerg/",
+        ),
     ],
 )
 def test_bad_gui_arguments_are_one_line_and_exit_2_before_a_window(

@@ -51,7 +51,7 @@ from ctxviewer.gui.window.header import FindingsLine, TaskHeader, effect_lines
 from ctxviewer.gui.window.persistence import WindowSettings
 from ctxviewer.gui.window.project import ProjectOpener, first_target, load_warnings, refresh_target
 from ctxviewer.gui.window.runs import Assembled, BatchPass, assembly_job, feature_findings
-from ctxviewer.gui.window.session import SessionFeeds, ask_log_path
+from ctxviewer.gui.window.session import SessionFeeds, ask_log_path, ask_run_path, is_run_path
 from ctxviewer.gui.window.tabs import TABS, ResultTabs
 from ctxviewer.gui.window.tuning import save_tuned
 from ctxviewer.gui.worker import Lane, RunState, make_pool
@@ -265,6 +265,13 @@ class MainWindow(QMainWindow):
         )
         self.whatif_export.setEnabled(False)
         file.addSeparator()
+        self._action(
+            file,
+            "Attach to R&un\u2026",
+            self.follow_run_dialog,
+            "Ctrl+Shift+R",
+            "Show a real run's workers in the Session panel: choose a project or run folder",
+        )
         self._action(
             file,
             "&Attach to Worker Log\u2026",
@@ -599,6 +606,7 @@ class MainWindow(QMainWindow):
             and self.batch.is_settled()
             and not self.budget.is_pending()
             and not self.session_lane.is_busy()
+            and (self.session.following_run is None or self.session.last_run_update is not None)
             and self.compare_tab.is_settled()
         )
 
@@ -636,7 +644,10 @@ class MainWindow(QMainWindow):
             self.select_task(self.replays.feature, task_id)
 
     def follow_log(self, path: str | Path) -> None:
-        """Follow a worker's JSON-lines event log in the Session panel."""
+        """Follow a worker's JSON-lines event log in the Session panel (a real run's folder or file: its fleet)."""
+        if is_run_path(path):
+            self.follow_run(path)
+            return
         if self.project is not None:
             self.replays.apply_live_limits(self.run_settings())
         self.session.follow_log(path)
@@ -644,6 +655,24 @@ class MainWindow(QMainWindow):
         self.session_dock.show()
         self.session_dock.raise_()
         self._status(f"Following {path}", 5000)
+
+    def follow_run(self, path: str | Path) -> None:
+        """Show the real run at *path* (a project or run folder, or one of its files) in the Session panel."""
+        try:
+            self.session.follow_run(path)
+        except CtxViewerError as exc:
+            self.problems.show_messages([f"attach to run: {exc}"], [])
+            return
+        self.detach_action.setEnabled(True)
+        self.session_dock.show()
+        self.session_dock.raise_()
+        self.resizeDocks([self.session_dock], [max(420, self.width() * 2 // 5)], Qt.Orientation.Horizontal)
+        self._status(f"Attached to the run in {path}", 5000)
+
+    def follow_run_dialog(self) -> None:
+        path = ask_run_path(self, self.project)
+        if path:
+            self.follow_run(path)
 
     def stop_following(self) -> None:
         self.session.stop_following()

@@ -3,12 +3,15 @@
 :class:`SessionFeeds` asks the session lane to replay a feature with the settings in
 force, hands the replay of the feature last asked for to the panel, and gives the live
 log the tracker limits of those settings.  It knows the panel only as a
-:class:`SessionView`.  :func:`ask_log_path` is the dialog that picks a log to follow.
+:class:`SessionView`.  :func:`ask_log_path` is the dialog that picks a log to follow,
+:func:`ask_run_path` the one that picks a real run's folder, and :func:`is_run_path` tells
+which of the two a path given to ``--follow`` is.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -120,3 +123,27 @@ def ask_log_path(parent: QWidget, project: Project | None) -> str:
         parent, "Attach to a worker's event log", start, "Event logs (*.jsonl *.ndjson *.log *.json);;All files (*)"
     )
     return path
+
+
+#: A worker log as upstream names it (worker ids are numbers): ``worker-3.jsonl``, ``worker-3.jsonl.1``.
+_UPSTREAM_LOG = re.compile(r"^worker-\d+\.jsonl(?:\.1)?$")
+
+
+def is_run_path(path: str | os.PathLike[str]) -> bool:
+    """Whether *path* names a real run rather than an event log of ctxviewer's own format.
+
+    A run: a folder, a file in a ``logs/workers`` folder or named as upstream names a
+    worker's log (``worker-<number>.jsonl``), or a ``.json`` file (a state file or token
+    record).  Any other file (``worker-auth-sessions.jsonl``, ``events.jsonl``) is an event log.
+    """
+    given = Path(path)
+    if given.is_dir():
+        return True
+    in_workers = given.parent.name == "workers" and given.parent.parent.name == "logs"
+    return in_workers or bool(_UPSTREAM_LOG.match(given.name)) or given.suffix == ".json"
+
+
+def ask_run_path(parent: QWidget, project: Project | None) -> str:
+    """Ask for a real run's folder (a project, its ``.mahabharatha``/``.zerg`` folder, or a copy); ``''`` if none."""
+    start = str(project.root) if project is not None else str(Path.home())
+    return QFileDialog.getExistingDirectory(parent, "Attach to a run (a project or run folder)", start)

@@ -12,6 +12,14 @@ In live mode (:meth:`SessionPanel.follow_log`) the panel follows a running worke
 JSON-lines event log through :class:`~ctxviewer.gui.views.session.live.LiveLog`, polled on
 file-system notifications and on a one-second timer; the panel shows what each poll read.
 
+Attached to a real run (:meth:`SessionPanel.follow_run`: a project or run folder, or one
+of its files) the panel shows three tabs: **Fleet** (every worker's recorded gauge,
+:class:`~ctxviewer.gui.views.session.fleet.FleetPage`), **Timeline** (what happened to a
+worker, the real tracker recomputed from it,
+:class:`~ctxviewer.gui.views.session.timeline.TimelinePage`) and **What-if replay** (the
+replay above, labelled as ctxviewer's heuristic).  The run is read by a
+:class:`~ctxviewer.gui.views.session.runwatch.RunFollower`, off the GUI thread.
+
 The panel never recomputes a replay itself: a change of the replay parameters emits
 ``parametersChanged`` and the window answers with :meth:`SessionPanel.set_replay`.
 """
@@ -25,16 +33,20 @@ from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ctxviewer.engine.runs.session import ReplayStep, SessionReplay
 from ctxviewer.engine.runtime.eventlog import LiveUsage, PollResult
+from ctxviewer.engine.runtime.rundir import RunFiles, discover_run
 from ctxviewer.gui.views.session.controls import ReplayControls
+from ctxviewer.gui.views.session.fleet import FleetPage
 from ctxviewer.gui.views.session.live import LiveLog
 from ctxviewer.gui.views.session.player import ReplayPlayer
 from ctxviewer.gui.views.session.plot import UsagePlot
+from ctxviewer.gui.views.session.runwatch import RunFollower, RunUpdate
 from ctxviewer.gui.views.session.series import PlotValue
 from ctxviewer.gui.views.session.steps import StepModel, step_table
+from ctxviewer.gui.views.session.timeline import TimelinePage
 from ctxviewer.gui.widgets.charts import Gauge, GaugeValue
 from ctxviewer.gui.widgets.models import is_dark, status_colour
 from ctxviewer.gui.widgets.plaintext import plain_tip
@@ -48,6 +60,7 @@ class SessionPanel(QWidget):
     taskActivated = Signal(str)
     parametersChanged = Signal(int, float, bool)
     liveUpdated = Signal(object)
+    runUpdated = Signal(object)  # RunUpdate
 
     def __init__(
         self,
@@ -59,6 +72,9 @@ class SessionPanel(QWidget):
         self._replay: SessionReplay | None = None
         self.live = LiveLog(self)
         self.live.pollDue.connect(self.poll_log)
+        self.run = RunFollower(self)
+        self.run.updated.connect(self._on_run_update)
+        self.run.failed.connect(self._on_run_failed)
 
         self.player = ReplayPlayer(self, timer=timer)
         self.player.positionChanged.connect(self._on_position)
@@ -119,14 +135,42 @@ class SessionPanel(QWidget):
         self.live_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.live_status.hide()
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
+        self.whatif_note = QLabel(
+            "<i>A what-if:</i> ctxviewer's tracker replayed over the project's tasks, adding file reads and "
+            "tool calls real workers never count. What the run's workers did is on the Timeline tab.",
+            self,
+        )
+        self.whatif_note.setWordWrap(True)
+        self.whatif_note.hide()
+
+        self.whatif_page = whatif = QWidget(self)
+        layout = QVBoxLayout(whatif)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
+        layout.addWidget(self.whatif_note)
         layout.addWidget(self.header)
         layout.addWidget(self.replay_controls)
         layout.addWidget(self.live_status)
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
+
+        # A real run's pages, shown only while one is attached.
+        self.fleet = FleetPage(self)
+        self.timeline = TimelinePage(self)
+        self.fleet.chart.workerActivated.connect(self._on_worker_activated)
+        self.pages = QTabWidget(self)
+        self.pages.setDocumentMode(True)
+        self.pages.addTab(self.fleet, "Fleet")
+        self.pages.addTab(self.timeline, "Timeline")
+        self.pages.setTabToolTip(0, "Every worker's recorded context usage against the checkpoint threshold")
+        self.pages.setTabToolTip(1, "What happened to a worker, and the real tracker's arithmetic recomputed from it")
+        # Without a run the replay is the panel's only content, outside the tabs: a hidden tab
+        # widget takes no room, so the panel keeps the replay's own minimum size.
+        self._outer = QVBoxLayout(self)
+        self._outer.setContentsMargins(6, 6, 6, 6)
+        self._outer.addWidget(self.pages)
+        self._outer.addWidget(whatif)
+        self.pages.hide()
         self.set_replay(None)
 
     def sizeHint(self) -> QSize:
@@ -320,6 +364,72 @@ class SessionPanel(QWidget):
             if usage is not None and last is not None:  # only the zones changed: redraw
                 self._show_live(usage, last)
 
+    # -- a real run ----------------------------------------------------------------------------
+
+    @property
+    def following_run(self) -> RunFiles | None:
+        """The real run attached, or None."""
+        return self.run.following
+
+    @property
+    def last_run_update(self) -> RunUpdate | None:
+        """What the last poll of the attached run found, or None."""
+        return self.run.last_update
+
+    def _show_run_pages(self, on: bool) -> None:
+        """With a run: the Fleet, Timeline and What-if replay tabs; without: the replay alone."""
+        whatif = self.whatif_page
+        index = self.pages.indexOf(whatif)
+        if on and index < 0:
+            self._outer.removeWidget(whatif)
+            index = self.pages.addTab(whatif, "What-if replay")
+            self.pages.setTabToolTip(
+                index, "ctxviewer's heuristic replay of the project's tasks: a what-if, not a record"
+            )
+        elif not on and index >= 0:
+            self.pages.removeTab(index)
+            self._outer.addWidget(whatif)
+            whatif.show()
+        self.pages.setVisible(on)
+        self.whatif_note.setVisible(on)
+        if on:
+            self.pages.setCurrentIndex(0)
+
+    def follow_run(self, path: str | os.PathLike[str] | RunFiles) -> RunFiles:
+        """Attach to the real run at *path* (a project or run folder, or one of its files) and show
+        its fleet; raises :class:`~ctxviewer.engine.errors.ProjectError` when nothing there is a run's."""
+        run = path if isinstance(path, RunFiles) else discover_run(path)
+        self.stop_following()
+        self.player.pause()
+        self.run.start(run)
+        self._show_run_pages(True)
+        self.fleet.show_fleet(None, str(run.root), "reading…")
+        self.timeline.set_timelines(())
+        return run
+
+    def _on_run_update(self, update: RunUpdate) -> None:
+        snapshot = update.snapshot
+        status = f"poll {snapshot.sequence}: {update.seconds * 1000:,.0f} ms"
+        if snapshot.more:
+            status += ", reading on"
+        if snapshot.problem_count:
+            status += f"; {snapshot.problem_count:,} problem{'s' if snapshot.problem_count != 1 else ''}"
+            problems = [p.describe() for p in snapshot.new_problems[-20:]]
+            if problems:
+                self.fleet.status.setToolTip(plain_tip("\n".join(problems)))
+        self.fleet.show_fleet(update.fleet, snapshot.root, status)
+        self.timeline.set_timelines(update.timelines)
+        self.runUpdated.emit(update)
+
+    def _on_run_failed(self, message: str) -> None:
+        self.fleet.status.setText(f"reading the run failed: {message}")
+
+    def _on_worker_activated(self, worker_id: str) -> None:
+        self.timeline.show_worker(worker_id)
+        self.pages.setCurrentWidget(self.timeline)
+
+    # -- a worker's event log (ctxviewer's own format) ---------------------------------------
+
     def follow_log(self, path: str | os.PathLike[str]) -> None:
         """Follow the JSON-lines event log at *path* (replay playback pauses)."""
         self.stop_following()
@@ -336,7 +446,11 @@ class SessionPanel(QWidget):
         self.poll_log()
 
     def stop_following(self) -> None:
-        """Stop following the log and show the replay again."""
+        """Stop following the log or the run and show the replay again."""
+        if self.run.stop():
+            self._show_run_pages(False)
+            self.fleet.show_fleet(None)
+            self.timeline.set_timelines(())
         if not self.live.stop():
             return
         self.live_status.hide()
