@@ -96,6 +96,7 @@ def test_html_is_self_contained_and_escaped(repo: Path, tmp_path: Path, capsys: 
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "src=" not in page and "href=" not in page  # nothing fetched
     assert "paragraph 6 of requirements.md (line 11)" in page
+    assert f"<td><code>{REQUIREMENTS}:11</code></td>" in page  # the Edit at column
 
 
 @pytest.mark.parametrize(

@@ -183,13 +183,12 @@ def _e(text: object) -> str:
 def _rows(changes: Sequence[CandidateChange]) -> list[str]:
     out = []
     for c in changes:
-        causes = "<br>".join(
-            f"<b>{_e(k.kind)}</b>: {_e(k.text)}" + (f" <code>{_e(k.where)}</code>" if k.where else "") for k in c.causes
-        )
+        causes = "<br>".join(f"<b>{_e(k.kind)}</b>: {_e(k.text)}" for k in c.causes)
+        where = ", ".join(dict.fromkeys(k.where for k in c.causes if k.where))
         tokens = f"{c.change.tokens_before:,} \u2192 {c.change.tokens_after:,}"
         out.append(
             f'<tr><td>{_e(c.words)}</td><td class="{_e(c.change.change)}">{_e(c.change.change)}</td>'
-            f"<td>{_e(_fate(c))}</td><td>{_e(tokens)}</td><td>{causes}</td></tr>"
+            f"<td>{_e(_fate(c))}</td><td>{_e(tokens)}</td><td>{causes}</td><td><code>{_e(where)}</code></td></tr>"
         )
     return out
 
@@ -222,7 +221,7 @@ def revision_html(diff: RevisionDiff) -> str:
             out.append(f"<p>Settings that differ:</p><ul>{items}</ul>")
         if task.changes:
             out.append("<table><tr><th>Candidate</th><th>Change</th><th>Fate A \u2192 B</th>")
-            out.append("<th>Tokens</th><th>Cause</th></tr>")
+            out.append("<th>Tokens</th><th>Cause</th><th>Edit at</th></tr>")
             out += _rows(task.changes)
             out.append("</table>")
         elif task.diff is not None:

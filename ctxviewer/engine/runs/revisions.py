@@ -399,13 +399,20 @@ class _Edits:
         return found
 
 
+def _hunk_words(h: Hunk) -> str:
+    """``line 11`` / ``lines 3-5`` (B's), or ``lines 41-101 removed`` (A's) for a hunk that only removed."""
+    a, b = h.new_lines or h.old_lines or (h.new_start, h.new_start)
+    lines = f"line {a}" if a == b else f"lines {a}-{b}"
+    return lines if h.new_count else f"{lines} removed"
+
+
 def _edit_cause(edits: _Edits, before: Item | None, after: Item | None) -> Cause | None:
     sources = dict.fromkeys(i.source for i in (before, after) if i is not None and i.source)
     for source in sources:
         hit = touching(edits.hunks(source), before, after)
         if hit:
             ranges = hunk_ranges(hit)
-            spans = ", ".join(f"line {a}" if a == b else f"lines {a}-{b}" for a, b in ranges)
+            spans = ", ".join(_hunk_words(h) for h in hit)
             verb = "added" if before is None else "removed" if after is None else "edited"
             return Cause(EDIT, f"its own text was {verb}: {source}, {spans}", source, ranges)
     if before is not None and after is not None and before.text != after.text:

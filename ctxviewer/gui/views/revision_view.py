@@ -84,10 +84,7 @@ def change_detail(c: CandidateChange) -> str:
     """The detail pane's HTML for one row, every piece of project text escaped."""
     e = html.escape
     i = c.change
-    causes = "".join(
-        f"<li><b>{e(k.kind)}</b>: {e(k.text)}" + (f" <code>{e(k.where)}</code>" if k.where else "") + "</li>"
-        for k in c.causes
-    )
+    causes = "".join(f"<li><b>{e(k.kind)}</b>: {e(k.text)}</li>" for k in c.causes)
     return (
         f"<p><b>{e(c.words)}</b> \u2014 {e(i.change)}: {e(REVISION_MEANINGS.get(i.change, ''))}</p>"
         f"<p>Fate: {e(fate_arrow(i.status_before, i.status_after))}; tokens {i.tokens_before:,} \u2192 "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.engine.analysis.whatif import ENTERED, LEFT, NEW
+from ctxviewer.engine.analysis.whatif import ENTERED, GONE, LEFT, NEW
 from ctxviewer.engine.errors import UnknownFeatureError
 from ctxviewer.engine.files.git import GitUnavailableError, Hunk, NotARepositoryError, UnknownRevisionError
 from ctxviewer.engine.profiles.base import Cancelled
@@ -34,7 +34,7 @@ from ctxviewer.engine.runs.revisions import (
     touching,
 )
 from ctxviewer.engine.trace.model import INCLUDED, NOT_CANDIDATE, OUTRANKED
-from tests.factories import REQUIREMENTS, git, make_git_project, make_item, write
+from tests.factories import REQUIREMENTS, REVISION_PARAGRAPHS, git, make_git_project, make_item, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: revision diffs need it")
 
@@ -108,6 +108,18 @@ def test_the_working_tree_is_b_by_default_and_nothing_of_the_users_is_touched(re
     assert git(repo, "status", "--porcelain", "--ignored") == status
     assert git(repo, "worktree", "list") == worktrees
     assert (repo / REQUIREMENTS).read_text(encoding="utf-8") == text
+
+
+def test_a_deleted_paragraph_is_gone_with_the_lines_of_a_that_were_removed(repo: Path) -> None:
+    # The working tree drops the blank line 10 and P6 (line 11): git diff -U0 says "@@ -10,2 +9,0 @@".
+    write(repo, REQUIREMENTS, "\n\n".join(REVISION_PARAGRAPHS[:5]) + "\n")
+    task = _only_task(diff_revisions(repo, "HEAD", exact=False))
+    changes = {c.change.item_id: c for c in task.changes}
+    assert {k: c.change.change for k, c in changes.items()} == {"requirements:5": ENTERED, "requirements:6": GONE}
+    [cause] = changes["requirements:6"].causes
+    assert (cause.kind, cause.lines) == (EDIT, ((10, 11),))
+    assert cause.text == f"its own text was removed: {REQUIREMENTS}, lines 10-11 removed"
+    assert changes["requirements:5"].causes[0].kind == DISPLACED
 
 
 def test_an_untracked_file_in_the_working_tree_is_attributed_by_its_own_lines(repo: Path) -> None:
