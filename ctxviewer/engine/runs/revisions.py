@@ -228,6 +228,7 @@ def _load_side(
     project_path: Path,
     overrides: Mapping[str, Any] | None,
     cancel: threading.Event | None,
+    progress: ProgressFn | None = None,
 ) -> tuple[Project, tuple[str, ...]]:
     notes: tuple[str, ...] = ()
     if rev.sha is None:
@@ -235,9 +236,11 @@ def _load_side(
     else:
         folder = stack.enter_context(scratch_folder("ctxviewer-rev-", project_path.resolve().name or "project"))
 
-        def check() -> None:
+        def check(done: int, total: int) -> None:
             if cancel is not None and cancel.is_set():
                 raise Cancelled(f"reading {rev.label}")
+            if progress is not None:
+                progress(f"reading {rev.label}: {done:,} of {total:,} files", done / max(1, total))
 
         notes = tuple(f"{rev.label}: {n}" for n in materialize(repo, rev.sha, folder, check))
     try:
@@ -246,11 +249,16 @@ def _load_side(
         raise type(exc)(f"at {rev.label}: {exc.message}", exc.path, exc.line) from None
 
 
-def _targets(project: Project, feature: str | None, task: str | None) -> list[tuple[Feature, Task]]:
+def _targets(
+    project: Project, feature: str | None, task: str | None, rev: Revision, notes: list[str]
+) -> list[tuple[Feature, Task]]:
+    """The chosen (feature, task) pairs of one side; a feature whose task graph is broken there
+    is named in *notes* (its tasks then count as added or removed)."""
     features = [f for f in project.features if feature is None or f.name == feature]
     out: list[tuple[Feature, Task]] = []
     for feat in features:
         if feat.graph_error is not None:
+            notes.append(f"{rev.label}: feature {feat.name} left out: {feat.graph_error}")
             continue
         out.extend((feat, t) for t in feat.tasks if task is None or t.id == task)
     return out
@@ -584,11 +592,12 @@ def diff_revisions(
 
     with ExitStack() as stack:
         report(f"reading {a.label}", 0.0)
-        proj_a, notes_a = _load_side(stack, repo, a, path, overrides, cancel)
-        report(f"reading {b.label}", 0.05)
-        proj_b, notes_b = _load_side(stack, repo, b, path, overrides, cancel)
-        targets_b = _targets(proj_b, feature, task)
-        targets_a = _targets(proj_a, feature, task)
+        proj_a, notes_a = _load_side(stack, repo, a, path, overrides, cancel, lambda s, f: report(s, 0.2 * f))
+        report(f"reading {b.label}", 0.2)
+        proj_b, notes_b = _load_side(stack, repo, b, path, overrides, cancel, lambda s, f: report(s, 0.2 + 0.2 * f))
+        notes = [*notes_a, *notes_b]
+        targets_a = _targets(proj_a, feature, task, a, notes)
+        targets_b = _targets(proj_b, feature, task, b, notes)
         if feature is not None and not any(f.name == feature for f in (*proj_a.features, *proj_b.features)):
             proj_b.feature(feature)  # raises, naming the features there are
         if task is not None and not targets_a and not targets_b:
@@ -606,7 +615,7 @@ def diff_revisions(
         out = []
         total = max(1, len(order))
         for n, (feat, tsk, was) in enumerate(order):
-            report(f"{feat.name}/{tsk.id}", 0.1 + 0.9 * n / total)
+            report(f"{feat.name}/{tsk.id}", 0.4 + 0.6 * n / total)
             in_b = (feat.name, tsk.id) in keys_b
             after = assemble_task(proj_b, feat, tsk, exact=exact, cancel=cancel) if in_b else None
             before = None
@@ -616,4 +625,4 @@ def diff_revisions(
                     before = assemble_task(proj_a, was[0], was[1], exact=True, cancel=cancel)
             out.append(_diff_task(edits, feat, tsk, before, after, changed))
         report("done", 1.0)
-        return RevisionDiff(str(project), a, b, tuple(out), changed, (*notes_a, *notes_b))
+        return RevisionDiff(str(project), a, b, tuple(out), changed, tuple(notes))

@@ -238,6 +238,16 @@ def test_growth_from_an_empty_context_is_infinite(repo: Path) -> None:
     assert len(diff.grown_over(1000)) == 1
 
 
+def test_a_task_graph_broken_at_b_is_named_and_its_tasks_count_as_removed(repo: Path) -> None:
+    write(repo, ".gsd/specs/feat/task-graph.json", "{not json")
+    diff = diff_revisions(repo, "HEAD", exact=False)
+    [task] = diff.tasks
+    assert task.presence == "removed" and task.after is None and task.growth_percent is None
+    assert diff.grown_over(0) == ()  # the gate looks at tasks on both sides only
+    [note] = diff.notes
+    assert note.startswith("working tree: feature feat left out: .gsd/specs/feat/task-graph.json")
+
+
 # -- refusals ------------------------------------------------------------------------------------
 
 
@@ -298,3 +308,24 @@ def test_the_scratch_folders_are_removed(repo: Path, tmp_path: Path, monkeypatch
     diff_revisions(repo, "HEAD~1", "HEAD", exact=False, progress=progress)
     assert any(name.startswith("ctxviewer-rev-") for name in seen)  # they were there while it ran
     assert os.listdir(scratch) == []
+
+
+def test_progress_runs_from_reading_the_revisions_to_done(repo: Path) -> None:
+    seen: list[tuple[str, float]] = []
+    diff_revisions(repo, "HEAD~1", "HEAD", exact=False, progress=lambda s, f: seen.append((s, f)))
+    fractions = [f for _s, f in seen]
+    assert fractions == sorted(fractions) and fractions[0] == 0.0 and seen[-1] == ("done", 1.0)
+    stages = [s for s, _f in seen]
+    assert any(s.startswith("reading HEAD~1 (") and s.endswith("files") for s in stages)
+    assert "feat/T1" in stages
+
+
+def test_cancel_while_reading_a_revision(repo: Path) -> None:
+    cancel = threading.Event()
+
+    def progress(stage: str, _fraction: float) -> None:
+        if stage.startswith("reading HEAD~1 (") and stage.endswith("files"):
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        diff_revisions(repo, "HEAD~1", "HEAD", exact=False, cancel=cancel, progress=progress)
