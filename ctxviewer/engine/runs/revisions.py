@@ -50,6 +50,7 @@ from ctxviewer.engine.analysis.whatif import (
     diff_traces,
     in_context,
     kept_tokens,
+    setting_text,
 )
 from ctxviewer.engine.errors import CtxViewerError, UnknownTaskError
 from ctxviewer.engine.files.git import (
@@ -468,15 +469,9 @@ def _setting_causes(edits: _Edits, diff: TraceDiff) -> tuple[Cause, ...]:
         sides = (diff.current.settings.get(change.key), diff.baseline.settings.get(change.key))
         file = next((s.origin for s in sides if s is not None and s.origin.endswith(_CONFIG_SUFFIXES)), "")
         ranges = hunk_ranges(edits.hunks(file)) if file else ()
-        text = f"setting {change.key}: {_value(change.before)} \u2192 {_value(change.after)}"
+        text = f"setting {change.key}: {setting_text(change.before)} \u2192 {setting_text(change.after)}"
         out.append(Cause(SETTING, text + (f" (set in {file})" if file else ""), file, ranges))
     return tuple(out)
-
-
-def _value(value: Any) -> str:
-    from ctxviewer.engine.analysis.whatif import setting_text
-
-    return setting_text(value)
 
 
 def _attribute(

@@ -168,6 +168,9 @@ class RevisionDiffDialog(QDialog):
         self._target = (Path(project), feature, task_id)
         self.task_label.setText(f"Task {feature}/{task_id} of {Path(project).name}")
         self._listing = True
+        self.diff = None
+        self.summary.clear()
+        self.table.set_rows([])
         self.compare_button.setEnabled(False)
         self.state.setText("Reading the project's commits\u2026")
         root = Path(project)

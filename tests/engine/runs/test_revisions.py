@@ -27,6 +27,7 @@ from ctxviewer.engine.runs.revisions import (
     EDIT,
     FATE,
     SETTING,
+    TASK,
     WORKING_TREE,
     diff_revisions,
     pair_items,
@@ -329,3 +330,24 @@ def test_cancel_while_reading_a_revision(repo: Path) -> None:
 
     with pytest.raises(Cancelled):
         diff_revisions(repo, "HEAD~1", "HEAD", exact=False, cancel=cancel, progress=progress)
+
+
+def test_a_task_whose_title_gains_a_keyword_moves_paragraphs_by_the_task_graph(repo: Path) -> None:
+    # "Login session text": 'text' joins the keywords.  P5 ("Login text five.") now scores 2
+    # like P6; ranked P5, P6 (file order), P1, P2, P3: P5 enters, P4 ("Login link four.",
+    # still score 1, its line untouched) is pushed out by it.
+    graph = repo / ".gsd/specs/feat/task-graph.json"
+    write(
+        repo,
+        ".gsd/specs/feat/task-graph.json",
+        graph.read_text(encoding="utf-8").replace("Login session", "Login session text"),
+    )
+    task = _only_task(diff_revisions(repo, "HEAD", exact=False))
+    changes = {c.change.item_id: c for c in task.changes}
+    assert {k: c.change.change for k, c in changes.items()} == {"requirements:5": ENTERED, "requirements:4": LEFT}
+    [cause] = changes["requirements:5"].causes
+    assert cause.kind == TASK
+    assert cause.text == "the task changed (.gsd/specs/feat/task-graph.json): keywords +text"
+    assert cause.where == ".gsd/specs/feat/task-graph.json:1"  # the graph is one line of JSON
+    [pushed] = changes["requirements:4"].causes
+    assert (pushed.kind, pushed.candidate) == (DISPLACED, "paragraph 5 of requirements.md (line 9)")
