@@ -84,3 +84,29 @@ def test_write_scratch_never_writes_through_a_link(tmp_path: Path) -> None:
             write_scratch(folder, "f", b"two")  # never over an existing file
         assert (folder / "f").read_bytes() == b"one"
     assert list(outside.iterdir()) == []
+
+
+@needs_git
+def test_nothing_the_repository_configures_is_run(tmp_path: Path) -> None:
+    # A repository someone sent: its .git/config names programs for fsmonitor, an external
+    # diff and a textconv filter, and it has a post-checkout hook.  Each would leave a mark.
+    from ctxviewer.engine.runs.revisions import diff_revisions
+
+    root = make_git_project(tmp_path / "proj")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    for name in ("fsmonitor", "extdiff", "textconv", "hook"):
+        write(tmp_path, f"bin/{name}", f'#!/bin/sh\ntouch {marks}/{name}\ncat "$1" 2>/dev/null\n')
+        os.chmod(tmp_path / "bin" / name, 0o755)
+    git(root, "config", "core.fsmonitor", str(tmp_path / "bin/fsmonitor"))
+    git(root, "config", "diff.external", str(tmp_path / "bin/extdiff"))
+    git(root, "config", "diff.md.textconv", str(tmp_path / "bin/textconv"))
+    write(root, ".git/info/attributes", "*.md diff=md\n")
+    write(root, ".git/hooks/post-checkout", f"#!/bin/sh\ntouch {marks}/hook\n")
+    os.chmod(root / ".git/hooks/post-checkout", 0o755)
+    write(root, REQUIREMENTS, (root / REQUIREMENTS).read_text(encoding="utf-8") + "\nLogin more.\n")
+
+    diff = diff_revisions(root, "HEAD~1", exact=False)  # against the working tree: git diff reads it
+    assert diff.changed_files == (REQUIREMENTS,)
+    assert diff.tasks[0].changes  # the diff was made, with git's own hunks
+    assert sorted(p.name for p in marks.iterdir()) == []
