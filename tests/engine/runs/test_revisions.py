@@ -34,7 +34,7 @@ from ctxviewer.engine.runs.revisions import (
     text_hunks,
     touching,
 )
-from ctxviewer.engine.trace.model import INCLUDED, NOT_CANDIDATE, OUTRANKED
+from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, OUTRANKED
 from tests.factories import REQUIREMENTS, REVISION_PARAGRAPHS, git, make_git_project, make_item, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: revision diffs need it")
@@ -351,3 +351,21 @@ def test_a_task_whose_title_gains_a_keyword_moves_paragraphs_by_the_task_graph(r
     assert cause.where == ".gsd/specs/feat/task-graph.json:1"  # the graph is one line of JSON
     [pushed] = changes["requirements:4"].causes
     assert (pushed.kind, pushed.candidate) == (DISPLACED, "paragraph 5 of requirements.md (line 9)")
+
+
+def test_a_fate_change_between_two_drops_is_listed(repo: Path) -> None:
+    # budget 80: requirements get int(80 * 0.5) // 2 = 20 tokens = 80 characters.
+    # A: P1-P5 joined is 89 characters; the last paragraph break before 80 is at 71 (after P4),
+    #    past half, so the cut keeps P1-P4 and P5 (rank 5 of 5) is cut for budget.
+    # B: P6, P1-P4 joined is 91; the last break before 80 is at 73 (after P3): P4 is cut for
+    #    budget, and P5, sixth, is outranked -- out of both contexts, for another reason.
+    task = _only_task(diff_revisions(repo, "HEAD~1", "HEAD", exact=False, overrides={"budget": 80}))
+    moved = {c.change.item_id: (c.change.change, c.change.status_before, c.change.status_after) for c in task.changes}
+    assert moved == {
+        "requirements:6": (ENTERED, NOT_CANDIDATE, INCLUDED),
+        "requirements:4": (LEFT, INCLUDED, CUT_FOR_BUDGET),
+        "requirements:5": (FATE, CUT_FOR_BUDGET, OUTRANKED),
+    }
+    p5 = next(c for c in task.changes if c.change.item_id == "requirements:5")
+    assert [(k.kind, k.candidate) for k in p5.causes] == [(DISPLACED, "paragraph 6 of requirements.md (line 11)")]
+    assert [c.change.change for c in task.changes] == [ENTERED, LEFT, FATE]
