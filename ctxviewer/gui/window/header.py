@@ -36,7 +36,8 @@ def header_html(trace: Trace) -> str:
         f"<span style='font-size:13pt'><b>{e(trace.task_id)}</b> {e(trace.task_title)}</span><br>"
         f"feature <b>{e(trace.feature)}</b> \u00b7 profile {e(trace.profile)} \u00b7 context "
         f"<b>{used_text}</b> of {trace.budget:,} {e(trace.tokenizer)} tokens{over}"
-        f" \u00b7 exact: {', '.join(exact) or 'n/a'}" + (f"<br>{e(upstream_line(trace))}" if trace.upstream else "")
+        f" \u00b7 exact: {', '.join(exact) or 'n/a'}"
+        + (f"<br>{e(upstream_line(trace))}" if trace.upstream else "")
     )
 
 
