@@ -93,3 +93,52 @@ def make_item(**fields: Any) -> Item:
         "tokens": TokenCounts(chars=1, heuristic=0),
     }
     return Item(**{**base, **fields})
+
+
+# -- a git repository with two commits of one project (tests/engine/runs/test_revisions.py) -------------
+
+#: Requirement paragraphs at the first commit, one a line, a blank line between: paragraph N
+#: is on line 2N - 1.  For the task "Login session" P1-P5 score 1 ('login'), P6 scores 0.
+REVISION_PARAGRAPHS = [
+    "Login form one.",
+    "Login page two.",
+    "Login button three.",
+    "Login link four.",
+    "Login text five.",
+    "Unrelated words six.",
+]
+#: The second commit's P6 (line 11): 'session' and 'login', score 2.
+REVISION_P6 = "Session login six."
+REVISION_TASKS = [{"id": "T1", "title": "Login session", "files": {}}]
+REQUIREMENTS = ".gsd/specs/feat/requirements.md"
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git in *root* as a test user, with no user or system configuration; its output."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_AUTHOR_NAME="Test",
+        GIT_AUTHOR_EMAIL="test@example.com",
+        GIT_COMMITTER_NAME="Test",
+        GIT_COMMITTER_EMAIL="test@example.com",
+    )
+    done = subprocess.run(["git", "-C", str(root), *args], env=env, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def make_git_project(root: Path) -> Path:
+    """A repository at *root* holding one project (feature ``feat``, task T1) in two commits:
+    ``first`` with REVISION_PARAGRAPHS, then ``second`` with P6 replaced by REVISION_P6."""
+    make_project(root, REVISION_TASKS, requirements="\n\n".join(REVISION_PARAGRAPHS) + "\n", design="")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "first")
+    paragraphs = [*REVISION_PARAGRAPHS[:5], REVISION_P6]
+    write(root, REQUIREMENTS, "\n\n".join(paragraphs) + "\n")
+    git(root, "commit", "-q", "-a", "-m", "second")
+    return root

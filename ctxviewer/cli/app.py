@@ -9,7 +9,21 @@ import argparse
 from collections.abc import Callable, Sequence
 
 from ctxviewer import __version__
-from ctxviewer.cli import assemble, batch, check, compare, follow, gui, listing, prompt, split, verify, whatif, why
+from ctxviewer.cli import (
+    assemble,
+    batch,
+    check,
+    compare,
+    diff,
+    follow,
+    gui,
+    listing,
+    prompt,
+    split,
+    verify,
+    whatif,
+    why,
+)
 from ctxviewer.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subparsers, discard_stdout, err
 from ctxviewer.engine.errors import CtxViewerError
 
@@ -25,6 +39,7 @@ COMMANDS: tuple[Callable[[Subparsers], None], ...] = (
     split.add_parser,
     whatif.add_parser,
     compare.add_parser,
+    diff.add_parser,
     follow.add_parser,
     gui.add_parser,
 )

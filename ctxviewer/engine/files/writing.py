@@ -51,6 +51,12 @@ Other targets that are not plain files:
   would succeed, but its mode says it is not to be changed.
 * a **hard link** the user named is replaced by a new file (as any atomic save does);
   the other names keep the old content.
+
+**Scratch folders** (:func:`scratch_folder`, :func:`write_scratch`) hold what ctxviewer
+unpacks for itself and throws away -- a project as it was at a git revision
+(``engine/files/git.py``): a private temporary folder, removed with everything in it when
+the ``with`` block ends, into which files are created new (never over an existing one, never
+through a link, never outside the folder or into a ``.git`` folder).
 """
 
 from __future__ import annotations
@@ -59,7 +65,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -452,3 +458,59 @@ def _failure(step: _Step, exc: Exception, steps: list[_Step], kept: list[str]) -
     elif step.existed and not isinstance(exc, WriteError):
         message += "; the old file is intact"
     return WriteError(message, path)
+
+
+# -- scratch folders --------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str = "ctxviewer-", name: str = "") -> Iterator[Path]:
+    """A new private temporary folder (mode 0700), removed with its contents on leaving the block;
+    with *name*, a folder of that name made inside it (a project folder keeps its own name)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as top:
+        folder = Path(top).resolve()
+        if name:
+            if name in (".", "..") or "/" in name or os.sep in name or "\0" in name:
+                raise WriteError("not a folder name", name)
+            folder = folder / name
+            os.mkdir(folder, 0o700)
+        yield folder
+
+
+def _scratch_target(folder: Path, rel: str) -> Path:
+    parts = rel.split("/")
+    if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\0" in rel:
+        raise WriteError("not a relative path inside the scratch folder", rel)
+    if any(p.casefold() == GIT_FOLDER for p in parts):
+        raise WriteError("refused: inside a .git folder", rel)
+    target = folder.joinpath(*parts)
+    parent = target.parent
+    # Every folder on the way must be a real folder of the scratch folder, not a link out of it.
+    if os.path.realpath(parent) != str(parent):
+        raise WriteError("refused: a folder on its path is a link", rel)
+    return target
+
+
+def write_scratch(folder: Path, rel: str, data: bytes, *, executable: bool = False, link: bool = False) -> None:
+    """Create *rel* (``a/b.md``) in the scratch *folder* with *data*; with *link*, a symlink whose
+    target is *data* instead.  The file must not exist yet; its folders are made as needed."""
+    target = _scratch_target(folder, rel)
+    cur = folder
+    for part in target.relative_to(folder).parts[:-1]:
+        cur = cur / part
+        if not os.path.isdir(cur) or os.path.islink(cur):
+            try:
+                os.mkdir(cur, 0o700)
+            except OSError as exc:
+                raise WriteError(f"could not be written ({exc.strerror or exc})", rel) from None
+    _scratch_target(folder, rel)  # the folders just made are real, not links
+    try:
+        if link:
+            os.symlink(os.fsdecode(data), target)
+            return
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(target, flags, 0o700 if executable else 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
+        raise WriteError(f"could not be written ({exc.strerror or exc})", rel) from None

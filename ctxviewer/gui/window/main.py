@@ -42,6 +42,7 @@ from ctxviewer.gui.views.findings_view import FindingRow, finding_rows
 from ctxviewer.gui.views.logview import ask_worker_logs
 from ctxviewer.gui.views.outline import TaskTotal
 from ctxviewer.gui.views.problems import ProblemPanel
+from ctxviewer.gui.views.revision_view import RevisionDiffDialog
 from ctxviewer.gui.widgets.highlighter import LexedText
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.source_lines import SourceLinesDialog, item_excerpt
@@ -99,6 +100,8 @@ class MainWindow(QMainWindow):
         self.session_lane = Lane(self.pool, "replay", self)
         self.refresh_lane = Lane(self.pool, "refresh", self)
         self.compare_lane = Lane(self.pool, "compare", self)
+        self.revision_lane = Lane(self.pool, "revisions", self)
+        self.revision_dialog: RevisionDiffDialog | None = None
         self.opener = ProjectOpener(self.load_lane, self.refresh_lane, self)
         self.disk = self.opener.disk
         self.watcher = self.disk.watcher
@@ -301,6 +304,9 @@ class MainWindow(QMainWindow):
             run, "C&lear Baseline", self.clear_baseline, "Ctrl+Shift+B", "Stop comparing"
         )
         self.clear_baseline_action.setEnabled(False)
+        self._action(
+            run, "Compare Re&visions\u2026", self.show_revision_diff, "Ctrl+Shift+D", "The task at two git revisions"
+        )
         run.addSeparator()
         self.undo_action = self.budget.undo_stack.createUndoAction(self, "&Undo Budget Change")
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
@@ -527,6 +533,17 @@ class MainWindow(QMainWindow):
 
     def cancel_run(self) -> None:
         self.run_lane.cancel()
+
+    def show_revision_diff(self) -> None:
+        """Open the revision diff dialog for the task shown (git revisions of the project)."""
+        if self.project is None or self.current is None:
+            self._status("Open a project and choose a task to compare its revisions", 4000)
+            return
+        if self.revision_dialog is None:
+            self.revision_dialog = RevisionDiffDialog(self.revision_lane, self)
+        self.revision_dialog.set_target(self.project.root, *self.current)
+        self.revision_dialog.show()
+        self.revision_dialog.activateWindow()
 
     def _on_progress(self, stage: str, fraction: float) -> None:
         self.progress.show()
@@ -921,6 +938,7 @@ class MainWindow(QMainWindow):
             self.session_lane,
             self.refresh_lane,
             self.compare_lane,
+            self.revision_lane,
         )
         for lane in lanes:
             lane.cancel()

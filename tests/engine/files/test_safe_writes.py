@@ -300,6 +300,11 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
         1,
         "screenshot mode's scratch folder for a throwaway QSettings file; nothing of the user's",
     ),
+    ("ctxviewer/engine/files/git.py", "import subprocess"): (
+        1,
+        "runs git's read-only plumbing (rev-parse, ls-tree, cat-file, diff, log) with no hook, filter or "
+        "external diff; the files it reads out go through writing.write_scratch (tests/engine/files/test_git.py)",
+    ),
     ("ctxviewer/engine/upstream/verify.py", "import subprocess"): (
         1,
         "runs the user's upstream plugin (verify_driver.py) with its token records off; the project is "

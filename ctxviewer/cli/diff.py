@@ -1,0 +1,93 @@
+"""The ``diff`` command: tasks assembled at two git revisions, every candidate that moved and the edit
+that moved it; ``--fail-if-grows PCT`` makes it a CI gate on the context's size."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from ctxviewer.cli.common import EXIT_FINDINGS, EXIT_OK, Subparsers, add_set, err, json_text, output_format, write_out
+
+DIFF_SUFFIXES = {".txt": "text", ".json": "json", ".html": "html", ".htm": "html"}
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (write 10 or 2.5)") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a percentage of 0 or more")
+    return value
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.files.git import check_revision_name
+    from ctxviewer.engine.runs.revision_report import growth_text, revision_html, revision_text, revision_to_json
+    from ctxviewer.engine.runs.revisions import diff_revisions
+
+    revs = args.rev or []
+    if not 1 <= len(revs) <= 2:
+        from ctxviewer.engine.errors import CtxViewerError
+
+        raise CtxViewerError(f"give --rev once (A; B is the working tree) or twice (A and B), not {len(revs)} times")
+    for rev in revs:
+        check_revision_name(rev)  # refused before anything runs
+    fmt = output_format(args, DIFF_SUFFIXES, "text")
+    diff = diff_revisions(
+        args.project,
+        revs[0],
+        revs[1] if len(revs) == 2 else None,
+        feature=args.feature,
+        task=args.task,
+        overrides=dict(args.set or []),
+        exact=not args.no_exact,
+    )
+    if fmt == "json":
+        text = json_text(revision_to_json(diff))
+    elif fmt == "html":
+        text = revision_html(diff)
+    else:
+        text = revision_text(diff)
+    write_out(text, args.output)
+    if args.fail_if_grows is None:
+        return EXIT_OK
+    grown = diff.grown_over(args.fail_if_grows)
+    for task in grown:
+        err(
+            f"{task.feature}/{task.task_id}: context grew {growth_text(task)} "
+            f"({task.tokens_before:,} \u2192 {task.tokens_after:,} tokens), "
+            f"more than the {args.fail_if_grows:g}% allowed"
+        )
+    return EXIT_FINDINGS if grown else EXIT_OK
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Add the ``diff`` command's parser to *sub*."""
+    p = sub.add_parser(
+        "diff",
+        allow_abbrev=False,
+        help="tasks at two git revisions: which candidates moved in or out, and the edit that moved them",
+    )
+    p.add_argument("project")
+    p.add_argument(
+        "--rev",
+        action="append",
+        metavar="REV",
+        help="a commit, branch or tag: give it twice for A and B, once for A against the working tree",
+    )
+    p.add_argument("--feature", help="only this feature's tasks (default: every feature)")
+    p.add_argument("--task", help="only this task")
+    add_set(p)
+    p.add_argument(
+        "--format", choices=("text", "json", "html"), help="default: from the -o file's extension, else text"
+    )
+    p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
+    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.add_argument(
+        "--fail-if-grows",
+        type=_percent,
+        metavar="PCT",
+        help="exit 1 when any task's context grew by more than PCT percent from A to B (a CI gate)",
+    )
+    p.set_defaults(func=cmd_diff)

@@ -1,0 +1,254 @@
+"""The revision diff dialog: the current task at two git revisions, and the edit behind each change.
+
+Two lists offer the project's last 50 commits (``git log``) and the working tree; Compare
+runs :func:`~ctxviewer.engine.runs.revisions.diff_revisions` for the task shown on a worker
+:class:`~ctxviewer.gui.worker.Lane` (progress bar, Cancel), and the table lists every
+candidate that entered, left or changed fate: its fate before and after and the cause, with
+the file and lines of the edit.  Listing the commits runs on the same lane.  Each side runs
+with the settings the project has at that revision (a setting changed in ``ctxviewer.yaml``
+is itself a cause).  Errors (no repository, git missing) are shown in the dialog.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ctxviewer.engine.analysis.whatif import fate_arrow, signed
+from ctxviewer.engine.files.git import Commit, open_repository, recent_commits
+from ctxviewer.engine.runs.revision_report import task_summary
+from ctxviewer.engine.runs.revisions import (
+    CAUSES,
+    REVISION_MEANINGS,
+    WORKING_TREE,
+    CandidateChange,
+    RevisionDiff,
+    diff_revisions,
+)
+from ctxviewer.gui.widgets.models import Column
+from ctxviewer.gui.widgets.tables import RecordTable
+from ctxviewer.gui.worker import Lane, RunState
+
+IDLE_TEXT = "Choose revision A and revision B, then Compare."
+
+
+def _cause_text(c: CandidateChange) -> str:
+    return "; ".join(k.text for k in c.causes)
+
+
+def _where(c: CandidateChange) -> str:
+    return ", ".join(dict.fromkeys(k.where for k in c.causes if k.where))
+
+
+def revision_columns() -> list[Column]:
+    return [
+        Column("Candidate", lambda c: c.words, tip="the candidate as the trace names it"),
+        Column(
+            "Change",
+            lambda c: c.change.change,
+            tip="; ".join(f"{k}: {v}" for k, v in REVISION_MEANINGS.items()),
+        ),
+        Column(
+            "Fate A \u2192 B",
+            lambda c: fate_arrow(c.change.status_before, c.change.status_after),
+            tip="its fate at revision A and at revision B",
+        ),
+        Column(
+            "Tokens",
+            lambda c: signed(c.change.delta),
+            key=lambda c: c.change.delta,
+            numeric=True,
+            tip="tokens it has in the context at B minus at A",
+        ),
+        Column("Cause", _cause_text, tip="; ".join(f"{k}: {v}" for k, v in CAUSES.items())),
+        Column("Edit at", _where, tip="the file and lines of the edit that moved it (file:lines)"),
+    ]
+
+
+def change_detail(c: CandidateChange) -> str:
+    """The detail pane's HTML for one row, every piece of project text escaped."""
+    e = html.escape
+    i = c.change
+    causes = "".join(f"<li><b>{e(k.kind)}</b>: {e(k.text)}</li>" for k in c.causes)
+    return (
+        f"<p><b>{e(c.words)}</b> \u2014 {e(i.change)}: {e(REVISION_MEANINGS.get(i.change, ''))}</p>"
+        f"<p>Fate: {e(fate_arrow(i.status_before, i.status_after))}; tokens {i.tokens_before:,} \u2192 "
+        f"{i.tokens_after:,}</p><ul>{causes}</ul>"
+        f"<p>A: {e(i.reason_before or '(no such candidate at A)')}<br>"
+        f"B: {e(i.reason_after or '(no such candidate at B)')}</p>"
+    )
+
+
+class RevisionDiffDialog(QDialog):
+    """Pick two revisions; see which candidates of the current task moved between them, and why."""
+
+    #: The diff shown (a :class:`RevisionDiff`), once a comparison is done.
+    diffShown = Signal(object)
+    #: The commit list arrived (a tuple of :class:`Commit`).
+    commitsListed = Signal(object)
+
+    def __init__(self, lane: Lane, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Compare Revisions")
+        self.lane = lane
+        self.diff: RevisionDiff | None = None
+        self._target: tuple[Path, str, str] | None = None
+        self._listing = False
+
+        self.task_label = QLabel(self)
+        self.task_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.rev_a = QComboBox(self)
+        self.rev_b = QComboBox(self)
+        for combo in (self.rev_a, self.rev_b):
+            combo.setMinimumContentsLength(40)
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.rev_a.setToolTip("Revision A, the 'before': a commit of the project")
+        self.rev_b.setToolTip("Revision B, the 'after': a commit or the working tree (the files on disk now)")
+        self.compare_button = QPushButton("&Compare", self)
+        self.compare_button.clicked.connect(self.compare)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setToolTip("Stop the comparison running")
+        self.cancel_button.clicked.connect(self.lane.cancel)
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 100)
+        self.progress.hide()
+        self.state = QLabel(IDLE_TEXT, self)
+        self.state.setTextFormat(Qt.TextFormat.PlainText)
+        self.state.setWordWrap(True)
+        self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.table = RecordTable(revision_columns(), change_detail, statuses=False, noun="changes", fit=True)
+
+        grid = QGridLayout()
+        grid.addWidget(QLabel("A (before):", self), 0, 0)
+        grid.addWidget(self.rev_a, 0, 1)
+        grid.addWidget(QLabel("B (after):", self), 1, 0)
+        grid.addWidget(self.rev_b, 1, 1)
+        grid.setColumnStretch(1, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.compare_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.progress, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.task_label)
+        layout.addLayout(grid)
+        layout.addLayout(buttons)
+        layout.addWidget(self.state)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+
+        lane.progress.connect(self._on_progress)
+        lane.finished.connect(self._on_finished)
+        lane.errored.connect(self._on_error)
+        lane.stateChanged.connect(self._on_state)
+        self.resize(980, 560)
+
+    # -- target and revisions --------------------------------------------------------------
+
+    def set_target(self, project: Path, feature: str, task_id: str) -> None:
+        """Compare *task_id* of *feature* in the project at *project*; lists its commits (on the lane)."""
+        self._target = (Path(project), feature, task_id)
+        self.task_label.setText(f"Task {feature}/{task_id} of {Path(project).name}")
+        self._listing = True
+        self.diff = None
+        self.summary.clear()
+        self.table.set_rows([])
+        self.compare_button.setEnabled(False)
+        self.state.setText("Reading the project's commits\u2026")
+        root = Path(project)
+
+        def job(_cancel: threading.Event, _progress: Callable[[str, float], None]) -> tuple[Commit, ...]:
+            return recent_commits(open_repository(root))
+
+        self.lane.submit(job)
+
+    def _fill(self, commits: tuple[Commit, ...]) -> None:
+        for combo in (self.rev_a, self.rev_b):
+            combo.clear()
+        self.rev_b.addItem(f"({WORKING_TREE})", None)
+        for c in commits:
+            text = f"{c.short}  {c.subject}"
+            self.rev_a.addItem(text, c.sha)
+            self.rev_b.addItem(text, c.sha)
+        self.compare_button.setEnabled(bool(commits))
+        self.state.setText(IDLE_TEXT if commits else "The repository has no commit of this project yet.")
+        self.commitsListed.emit(commits)
+
+    # -- comparing ----------------------------------------------------------------------------
+
+    def compare(self) -> None:
+        """Diff the task between the chosen revisions on the lane (a newer request replaces it)."""
+        if self._target is None or self.rev_a.currentData() is None:
+            return
+        root, feature, task_id = self._target
+        rev_a: str = self.rev_a.currentData()
+        rev_b: str | None = self.rev_b.currentData()
+
+        def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> RevisionDiff:
+            return diff_revisions(root, rev_a, rev_b, feature=feature, task=task_id, cancel=cancel, progress=progress)
+
+        self._listing = False
+        self.summary.clear()
+        self.table.set_rows([])
+        self.lane.submit(job)
+
+    def _on_progress(self, stage: str, fraction: float) -> None:
+        self.progress.show()
+        self.progress.setValue(int(fraction * 100))
+        self.state.setText(f"Comparing: {stage}")
+
+    def _on_state(self, state: RunState) -> None:
+        busy = state in (RunState.PENDING, RunState.RUNNING)
+        self.cancel_button.setEnabled(busy and not self._listing)
+        if not busy:
+            self.progress.hide()
+        if state is RunState.CANCELLED and not self._listing:
+            self.state.setText("Cancelled.")
+
+    def _on_finished(self, result: object) -> None:
+        if self._listing:
+            self._listing = False
+            assert isinstance(result, tuple)
+            self._fill(result)
+            return
+        assert isinstance(result, RevisionDiff)
+        self.show_diff(result)
+
+    def _on_error(self, message: str) -> None:
+        self._listing = False
+        self.state.setText(message)
+
+    def show_diff(self, diff: RevisionDiff) -> None:
+        self.diff = diff
+        task = diff.tasks[0] if diff.tasks else None
+        files = ", ".join(diff.changed_files) or "none"
+        head = f"A {diff.a.label} \u2192 B {diff.b.label}. Files changed: {files}."
+        if task is None:
+            self.state.setText("The task exists at neither revision.")
+            self.summary.setText(head)
+            self.table.set_rows([])
+        else:
+            moved = len(task.changes)
+            what = f"{moved} candidate{'s' if moved != 1 else ''} moved" if moved else "no candidate moved"
+            self.state.setText(f"Done: {what}.")
+            self.summary.setText(f"{head}\nContext {task_summary(task)}.")
+            self.table.set_rows(task.changes)
+        self.diffShown.emit(diff)
