@@ -27,6 +27,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.profiles.base import Cancelled
@@ -260,3 +261,35 @@ def _reproduce(
         why = next((s.reason for s in trace.sections), "the whole context failed")
         return None, f"not reproduced: {why} (upstream records nothing then)"
     return breakdown, ""
+
+
+def comparison_data(comparison: RecordedComparison) -> dict[str, Any]:
+    """*comparison* as JSON-ready data (``follow --once --recorded --format json``'s ``recorded``)."""
+    return {
+        "project": comparison.project,
+        "profile": comparison.profile,
+        "reason": comparison.reason,
+        "same": comparison.same,
+        "differ": comparison.differ,
+        "not_reproduced": comparison.not_reproduced,
+        "tasks": [task_data(task) for task in comparison.tasks],
+    }
+
+
+def task_data(task: TaskComparison) -> dict[str, Any]:
+    """One task's comparison as JSON-ready data."""
+    return {
+        "file": task.file,
+        "worker_id": task.worker_id,
+        "task_id": task.task_id,
+        "feature": task.feature,
+        "mode": task.mode,
+        "recorded_total": task.recorded_total,
+        "reproduced_total": task.reproduced_total,
+        "matches": task.matches,
+        "note": task.note,
+        "sections": [
+            {"section": s.section, "recorded": s.recorded, "reproduced": s.reproduced, "verdict": s.verdict}
+            for s in task.sections
+        ],
+    }
