@@ -126,26 +126,28 @@ def follow_event_log(args: argparse.Namespace) -> int:
 # -- a real run ------------------------------------------------------------------------------------
 
 
-def fleet_config(run: Any, overrides: dict[str, Any]) -> Any:
-    """The run's gauge scale with ``--set threshold_percent/zones/max_context_tokens`` on top; None
-    when none is given (the watcher reads the run's own, reporting what is wrong with it)."""
+def fleet_config(run: Any, overrides: dict[str, Any]) -> tuple[Any, int]:
+    """The run's gauge scale with ``--set threshold_percent/zones/max_context_tokens`` on top, and
+    how many problems its files had (each said on stderr); None when none is given (the watcher
+    reads the run's own, reporting what is wrong with it)."""
     from ctxviewer.engine.project.settings import Settings
     from ctxviewer.engine.runtime.fleetconfig import read_fleet_config
 
     given = {k: v for k, v in overrides.items() if k in FLEET_KEYS}
     if not given:
-        return None
+        return None, 0
     base, problems = read_fleet_config(run)
     for problem in problems:
         err(problem.describe())
     settings = Settings().with_overrides(given, "command line")
-    return replace(
+    config = replace(
         base,
         threshold_percent=settings.threshold_percent if "threshold_percent" in given else base.threshold_percent,
         threshold_origin="--set" if "threshold_percent" in given else base.threshold_origin,
         zones=settings.zones if "zones" in given else base.zones,
         max_tokens=settings.max_context_tokens if "max_context_tokens" in given else base.max_tokens,
     )
+    return config, len(problems)
 
 
 def shown_snapshot(snapshot: Any) -> Any:
@@ -244,7 +246,7 @@ def recorded_text(comparison: Any) -> str:
     return "\n".join(visible(line) for line in lines) + "\n"
 
 
-def follow_once(run: Any, config: Any, args: argparse.Namespace) -> int:
+def follow_once(run: Any, config: Any, args: argparse.Namespace, problems_before: int = 0) -> int:
     """One snapshot of the whole run; exit 2 with problems, 1 when ``--recorded`` found a task that differs."""
     from ctxviewer.engine.runs.recorded import comparison_data, task_data
     from ctxviewer.engine.runtime.fleet import read_run
@@ -270,7 +272,7 @@ def follow_once(run: Any, config: Any, args: argparse.Namespace) -> int:
         if comparison is not None:
             text += "\n" + recorded_text(comparison)
         print_text(text)
-    if snapshot.problem_count:
+    if snapshot.problem_count or problems_before:
         return EXIT_BAD_INPUT
     return EXIT_FINDINGS if comparison is not None and comparison.differ else EXIT_OK
 
@@ -293,6 +295,7 @@ def follow_live(
     clock: Callable[[], float] = time.time,
     terminal: bool = False,
     color: bool = False,
+    problems_before: int = 0,
 ) -> int:
     """Follow *run* until *stop* is set (or Ctrl+C, or nobody reads stdout); the exit code.
 
@@ -305,7 +308,7 @@ def follow_live(
 
     previous = None
     drawn = 0  # rows of the fleet last drawn on the terminal
-    problems = 0
+    problems = problems_before
     try:
         for snapshot in follow_run(run, interval=interval, stop=stop, config=config, clock=clock):
             if fmt == "text" and terminal and drawn:
@@ -313,7 +316,7 @@ def follow_live(
                 drawn = 0
             for problem in snapshot.new_problems:
                 err(problem.describe())
-            problems = snapshot.problem_count
+            problems = problems_before + snapshot.problem_count
             if fmt == "jsonl":
                 text = jsonl_text(fleet_changes(previous, snapshot))
                 ok = _out(text, terminal) if text else True
@@ -367,9 +370,9 @@ def cmd_follow(args: argparse.Namespace) -> int:
         err("--recorded runs the pipeline for every recorded task: use it with --once")
         return EXIT_BAD_INPUT
     run = discover_run(args.path)  # nothing to read: ProjectError, one line and exit 2
-    config = fleet_config(run, run_overrides(args))
+    config, config_problems = fleet_config(run, run_overrides(args))
     if args.once:
-        return follow_once(run, config, args)
+        return follow_once(run, config, args, config_problems)
     stop = threading.Event()
     undo = _on_sigterm(stop)
     try:
@@ -381,6 +384,7 @@ def cmd_follow(args: argparse.Namespace) -> int:
             config=config,
             terminal=is_terminal(sys.stdout),
             color=use_color(sys.stdout),
+            problems_before=config_problems,
         )
     finally:
         undo()

@@ -174,6 +174,15 @@ def test_set_changes_the_threshold(tmp_path: Path, capsys: pytest.CaptureFixture
     assert [w["zone"] for w in doc["workers"]] == ["checkpoint", "checkpoint"]  # 40 % and 90 % reach 35 %
 
 
+def test_a_broken_config_is_a_problem_with_or_without_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _hand_run(tmp_path / "p")
+    write(root, ".zerg/config.yaml", "workers:\n  context_threshold_percent: lots\n")
+    for extra in ([], ["--set", "max_context_tokens=100000"]):
+        code, out, err = run(capsys, "follow", str(root), "--once", *extra)
+        assert code == 2 and err.count("\n") == 1 and err.startswith("ctxviewer: .zerg/config.yaml")
+        assert "threshold 70% (default)" in out  # the default used instead
+
+
 def test_text_from_the_files_is_shown_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     state = json.loads(json.dumps(STATE))
     state["workers"]["1"]["current_task"] = "T\x1b[2J\u202e"
@@ -327,6 +336,13 @@ def test_recorded_beside_reproduced(project: Path, capsys: pytest.CaptureFixture
     assert recorded["tasks"][0]["sections"] == [
         {"section": "security_rules", "recorded": 21, "reproduced": 21, "verdict": "same"},
         {"section": "spec_excerpt", "recorded": 26, "reproduced": 26, "verdict": "same"},
+    ]
+    code, out, _ = run(capsys, "follow", str(project), "--once", "--recorded", "--format", "jsonl")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [(c["task_id"], c["matches"]) for c in lines if c["type"] == "recorded"] == [
+        ("T1", True),
+        ("T2", False),
+        ("T9", False),
     ]
 
 
