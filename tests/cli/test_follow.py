@@ -305,6 +305,34 @@ def test_live_text_in_a_pipe_prints_the_fleet_when_it_changes(tmp_path: Path, mo
     assert out.empty()  # nothing printed while nothing changed
 
 
+def test_live_on_a_terminal_redraws_the_fleet_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _hand_run(tmp_path / "p")
+    monkeypatch.setenv("COLUMNS", "1000")  # no line wraps: the fleet is its 3 lines
+    out = _capture(monkeypatch)
+    stop = threading.Event()
+    live = threading.Thread(
+        target=follow_cli.follow_live,
+        args=(discover_run(root),),
+        kwargs={"fmt": "text", "interval": 0.05, "stop": stop, "terminal": True, "color": True},
+    )
+    live.start()
+    try:
+        writes = [out.get(timeout=20) for _ in range(3)]
+    finally:
+        stop.set()
+        live.join(timeout=20)
+    first, clear, second = writes
+    # Worker 1 at 40 % is green, worker 2 at 90 % red (upstream's dashboard colours).
+    assert "\x1b[32m[########" in first and "\x1b[31m[################|#..]\x1b[0m" in first
+    assert clear == "\x1b[3F\x1b[J"  # up to the fleet's first row, cleared to the end
+    assert second.startswith(f"run {root}: 2 workers")
+
+
+def test_rows_a_text_takes_on_a_terminal() -> None:
+    # 10 visible characters (the colour escapes take no room) at 4 columns: 3 rows; an empty line: 1.
+    assert follow_cli._rows("\x1b[32m0123456789\x1b[0m\n\nab", 4) == 3 + 1 + 1
+
+
 # -- recorded vs reproduced ----------------------------------------------------------------------------
 
 
