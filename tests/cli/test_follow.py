@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import queue
 import signal
+import subprocess
 import threading
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,32 @@ def test_once_json_of_a_generated_run(tmp_path: Path, capsys: pytest.CaptureFixt
         assert {t["task_id"]: t["total"] for t in record["tasks"]} == {k: v["total"] for k, v in on_disk.items()}
         assert {t["task_id"]: t["sections"] for t in record["tasks"]} == {k: v["breakdown"] for k, v in on_disk.items()}
     assert len(doc["token_records"]) == 3 and doc["problem_count"] == 0
+
+
+def test_once_json_of_a_run_the_real_writers_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.engine.runtime.test_real_writers import DRIVER, VENV
+
+    python = VENV / "bin" / "python"
+    if not (VENV / "ready").exists() or not python.exists():
+        pytest.skip(f"no zerg-ai 0.3.2 virtualenv at {VENV} (tests/engine/profiles/test_upstream_oracle.py makes it)")
+    done = subprocess.run(
+        [str(python), str(DRIVER), str(tmp_path)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    wrote = json.loads(done.stdout)
+    code, out, err = run(capsys, "follow", str(tmp_path), "--once", "--format", "json")
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    assert sum(log["records"] for log in doc["logs"]) == wrote["lines"]
+    for log in doc["logs"]:
+        assert log["tasks_executed"] == sum(e["event"] == "task_completed" for e in log["events"])
+    assert sum(log["tasks_executed"] for log in doc["logs"]) == wrote["task_completed"]
+    assert {w["worker_id"]: w["context_usage"] for w in doc["workers"]} == {
+        k: v["context_usage"] for k, v in wrote["workers"].items()
+    }
+    assert {r["worker_id"]: {t["task_id"]: t["total"] for t in r["tasks"]} for r in doc["token_records"]} == wrote[
+        "tokens"
+    ]
 
 
 def test_once_reports_each_problem_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
