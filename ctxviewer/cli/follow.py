@@ -44,7 +44,7 @@ from ctxviewer.cli.common import (
     print_text,
     run_overrides,
 )
-from ctxviewer.engine.exports.terminal import one_line, visible
+from ctxviewer.engine.exports.terminal import visible
 
 #: Longest ``follow --interval`` (a day).
 MAX_INTERVAL = 86_400
@@ -151,29 +151,30 @@ def fleet_config(run: Any, overrides: dict[str, Any]) -> tuple[Any, int]:
 
 
 def shown_snapshot(snapshot: Any) -> Any:
-    """*snapshot* with every text that came from the run's files made safe for one terminal line
-    (so the coloured text rendering needs no escaping after)."""
+    """*snapshot* with every text that came from the run's files shown visibly (controls,
+    line breaks and bidi overrides escaped: it cannot act on the terminal or break a line), so the
+    coloured text rendering needs no escaping after."""
     config = snapshot.config
     config = replace(
         config,
-        threshold_origin=one_line(config.threshold_origin),
-        zones=tuple((one_line(name), percent) for name, percent in config.zones),
+        threshold_origin=visible(config.threshold_origin),
+        zones=tuple((visible(name), percent) for name, percent in config.zones),
     )
 
     def text(value: str | None) -> str | None:
-        return None if value is None else one_line(value)
+        return None if value is None else visible(value)
 
     workers = tuple(
         replace(
             row,
-            worker_id=one_line(row.worker_id),
+            worker_id=visible(row.worker_id),
             status=text(row.status),
             current_task=text(row.current_task),
             zone=text(row.zone),
         )
         for row in snapshot.workers
     )
-    return replace(snapshot, root=one_line(snapshot.root), config=config, workers=workers)
+    return replace(snapshot, root=visible(snapshot.root), config=config, workers=workers)
 
 
 def use_color(stream: Any) -> bool:

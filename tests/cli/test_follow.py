@@ -212,11 +212,12 @@ def test_a_broken_config_is_a_problem_with_or_without_set(tmp_path: Path, capsys
 
 def test_text_from_the_files_is_shown_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     state = json.loads(json.dumps(STATE))
-    state["workers"]["1"]["current_task"] = "T\x1b[2J\u202e"
+    state["workers"]["1"]["current_task"] = "T\x1b[2J\u202e\nW9   forged"
     root = _hand_run(tmp_path / "p")
     write(root, ".zerg/state/shop.json", json.dumps(state))
     _, out, _ = run(capsys, "follow", str(root), "--once")
-    assert "T\\x1b[2J\\u202e" in out and "\x1b" not in out and "\u202e" not in out
+    assert "T\\x1b[2J\\u202e\\x0aW9   forged" in out and "\x1b" not in out and "\u202e" not in out
+    assert len(out.splitlines()) == 3  # the header and two workers: no line forged
 
 
 def test_colour_only_on_a_terminal_and_not_with_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
