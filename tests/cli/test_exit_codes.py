@@ -144,7 +144,7 @@ def test_reports_reach_a_console_that_cannot_encode_them(tmp_path: Path) -> None
     result = run_module("check", str(root), "--max-tokens", "1", env=env)
     assert result.returncode == 1 and b"Traceback" not in result.stderr
     assert result.stdout.decode("utf-8").startswith("OVER  feat/\u4efb\u52a11: ")
-    log = write(tmp_path, "log.jsonl", "")
+    log = write(tmp_path, "log.jsonl", '{"ts": 0, "event": "task_executed", "id": "A"}\n')  # ctxviewer's own format
     result = run_module("follow", str(log), "--once", env=env)
     assert result.returncode == 0 and b"Traceback" not in result.stderr
     assert "\u00b7" in result.stdout.decode("utf-8")

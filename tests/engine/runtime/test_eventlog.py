@@ -610,3 +610,15 @@ def test_usage_read_before_finish_counts_the_line_finish_folds_in(tmp_path: Path
     follower.finish()
     # task 500 + tool call 50 + 2 minutes (ts 1000 to 1120) at 100 a minute
     assert (follower.usage.events, follower.usage.estimated_tokens) == (2, 500 + 50 + 200)
+
+
+def test_the_own_format_is_told_from_upstreams_by_its_first_line() -> None:
+    from ctxviewer.engine.runtime.eventlog import is_event_log_head
+
+    ours = b'{"ts": 0, "event": "task_executed", "id": "A"}\n'
+    upstream = b'{"ts": "2026-02-16T10:00:00Z", "level": "info", "worker_id": 1, "feature": "f", "message": "m"}\n'
+    assert is_event_log_head(ours) and is_event_log_head(b"\xef\xbb\xbf\n  \n" + ours)  # BOM, blank lines first
+    assert not is_event_log_head(upstream)
+    assert not is_event_log_head(upstream[:-2] + b', "event": "tool_call"}\n')  # level and message: upstream's
+    assert not is_event_log_head(b"") and not is_event_log_head(b"not json\n" + ours)
+    assert is_event_log_head(ours[:-1])  # a first line still without its newline

@@ -35,9 +35,10 @@ from ctxviewer.engine.runtime.eventlog.lines import (
     Event,
     Line,
     LineSplitter,
+    is_event_log_head,
     parse_line,
 )
-from ctxviewer.engine.runtime.eventlog.tail import Appended, LogTail, Missing, Unreadable, open_log
+from ctxviewer.engine.runtime.eventlog.tail import Appended, LogTail, Missing, Unreadable, is_event_log, open_log
 
 __all__ = [
     "EVENT_KINDS",
@@ -60,6 +61,8 @@ __all__ = [
     "PollResult",
     "Unreadable",
     "UsageFold",
+    "is_event_log",
+    "is_event_log_head",
     "open_log",
     "parse_line",
 ]

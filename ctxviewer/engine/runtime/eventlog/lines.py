@@ -252,3 +252,25 @@ class LineSplitter:
         if len(raw) - raw.endswith(b"\r") > self.max_line_bytes:
             return Line(self.lines, b"", too_long=True)
         return Line(self.lines, raw)
+
+
+#: How much of a file :func:`is_event_log_head` looks at.
+SNIFF_BYTES = 65_536
+
+
+def is_event_log_head(head: bytes) -> bool:
+    """Whether a file starting with *head* is ctxviewer's own event log, not an upstream worker log.
+
+    The first non-blank line decides: a JSON object whose ``event`` is one of ours
+    (:data:`EVENT_KINDS`) and that has neither ``level`` nor ``message`` (every line
+    upstream's log writer writes has both).  An empty file is not one.
+    """
+    for raw in head.removeprefix(_BOM).split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            return False
+        return isinstance(obj, dict) and obj.get("event") in EVENT_KINDS and "level" not in obj and "message" not in obj
+    return False

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from ctxviewer.engine.runtime.eventlog.lines import SNIFF_BYTES, is_event_log_head
+
 #: The file's first bytes are kept, to notice a rewrite that keeps (or grows) its size.
 HEAD_BYTES = 64
 
@@ -27,6 +29,19 @@ def open_log(path: Path) -> IO[bytes]:
     except BaseException:
         os.close(fd)
         raise
+
+
+def is_event_log(path: Path) -> bool:
+    """Whether *path* is a file holding ctxviewer's own event log (see
+    :func:`~.lines.is_event_log_head`); False for anything unreadable or not a file."""
+    try:
+        if not path.is_file():
+            return False
+        with open_log(path) as handle:
+            head = handle.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    return is_event_log_head(head)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,295 @@
+"""Recorded vs reproduced: upstream's token records beside what ctxviewer's profile builds.
+
+Upstream's context plugin (zerg-ai 0.3.2 and the repository's main) writes, for every task
+whose context it builds, the tokens of each non-empty section to
+``state/tokens-<worker>.json`` (see :mod:`ctxviewer.engine.runtime.tokenrecords`), counted
+with upstream's estimate ``max(1, round(len / 4))`` (mode ``estimated``) or Anthropic's
+count (mode ``exact``).  :func:`compare_records` runs, for each recorded task, the profile
+of the upstream version that runs in the project (``zerg-0.3.2`` or
+``mahabharatha-latest``: set, pinned, or detected, as ``assemble`` picks it) and sets the
+recorded count of each section beside the reproduced one: the same, different, or a
+section on one side only.
+
+The reproduced counts come from the trace, as upstream computes them: the section's text
+*before* compact mode abbreviates it (upstream records before it abbreviates; in the trace
+the length before is the first ``abbreviate`` step's ``chars_before``), under upstream's
+component names (``spec_excerpt`` for the spec section).  A task whose whole context failed
+and fell back (every section ``failed``) is one upstream writes no record for.
+
+What the files do not say is taken from the project's settings: the budget, and the
+switches a worker's environment sets (``analysis_depth``, ``behavioral_mode``,
+``tdd_mode``, ``compact_mode``); a count that differs may mean the worker ran with other
+values, or on other files (the project has changed since).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.profiles.base import Cancelled
+from ctxviewer.engine.project.loading import Feature, Project, Task
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.runs.pipeline import CHARACTER_PROFILES, assemble_task, run_profile
+from ctxviewer.engine.runtime.tokenrecords import TokenRecord
+from ctxviewer.engine.trace.model import SPEC, Trace
+
+SAME = "same"
+DIFFERS = "differs"
+ONLY_RECORDED = "only recorded"
+ONLY_REPRODUCED = "only reproduced"
+#: Upstream's component names where they differ from the trace's section names.
+COMPONENT_NAMES = {SPEC: "spec_excerpt"}
+#: Characters per token of upstream's estimate (``token_metrics.fallback_chars_per_token``).
+CHARS_PER_TOKEN = 4.0
+
+
+@dataclass(frozen=True, slots=True)
+class SectionCount:
+    """One section of one task: its tokens as recorded and as reproduced (None: not on that side)."""
+
+    section: str
+    recorded: int | None
+    reproduced: int | None
+
+    @property
+    def verdict(self) -> str:
+        """``same``, ``differs``, ``only recorded`` or ``only reproduced``."""
+        if self.reproduced is None:
+            return ONLY_RECORDED
+        if self.recorded is None:
+            return ONLY_REPRODUCED
+        return SAME if self.recorded == self.reproduced else DIFFERS
+
+
+@dataclass(frozen=True, slots=True)
+class TaskComparison:
+    """One recorded task beside its reproduction."""
+
+    file: str
+    worker_id: str
+    task_id: str
+    mode: str | None
+    recorded_total: int | None
+    feature: str | None
+    """The feature whose task was reproduced (None: not found)."""
+    reproduced_total: int | None
+    """None when the task was not reproduced (:attr:`note` says why)."""
+    sections: tuple[SectionCount, ...]
+    """Recorded sections in the file's order, then those only reproduced in assembly order."""
+    note: str = ""
+
+    @property
+    def reproduced(self) -> bool:
+        return self.reproduced_total is not None
+
+    @property
+    def matches(self) -> bool:
+        """Reproduced, with every section on both sides and every count the same."""
+        return self.reproduced and all(s.verdict == SAME for s in self.sections)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedComparison:
+    """Every recorded task of some token records, beside what the project's profile reproduces."""
+
+    project: str
+    profile: str | None
+    """The profile that reproduced them (None when none can: the seed writes no token records)."""
+    reason: str
+    """Which upstream version runs and why (as ``assemble`` says it)."""
+    tasks: tuple[TaskComparison, ...]
+
+    @property
+    def same(self) -> int:
+        return sum(t.matches for t in self.tasks)
+
+    @property
+    def differ(self) -> int:
+        return sum(t.reproduced and not t.matches for t in self.tasks)
+
+    @property
+    def not_reproduced(self) -> int:
+        return sum(not t.reproduced for t in self.tasks)
+
+
+def upstream_count(chars: int) -> int:
+    """Upstream's estimate of a text of *chars* characters: ``max(1, round(chars / 4))``, halves to even."""
+    return max(1, round(chars / CHARS_PER_TOKEN))
+
+
+def reproduced_breakdown(trace: Trace) -> dict[str, int] | None:
+    """The token record upstream would write for *trace*'s task, section by section.
+
+    None when the whole context failed (every section ``failed``): upstream's plugin then
+    falls back before it records anything.
+    """
+    if trace.sections and all(s.status == "failed" for s in trace.sections):
+        return None
+    before: dict[str, int] = {}
+    for step in trace.trim_steps:  # compact mode: the first abbreviation's "before" is the text recorded
+        if step.action == "abbreviate" and step.section not in before:
+            before[step.section] = step.chars_before
+    out: dict[str, int] = {}
+    for section in trace.sections:
+        chars = before.get(section.name, len(section.text))
+        if chars:
+            out[COMPONENT_NAMES.get(section.name, section.name)] = upstream_count(chars)
+    return out
+
+
+def compare_sections(recorded: Sequence[tuple[str, int]], reproduced: dict[str, int]) -> tuple[SectionCount, ...]:
+    """Each section of either side: the recorded ones in their order, then the rest."""
+    seen = {name for name, _ in recorded}
+    out = [SectionCount(name, count, reproduced.get(name)) for name, count in recorded]
+    out += [SectionCount(name, None, count) for name, count in reproduced.items() if name not in seen]
+    return tuple(out)
+
+
+def upstream_settings(settings: Settings) -> Settings:
+    """*settings* running the upstream pipeline: a pinned upstream profile stays, any other
+    profile becomes ``mahabharatha`` (the version set or detected)."""
+    if settings.profile in CHARACTER_PROFILES or settings.profile == "mahabharatha":
+        return settings
+    return settings.with_overrides({"profile": "mahabharatha"}, "follow --recorded")
+
+
+def _pick(found: Sequence[tuple[Feature, Task]], prefer: Sequence[str]) -> tuple[tuple[Feature, Task] | None, str]:
+    """The (feature, task) to reproduce among those with the id, and a note when there was a choice."""
+    if not found:
+        return None, "not in the project's task graphs"
+    chosen = next((ft for name in prefer for ft in found if ft[0].name == name), found[0])
+    others = [f.name for f, _ in found if f.name != chosen[0].name]
+    note = f"also in feature {', '.join(others)}; reproduced in {chosen[0].name}" if others else ""
+    return chosen, note
+
+
+def compare_records(
+    project: Project,
+    records: Iterable[TokenRecord],
+    *,
+    settings: Settings | None = None,
+    prefer_features: Sequence[str] = (),
+    cancel: threading.Event | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RecordedComparison:
+    """Every task of *records* beside what *project*'s upstream profile builds for it.
+
+    A task id is looked up in every feature's task graph (upstream keys records by task id
+    alone); when several features have it, the first of *prefer_features* (the run's state
+    files name theirs) that does is taken.  Each task is assembled once, however many
+    records hold it.  *progress* gets (tasks done, tasks in all); *cancel* stops between
+    tasks (raising :class:`~ctxviewer.engine.profiles.base.Cancelled`).
+    """
+    chosen = upstream_settings(settings or project.settings)
+    profile, detection = run_profile(project, chosen)
+    reason = detection.reason if detection is not None else f"profile {profile}"
+    entries = [(record, task) for record in records for task in record.tasks]
+    if profile not in CHARACTER_PROFILES:
+        version = detection.version if detection is not None else profile
+        why = f"not reproduced: the pipeline that runs here ({version}) writes no token records"
+        return RecordedComparison(
+            str(project.root),
+            None,
+            reason,
+            tuple(
+                TaskComparison(
+                    r.file, r.worker_id, t.task_id, t.mode, t.total, None, None, compare_sections(t.sections, {}), why
+                )
+                for r, t in entries
+            ),
+        )
+    index: dict[str, list[tuple[Feature, Task]]] = {}
+    for feature, task in project.tasks():
+        index.setdefault(task.id, []).append((feature, task))
+    built: dict[tuple[str, str], tuple[dict[str, int] | None, str]] = {}
+    out: list[TaskComparison] = []
+    for done, (record, entry) in enumerate(entries):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("recorded")
+        if progress is not None:
+            progress(done, len(entries))
+        found, note = _pick(index.get(entry.task_id, []), prefer_features)
+        notes = [note] if note else []
+        if entry.mode == "exact":
+            notes.append("recorded with Anthropic's count (mode exact); reproduced with upstream's estimate")
+        breakdown: dict[str, int] | None = None
+        feature_name = None
+        if found is not None:
+            feature, task = found
+            feature_name = feature.name
+            key = (feature.name, task.id)
+            if key not in built:
+                built[key] = _reproduce(project, feature, task, chosen, cancel)
+            breakdown, failure = built[key]
+            if failure:
+                notes.append(failure)
+        sections = compare_sections(entry.sections, breakdown or {})
+        out.append(
+            TaskComparison(
+                file=record.file,
+                worker_id=record.worker_id,
+                task_id=entry.task_id,
+                mode=entry.mode,
+                recorded_total=entry.total,
+                feature=feature_name,
+                reproduced_total=None if breakdown is None else sum(breakdown.values()),
+                sections=sections,
+                note="; ".join(notes),
+            )
+        )
+    if progress is not None:
+        progress(len(entries), len(entries))
+    return RecordedComparison(str(project.root), profile, reason, tuple(out))
+
+
+def _reproduce(
+    project: Project, feature: Feature, task: Task, settings: Settings, cancel: threading.Event | None
+) -> tuple[dict[str, int] | None, str]:
+    """The task's reproduced record, or None and why there is none."""
+    try:
+        trace = assemble_task(project, feature, task, settings, exact=False, cancel=cancel)
+    except Cancelled:
+        raise
+    except CtxViewerError as exc:
+        return None, f"not reproduced: {exc}"
+    breakdown = reproduced_breakdown(trace)
+    if breakdown is None:
+        why = next((s.reason for s in trace.sections), "the whole context failed")
+        return None, f"not reproduced: {why} (upstream records nothing then)"
+    return breakdown, ""
+
+
+def comparison_data(comparison: RecordedComparison) -> dict[str, Any]:
+    """*comparison* as JSON-ready data (``follow --once --recorded --format json``'s ``recorded``)."""
+    return {
+        "project": comparison.project,
+        "profile": comparison.profile,
+        "reason": comparison.reason,
+        "same": comparison.same,
+        "differ": comparison.differ,
+        "not_reproduced": comparison.not_reproduced,
+        "tasks": [task_data(task) for task in comparison.tasks],
+    }
+
+
+def task_data(task: TaskComparison) -> dict[str, Any]:
+    """One task's comparison as JSON-ready data."""
+    return {
+        "file": task.file,
+        "worker_id": task.worker_id,
+        "task_id": task.task_id,
+        "feature": task.feature,
+        "mode": task.mode,
+        "recorded_total": task.recorded_total,
+        "reproduced_total": task.reproduced_total,
+        "matches": task.matches,
+        "note": task.note,
+        "sections": [
+            {"section": s.section, "recorded": s.recorded, "reproduced": s.reproduced, "verdict": s.verdict}
+            for s in task.sections
+        ],
+    }
