@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 from ctxviewer.cli.common import (
     ASSEMBLE_SUFFIXES,
@@ -35,7 +37,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     elif fmt == "html":
         from ctxviewer.engine.exports.report import html_report
 
-        text = html_report(trace)
+        text = html_report(trace, prompt=_prompt_json(project, args.feature, args.task))
     else:
         text = trace.context
         for warning in trace.warnings:  # the JSON carries them; plain output says them here
@@ -52,6 +54,18 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         sys.stderr.write(visible(debug_text(trace), lines=True))
     write_out(text, args.output)
     return report_trace_errors(trace)
+
+
+def _prompt_json(project: Any, feature: str, task: str) -> Mapping[str, Any] | None:
+    """The worker's prompt for the report, as the window's export passes it (None: not composable)."""
+    from ctxviewer.engine.errors import CtxViewerError
+    from ctxviewer.engine.upstream.prompt import build_prompt
+
+    try:
+        feat = project.feature(feature)
+        return build_prompt(project, feat, feat.task(task), project.settings, exact=True).to_json()
+    except CtxViewerError:
+        return None  # the report is still written; it says the prompt is not there
 
 
 def add_parser(sub: Subparsers) -> None:

@@ -59,3 +59,12 @@ def test_debug_prints_the_context_debug_record_to_stderr(project: Path, capsys: 
     code, out, err = run(capsys, *argv[:-3], "--debug")
     assert code == 0 and out.startswith("## Security Rules")
     assert "- Keywords: [login, session]" in err and "the mahabharatha profile computes no knowledge" in err
+
+
+def test_the_html_report_carries_the_workers_prompt(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The command line's report is the window's: the worker's prompt (its parts and text) is in it."""
+    code, out, _ = run(capsys, "assemble", str(project), "--feature", "feat", "--task", "T1", "--format", "html")
+    assert code == 0
+    section = out.split('<section id="prompt">', 1)[1].split("</section>", 1)[0]
+    # The prompt's task header names the task and its title (the project's text, escaped).
+    assert "T1" in section and "Login session" in section
