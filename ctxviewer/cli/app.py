@@ -9,7 +9,21 @@ import argparse
 from collections.abc import Callable, Sequence
 
 from ctxviewer import __version__
-from ctxviewer.cli import assemble, batch, check, compare, follow, gui, listing, prompt, split, verify, whatif, why
+from ctxviewer.cli import (
+    assemble,
+    batch,
+    check,
+    compare,
+    follow,
+    gui,
+    listing,
+    prompt,
+    split,
+    sweep,
+    verify,
+    whatif,
+    why,
+)
 from ctxviewer.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subparsers, discard_stdout, err
 from ctxviewer.engine.errors import CtxViewerError
 
@@ -17,6 +31,7 @@ from ctxviewer.engine.errors import CtxViewerError
 COMMANDS: tuple[Callable[[Subparsers], None], ...] = (
     assemble.add_parser,
     batch.add_parser,
+    sweep.add_parser,
     check.add_parser,
     listing.add_parser,
     why.add_parser,
