@@ -300,6 +300,14 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
         1,
         "screenshot mode's scratch folder for a throwaway QSettings file; nothing of the user's",
     ),
+    ("ctxviewer/gui/widgets/heatmap.py", ".save()"): (
+        1,
+        "the sweep heatmap's QImage.save into an in-memory QBuffer; the view writes the bytes with atomic_write",
+    ),
+    ("ctxviewer/gui/widgets/heatmap.py", "QIODevice.OpenModeFlag.WriteOnly"): (
+        2,
+        "opens the in-memory QBuffers the heatmap's PNG and SVG are encoded into",
+    ),
     ("ctxviewer/engine/upstream/verify.py", "import subprocess"): (
         1,
         "runs the user's upstream plugin (verify_driver.py) with its token records off; the project is "
