@@ -3,8 +3,7 @@
     QT_QPA_PLATFORM=offscreen python docs/screenshots/sweep_shot.py docs/screenshots
 
 The sweep runs on its lane as in the window (Run > Feature Sweep); the picture is taken once
-the heatmap is shown, with one cell marked as a click marks it (CHK-L2-003 at 2,000, whose
-Docker rule file is cut there and in again at 2,250).
+the heatmap is shown, with one cell marked as a click marks it (CHK-L2-003 at 2,000).
 """
 
 from __future__ import annotations

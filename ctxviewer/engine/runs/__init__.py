@@ -2,5 +2,6 @@
 
 :mod:`.pipeline` -- one task to a :class:`~ctxviewer.engine.trace.model.Trace`; :mod:`.batch` --
 every task of a project; :mod:`.compare` -- one task two ways; :mod:`.session` -- a feature's
-tasks replayed through one worker's tracker (a what-if, not a real run).
+tasks replayed through one worker's tracker (a what-if, not a real run); :mod:`.sweep` -- every
+task at every budget of a range (and share), reduced to a heatmap's cells.
 """

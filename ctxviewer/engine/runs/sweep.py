@@ -130,7 +130,8 @@ def check_codes(codes: Collection[str], key: str = "--findings") -> tuple[str, .
     """*codes* in :data:`CODES` order; raises for one that is not a finding code."""
     unknown = sorted(set(codes) - set(CODES))
     if unknown:
-        raise SettingsError(f"{key}: {', '.join(unknown)} is not a finding code; choose from {', '.join(CODES)}")
+        what = "is not a finding code" if len(unknown) == 1 else "are not finding codes"
+        raise SettingsError(f"{key}: {', '.join(unknown)} {what}; choose from {', '.join(CODES)}")
     return tuple(c for c in CODES if c in codes)
 
 

@@ -76,6 +76,8 @@ def test_finding_codes_are_checked_and_ordered_as_the_catalogue() -> None:
     assert check_codes({"over-budget", "rule-cut"}) == ("rule-cut", "over-budget")
     with pytest.raises(SettingsError, match=r"^--findings: nope is not a finding code"):
         check_codes({"rule-cut", "nope"})
+    with pytest.raises(SettingsError, match=r"^--findings: nah, nope are not finding codes; choose from rule-cut, "):
+        check_codes({"nah", "nope"})
 
 
 # -- cells --------------------------------------------------------------------------------------------
