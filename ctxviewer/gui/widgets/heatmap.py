@@ -7,7 +7,7 @@ whatever its level; a cell with a rule file cut carries an amber corner; a cell 
 refused is grey.  The layout is a pure function (:func:`heatmap_layout`), so tests can find
 a cell's pixels; :func:`paint_heatmap` draws on any painter, so the same picture goes to
 the screen, a PNG (:func:`png_bytes`) and an SVG (:func:`svg_bytes`, QtSvg's generator).
-Hovering a cell shows its tooltip; clicking it emits :attr:`SweepHeatmap.cellClicked`.
+Hovering a cell makes its tooltip the widget's; clicking it emits :attr:`SweepHeatmap.cellClicked`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QHelpEvent, QImage, QPainter, QPalette, QPen, QPolygonF
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QPen, QPolygonF
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ctxviewer.gui.widgets.plaintext import plain_tip
 
@@ -365,20 +365,13 @@ class SweepHeatmap(QWidget):
             return None
         return cell_at(layout, self._value, pos)
 
-    def event(self, e: QEvent) -> bool:
-        if e.type() == QEvent.Type.ToolTip and isinstance(e, QHelpEvent):
-            hit = self._cell_at(QPointF(e.pos()))
-            if hit is not None and self._value is not None:
-                QToolTip.showText(e.globalPos(), plain_tip(self._value.cell(*hit).tip), self)
-            else:
-                QToolTip.hideText()
-                e.ignore()
-            return True
-        return super().event(e)
-
     def mouseMoveEvent(self, e: QMouseEvent) -> None:
+        # The tooltip follows the cell under the pointer (Qt shows the widget's own tooltip).
         hit = self._cell_at(e.position())
         self.setCursor(Qt.CursorShape.PointingHandCursor if hit is not None else Qt.CursorShape.ArrowCursor)
+        tip = plain_tip(self._value.cell(*hit).tip) if hit is not None and self._value is not None else ""
+        if tip != self.toolTip():
+            self.setToolTip(tip)
         super().mouseMoveEvent(e)
 
     def mousePressEvent(self, e: QMouseEvent) -> None:

@@ -107,3 +107,18 @@ def test_png_and_svg_exports() -> None:
     assert 'width="640' in svg.replace("px", "") or 'viewBox="0 0 640 300"' in svg
     assert "#d62728" in svg.lower() and "#ffb000" in svg.lower()  # the over-budget fill and the rule mark
     assert "T2" in svg and "3,000" in svg  # the axis labels are text
+
+
+def test_hover_shows_the_cells_numbers(qtbot) -> None:  # type: ignore[no-untyped-def]
+    widget = SweepHeatmap()
+    qtbot.addWidget(widget)
+    widget.resize(SIZE)
+    widget.setValue(VALUE)
+    widget.show()
+    qtbot.waitExposed(widget)
+    qtbot.mouseMove(widget, widget.cell_center(0, 1).toPoint())
+    qtbot.waitUntil(lambda: widget.toolTip() == "T1 at 2,000", timeout=1000)
+    qtbot.mouseMove(widget, widget.cell_center(1, 1).toPoint())
+    qtbot.waitUntil(lambda: widget.toolTip() == "refused", timeout=1000)
+    qtbot.mouseMove(widget, QPointF(3, 3).toPoint())  # off the cells: no tooltip
+    qtbot.waitUntil(lambda: widget.toolTip() == "", timeout=1000)
