@@ -7,7 +7,8 @@ whatever its level; a cell with a rule file cut carries an amber corner; a cell 
 refused is grey.  The layout is a pure function (:func:`heatmap_layout`), so tests can find
 a cell's pixels; :func:`paint_heatmap` draws on any painter, so the same picture goes to
 the screen, a PNG (:func:`png_bytes`) and an SVG (:func:`svg_bytes`, QtSvg's generator).
-Hovering a cell makes its tooltip the widget's; clicking it emits :attr:`SweepHeatmap.cellClicked`.
+Hovering a cell makes its tooltip the widget's; clicking it (or Enter on the cell the arrow keys
+mark) emits :attr:`SweepHeatmap.cellClicked`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from ctxviewer.gui.widgets.plaintext import plain_tip
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QMouseEvent, QPaintEvent
+    from PySide6.QtGui import QKeyEvent, QMouseEvent, QPaintEvent
 
 #: The level scale's stops: 0 (pale), 0.5 and 1 (dark), blue so that red and amber stand apart.
 SCALE = ((0.0, QColor("#eef4fb")), (0.5, QColor("#6baed6")), (1.0, QColor("#08306b")))
@@ -309,6 +310,7 @@ class SweepHeatmap(QWidget):
         self._marked: tuple[int, int] | None = None
         self._empty_text = "Run a sweep to see every task at every budget."
         self.setMouseTracking(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(420, 220)
 
@@ -373,6 +375,32 @@ class SweepHeatmap(QWidget):
         if tip != self.toolTip():
             self.setToolTip(tip)
         super().mouseMoveEvent(e)
+
+    def keyPressEvent(self, e: QKeyEvent) -> None:
+        """Arrow keys move the marked cell; Enter or Space asks for it, as a click does."""
+        value = self._value
+        if value is None or not value.rows or not value.columns:
+            super().keyPressEvent(e)
+            return
+        row, column = self._marked or (0, 0)
+        moves = {
+            Qt.Key.Key_Up: (-1, 0),
+            Qt.Key.Key_Down: (1, 0),
+            Qt.Key.Key_Left: (0, -1),
+            Qt.Key.Key_Right: (0, 1),
+        }
+        key = Qt.Key(e.key())
+        if key in moves:
+            if self._marked is not None:
+                dr, dc = moves[key]
+                row = min(len(value.rows) - 1, max(0, row + dr))
+                column = min(len(value.columns) - 1, max(0, column + dc))
+            self.mark((row, column))
+            self.setToolTip(plain_tip(value.cell(row, column).tip))
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and self._marked is not None:
+            self.cellClicked.emit(row, column)
+        else:
+            super().keyPressEvent(e)
 
     def mousePressEvent(self, e: QMouseEvent) -> None:
         hit = self._cell_at(e.position())

@@ -122,3 +122,20 @@ def test_hover_shows_the_cells_numbers(qtbot) -> None:  # type: ignore[no-untype
     qtbot.waitUntil(lambda: widget.toolTip() == "refused", timeout=1000)
     qtbot.mouseMove(widget, QPointF(3, 3).toPoint())  # off the cells: no tooltip
     qtbot.waitUntil(lambda: widget.toolTip() == "", timeout=1000)
+
+
+def test_keys_move_the_mark_and_enter_asks_for_it(qtbot) -> None:  # type: ignore[no-untyped-def]
+    widget = SweepHeatmap()
+    qtbot.addWidget(widget)
+    widget.resize(SIZE)
+    widget.setValue(VALUE)
+    widget.show()
+    with qtbot.assertNotEmitted(widget.cellClicked):
+        qtbot.keyClick(widget, Qt.Key.Key_Return)  # nothing marked yet
+    qtbot.keyClick(widget, Qt.Key.Key_Down)  # the first key marks the first cell
+    for key in (Qt.Key.Key_Down, Qt.Key.Key_Right, Qt.Key.Key_Right, Qt.Key.Key_Right, Qt.Key.Key_Down):
+        qtbot.keyClick(widget, key)  # down to row 1, right to the last column and no further
+    assert widget.toolTip() == "q"
+    with qtbot.waitSignal(widget.cellClicked) as blocker:
+        qtbot.keyClick(widget, Qt.Key.Key_Return)
+    assert blocker.args == [1, 2]
