@@ -3,8 +3,9 @@ picture painted at a fixed size, clicks, and the PNG and SVG exports."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QPalette
+from PySide6.QtCore import QEvent, QPointF, QSize, Qt
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPalette
+from PySide6.QtWidgets import QApplication
 
 from ctxviewer.gui.widgets.heatmap import (
     ERROR_COLOR,
@@ -109,19 +110,32 @@ def test_png_and_svg_exports() -> None:
     assert "T2" in svg and "3,000" in svg  # the axis labels are text
 
 
+def _hover(widget: SweepHeatmap, point: QPointF) -> None:
+    # Sent to the widget itself: a pointer moved by the platform reaches whichever window is
+    # on top there, which in a long test run need not be this one.
+    move = QMouseEvent(
+        QEvent.Type.MouseMove,
+        point,
+        widget.mapToGlobal(point),
+        Qt.MouseButton.NoButton,
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(widget, move)
+
+
 def test_hover_shows_the_cells_numbers(qtbot) -> None:  # type: ignore[no-untyped-def]
     widget = SweepHeatmap()
     qtbot.addWidget(widget)
     widget.resize(SIZE)
     widget.setValue(VALUE)
-    widget.show()
-    qtbot.waitExposed(widget)
-    qtbot.mouseMove(widget, widget.cell_center(0, 1).toPoint())
-    qtbot.waitUntil(lambda: widget.toolTip() == "T1 at 2,000", timeout=1000)
-    qtbot.mouseMove(widget, widget.cell_center(1, 1).toPoint())
-    qtbot.waitUntil(lambda: widget.toolTip() == "refused", timeout=1000)
-    qtbot.mouseMove(widget, QPointF(3, 3).toPoint())  # off the cells: no tooltip
-    qtbot.waitUntil(lambda: widget.toolTip() == "", timeout=1000)
+    _hover(widget, widget.cell_center(0, 1))
+    assert widget.toolTip() == "T1 at 2,000"
+    assert widget.cursor().shape() == Qt.CursorShape.PointingHandCursor
+    _hover(widget, widget.cell_center(1, 1))
+    assert widget.toolTip() == "refused"
+    _hover(widget, QPointF(3, 3))  # off the cells: no tooltip
+    assert widget.toolTip() == "" and widget.cursor().shape() == Qt.CursorShape.ArrowCursor
 
 
 def test_keys_move_the_mark_and_enter_asks_for_it(qtbot) -> None:  # type: ignore[no-untyped-def]
