@@ -149,14 +149,20 @@ def paint_heatmap(
     height: float,
     palette: QPalette,
     marked: tuple[int, int] | None = None,
+    exposed: QRectF | None = None,
 ) -> HeatmapLayout:
-    """Draw *value* in a *width* x *height* area from (0, 0); *marked* gets an outline."""
+    """Draw *value* in a *width* x *height* area from (0, 0); *marked* gets an outline.
+
+    With *exposed* (a repaint of part of the widget, as scrolling asks) only the rows that
+    cross it are drawn: a sweep of 700 tasks by 29 budgets takes a third of a second whole.
+    """
     layout = heatmap_layout(value, width, height, p.font())
     text = palette.color(QPalette.ColorRole.WindowText)
-    p.fillRect(QRectF(0, 0, width, height), palette.color(QPalette.ColorRole.Base))
+    first, stop = visible_rows(layout, len(value.rows), exposed)
+    p.fillRect(exposed or QRectF(0, 0, width, height), palette.color(QPalette.ColorRole.Base))
     p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-    for r, row in enumerate(value.cells):
-        for c, cell in enumerate(row):
+    for r in range(first, stop):
+        for c, cell in enumerate(value.cells[r]):
             rect = cell_rect(layout, r, c)
             p.fillRect(rect, cell_fill(cell))
             if cell.error:
@@ -173,22 +179,33 @@ def paint_heatmap(
         for c in range(1, len(value.columns)):
             x = layout.plot.left() + c * layout.cell_w
             p.drawLine(QPointF(x, layout.plot.top()), QPointF(x, layout.plot.bottom()))
-        for r in range(1, len(value.rows)):
+        for r in range(max(1, first), stop):
             y = layout.plot.top() + r * layout.cell_h
             p.drawLine(QPointF(layout.plot.left(), y), QPointF(layout.plot.right(), y))
     if marked is not None and marked[0] < len(value.rows) and marked[1] < len(value.columns):
         p.setPen(QPen(text, 2))
         p.drawRect(cell_rect(layout, *marked).adjusted(1, 1, -1, -1))
-    _paint_axes(p, value, layout, text)
+    _paint_axes(p, value, layout, text, first, stop)
     _paint_legend(p, value, layout, text)
     return layout
 
 
-def _paint_axes(p: QPainter, value: HeatmapValue, layout: HeatmapLayout, text: QColor) -> None:
+def visible_rows(layout: HeatmapLayout, rows: int, exposed: QRectF | None) -> tuple[int, int]:
+    """The rows ``[first, stop)`` that cross *exposed* (every row without one)."""
+    if exposed is None or layout.cell_h <= 0:
+        return 0, rows
+    top = (exposed.top() - layout.plot.top()) / layout.cell_h
+    bottom = (exposed.bottom() - layout.plot.top()) / layout.cell_h
+    return max(0, min(rows, math.floor(top))), max(0, min(rows, math.ceil(bottom) + 1))
+
+
+def _paint_axes(p: QPainter, value: HeatmapValue, layout: HeatmapLayout, text: QColor, first: int, stop: int) -> None:
     metrics = QFontMetricsF(p.font())
     p.setPen(text)
     plot = layout.plot
-    for r in range(0, len(value.rows), layout.row_stride):
+    # Labelled rows are every row_stride-th from the first; a label may reach a row below its own.
+    start = max(0, (first // layout.row_stride - 1) * layout.row_stride)
+    for r in range(start, stop, layout.row_stride):
         rect = QRectF(
             MARGIN, plot.top() + r * layout.cell_h, layout.label_w - LABEL_GAP, max(layout.cell_h, LABEL_ROW_H)
         )
@@ -358,7 +375,8 @@ class SweepHeatmap(QWidget):
             p.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
             p.drawText(QRectF(self.rect()), int(Qt.AlignmentFlag.AlignCenter), self._empty_text)
         else:
-            paint_heatmap(p, self._value, self.width(), self.height(), self.palette(), self._marked)
+            exposed = QRectF(event.rect())
+            paint_heatmap(p, self._value, self.width(), self.height(), self.palette(), self._marked, exposed)
         p.end()
 
     def _cell_at(self, pos: QPointF) -> tuple[int, int] | None:

@@ -3,8 +3,8 @@ picture painted at a fixed size, clicks, and the PNG and SVG exports."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPointF, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QMouseEvent, QPalette
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPalette
 from PySide6.QtWidgets import QApplication
 
 from ctxviewer.gui.widgets.heatmap import (
@@ -18,9 +18,11 @@ from ctxviewer.gui.widgets.heatmap import (
     cell_rect,
     heatmap_layout,
     level_color,
+    paint_heatmap,
     png_bytes,
     render_image,
     svg_bytes,
+    visible_rows,
 )
 
 #: Two tasks by three budgets: a pale cell, a mid cell, an over-budget cell; a rule cut at
@@ -153,3 +155,24 @@ def test_keys_move_the_mark_and_enter_asks_for_it(qtbot) -> None:  # type: ignor
     with qtbot.waitSignal(widget.cellClicked) as blocker:
         qtbot.keyClick(widget, Qt.Key.Key_Return)
     assert blocker.args == [1, 2]
+
+
+def test_a_partial_repaint_draws_the_rows_it_crosses_as_a_whole_one_does() -> None:
+    layout = heatmap_layout(VALUE, SIZE.width(), SIZE.height())
+    row1 = cell_rect(layout, 1, 0)
+    # A strip inside row 1: rows [1, 2) are drawn; the edges round outwards (a row more).
+    strip = QRectF(0, row1.top() + 2, SIZE.width(), 4)
+    assert visible_rows(layout, 2, strip) == (1, 2)
+    assert visible_rows(layout, 2, None) == (0, 2)
+    assert visible_rows(layout, 2, QRectF(0, 0, 10, 1)) == (0, 1)
+    palette = QPalette()
+    whole = render_image(VALUE, SIZE, palette)
+    part = QImage(SIZE, QImage.Format.Format_ARGB32)
+    part.fill(QColor("#123456"))
+    p = QPainter(part)
+    paint_heatmap(p, VALUE, SIZE.width(), SIZE.height(), palette, exposed=strip)
+    p.end()
+    for c in range(3):
+        point = QPointF(cell_rect(layout, 1, c).center().x(), strip.center().y())
+        assert _pixel(part, point) == _pixel(whole, point)
+    assert _pixel(part, cell_rect(layout, 0, 0).center()) == QColor("#123456")  # row 0 untouched
