@@ -97,6 +97,11 @@ def heatmap_value(sweep: Sweep, metric: str = "share", share: int = 0) -> Heatma
             return raw(c) / top if top else 0.0
 
         low, high = "0", f"{int(top):,}"
+
+    def tip_of(row: int, column: int) -> str:
+        c = grid[row][column]
+        return cell_tip(sweep, c, titles.get((c.feature, c.task), ""))
+
     cells = tuple(
         tuple(
             HeatCell(
@@ -104,7 +109,6 @@ def heatmap_value(sweep: Sweep, metric: str = "share", share: int = 0) -> Heatma
                 over=c.over_budget,
                 rule_cut=c.count(RULE_CUT) > 0,
                 error=bool(c.error),
-                tip=cell_tip(sweep, c, titles.get((c.feature, c.task), "")),
             )
             for c in row
         )
@@ -118,6 +122,7 @@ def heatmap_value(sweep: Sweep, metric: str = "share", share: int = 0) -> Heatma
         legend_title=METRICS.get(metric, METRICS["share"])[1],
         legend_low=low,
         legend_high=high,
+        tips=tip_of,
     )
 
 

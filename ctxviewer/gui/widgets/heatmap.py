@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSize, Qt, Signal
@@ -63,9 +64,17 @@ class HeatmapValue:
     legend_title: str = "context / budget"
     legend_low: str = "0%"
     legend_high: str = "100%"
+    #: A cell's tooltip made when it is asked for (a sweep has tens of thousands of cells and
+    #: one is hovered at a time); a cell's own ``tip`` wins.
+    tips: Callable[[int, int], str] | None = field(default=None, compare=False)
 
     def cell(self, row: int, column: int) -> HeatCell:
         return self.cells[row][column]
+
+    def tip(self, row: int, column: int) -> str:
+        """The tooltip of cell (*row*, *column*)."""
+        own = self.cells[row][column].tip
+        return own if own or self.tips is None else self.tips(row, column)
 
 
 def level_color(level: float) -> QColor:
@@ -389,7 +398,7 @@ class SweepHeatmap(QWidget):
         # The tooltip follows the cell under the pointer (Qt shows the widget's own tooltip).
         hit = self._cell_at(e.position())
         self.setCursor(Qt.CursorShape.PointingHandCursor if hit is not None else Qt.CursorShape.ArrowCursor)
-        tip = plain_tip(self._value.cell(*hit).tip) if hit is not None and self._value is not None else ""
+        tip = plain_tip(self._value.tip(*hit)) if hit is not None and self._value is not None else ""
         if tip != self.toolTip():
             self.setToolTip(tip)
         super().mouseMoveEvent(e)
@@ -414,7 +423,7 @@ class SweepHeatmap(QWidget):
                 row = min(len(value.rows) - 1, max(0, row + dr))
                 column = min(len(value.columns) - 1, max(0, column + dc))
             self.mark((row, column))
-            self.setToolTip(plain_tip(value.cell(row, column).tip))
+            self.setToolTip(plain_tip(value.tip(row, column)))
         elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and self._marked is not None:
             self.cellClicked.emit(row, column)
         else:

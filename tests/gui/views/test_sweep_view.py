@@ -55,7 +55,7 @@ def test_a_sweep_runs_on_the_lane_and_is_shown(qtbot, view: SweepView, compare: 
     assert value.cell(0, 0).rule_cut and not value.cell(0, 1).rule_cut and not value.cell(1, 0).rule_cut
     assert clean_budget(sweep) == 4000
     assert "2 tasks \u00d7 2 budgets" in view.message.text() and view.message.text().endswith(": 4,000")
-    assert "budget 1,000" in value.cell(0, 0).tip and "rule-cut 1" in value.cell(0, 0).tip
+    assert "budget 1,000" in value.tip(0, 0) and "rule-cut 1" in value.tip(0, 0)
     assert view.lane.state is RunState.DONE and view.png_button.isEnabled()
 
 
