@@ -20,6 +20,7 @@ from ctxviewer.cli import (
     listing,
     prompt,
     split,
+    sweep,
     verify,
     whatif,
     why,
@@ -31,6 +32,7 @@ from ctxviewer.engine.errors import CtxViewerError
 COMMANDS: tuple[Callable[[Subparsers], None], ...] = (
     assemble.add_parser,
     batch.add_parser,
+    sweep.add_parser,
     check.add_parser,
     listing.add_parser,
     why.add_parser,

@@ -5,5 +5,6 @@ every task of a project; :mod:`.compare` -- one task two ways; :mod:`.session` -
 tasks replayed through one worker's tracker (a what-if, not a real run); :mod:`.revisions` -- tasks
 at two git revisions, each moved candidate with the edit that moved it (:mod:`.revision_report`
 writes it out); :mod:`.recorded` -- a run's
-token records beside what the upstream profile reproduces for each task.
+token records beside what the upstream profile reproduces for each task; :mod:`.sweep` -- every
+task at every budget of a range (and share), reduced to a heatmap's cells.
 """

@@ -4,7 +4,8 @@
 header, findings line and budget summary, :mod:`.runs` the assembly and background-pass
 requests, :mod:`.session` the replay and live-log feeds, :mod:`.project` opening and
 watching a project, :mod:`.export` the exports, :mod:`.tuning` saving tuned settings to
-ctxviewer.yaml and :mod:`.persistence` what is kept between sessions.
+ctxviewer.yaml, :mod:`.persistence` what is kept between sessions and :mod:`.sweep` the
+Feature Sweep window.
 ``from ctxviewer.gui.window import MainWindow`` is the way in; the other names here are
 what tests and tools use.
 """

@@ -53,6 +53,7 @@ from ctxviewer.gui.window.persistence import WindowSettings
 from ctxviewer.gui.window.project import ProjectOpener, first_target, load_warnings, refresh_target
 from ctxviewer.gui.window.runs import Assembled, BatchPass, assembly_job, feature_findings
 from ctxviewer.gui.window.session import SessionFeeds, ask_log_path, ask_run_path, is_run_path
+from ctxviewer.gui.window.sweep import SweepLauncher
 from ctxviewer.gui.window.tabs import TABS, ResultTabs
 from ctxviewer.gui.window.tuning import save_tuned
 from ctxviewer.gui.worker import Lane, RunState, make_pool
@@ -102,6 +103,11 @@ class MainWindow(QMainWindow):
         self.compare_lane = Lane(self.pool, "compare", self)
         self.revision_lane = Lane(self.pool, "revisions", self)
         self.revision_dialog: RevisionDiffDialog | None = None
+        #: The Feature Sweep window and its lane (made when the Run menu first asks).
+        self.sweeps = SweepLauncher(self.pool, self)
+        self.sweeps.openRequested.connect(self.open_at)
+        self.projectLoaded.connect(lambda p: self.sweeps.retarget(p, None, self.run_settings))
+        self.projectRefreshed.connect(lambda p: self.sweeps.retarget(p, None, self.run_settings))
         self.opener = ProjectOpener(self.load_lane, self.refresh_lane, self)
         self.disk = self.opener.disk
         self.watcher = self.disk.watcher
@@ -298,6 +304,9 @@ class MainWindow(QMainWindow):
         self._action(run, "&Re-run", self.refresh, "F5", "Pick up changes on disk and assemble the selected task again")
         self._action(run, "&Cancel", self.cancel_run, "Esc", "Stop the running assembly")
         self._action(run, "Re-run &Batch Pass", self.start_batch, "Shift+F5", "Recompute every task's total")
+        self._action(
+            run, "Feature S&weep\u2026", self.show_sweep, "Ctrl+Shift+W", "Every task of a feature at every budget"
+        )
         run.addSeparator()
         self._action(run, "&Pin as Baseline", self.pin_baseline, "Ctrl+B", "Compare every later run with this one")
         self.clear_baseline_action = self._action(
@@ -858,6 +867,22 @@ class MainWindow(QMainWindow):
         self._update_feature_findings()
         self.batchFinished.emit()
 
+    # -- feature sweep ---------------------------------------------------------------------------
+
+    def show_sweep(self) -> None:
+        """Open the Feature Sweep window on the shown task's feature."""
+        self.sweeps.show(self.project, self.current[0] if self.current else None, self.run_settings)
+
+    def open_at(self, feature: str, task_id: str, values: dict[str, Any]) -> None:
+        """Show *task_id* with *values* (a sweep cell's budget and share) applied in the Budget panel (undoable)."""
+        refusal = self.budget.set_values(values, "settings of a sweep cell")
+        if refusal:
+            self.problems.add_notice(f"sweep cell not applied: {refusal}")
+            return
+        self.budget.flush()
+        self.select_task(feature, task_id)
+        self.activateWindow()
+
     # -- export ----------------------------------------------------------------------------------
 
     def _set_exports_enabled(self, enabled: bool) -> None:
@@ -939,6 +964,7 @@ class MainWindow(QMainWindow):
             self.refresh_lane,
             self.compare_lane,
             self.revision_lane,
+            self.sweeps.lane,
         )
         for lane in lanes:
             lane.cancel()

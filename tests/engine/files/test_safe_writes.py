@@ -305,6 +305,14 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
         "runs git's read-only plumbing (rev-parse, ls-tree, cat-file, diff, log) with no hook, filter or "
         "external diff; the files it reads out go through writing.write_scratch (tests/engine/files/test_git.py)",
     ),
+    ("ctxviewer/gui/widgets/heatmap.py", ".save()"): (
+        1,
+        "the sweep heatmap's QImage.save into an in-memory QBuffer; the view writes the bytes with atomic_write",
+    ),
+    ("ctxviewer/gui/widgets/heatmap.py", "QIODevice.OpenModeFlag.WriteOnly"): (
+        2,
+        "opens the in-memory QBuffers the heatmap's PNG and SVG are encoded into",
+    ),
     ("ctxviewer/engine/upstream/verify.py", "import subprocess"): (
         1,
         "runs the user's upstream plugin (verify_driver.py) with its token records off; the project is "
