@@ -36,6 +36,9 @@ from ctxviewer.engine.tokens.counting import TokenCounts, get_counter
 from ctxviewer.engine.trace.model import INCLUDED, RULE_FILE, TRUNCATED, Item, Trace, fate_label
 
 ENTERED, LEFT, GREW, SHRANK, NEW, GONE = "entered", "left", "grew", "shrank", "new", "gone"
+#: A candidate out of both contexts whose fate differs (outranked -> cut for budget ...); only
+#: reported when asked for (:func:`item_change` with *fates*), as the revision diff does.
+FATE = "fate"
 #: Every kind of item change, in the order :attr:`TraceDiff.items` lists them.
 CHANGES: tuple[str, ...] = (ENTERED, LEFT, GREW, SHRANK, NEW, GONE)
 #: What each change means, for tooltips and reports.
@@ -206,7 +209,13 @@ def _sections(baseline: Trace, current: Trace) -> tuple[SectionDelta, ...]:
     return tuple(out)
 
 
-def _item_change(before: Item | None, after: Item | None, tokenizer: str) -> ItemChange | None:
+def item_change(
+    before: Item | None, after: Item | None, tokenizer: str, *, fates: bool = False
+) -> ItemChange | None:
+    """The change of one paired candidate, or None when it did not change.
+
+    With *fates*, a candidate out of both contexts whose fate differs is a change too (:data:`FATE`).
+    """
     if before is None and after is None:
         return None
     # A candidate only one run has matters only if that run put it in its context (another
@@ -226,6 +235,8 @@ def _item_change(before: Item | None, after: Item | None, tokenizer: str) -> Ite
             change = ENTERED if now else LEFT
         elif was and before.kept_chars != after.kept_chars:
             change = GREW if after.kept_chars > before.kept_chars else SHRANK
+        elif fates and not was and before.status != after.status:
+            change = FATE
         else:
             return None
     some = after or before
@@ -251,7 +262,7 @@ def _items(baseline: Trace, current: Trace) -> tuple[ItemChange, ...]:
     keys = {(i.source, i.id) for i in current.items}
     pairs: list[tuple[Item | None, Item | None]] = [(old.get((i.source, i.id)), i) for i in current.items]
     pairs += [(i, None) for i in baseline.items if (i.source, i.id) not in keys]
-    changes = [c for b, a in pairs if (c := _item_change(b, a, current.tokenizer)) is not None]
+    changes = [c for b, a in pairs if (c := item_change(b, a, current.tokenizer)) is not None]
     order = {name: n for n, name in enumerate(CHANGES)}
     return tuple(sorted(changes, key=lambda c: order[c.change]))  # sorted() is stable
 

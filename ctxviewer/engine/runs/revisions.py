@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxviewer.engine.analysis.explain import item_label
 from ctxviewer.engine.analysis.whatif import (
     ENTERED,
+    FATE,
     GONE,
     GREW,
     LEFT,
@@ -48,8 +48,7 @@ from ctxviewer.engine.analysis.whatif import (
     ItemChange,
     TraceDiff,
     diff_traces,
-    in_context,
-    kept_tokens,
+    item_change,
     setting_text,
 )
 from ctxviewer.engine.errors import CtxViewerError, UnknownTaskError
@@ -72,8 +71,6 @@ ProgressFn = Callable[[str, float], None]
 #: What B is when no revision is named: the files on disk now.
 WORKING_TREE = "working tree"
 
-#: A candidate out of both contexts whose fate differs (outranked -> cut for budget ...).
-FATE = "fate"
 #: Every kind of change, in the order a diff lists them.
 REVISION_CHANGES: tuple[str, ...] = (ENTERED, LEFT, GREW, SHRANK, NEW, GONE, FATE)
 REVISION_MEANINGS: Mapping[str, str] = {
@@ -294,45 +291,6 @@ def pair_items(before: Sequence[Item], after: Sequence[Item]) -> list[tuple[Item
     return pairs
 
 
-def fate_change(before: Item | None, after: Item | None, tokenizer: str) -> ItemChange | None:
-    """The change of one paired candidate (None when its fate is the same)."""
-    if before is None and after is None:
-        return None
-    if before is None:
-        assert after is not None
-        if not in_context(after):
-            return None
-        change = NEW
-    elif after is None:
-        if not in_context(before):
-            return None
-        change = GONE
-    else:
-        was, now = in_context(before), in_context(after)
-        if was != now:
-            change = ENTERED if now else LEFT
-        elif was and before.kept_chars != after.kept_chars:
-            change = GREW if after.kept_chars > before.kept_chars else SHRANK
-        elif not was and before.status != after.status:
-            change = FATE
-        else:
-            return None
-    some = after or before
-    assert some is not None
-    return ItemChange(
-        item_id=some.id,
-        kind=some.kind,
-        label=item_label(some),
-        change=change,
-        status_before=None if before is None else before.status,
-        status_after=None if after is None else after.status,
-        reason_before="" if before is None else before.reason,
-        reason_after="" if after is None else after.reason,
-        tokens_before=0 if before is None else kept_tokens(before, tokenizer),
-        tokens_after=0 if after is None else kept_tokens(after, tokenizer),
-    )
-
-
 def item_words(item: Item) -> str:
     return candidate_words(item.kind, item.id, item.source, item.line_start, item.line_end, item.part)
 
@@ -551,7 +509,7 @@ def _diff_task(
     diff = diff_traces(before, after)
     pairs = []
     for b, a in pair_items(before.items, after.items):
-        change = fate_change(b, a, after.tokenizer)
+        change = item_change(b, a, after.tokenizer, fates=True)
         if change is not None:
             pairs.append((b, a, change))
     diff = dataclasses.replace(diff, items=tuple(c for _b, _a, c in pairs))
