@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
+from ctxviewer.engine.runtime.eventlog.lines import Line, LineSplitter
 from ctxviewer.engine.runtime.jsondoc import json_type, parse_time, short
 from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
 
@@ -112,11 +113,9 @@ class _Segment:
 
     identity: tuple[int, int]
     shown: str
+    splitter: LineSplitter
     offset: int = 0
     head: bytes = b""
-    partial: bytearray = field(default_factory=bytearray)
-    discarding: bool = False
-    lines: int = 0
     records: list[LogRecord] = field(default_factory=list)
 
 
@@ -274,9 +273,9 @@ class WorkerLogReader:
     def pending_line(self) -> int | None:
         """The line held back until its newline arrives (in the current file), or None."""
         segment = self._current
-        if segment is None or not segment.partial:
+        if segment is None or not segment.splitter.held:
             return None
-        return segment.lines + 1
+        return segment.splitter.lines + 1
 
     # -- polling -------------------------------------------------------------------------
 
@@ -304,13 +303,14 @@ class WorkerLogReader:
             elif old_rot is not None and rot_id == old_rot.identity:
                 pass
             else:
-                self._rotated = _Segment(rot_id, self.shown + ROTATED_SUFFIX)
+                self._rotated = _Segment(rot_id, self.shown + ROTATED_SUFFIX, LineSplitter(self.max_line_bytes))
                 if old_cur is not None and old_cur.identity != cur_id:
                     self._add(
                         RunProblem(
                             self.shown,
                             0,
-                            f"rotated more than once between two reads: what followed line {old_cur.lines:,} is lost",
+                            "rotated more than once between two reads: what followed line "
+                            f"{old_cur.splitter.lines:,} is lost",
                         ),
                         new,
                     )
@@ -325,24 +325,24 @@ class WorkerLogReader:
                 why = self._truncated(cur_fd[0], old_cur)
                 if why is not None:
                     self._add(RunProblem(self.shown, 0, f"{why}; read again from the start"), new)
-                    self._current = _Segment(cur_id, self.shown)
+                    self._current = _Segment(cur_id, self.shown, LineSplitter(self.max_line_bytes))
                     restarted = True
             else:
                 if old_cur is not None and not was_rotated:
                     self._add(RunProblem(self.shown, 0, "was replaced by another file; read again from the start"), new)
                     restarted = True
-                self._current = _Segment(cur_id, self.shown)
+                self._current = _Segment(cur_id, self.shown, LineSplitter(self.max_line_bytes))
             if cur_id is not None:
                 self._trouble.pop(self.shown, None)
             # Read: the rotated file's rest first, then the current file.
             if rot_fd is not None and self._rotated is not None:
                 self._read(rot_fd[0], self._rotated, budget, new_records, new)
-                if budget[0] > 0 and self._rotated.partial and not self._rotated.discarding:
+                splitter = self._rotated.splitter
+                if budget[0] > 0 and splitter.held and not splitter.discarding:
                     # Upstream rotates between whole lines: a part line at the end of .1 stays one.
-                    segment = self._rotated
-                    segment.partial.clear()
-                    segment.lines += 1
-                    self._add(RunProblem(segment.shown, segment.lines, "cut off: no newline at the end"), new)
+                    splitter.held.clear()
+                    splitter.lines += 1
+                    self._add(RunProblem(self._rotated.shown, splitter.lines, "cut off: no newline at the end"), new)
             if cur_fd is not None and self._current is not None and budget[0] > 0:
                 self._read(cur_fd[0], self._current, budget, new_records, new)
             more = budget[0] <= 0
@@ -357,11 +357,10 @@ class WorkerLogReader:
         new_records: list[LogRecord] = []
         new: list[RunProblem] = []
         segment = self._current
-        if segment is not None and segment.partial and not segment.discarding:
-            raw = bytes(segment.partial)
-            segment.partial.clear()
-            segment.lines += 1
-            self._line_in(segment, raw, new_records, new)
+        if segment is not None:
+            line = segment.splitter.finish()
+            if line is not None:
+                self._line_in(segment, line, new_records, new)
         return LogPoll(tuple(new_records), tuple(new), False, False)
 
     # -- files -----------------------------------------------------------------------------
@@ -443,45 +442,19 @@ class WorkerLogReader:
     # -- lines -----------------------------------------------------------------------------
 
     def _feed(self, segment: _Segment, data: bytes, records: list[LogRecord], new: list[RunProblem]) -> None:
-        start = 0
-        if segment.discarding:
-            end = data.find(b"\n")
-            if end < 0:
-                return
-            segment.discarding = False
-            segment.lines += 1
-            start = end + 1
-        while True:
-            end = data.find(b"\n", start)
-            if end < 0:
-                break
-            if segment.partial:
-                segment.partial += data[start:end]
-                raw = bytes(segment.partial)
-                segment.partial.clear()
-            else:
-                raw = data[start:end]
-            start = end + 1
-            segment.lines += 1
-            self._line_in(segment, raw, records, new)
-        tail = len(data) - start
-        if len(segment.partial) + tail > self.max_line_bytes + 1:  # + 1: a CR before the newline
-            segment.partial.clear()
-            segment.discarding = True
-            self._too_long(segment, segment.lines + 1, new)
-        elif tail:
-            segment.partial += data[start:]
+        for line in segment.splitter.feed(data):
+            self._line_in(segment, line, records, new)
 
     def _too_long(self, segment: _Segment, line: int, new: list[RunProblem]) -> None:
         self._add(RunProblem(segment.shown, line, f"longer than {self.max_line_bytes:,} bytes; skipped"), new)
 
-    def _line_in(self, segment: _Segment, raw: bytes, records: list[LogRecord], new: list[RunProblem]) -> None:
-        line = segment.lines
-        if len(raw) - raw.endswith(b"\r") > self.max_line_bytes:
+    def _line_in(self, segment: _Segment, complete: Line, records: list[LogRecord], new: list[RunProblem]) -> None:
+        line = complete.number
+        if complete.too_long:
             self._too_long(segment, line, new)
             return
         try:
-            record, wrong = _parse_line(raw, line, segment.shown)
+            record, wrong = _parse_line(complete.raw, line, segment.shown)
         except _BadLine as exc:
             self._add(RunProblem(segment.shown, line, str(exc)), new)
             return
