@@ -5,7 +5,6 @@ the self-contained HTML report.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -27,13 +26,14 @@ from ctxviewer.engine.tokens.counting import HEURISTIC_RULE, ROUNDED
 def cmd_assemble(args: argparse.Namespace) -> int:
     from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.pipeline import assemble
-    from ctxviewer.engine.trace.model import trace_to_json
 
     fmt = output_format(args, ASSEMBLE_SUFFIXES, "markdown")
     project = load_project(args.project, run_overrides(args))
     trace = assemble(project, args.feature, args.task, exact=fmt != "markdown")
     if fmt == "json":
-        text = json.dumps(trace_to_json(trace), ensure_ascii=False, indent=2) + "\n"
+        from ctxviewer.engine.exports.report import trace_json_text
+
+        text = trace_json_text(trace, prompt=_prompt_json(project, args.feature, args.task))
     elif fmt == "html":
         from ctxviewer.engine.exports.report import html_report
 

@@ -68,3 +68,19 @@ def test_the_html_report_carries_the_workers_prompt(project: Path, capsys: pytes
     section = out.split('<section id="prompt">', 1)[1].split("</section>", 1)[0]
     # The prompt's task header names the task and its title (the project's text, escaped).
     assert "T1" in section and "Login session" in section
+
+
+def test_the_json_trace_carries_the_workers_prompt_beside_it(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxviewer.engine.trace.model import trace_from_json
+
+    code, out, _ = run(capsys, "assemble", str(project), "--feature", "feat", "--task", "T1", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    prompt = data["worker_prompt"]
+    # The parts cover the prompt's text end to end, and the task's title is in it.
+    spans = [part["span"] for part in prompt["parts"]]
+    assert spans[0][0] == 0 and spans[-1][1] == len(prompt["prompt"])
+    assert "Login session" in prompt["prompt"]
+    assert trace_from_json(data).task_id == "T1"  # the trace still reads back

@@ -68,16 +68,19 @@ def context_markdown(trace: Trace) -> str:
     return trace.context
 
 
-def trace_json_text(trace: Trace, diff: TraceDiff | None = None) -> str:
+def trace_json_text(trace: Trace, diff: TraceDiff | None = None, prompt: Mapping[str, Any] | None = None) -> str:
     """The trace as pretty JSON, the same text ``ctxviewer assemble --format json`` prints.
 
     With *diff*, the what-if against the pinned baseline is added under ``whatif``
-    (:func:`~ctxviewer.engine.analysis.whatif.diff_to_json`); the trace keys are unchanged, so the
-    file still reads back with ``trace_from_json``.
+    (:func:`~ctxviewer.engine.analysis.whatif.diff_to_json`); with *prompt* (the worker's prompt as
+    a mapping, see :func:`html_report`), it is added under ``worker_prompt``.  The trace keys are
+    unchanged, so the file still reads back with ``trace_from_json``.
     """
     data = trace_to_json(trace)
     if diff is not None:
         data["whatif"] = diff_to_json(diff)
+    if prompt is not None:
+        data["worker_prompt"] = dict(prompt)
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -136,7 +139,7 @@ _Prompt = Mapping[str, Any] | None
 _RENDERERS: dict[str, Callable[[Trace, TraceDiff | None, _Prompt], str]] = {
     # the worker's input: never anything added
     "markdown": lambda trace, _diff, _prompt: context_markdown(trace),
-    "json": lambda trace, diff, _prompt: trace_json_text(trace, diff),
+    "json": lambda trace, diff, prompt: trace_json_text(trace, diff, prompt),
     "html": html_report,
     "whatif-md": lambda _trace, diff, _prompt: whatif_markdown(diff),
 }
@@ -147,7 +150,7 @@ def render(trace: Trace, fmt: str, diff: TraceDiff | None = None, prompt: _Promp
 
     *diff* is the what-if of *trace* against a pinned baseline: JSON and HTML include it,
     ``markdown`` ignores it (it is exactly the context), ``whatif-md`` needs it.  *prompt*
-    (the worker's prompt as a mapping, see :func:`html_report`) goes into the HTML report only.
+    (the worker's prompt as a mapping, see :func:`html_report`) goes into the HTML report and the JSON.
     """
     renderer = _RENDERERS.get(fmt)
     if renderer is None:

@@ -37,6 +37,7 @@ from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.pipeline import assemble
 from ctxviewer.engine.tokens.counting import TokenCounts
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Trace, TraceError, trace_from_json
+from ctxviewer.engine.upstream.prompt import build_prompt
 from tests.conftest import SAMPLES
 from tests.factories import make_project
 
@@ -119,7 +120,10 @@ def test_json_is_what_the_cli_prints(tmp_path: Path, capsys: pytest.CaptureFixtu
     code = main(["assemble", str(root), "--feature", "feat", "--task", "T1", "--format", "json"])
     out = capsys.readouterr().out
     assert code == 0
-    assert out == trace_json_text(assemble(load_project(root), "feat", "T1"))
+    project = load_project(root)
+    feat = project.feature("feat")
+    prompt = build_prompt(project, feat, feat.task("T1"), project.settings, exact=True).to_json()
+    assert out == trace_json_text(assemble(project, "feat", "T1"), prompt=prompt)
 
 
 # -- HTML: self-contained and escaped ---------------------------------------------------
