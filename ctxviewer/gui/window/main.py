@@ -202,6 +202,7 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.state_label)
         self.batch = BatchPass(self.batch_lane, self.batch_label, self)
         self.batch.due.connect(self.start_batch)
+        self.batch.give_way_to(self.run_lane)
         self.batch.totalsArrived.connect(self._on_batch_totals)
         self.batch.finished.connect(self._on_batch_finished)
         self.batch_totals: dict[tuple[str, str], TaskTotal] = self.batch.totals
