@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -38,6 +39,11 @@ from ctxviewer.gui.views.session.steps import StepModel, step_table
 from ctxviewer.gui.widgets.charts import Gauge, GaugeValue
 from ctxviewer.gui.widgets.models import is_dark, status_colour
 from ctxviewer.gui.widgets.plaintext import plain_tip
+
+#: While a long log is read in bounded polls, its figures, gauge and plot are redrawn at most
+#: this often (each redraw costs as much as a poll: catching up a 5 MB log held the GUI thread
+#: for up to 130-180 ms at a time; the last poll of the backlog is always shown).
+CATCH_UP_SHOW_MS = 250
 
 
 class SessionPanel(QWidget):
@@ -59,6 +65,9 @@ class SessionPanel(QWidget):
         self._replay: SessionReplay | None = None
         self.live = LiveLog(self)
         self.live.pollDue.connect(self.poll_log)
+        #: When the live figures were last shown, and whether a poll since has not been.
+        self._shown_at = 0.0
+        self._unshown = False
 
         self.player = ReplayPlayer(self, timer=timer)
         self.player.positionChanged.connect(self._on_position)
@@ -325,6 +334,7 @@ class SessionPanel(QWidget):
         self.stop_following()
         self.player.pause()
         live_path = Path(path)
+        self._shown_at, self._unshown = 0.0, False
         self.live.start(live_path)
         self.replay_controls.hide()
         self.table.hide()
@@ -358,7 +368,12 @@ class SessionPanel(QWidget):
         if polled is None:
             return None
         result, usage, changed = polled
+        if changed and result.more and time.monotonic() - self._shown_at < CATCH_UP_SHOW_MS / 1000:
+            changed, self._unshown = False, True  # catching up: shown in a moment, or once read
+        elif self._unshown:
+            changed, self._unshown = True, False
         if changed:
+            self._shown_at = time.monotonic()
             self._show_live(usage, result)
         else:
             self.live_status.setText(self.live.status_text(result))
