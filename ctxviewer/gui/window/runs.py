@@ -56,10 +56,16 @@ class Assembled:
     lexed: LexedText
     diff: TraceDiff | None = None
     findings: tuple[FindingRow, ...] | None = None
-    #: The whole prompt upstream's worker receives for the task, and its text lexed (None:
-    #: it could not be composed from this project's files; the Prompt tab says why).
-    prompt: WorkerPrompt | None = None
-    prompt_lexed: LexedText | None = None
+
+
+@dataclass(frozen=True)
+class ComposedPrompt:
+    """What the prompt lane returns: the whole prompt upstream's worker receives for the task,
+    and its text lexed (None: it could not be composed from this project's files; the Prompt
+    tab says why)."""
+
+    prompt: WorkerPrompt | None
+    lexed: LexedText | None = None
 
 
 def assembly_job(project: Project, feat: Feature, task: Task, settings: Settings, baseline: Trace | None) -> JobFn:
@@ -69,12 +75,22 @@ def assembly_job(project: Project, feat: Feature, task: Task, settings: Settings
         trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
         diff = diff_traces(baseline, trace) if baseline is not None else None
         lexed = lex_blocks(display_text(trace.context))
+        return Assembled(trace, lexed, diff, finding_rows(trace))
+
+    return job
+
+
+def prompt_job(project: Project, feat: Feature, task: Task, settings: Settings) -> JobFn:
+    """The prompt lane's job for *task*, asked for once its trace is shown: the worker's whole
+    prompt, lexed.  Composed after the run rather than in it, the trace reaches the views a
+    third sooner on a generated project (the prompt's lexing was 19 ms of a 57 ms job)."""
+
+    def job(_cancel: threading.Event, _progress: Callable[[str, float], None]) -> ComposedPrompt:
         try:
-            prompt: WorkerPrompt | None = build_prompt(project, feat, task, settings, exact=True)
+            prompt = build_prompt(project, feat, task, settings, exact=True)
         except CtxViewerError:
-            prompt = None  # upstream's own failures are in the prompt; ours must not cost the run
-        prompt_lexed = lex_blocks(display_text(prompt.text)) if prompt is not None else None
-        return Assembled(trace, lexed, diff, finding_rows(trace), prompt, prompt_lexed)
+            return ComposedPrompt(None)  # upstream's own failures are in the prompt; ours must not cost the run
+        return ComposedPrompt(prompt, lex_blocks(display_text(prompt.text)))
 
     return job
 

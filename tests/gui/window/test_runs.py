@@ -12,10 +12,13 @@ import pytest
 from PySide6.QtWidgets import QLabel
 
 from ctxviewer.engine.project.loading import Project, load_project
+from ctxviewer.engine.upstream.prompt import build_prompt
 from ctxviewer.gui.views.outline import TaskTotal
-from ctxviewer.gui.window.runs import BatchPass, _wait_for, feature_findings
+from ctxviewer.gui.widgets.highlighter import display_text
+from ctxviewer.gui.window.runs import BatchPass, ComposedPrompt, _wait_for, feature_findings
 from ctxviewer.gui.worker import Lane, RunState, make_pool
 from tests.factories import make_project
+from tests.gui.conftest import LEDGER, open_and_wait
 
 
 def task(task_id: str) -> dict[str, object]:
@@ -138,3 +141,18 @@ def test_the_pass_gives_way_while_the_selected_task_runs(qtbot, project: Project
     finally:
         release.set()
         pool.waitForDone(10_000)
+
+
+def test_the_worker_prompt_follows_the_trace_on_its_own_lane(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    with qtbot.waitSignal(window.prompt_lane.finished, timeout=30_000) as blocker:
+        trace = open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-003")
+    composed = blocker.args[0]
+    assert isinstance(composed, ComposedPrompt) and composed.prompt is not None
+    # The prompt of the task shown, as the engine composes it on its own, in the Prompt tab.
+    ledger = load_project(LEDGER)
+    feature = ledger.feature("auth-sessions")
+    expected = build_prompt(ledger, feature, feature.task("AUTH-L1-003"), ledger.settings, exact=True)
+    assert trace.task_id == "AUTH-L1-003" and composed.prompt == expected and expected.error is None
+    assert composed.lexed is not None and composed.lexed.text == display_text(composed.prompt.text)
+    assert window.tabs.prompt_view.editor.toPlainText() == display_text(composed.prompt.text)
+    qtbot.waitUntil(window.is_settled, timeout=30_000)
