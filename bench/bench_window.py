@@ -137,10 +137,13 @@ def child_start(project: str) -> None:
     sys.exit(cli_app.main(["gui", project] if project else ["gui"]))
 
 
-def _start_env(tmp: Path) -> dict[str, str]:
+def _start_env(tmp: Path, bytecode: bool = True) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    if not bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["PYTHONPYCACHEPREFIX"] = str(tmp / "empty")  # nothing cached: every module compiled
     env["XDG_CONFIG_HOME"] = str(tmp / "config")  # the window's QSettings: not the user's
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     return env
@@ -162,12 +165,13 @@ def one_start(project: str, env: dict[str, str]) -> dict[str, float]:
     return {key: value - spawned for key, value in marks.items()}
 
 
-def bench_start(starts: int, projects: list[tuple[str, str]]) -> dict[str, Any]:
+def bench_start(starts: int, projects: list[tuple[str, str]], bytecode: bool = True) -> dict[str, Any]:
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench-window-") as tmp:
-        env = _start_env(Path(tmp))
+        env = _start_env(Path(tmp), bytecode)
         one_start("", env)  # untimed: writes the bytecode cache
         for label, project in [("no project", ""), *projects]:
+            label = label if bytecode else f"{label}, no bytecode cache"
             runs = [one_start(project, env) for _ in range(starts)]
             shown = [r["shown"] for r in runs]
             parts = {
@@ -578,6 +582,7 @@ def main() -> int:
     parser.add_argument("--only", default="start,click,heartbeat,rebudget", help="comma-separated parts to run")
     parser.add_argument("--machine", default=f"{platform.node()}, {os.cpu_count()} cores")
     parser.add_argument("--starts", type=int, default=9, help="fresh processes per start case")
+    parser.add_argument("--no-bytecode", action="store_true", help="also start without cached bytecode")
     parser.add_argument("--clicks", type=int, default=40, help="clicks per project and phase")
     parser.add_argument(
         "--click-projects", default="ledger-service,edge-cases,generated", help="sample names and/or 'generated'"
@@ -599,15 +604,24 @@ def main() -> int:
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
     print(
         f"machine: {args.machine} ({platform.machine()} {platform.system()}, "
-        f"{platform.python_implementation()} {platform.python_version()}); offscreen Qt"
+        f"{platform.python_implementation()} {platform.python_version()}); offscreen Qt; {_load()}"
     )
     if "start" in parts:
         bench_start(args.starts, [("ledger-service", str(REPO / "sample_projects" / "ledger-service"))])
+        if args.no_bytecode:
+            bench_start(args.starts, [], bytecode=False)
     if parts & {"click", "heartbeat"}:
         bench_window_parts(args, parts)
     if "rebudget" in parts:
         bench_rebudget(args)
+    print(f"at the end: {_load()}")
     return 0
+
+
+def _load() -> str:
+    """The load average: other processes on the cores stretch every figure above (and its tail most)."""
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores"
 
 
 if __name__ == "__main__":
