@@ -274,9 +274,10 @@ def child_gui(root: Path, profile: _Profile, timeout_s: float, one_pass: bool) -
     from PySide6.QtWidgets import QApplication
 
     from ctxviewer.engine.tokens import counting as tokens
+    from ctxviewer.gui.app import make_app
     from ctxviewer.gui.window import MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance() or make_app("light")  # as ctxviewer gui starts it (its lock interval)
     for name in tokens.EXACT_ENCODINGS:  # loaded once, untimed, as in the engine child
         tokens.get_counter(name)
     tmp = tempfile.TemporaryDirectory()

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QImage
 
 from ctxviewer.cli import main
+from ctxviewer.gui.app import SWITCH_INTERVAL_S, make_app
 from ctxviewer.gui.resources import app_icon, icon_pixmaps, style_sheet
 from tests.gui.conftest import EDGE, LEDGER
 
@@ -122,3 +124,10 @@ def test_screenshot_with_a_profile_runs_the_task_with_it(qtbot, tmp_path: Path, 
     trace = seen["trace"]
     assert trace is not None and trace.profile == "drift"  # type: ignore[attr-defined]
     assert trace.settings["profile"].origin == "gui"  # type: ignore[attr-defined]
+
+
+def test_the_app_hands_the_interpreter_lock_round_in_a_millisecond(qapp, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    seen: list[float] = []
+    monkeypatch.setattr(sys, "setswitchinterval", seen.append)  # what make_app asks for, nothing changed
+    make_app("light")
+    assert seen == [0.001] == [SWITCH_INTERVAL_S]

@@ -51,12 +51,19 @@ from ctxviewer.gui.window.export import Exporter
 from ctxviewer.gui.window.header import FindingsLine, TaskHeader, effect_lines
 from ctxviewer.gui.window.persistence import WindowSettings
 from ctxviewer.gui.window.project import ProjectOpener, first_target, load_warnings, refresh_target
-from ctxviewer.gui.window.runs import Assembled, BatchPass, assembly_job, feature_findings
+from ctxviewer.gui.window.runs import (
+    Assembled,
+    BatchPass,
+    ComposedPrompt,
+    assembly_job,
+    feature_findings,
+    prompt_job,
+)
 from ctxviewer.gui.window.session import SessionFeeds, ask_log_path, ask_run_path, is_run_path
 from ctxviewer.gui.window.sweep import SweepLauncher
 from ctxviewer.gui.window.tabs import TABS, ResultTabs
 from ctxviewer.gui.window.tuning import save_tuned
-from ctxviewer.gui.worker import Lane, RunState, make_pool
+from ctxviewer.gui.worker import JobFn, Lane, RunState, make_pool
 
 #: The whole feature's findings list is refilled at most this often during the background pass.
 FEATURE_FINDINGS_MS = 500
@@ -96,6 +103,9 @@ class MainWindow(QMainWindow):
         self.pool = make_pool(4)
         self.load_lane = Lane(self.pool, "load", self)
         self.run_lane = Lane(self.pool, "assemble", self)
+        #: The worker's prompt for the task shown, composed once its trace is (see _on_assembled).
+        self.prompt_lane = Lane(self.pool, "prompt", self)
+        self._prompt_for: JobFn | None = None
         self.batch_lane = Lane(self.pool, "batch", self)
         self.export_lane = Lane(self.pool, "export", self)
         self.session_lane = Lane(self.pool, "replay", self)
@@ -214,6 +224,7 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.state_label)
         self.batch = BatchPass(self.batch_lane, self.batch_label, self)
         self.batch.due.connect(self.start_batch)
+        self.batch.give_way_to(self.run_lane)
         self.batch.totalsArrived.connect(self._on_batch_totals)
         self.batch.finished.connect(self._on_batch_finished)
         self.batch_totals: dict[tuple[str, str], TaskTotal] = self.batch.totals
@@ -358,6 +369,7 @@ class MainWindow(QMainWindow):
         self.run_lane.errored.connect(self._on_run_error)
         self.run_lane.progress.connect(self._on_progress)
         self.run_lane.stateChanged.connect(lambda s: self._show_state("assembly", s))
+        self.prompt_lane.finished.connect(self._on_prompt)
         self.refresh_lane.errored.connect(lambda m: self.problems.show_messages([f"reloading failed: {m}"], []))
         self.replays.replayed.connect(self._on_replayed)
         self.replays.failed.connect(lambda m: self.problems.show_messages([f"session replay: {m}"], []))
@@ -520,6 +532,7 @@ class MainWindow(QMainWindow):
         settings = self.run_settings()
         self.compare_tab.set_target(project, feat, task, settings)
         self.run_lane.submit(assembly_job(project, feat, task, settings, self.baseline))
+        self._prompt_for = prompt_job(project, feat, task, settings)
 
     def run_settings(self) -> Settings:
         """The settings runs use: the tuned ones, else the project's (the panel's with none open)."""
@@ -562,7 +575,12 @@ class MainWindow(QMainWindow):
     def _on_assembled(self, result: Assembled) -> None:
         self.progress.hide()
         self.show_trace(result.trace, result.lexed, result.diff, result.findings)
-        self.tabs.prompt_view.show_prompt(result.prompt, result.prompt_lexed)
+        if self._prompt_for is not None:
+            self.tabs.prompt_view.show_prompt(None)  # not the task before's meanwhile
+            self.prompt_lane.submit(self._prompt_for)
+
+    def _on_prompt(self, composed: ComposedPrompt) -> None:
+        self.tabs.prompt_view.show_prompt(composed.prompt, composed.lexed)
 
     def _on_run_error(self, message: str) -> None:
         self.progress.hide()
@@ -629,6 +647,7 @@ class MainWindow(QMainWindow):
             self.trace is not None
             and self._startup == ({}, False)
             and not self.run_lane.is_busy()
+            and not self.prompt_lane.is_busy()
             and self.batch.is_settled()
             and not self.budget.is_pending()
             and not self.session_lane.is_busy()
@@ -958,6 +977,7 @@ class MainWindow(QMainWindow):
         lanes = (
             self.load_lane,
             self.run_lane,
+            self.prompt_lane,
             self.batch_lane,
             self.export_lane,
             self.session_lane,

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import gc
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QLabel
 
 from ctxviewer.engine.project.loading import Project, load_project
+from ctxviewer.engine.upstream.prompt import build_prompt
 from ctxviewer.gui.views.outline import TaskTotal
-from ctxviewer.gui.window.runs import BatchPass, feature_findings
-from ctxviewer.gui.worker import Lane, make_pool
+from ctxviewer.gui.widgets.highlighter import display_text
+from ctxviewer.gui.window.runs import BatchPass, ComposedPrompt, _wait_for, feature_findings
+from ctxviewer.gui.worker import Lane, RunState, make_pool
 from tests.factories import make_project
+from tests.gui.conftest import LEDGER, open_and_wait
 
 
 def task(task_id: str) -> dict[str, object]:
@@ -83,3 +89,70 @@ def test_a_pass_is_asked_for_after_a_quiet_time_or_once_the_first_task_is_shown(
     assert batch.is_settled()
     with qtbot.assertNotEmitted(batch.due, wait=300):
         batch.start_deferred()  # once only
+
+
+def test_the_pass_keeps_its_totals_out_of_the_collector_s_sight(qtbot, batch: BatchPass, project: Project) -> None:
+    with qtbot.waitSignal(batch.finished, timeout=30_000):
+        batch.start(project, project.settings)
+    kept = batch.totals[("alpha", "A1")]
+    # Frozen: a full collection no longer walks them (it is still tracked, only set aside).
+    assert gc.is_tracked(kept) and not any(obj is kept for obj in gc.get_objects())
+
+
+def test_waiting_for_the_selected_run_ends_when_it_is_shown_cancelled_or_too_long() -> None:
+    go, cancel = threading.Event(), threading.Event()
+    go.set()
+    start = time.perf_counter()
+    _wait_for(go, cancel, 5.0)  # nothing in flight: no wait
+    go.clear()
+    cancel.set()
+    _wait_for(go, cancel, 5.0)  # the pass was cancelled: no wait either
+    assert time.perf_counter() - start < 1.0
+    cancel.clear()
+    start = time.perf_counter()
+    _wait_for(go, cancel, 0.1)  # never released: it goes on after the limit
+    assert 0.1 <= time.perf_counter() - start < 1.0
+
+
+def test_the_pass_gives_way_while_the_selected_task_runs(qtbot, project: Project) -> None:  # type: ignore[no-untyped-def]
+    label = QLabel()
+    qtbot.addWidget(label)
+    pool = make_pool(2)
+    run_lane = Lane(pool, "assemble", label)
+    batch = BatchPass(Lane(pool, "batch", label), label, label)
+    batch.give_way_to(run_lane)
+    release = threading.Event()
+
+    def job(_cancel: threading.Event, _progress: Callable[[str, float], None]) -> bool:
+        return release.wait(10)  # the selected task's run, in flight until released
+
+    try:
+        with qtbot.waitSignal(run_lane.stateChanged, check_params_cb=lambda s: s is RunState.RUNNING):
+            run_lane.submit(job)
+        assert batch.is_holding()
+        batch.start(project, project.settings)
+        # The selected run holds the pass after its first task (4 tasks in all, far below the limit).
+        with qtbot.assertNotEmitted(batch.finished, wait=400):
+            pass
+        assert len(batch.totals) <= 1 and batch.is_holding()
+        with qtbot.waitSignal(batch.finished, timeout=30_000):
+            release.set()  # the run is done: a moment later the pass goes on
+        assert not batch.is_holding() and len(batch.totals) == 4
+    finally:
+        release.set()
+        pool.waitForDone(10_000)
+
+
+def test_the_worker_prompt_follows_the_trace_on_its_own_lane(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    with qtbot.waitSignal(window.prompt_lane.finished, timeout=30_000) as blocker:
+        trace = open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-003")
+    composed = blocker.args[0]
+    assert isinstance(composed, ComposedPrompt) and composed.prompt is not None
+    # The prompt of the task shown, as the engine composes it on its own, in the Prompt tab.
+    ledger = load_project(LEDGER)
+    feature = ledger.feature("auth-sessions")
+    expected = build_prompt(ledger, feature, feature.task("AUTH-L1-003"), ledger.settings, exact=True)
+    assert trace.task_id == "AUTH-L1-003" and composed.prompt == expected and expected.error is None
+    assert composed.lexed is not None and composed.lexed.text == display_text(composed.prompt.text)
+    assert window.tabs.prompt_view.editor.toPlainText() == display_text(composed.prompt.text)
+    qtbot.waitUntil(window.is_settled, timeout=30_000)

@@ -17,8 +17,11 @@ from ctxviewer.engine.runtime.eventlog import EventLogFollower, LiveUsage, LogPr
 
 #: Live mode: the log is polled at least this often, file-system notifications or not.
 LIVE_POLL_MS = 1000
-#: Bytes of log one poll reads at most (the rest follows in later polls).
-LIVE_READ_LIMIT = 250_000
+#: Bytes of log one poll reads at most (the rest follows in later polls): about 10 ms of
+#: parsing on the GUI thread here (250 KB took 35-100 ms, and more per byte).
+LIVE_READ_LIMIT = 64_000
+#: A poll asked for (the log changed, or a poll stopped at the read limit) runs this much later.
+POLL_AGAIN_MS = 5
 
 
 class LiveLog(QObject):
@@ -81,8 +84,8 @@ class LiveLog(QObject):
         return False
 
     def _new_follower(self, path: Path) -> EventLogFollower:
-        # Reads are parsed on the GUI thread: 250 KB per poll (about 30 ms) with the event
-        # loop running between polls, so a long existing log never freezes the window.
+        # Reads are parsed on the GUI thread: LIVE_READ_LIMIT per poll with the event loop
+        # running between polls, so a long existing log never freezes the window.
         return EventLogFollower(path, self._threshold, self._max, read_limit=LIVE_READ_LIMIT)
 
     # -- following ---------------------------------------------------------------------------
@@ -124,11 +127,16 @@ class LiveLog(QObject):
             self._watcher.addPath(str(self._path))
 
     def schedule_poll(self, *_args: object) -> None:
-        """Emit ``pollDue`` once the event loop is back (several notifications: once)."""
+        """Emit ``pollDue`` once the event loop is back (several notifications: once).
+
+        A few milliseconds later rather than at once: catching up a long log polls again and
+        again, and a chain of zero-delay calls kept the window's other timers waiting (a
+        10 ms timer fired every 50 ms while a 5 MB backlog was read; every 20 ms now).
+        """
         if self._poll_pending or self._follower is None:
             return
         self._poll_pending = True
-        QTimer.singleShot(0, self, self._deferred_poll)
+        QTimer.singleShot(POLL_AGAIN_MS, self, self._deferred_poll)
 
     def _deferred_poll(self) -> None:
         self._poll_pending = False

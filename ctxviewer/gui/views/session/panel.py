@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import html
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -50,6 +51,11 @@ from ctxviewer.gui.views.session.timeline import TimelinePage
 from ctxviewer.gui.widgets.charts import Gauge, GaugeValue
 from ctxviewer.gui.widgets.models import is_dark, status_colour
 from ctxviewer.gui.widgets.plaintext import plain_tip
+
+#: While a long log is read in bounded polls, its figures, gauge and plot are redrawn at most
+#: this often (each redraw costs as much as a poll: catching up a 5 MB log held the GUI thread
+#: for up to 130-180 ms at a time; the last poll of the backlog is always shown).
+CATCH_UP_SHOW_MS = 250
 
 
 class SessionPanel(QWidget):
@@ -75,6 +81,9 @@ class SessionPanel(QWidget):
         self.run = RunFollower(self)
         self.run.updated.connect(self._on_run_update)
         self.run.failed.connect(self._on_run_failed)
+        #: When the live figures were last shown, and whether a poll since has not been.
+        self._shown_at = 0.0
+        self._unshown = False
 
         self.player = ReplayPlayer(self, timer=timer)
         self.player.positionChanged.connect(self._on_position)
@@ -435,6 +444,7 @@ class SessionPanel(QWidget):
         self.stop_following()
         self.player.pause()
         live_path = Path(path)
+        self._shown_at, self._unshown = 0.0, False
         self.live.start(live_path)
         self.replay_controls.hide()
         self.table.hide()
@@ -472,7 +482,12 @@ class SessionPanel(QWidget):
         if polled is None:
             return None
         result, usage, changed = polled
+        if changed and result.more and time.monotonic() - self._shown_at < CATCH_UP_SHOW_MS / 1000:
+            changed, self._unshown = False, True  # catching up: shown in a moment, or once read
+        elif self._unshown:
+            changed, self._unshown = True, False
         if changed:
+            self._shown_at = time.monotonic()
             self._show_live(usage, result)
         else:
             self.live_status.setText(self.live.status_text(result))

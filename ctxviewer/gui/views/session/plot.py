@@ -287,7 +287,10 @@ class UsagePlot(QWidget):
         # The series: played part solid, the rest faint.
         line_color = QColor(LINE_COLORS[1] if dark else LINE_COLORS[0])
         all_v = self._decimated(self._vertices(n - 1))
-        played_v = self._decimated(self._vertices(current)) if current >= 0 else [self.map_point(0, 0)]
+        if current == n - 1:  # live, or a replay at its end: the same line, built once
+            played_v = all_v
+        else:
+            played_v = self._decimated(self._vertices(current)) if current >= 0 else [self.map_point(0, 0)]
         base_y = rect.bottom()
         for verts, alpha_fill, alpha_line in ((all_v, 22, 70), (played_v, 70, 255)):
             if len(verts) < 1:

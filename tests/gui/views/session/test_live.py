@@ -115,6 +115,24 @@ def test_live_more_polls_again_at_once(qtbot, panel: SessionPanel, tmp_path: Pat
     qtbot.waitUntil(lambda: panel.live_usage().events == 20, timeout=5000)  # type: ignore[union-attr]
 
 
+def test_catching_up_a_long_log_redraws_now_and_then_and_always_shows_the_end(
+    qtbot, panel: SessionPanel, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr("ctxviewer.gui.views.session.live.LIVE_READ_LIMIT", 64)  # about a line a poll
+    monkeypatch.setattr("ctxviewer.gui.views.session.panel.CATCH_UP_SHOW_MS", 60_000)  # no redraw by time
+    log = tmp_path / "big.jsonl"
+    log.write_text("".join(event("tool_call", T0 + i) for i in range(20)), encoding="utf-8")
+    shown: list[LiveUsage] = []
+    panel.liveUpdated.connect(shown.append)
+    panel.follow_log(log)
+    assert panel.last_poll is not None and panel.last_poll.more and len(shown) == 1  # the first poll at once
+    qtbot.waitUntil(lambda: not panel.last_poll.more, timeout=5000)  # type: ignore[union-attr]
+    # Twenty polls: the first shown, the ones catching up not, the last one (and all it read) shown.
+    assert len(shown) == 2 and shown[0].events < 20 and shown[1].events == 20
+    assert panel.gauge.value().used == shown[1].estimated_tokens  # type: ignore[union-attr]
+    assert "20 events" in panel.live_status.text()
+
+
 def test_live_limits_and_stop_following(panel: SessionPanel, replay: SessionReplay, tmp_path: Path) -> None:
     log = tmp_path / "w.jsonl"
     log.write_text(event("file_read", T0, path="x", size=8000), encoding="utf-8")
