@@ -304,8 +304,14 @@ def test_live_follow_ends_cleanly_on_a_signal(
         return True
 
     monkeypatch.setattr(follow_cli, "print_text", show)
+    # A process started in the background by a non-interactive shell inherits SIGINT ignored,
+    # and Python then installs no KeyboardInterrupt handler: give the test the usual one.
+    interrupt = signal.signal(signal.SIGINT, signal.default_int_handler)
     before = signal.getsignal(signal.SIGTERM)
-    assert run(capsys, "follow", str(root), "--interval", "0.05") == (0, "", "")
+    try:
+        assert run(capsys, "follow", str(root), "--interval", "0.05") == (0, "", "")
+    finally:
+        signal.signal(signal.SIGINT, interrupt)
     assert len(shown) >= 1 and shown[0].startswith(f"run {root}: 2 workers")
     assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back
 
