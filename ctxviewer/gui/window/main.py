@@ -13,18 +13,15 @@ immutable results.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
-    QMenu,
     QProgressBar,
     QVBoxLayout,
     QWidget,
@@ -49,6 +46,7 @@ from ctxviewer.gui.widgets.source_lines import SourceLinesDialog, item_excerpt
 from ctxviewer.gui.window.docks import DockPanels
 from ctxviewer.gui.window.export import Exporter
 from ctxviewer.gui.window.header import FindingsLine, TaskHeader, effect_lines
+from ctxviewer.gui.window.menus import build_menus
 from ctxviewer.gui.window.persistence import WindowSettings
 from ctxviewer.gui.window.project import ProjectOpener, first_target, load_warnings, refresh_target
 from ctxviewer.gui.window.runs import (
@@ -61,7 +59,7 @@ from ctxviewer.gui.window.runs import (
 )
 from ctxviewer.gui.window.session import SessionFeeds, ask_log_path, ask_run_path, is_run_path
 from ctxviewer.gui.window.sweep import SweepLauncher
-from ctxviewer.gui.window.tabs import TABS, ResultTabs
+from ctxviewer.gui.window.tabs import ResultTabs
 from ctxviewer.gui.window.tuning import save_tuned
 from ctxviewer.gui.worker import JobFn, Lane, RunState, make_pool
 
@@ -229,135 +227,15 @@ class MainWindow(QMainWindow):
         self.batch.finished.connect(self._on_batch_finished)
         self.batch_totals: dict[tuple[str, str], TaskTotal] = self.batch.totals
 
-    def _action(self, menu: QMenu, text: str, slot: Callable[[], Any], shortcut: Any = None, tip: str = "") -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        if tip:
-            action.setStatusTip(tip)
-            action.setToolTip(tip)
-        action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
-        self.addAction(action)
-        return action
-
     def _build_actions(self) -> None:
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        self._action(
-            file, "&Open Folder\u2026", self.open_dialog, QKeySequence.StandardKey.Open, "Open a project folder"
-        )
-        self.recent_menu = file.addMenu("Open &Recent")
+        menus = build_menus(self)
+        self.recent_menu = menus.recent
+        self.export_actions = menus.exports
+        self.whatif_export = menus.whatif_export
+        self.detach_action = menus.detach
+        self.clear_baseline_action = menus.clear_baseline
+        self.undo_action, self.redo_action = menus.undo, menus.redo
         self._fill_recent()
-        file.addSeparator()
-        self.export_actions = [
-            self._action(
-                file,
-                "&Export Context (.md)\u2026",
-                lambda: self.export_dialog("markdown"),
-                "Ctrl+E",
-                "Save exactly the assembled context",
-            ),
-            self._action(
-                file,
-                "Export &Trace (.json)\u2026",
-                lambda: self.export_dialog("json"),
-                "Ctrl+Shift+E",
-                "Save the full decision trace as JSON",
-            ),
-            self._action(
-                file,
-                "Export &HTML Report\u2026",
-                lambda: self.export_dialog("html"),
-                "Ctrl+Alt+E",
-                "Save a self-contained report that opens in any browser",
-            ),
-            self._action(
-                file, "&Copy Context", self.copy_context, "Ctrl+Shift+C", "Copy the assembled context to the clipboard"
-            ),
-        ]
-        self.whatif_export = self._action(
-            file,
-            "Export &What-if (.whatif.md)\u2026",
-            lambda: self.export_dialog("whatif-md"),
-            None,
-            "Save the diff against the pinned baseline as Markdown (JSON and HTML exports include it too)",
-        )
-        self.whatif_export.setEnabled(False)
-        file.addSeparator()
-        self._action(
-            file,
-            "Attach to R&un\u2026",
-            self.follow_run_dialog,
-            "Ctrl+Shift+R",
-            "Show a real run's workers in the Session panel: choose a project or run folder",
-        )
-        self._action(
-            file,
-            "&Attach to Worker Log\u2026",
-            self.follow_dialog,
-            "Ctrl+Shift+L",
-            "Follow a running worker's JSON-lines event log in the Session panel",
-        )
-        self.detach_action = self._action(file, "&Detach from Worker Log", self.stop_following)
-        self.detach_action.setEnabled(False)
-        self._action(
-            file,
-            "Open Worker &Logs\u2026",
-            self.logs_dialog,
-            None,
-            "Show a run's worker logs (logs/workers/worker-<id>.jsonl) as a table in the Worker logs panel",
-        )
-        file.addSeparator()
-        self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-
-        run = bar.addMenu("&Run")
-        self._action(run, "&Re-run", self.refresh, "F5", "Pick up changes on disk and assemble the selected task again")
-        self._action(run, "&Cancel", self.cancel_run, "Esc", "Stop the running assembly")
-        self._action(run, "Re-run &Batch Pass", self.start_batch, "Shift+F5", "Recompute every task's total")
-        self._action(
-            run, "Feature S&weep\u2026", self.show_sweep, "Ctrl+Shift+W", "Every task of a feature at every budget"
-        )
-        run.addSeparator()
-        self._action(run, "&Pin as Baseline", self.pin_baseline, "Ctrl+B", "Compare every later run with this one")
-        self.clear_baseline_action = self._action(
-            run, "C&lear Baseline", self.clear_baseline, "Ctrl+Shift+B", "Stop comparing"
-        )
-        self.clear_baseline_action.setEnabled(False)
-        self._action(
-            run, "Compare Re&visions\u2026", self.show_revision_diff, "Ctrl+Shift+D", "The task at two git revisions"
-        )
-        run.addSeparator()
-        self.undo_action = self.budget.undo_stack.createUndoAction(self, "&Undo Budget Change")
-        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
-        self.redo_action = self.budget.undo_stack.createRedoAction(self, "&Redo Budget Change")
-        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
-        for action in (self.undo_action, self.redo_action):
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            run.addAction(action)
-        self._action(run, "Reset &Budgets", self.budget.reset, "Ctrl+0", "Back to the project's own settings")
-        self._action(
-            run, "&Save Settings to ctxviewer.yaml\u2026", self.save_settings, "Ctrl+S", "Write the tuned settings"
-        )
-
-        view = bar.addMenu("&View")
-        self._action(
-            view,
-            "&Find Candidate\u2026",
-            self.focus_search,
-            QKeySequence.StandardKey.Find,
-            "Why was it dropped? Search every candidate",
-        )
-        self._action(view, "Filter &Tasks", self.focus_outline, "Ctrl+L", "Filter the project outline")
-        view.addSeparator()
-        for n, name in enumerate(TABS, start=1):
-            key = f"Ctrl+{n}" if n <= 9 else None  # Ctrl+0 resets the budgets
-            self._action(view, f"Show {self.tabs.tabText(n - 1)}", functools.partial(self.show_tab, name), key)
-        view.addSeparator()
-        for dock in self.docks.toggle_docks():
-            view.addAction(dock.toggleViewAction())
-        help_menu = bar.addMenu("&Help")
-        self._action(help_menu, "&Keyboard Shortcuts", self.show_shortcuts, QKeySequence.StandardKey.HelpContents)
         self._set_exports_enabled(False)
 
     def _connect_lanes(self) -> None:
