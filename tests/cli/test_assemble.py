@@ -70,9 +70,7 @@ def test_the_html_report_carries_the_workers_prompt(project: Path, capsys: pytes
     assert "T1" in section and "Login session" in section
 
 
-def test_the_json_trace_carries_the_workers_prompt_beside_it(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_json_trace_carries_the_workers_prompt_beside_it(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from ctxviewer.engine.trace.model import trace_from_json
 
     code, out, _ = run(capsys, "assemble", str(project), "--feature", "feat", "--task", "T1", "--format", "json")

@@ -209,9 +209,7 @@ def _sections(baseline: Trace, current: Trace) -> tuple[SectionDelta, ...]:
     return tuple(out)
 
 
-def item_change(
-    before: Item | None, after: Item | None, tokenizer: str, *, fates: bool = False
-) -> ItemChange | None:
+def item_change(before: Item | None, after: Item | None, tokenizer: str, *, fates: bool = False) -> ItemChange | None:
     """The change of one paired candidate, or None when it did not change.
 
     With *fates*, a candidate out of both contexts whose fate differs is a change too (:data:`FATE`).

@@ -77,6 +77,7 @@ MIN_PARTIAL_TOKENS = 24
 #: A keyword the context already covers counts this much of its weight again.
 REPEAT_WEIGHT = 0.25
 
+
 def extract(task: Mapping[str, object]) -> tuple[Keyword, ...]:
     """The ctxviewer profile's keywords, sorted; stopwords included with a note."""
     found: dict[str, dict[str, None]] = {}  # sources as ordered set keys: linear in the files listed

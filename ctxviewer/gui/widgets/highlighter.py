@@ -236,4 +236,3 @@ def part_tints(
         sel.cursor = span_cursor(document, offsets, *span)
         out.append(sel)
     return out
-

@@ -56,9 +56,7 @@ def build_menus(w: MainWindow) -> Menus:
     add = functools.partial(add_action, w)
     bar = w.menuBar()
     file = bar.addMenu("&File")
-    add(
-        file, "&Open Folder\u2026", w.open_dialog, QKeySequence.StandardKey.Open, "Open a project folder"
-    )
+    add(file, "&Open Folder\u2026", w.open_dialog, QKeySequence.StandardKey.Open, "Open a project folder")
     recent = file.addMenu("Open &Recent")
     file.addSeparator()
     exports = [
@@ -83,9 +81,7 @@ def build_menus(w: MainWindow) -> Menus:
             "Ctrl+Alt+E",
             "Save a self-contained report that opens in any browser",
         ),
-        add(
-            file, "&Copy Context", w.copy_context, "Ctrl+Shift+C", "Copy the assembled context to the clipboard"
-        ),
+        add(file, "&Copy Context", w.copy_context, "Ctrl+Shift+C", "Copy the assembled context to the clipboard"),
     ]
     whatif_export = add(
         file,
@@ -126,18 +122,12 @@ def build_menus(w: MainWindow) -> Menus:
     add(run, "&Re-run", w.refresh, "F5", "Pick up changes on disk and assemble the selected task again")
     add(run, "&Cancel", w.cancel_run, "Esc", "Stop the running assembly")
     add(run, "Re-run &Batch Pass", w.start_batch, "Shift+F5", "Recompute every task's total")
-    add(
-        run, "Feature S&weep\u2026", w.show_sweep, "Ctrl+Shift+W", "Every task of a feature at every budget"
-    )
+    add(run, "Feature S&weep\u2026", w.show_sweep, "Ctrl+Shift+W", "Every task of a feature at every budget")
     run.addSeparator()
     add(run, "&Pin as Baseline", w.pin_baseline, "Ctrl+B", "Compare every later run with this one")
-    clear_baseline = add(
-        run, "C&lear Baseline", w.clear_baseline, "Ctrl+Shift+B", "Stop comparing"
-    )
+    clear_baseline = add(run, "C&lear Baseline", w.clear_baseline, "Ctrl+Shift+B", "Stop comparing")
     clear_baseline.setEnabled(False)
-    add(
-        run, "Compare Re&visions\u2026", w.show_revision_diff, "Ctrl+Shift+D", "The task at two git revisions"
-    )
+    add(run, "Compare Re&visions\u2026", w.show_revision_diff, "Ctrl+Shift+D", "The task at two git revisions")
     run.addSeparator()
     undo = w.budget.undo_stack.createUndoAction(w, "&Undo Budget Change")
     undo.setShortcut(QKeySequence.StandardKey.Undo)
@@ -147,9 +137,7 @@ def build_menus(w: MainWindow) -> Menus:
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         run.addAction(action)
     add(run, "Reset &Budgets", w.budget.reset, "Ctrl+0", "Back to the project's own settings")
-    add(
-        run, "&Save Settings to ctxviewer.yaml\u2026", w.save_settings, "Ctrl+S", "Write the tuned settings"
-    )
+    add(run, "&Save Settings to ctxviewer.yaml\u2026", w.save_settings, "Ctrl+S", "Write the tuned settings")
 
     view = bar.addMenu("&View")
     add(

@@ -52,9 +52,7 @@ def test_the_folder_is_read_by_default_and_the_mismatch_says_how_to_read_the_gra
     assert trace.settings["spec_feature"].value == "folder" and trace.settings["spec_feature"].origin == "default"
     assert not any(w.startswith("spec_feature") for w in trace.warnings)
     (found,) = [f for f in findings_of(trace) if f.code == "feature-mismatch"]
-    assert found.message.endswith(
-        "(ctxviewer reads the folder 'feat'; setting spec_feature: graph reads the graph's)."
-    )
+    assert found.message.endswith("(ctxviewer reads the folder 'feat'; setting spec_feature: graph reads the graph's).")
 
 
 def test_graph_reads_the_folder_the_graph_names_and_says_so(tmp_path: Path) -> None:

@@ -46,9 +46,7 @@ def test_the_header_names_the_task_and_its_size_with_names_as_text(base: Trace) 
     within = named(base, context_tokens=TokenCounts(chars=10, heuristic=1836), upstream="")
     assert header_html(within).endswith("context <b>1,836</b> of 4,000 heuristic tokens \u00b7 exact: n/a")
     # Deciding with an encoding that was not counted: no size, so not over budget either.
-    uncounted = named(
-        base, tokenizer="cl100k_base", context_tokens=TokenCounts(chars=10, heuristic=9999), upstream=""
-    )
+    uncounted = named(base, tokenizer="cl100k_base", context_tokens=TokenCounts(chars=10, heuristic=9999), upstream="")
     assert header_html(uncounted).endswith("context <b>n/a</b> of 4,000 cl100k_base tokens \u00b7 exact: n/a")
 
 
