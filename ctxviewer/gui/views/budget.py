@@ -150,7 +150,22 @@ def format_zones(zones: tuple[tuple[str, float], ...]) -> str:
 
 
 #: Changes that are each their own undo step: a reset, a profile or tokenizer picked from a list.
-_NO_MERGE = ("*", "profile", "upstream", "tokenizer", *SWITCH_KEYS)
+_NO_MERGE = ("*", "profile", "upstream", "tokenizer", "spec_feature", *SWITCH_KEYS)
+
+#: The values of ``spec_feature`` as the panel offers them: (value, words, tooltip).
+SPEC_FEATURE_CHOICES = (
+    ("folder", "its folder's name", "Read the spec from the feature's folder (what a user means; the default)"),
+    (
+        "graph",
+        "the task graph's feature",
+        "Read the spec from the folder the task graph's own feature value names, as upstream's "
+        "orchestrator does; after a rename the two differ (the feature-mismatch finding)",
+    ),
+)
+SPEC_FEATURE_TIP = (
+    "Which folder the spec is read from (setting spec_feature): the feature folder's own name, "
+    "or the task graph's feature value, which upstream's orchestrator passes to the plugin"
+)
 
 
 class _Change(QUndoCommand):
@@ -413,7 +428,7 @@ class BudgetPanel(QWidget):
         grid.setVerticalSpacing(2)
         grid.setColumnStretch(1, 1)
         self.rows: dict[str, _Row] = {}
-        line = self._add_upstream(grid, self._add_profile(grid))
+        line = self._add_spec_feature(grid, self._add_upstream(grid, self._add_profile(grid)))
         for spec in SPECS:
             if spec.key == "top_k":
                 line = self._add_buffer(grid, line)
@@ -532,6 +547,29 @@ class BudgetPanel(QWidget):
         grid.addWidget(self.upstream, line, 1, 1, 2)
         grid.addWidget(self.upstream_note, line + 1, 0, 1, 3)
         return line + 2
+
+    def _add_spec_feature(self, grid: QGridLayout, line: int) -> int:
+        """Which folder the spec is read from: the spec folder's own name, or the task graph's
+        ``feature`` value, which upstream's orchestrator passes to the plugin (setting ``spec_feature``)."""
+        self.spec_feature = QComboBox(self)
+        self.spec_feature.setObjectName("specFeature")
+        for value, words, tip in SPEC_FEATURE_CHOICES:
+            self.spec_feature.addItem(words, value)
+            self.spec_feature.setItemData(self.spec_feature.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.spec_feature.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.spec_feature.setMinimumContentsLength(12)
+        self.spec_feature.setToolTip(SPEC_FEATURE_TIP)
+        self.spec_feature.currentIndexChanged.connect(self._choose_spec_feature)
+        label = QLabel("Spec from", self)
+        label.setToolTip(SPEC_FEATURE_TIP)
+        grid.addWidget(label, line, 0)
+        grid.addWidget(self.spec_feature, line, 1, 1, 2)
+        return line + 1
+
+    def _choose_spec_feature(self, index: int) -> None:
+        value = self.spec_feature.itemData(index)
+        if value is not None:
+            self._set("spec_feature", value, f"spec from the {'task graph' if value == 'graph' else 'folder'}")
 
     def _choose_upstream(self, index: int) -> None:
         value = self.upstream.itemData(index)
@@ -801,6 +839,9 @@ class BudgetPanel(QWidget):
         self._show_profile()
         self.profile_message.hide()
         self._show_upstream()
+        self.spec_feature.blockSignals(True)
+        self.spec_feature.setCurrentIndex(max(0, self.spec_feature.findData(self.values["spec_feature"])))
+        self.spec_feature.blockSignals(False)
         self._show_state()
 
     def _show_state(self) -> None:

@@ -161,3 +161,21 @@ def test_the_version_control_does_not_widen_the_dock(panel: BudgetPanel) -> None
     # Its entries are long ("latest: main, 9 sections, ..."); the box must stay as narrow as the profile's.
     assert panel.upstream.minimumSizeHint().width() <= panel.profile.minimumSizeHint().width()
     assert panel.minimumSizeHint().width() <= 360
+
+
+def test_spec_from_the_task_graph_is_one_undoable_setting(qtbot, panel: BudgetPanel, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The panel's "Spec from" box sets ``spec_feature``; a project's own value shows in it."""
+    project = zerg_project(tmp_path, "spec_feature: graph\n")
+    panel.set_base(project.settings)
+    assert panel.spec_feature.currentData() == "graph"  # the project's value, shown
+    panel.set_base(Settings())
+    assert panel.spec_feature.currentData() == "folder"  # the default
+    with qtbot.waitSignal(panel.settingsChanged, timeout=2000) as blocker:
+        panel.spec_feature.setCurrentIndex(panel.spec_feature.findData("graph"))
+    settings = blocker.args[0]
+    assert (settings.spec_feature, settings.origin("spec_feature")) == ("graph", "gui")
+    assert panel.undo_stack.count() == 1
+    with qtbot.waitSignal(panel.settingsChanged, timeout=2000) as blocker:
+        panel.undo_stack.undo()
+    assert blocker.args[0].spec_feature == "folder"
+    assert panel.spec_feature.currentData() == "folder"
