@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
+from ctxviewer.engine.runtime.jsondoc import json_type, short
+
 TASK_EXECUTED = "task_executed"
 FILE_READ = "file_read"
 TOOL_CALL = "tool_call"
@@ -49,28 +51,6 @@ class Event:
     """``tool_call``: the number of calls (1 for the other kinds)."""
 
 
-def _describe(value: Any) -> str:
-    """A short name for the JSON type of *value*, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__  # pragma: no cover - json.loads makes nothing else
-
-
-def _short(text: str, limit: int = 40) -> str:
-    """``repr`` of *text*, cut to about *limit* characters."""
-    return repr(text if len(text) <= limit else text[:limit] + "…")
-
-
 def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not allowed")
 
@@ -88,7 +68,7 @@ def _parse_ts(value: Any) -> float:
     Raises ``ValueError`` with a message for the user when *value* is not a usable time.
     """
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ValueError(f'"ts" must be a number or an ISO-8601 string, not {_describe(value)}')
+        raise ValueError(f'"ts" must be a number or an ISO-8601 string, not {json_type(value)}')
     if isinstance(value, str):
         try:
             moment = datetime.fromisoformat(value.strip())
@@ -96,21 +76,21 @@ def _parse_ts(value: Any) -> float:
                 moment = moment.replace(tzinfo=UTC)
             seconds = moment.timestamp()
         except (ValueError, OverflowError, OSError):
-            raise ValueError(f'"ts" is not an ISO-8601 time: {_short(value)}') from None
+            raise ValueError(f'"ts" is not an ISO-8601 time: {short(value)}') from None
     else:
         try:
             seconds = float(value)
         except OverflowError:
             seconds = math.inf
     if not math.isfinite(seconds) or not 0 <= seconds <= MAX_TS:
-        raise ValueError(f'"ts" is out of range (1970-01-01 to 9999-12-31): {_short(str(value))}')
+        raise ValueError(f'"ts" is out of range (1970-01-01 to 9999-12-31): {short(str(value))}')
     return seconds
 
 
 def _whole_number(obj: dict[str, Any], key: str, minimum: int) -> int:
     value = obj[key]
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadLine(f'"{key}" must be a whole number, not {_describe(value)}')
+        raise BadLine(f'"{key}" must be a whole number, not {json_type(value)}')
     if value < minimum:
         raise BadLine(f'"{key}" must be {minimum} or more, not {value}')
     if value > MAX_INT_FIELD:
@@ -121,13 +101,13 @@ def _whole_number(obj: dict[str, Any], key: str, minimum: int) -> int:
 def _nonempty_string(obj: dict[str, Any], key: str) -> str:
     value = obj[key]
     if not isinstance(value, str):
-        raise BadLine(f'"{key}" must be a string, not {_describe(value)}')
+        raise BadLine(f'"{key}" must be a string, not {json_type(value)}')
     if not value.strip():
         raise BadLine(f'"{key}" is empty')
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise BadLine(f'"{key}" contains a lone surrogate escape: {_short(value)}') from None
+        raise BadLine(f'"{key}" contains a lone surrogate escape: {short(value)}') from None
     return value
 
 
@@ -155,15 +135,15 @@ def parse_line(raw: bytes, line: int) -> Event | None:
     except RecursionError:
         raise BadLine("not JSON (nested too deeply)") from None
     if not isinstance(obj, dict):
-        raise BadLine(f"not a JSON object (got {_describe(obj)})")
+        raise BadLine(f"not a JSON object (got {json_type(obj)})")
     for key in ("ts", "event"):
         if key not in obj:
             raise BadLine(f'missing "{key}"')
     kind = obj["event"]
     if not isinstance(kind, str):
-        raise BadLine(f'"event" must be a string, not {_describe(kind)}')
+        raise BadLine(f'"event" must be a string, not {json_type(kind)}')
     if kind not in EVENT_KINDS:
-        raise BadLine(f"unknown event {_short(kind)} (expected task_executed, file_read or tool_call)")
+        raise BadLine(f"unknown event {short(kind)} (expected task_executed, file_read or tool_call)")
     try:
         ts = _parse_ts(obj["ts"])
     except ValueError as exc:
