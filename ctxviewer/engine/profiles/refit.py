@@ -20,19 +20,18 @@ against whole runs at every integer budget on small projects:
   enumeration above the current budget stops there, so keep it within a small factor of
   the truth.
 
-:class:`WholeRunRefit` keeps the contract for any profile by running the whole pipeline in
-one cached file-system pass; profiles register faster refits in
-:mod:`ctxviewer.engine.analysis.sensitivity`.
+:class:`~ctxviewer.engine.runs.sensitivity.WholeRunRefit` keeps the contract for any profile
+by running the whole pipeline in one cached file-system pass; profiles register faster refits
+in :data:`ctxviewer.engine.runs.sensitivity.REFITS`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Protocol
 
-from ctxviewer.engine.files.reading import one_pass
-from ctxviewer.engine.project.loading import Feature, Project, Task
-from ctxviewer.engine.project.settings import BUDGET_RANGE, Settings
+from ctxviewer.engine.project.settings import BUDGET_RANGE, SHAKTIMAN_BUDGET_RANGE, Settings
 
 #: The settings a refit may vary besides the budget: the two section shares.
 SHARE_KEYS: tuple[str, ...] = ("security_share", "spec_share")
@@ -54,70 +53,17 @@ class Refit(Protocol):
         ...
 
 
-def with_values(settings: Settings, budget: int, shares: Mapping[str, float] | None) -> Settings:
+def with_values(settings: Settings, budget: int, shares: Mapping[str, float] | None = None) -> Settings:
     """*settings* with *budget* and *shares* in place, unchecked (the caller keeps them in range)."""
-    from dataclasses import replace
-
-    return replace(settings, budget=budget, **dict(shares or {}))
-
-
-class WholeRunRefit:
-    """The contract kept the slow way: a whole run per call, files read once per refit.
-
-    The ceiling is found by doubling from the built budget until the fates equal those at the
-    largest budget ctxviewer accepts, then halving back to the smallest budget that still gives
-    them.  That relies on what holds for every fit in ctxviewer's profiles: once everything
-    that can fit fits, a larger budget fits it too.
-    """
-
-    def __init__(self, project: Project, feature: Feature, task: Task, settings: Settings) -> None:
-        from ctxviewer.engine.project.settings import WHOLE_BUDGET_PROFILES
-        from ctxviewer.engine.runs.pipeline import run_profile
-
-        self.project, self.feature, self.task, self.settings = project, feature, task, settings
-        self._pass = one_pass()
-        profile = run_profile(project, settings)[0]
-        sectioned = profile in ("mahabharatha", "ctxviewer") and profile not in WHOLE_BUDGET_PROFILES
-        self._keys = frozenset({"budget", *(SHARE_KEYS if sectioned else ())})
-        self._ceiling: int | None = None
-
-    @property
-    def keys(self) -> frozenset[str]:
-        return self._keys
-
-    def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
-        from ctxviewer.engine.runs.pipeline import assemble_task
-
-        settings = with_values(self.settings, budget, shares)
-        trace = self._pass.run(assemble_task, self.project, self.feature, self.task, settings, exact=False)
-        return {item.id: item.status for item in trace.items}
-
-    def ceiling(self) -> int:
-        if self._ceiling is None:
-            top = self._top()
-            target = self.fates(top)
-            hi = max(1, self.settings.budget)
-            while hi < top and self.fates(hi) != target:
-                hi = min(top, hi * 2)
-            lo = 0  # fates(lo) != target, or lo is below the range
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if mid >= self._bottom() and self.fates(mid) == target:
-                    hi = mid
-                else:
-                    lo = mid
-            self._ceiling = max(hi, self._bottom())
-        return self._ceiling
-
-    def _bottom(self) -> int:
-        return budget_range(self.settings)[0]
-
-    def _top(self) -> int:
-        return budget_range(self.settings)[1]
+    shares = shares or {}
+    return replace(
+        settings,
+        budget=budget,
+        security_share=shares.get("security_share", settings.security_share),
+        spec_share=shares.get("spec_share", settings.spec_share),
+    )
 
 
 def budget_range(settings: Settings) -> tuple[int, int]:
     """The budgets ctxviewer accepts for *settings*' profile."""
-    from ctxviewer.engine.project.settings import SHAKTIMAN_BUDGET_RANGE
-
     return SHAKTIMAN_BUDGET_RANGE if settings.profile == "shaktiman" else BUDGET_RANGE
