@@ -28,13 +28,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, Decimal
+from functools import partial
 from typing import Any
 
 from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.profiles.base import Cancelled, Progress
+from ctxviewer.engine.profiles.mahabharatha.refit import build_refit as mahabharatha_refit
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import SYSTEM_BUDGET_RANGE, UNUSED_SETTINGS, Settings, show_setting
+from ctxviewer.engine.runs.pipeline import spec_source
 from ctxviewer.engine.trace.model import KEPT, Trace
 
 RefitBuilder = Callable[[Project, Feature, Task, Settings], Refit]
@@ -98,7 +101,10 @@ class WholeRunRefit:
 #: Fast refits by the profile that runs (``mahabharatha`` is the seed's version; see
 #: :func:`~ctxviewer.engine.runs.pipeline.run_profile`).  A profile missing here gets
 #: :class:`WholeRunRefit`: exact, a whole run per budget.
-REFITS: dict[str, RefitBuilder] = {}
+REFITS: dict[str, RefitBuilder] = {
+    # profiles may not import runs: the whole-run fallback and spec_source are passed in.
+    "mahabharatha": partial(mahabharatha_refit, whole=WholeRunRefit, source=spec_source),
+}
 
 
 def refit_for(project: Project, feature: Feature, task: Task, settings: Settings) -> Refit:
