@@ -36,7 +36,13 @@ from ctxviewer.engine.profiles.base import Cancelled, Progress
 from ctxviewer.engine.profiles.mahabharatha.refit import build_refit as mahabharatha_refit
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
 from ctxviewer.engine.project.loading import Feature, Project, Task
-from ctxviewer.engine.project.settings import SYSTEM_BUDGET_RANGE, UNUSED_SETTINGS, Settings, show_setting
+from ctxviewer.engine.project.settings import (
+    SWITCH_KEYS,
+    SYSTEM_BUDGET_RANGE,
+    UNUSED_SETTINGS,
+    Settings,
+    show_setting,
+)
 from ctxviewer.engine.runs.pipeline import spec_source
 from ctxviewer.engine.trace.model import KEPT, Trace
 
@@ -242,7 +248,9 @@ class Suggestion:
 
     @property
     def set_text(self) -> str:
-        """The change as ``--set`` takes it."""
+        """The change as ``--set`` takes it (a switch's value is the variable's text, as typed)."""
+        if self.key in SWITCH_KEYS:
+            return f"{self.key}={'null' if self.value is None else self.value}"
         return f"{self.key}={yaml_value(self.value)}"
 
     def describe(self) -> str:

@@ -161,6 +161,17 @@ def test_yaml_value_reads_back_as_the_value() -> None:
         assert yaml.safe_load(yaml_value(value)) == value  # "1" stays text: quoted
 
 
+def test_a_switch_suggestion_is_set_as_the_variables_text() -> None:
+    # --set reads a switch's value as typed: quoting it would set the variable to 'think' with quotes.
+    from ctxviewer.engine.runs.compare import parse_assignment
+    from ctxviewer.engine.runs.sensitivity import Suggestion
+
+    for value in ("think", "1", None):
+        change = Suggestion("analysis_depth", value, INCLUDED, 1.0, (), ())
+        assert parse_assignment(change.set_text) == ("analysis_depth", value)
+    assert parse_assignment(Suggestion("top_k", 7, INCLUDED, 0.4, (), ()).set_text) == ("top_k", 7)
+
+
 def _hand(vectors: list[tuple[str, ...]], axes: list[Axis], current: int = 0) -> Sensitivity:
     return Sensitivity("T", "mahabharatha", ("a", "b", "c"), tuple(vectors), current, tuple(axes), 0, 0.0, "fast")
 
