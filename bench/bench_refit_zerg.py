@@ -21,6 +21,7 @@ project and profile (``zerg-0.3.2``, ``mahabharatha-latest``) it prints
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import statistics
@@ -40,83 +41,105 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+class Clock:
+    """Wall and CPU seconds of what runs inside ``with``: the VM's cores are shared, so CPU time
+    is the steadier of the two."""
+
+    def __enter__(self) -> Clock:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.wall, self.cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
+
+
+def _keep(m: dict[str, tuple[list[float], list[float]]], key: str, clock: Clock) -> None:
+    m[key][0].append(clock.wall)
+    m[key][1].append(clock.cpu)
+
+
+def _line(label: str, wall: list[float], cpu: list[float], scale: float, unit: str) -> str:
+    return f"  {label:<30} median {_median(wall) * scale:10.1f} {unit} wall, {_median(cpu) * scale:10.1f} {unit} CPU"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profiles", default="zerg-0.3.2,mahabharatha-latest")
     parser.add_argument("--whole-samples", type=int, default=40, help="whole runs per task for its median")
     parser.add_argument("--full-whole", type=int, default=1, help="tasks per project enumerated in full by whole runs")
     args = parser.parse_args(argv)
-    print(f"python {platform.python_version()} on {platform.machine()}, {platform.system()}")
+    print(f"python {platform.python_version()} on {platform.machine()}, {platform.system()}, {os.cpu_count()} CPUs")
     rng = random.Random(19)
     for root in sorted(p for p in (ROOT / "sample_projects").iterdir() if (p / ".gsd" / "specs").is_dir()):
         project = load_project(root)
         for profile in args.profiles.split(","):
             settings = project.settings.with_overrides({"profile": profile}, "bench")
-            build, seq, shuffled, fast_enum, fast_cpu, whole_call, whole_enum = [], [], [], [], [], [], []
+            m: dict[str, tuple[list[float], list[float]]] = {
+                k: ([], []) for k in ("build", "seq", "shuffled", "fast_enum", "whole_call", "whole_enum")
+            }
+
             budgets: list[int] = []
-            full: list[tuple[float, float]] = []  # (measured whole enumeration, its estimate)
+            full: list[tuple[Clock, float]] = []  # (a whole enumeration measured, its CPU estimate)
             for n, (feature, task) in enumerate(project.tasks()):
-                t0 = time.perf_counter()
-                refit = refit_for(project, feature, task, settings)
-                build.append(time.perf_counter() - t0)
+                with Clock() as c:
+                    refit = refit_for(project, feature, task, settings)
+                _keep(m, "build", c)
                 assert isinstance(refit, ZergRefit), f"{task.id}: {type(refit).__name__}"
-                top = refit.ceiling()
-                span = range(1, top + 1)
+                span = range(1, refit.ceiling() + 1)
                 budgets.append(len(span))
-                t0, c0 = time.perf_counter(), time.process_time()
-                for b in span:
-                    refit.fates(b)
-                fast_enum.append(time.perf_counter() - t0)
-                fast_cpu.append(time.process_time() - c0)
+                with Clock() as c:
+                    for b in span:
+                        refit.fates(b)
+                _keep(m, "fast_enum", c)
                 fresh = refit_for(project, feature, task, settings)  # cold caches, timed per call in order
                 assert isinstance(fresh, ZergRefit)
                 for b in span:
-                    t0 = time.perf_counter()
-                    fresh.fates(b)
-                    seq.append(time.perf_counter() - t0)
+                    with Clock() as c:
+                        fresh.fates(b)
+                    _keep(m, "seq", c)
                 order = list(span)
                 rng.shuffle(order)
                 fresh = refit_for(project, feature, task, settings)
                 assert isinstance(fresh, ZergRefit)
                 for b in order[:2000]:
-                    t0 = time.perf_counter()
-                    fresh.fates(b)
-                    shuffled.append(time.perf_counter() - t0)
+                    with Clock() as c:
+                        fresh.fates(b)
+                    _keep(m, "shuffled", c)
                 whole = WholeRunRefit(project, feature, task, settings)
                 whole.fates(settings.budget)  # files read once, as for the fast refit's build
-                calls = []
+                calls: list[float] = []
                 for b in sorted(rng.sample(order, min(args.whole_samples, len(order)))):
-                    t0 = time.perf_counter()
-                    whole.fates(b)
-                    calls.append(time.perf_counter() - t0)
-                per_call = _median(calls)
-                whole_call.extend(calls)
-                whole_enum.append(per_call * len(span))
-                if n < args.full_whole:
-                    t0 = time.perf_counter()
-                    for b in span:
+                    with Clock() as c:
                         whole.fates(b)
-                    full.append((time.perf_counter() - t0, per_call * len(span)))
-            fast_call, slow_call = _median(seq), _median(whole_call)
+                    _keep(m, "whole_call", c)
+                    calls.append(c.cpu)
+                m["whole_enum"][0].append(float("nan"))
+                m["whole_enum"][1].append(_median(calls) * len(span))
+                if n < args.full_whole:
+                    with Clock() as c:
+                        for b in span:
+                            whole.fates(b)
+                    full.append((c, _median(calls) * len(span)))
             print(
-                f"\n{root.name} / {profile}: {len(build)} tasks, {min(budgets):,}-{max(budgets):,} budgets each "
+                f"\n{root.name} / {profile}: {len(budgets)} tasks, {min(budgets):,}-{max(budgets):,} budgets each "
                 f"(median {_median([float(b) for b in budgets]):,.0f})"
             )
-            print(f"  build (one run)             median {_median(build) * 1e3:8.2f} ms")
-            print(f"  fates(), in order           median {fast_call * 1e6:8.1f} us")
-            print(f"  fates(), shuffled           median {_median(shuffled) * 1e6:8.1f} us")
-            ratio = slow_call / fast_call
-            print(f"  whole run per fates()       median {slow_call * 1e6:8.1f} us   ratio {ratio:,.0f}x")
+            print(_line("build (one run)", *m["build"], 1e3, "ms"))
+            print(_line("fates(), in order", *m["seq"], 1e6, "us"))
+            print(_line("fates(), shuffled", *m["shuffled"], 1e6, "us"))
+            print(_line("whole run per fates()", *m["whole_call"], 1e6, "us"))
+            print(_line("enumerate 1..ceiling, fast", *m["fast_enum"], 1e3, "ms"))
+            whole_enum = _median(m["whole_enum"][1])
+            label = "enumerate 1..ceiling, whole"
+            print(f"  {label:<30} median {whole_enum:10.1f} s CPU (estimated: median per call x budgets)")
+            fast_cpu, fast_enum_cpu = _median(m["seq"][1]), _median(m["fast_enum"][1])
             print(
-                f"  enumerate bottom..ceiling   median {_median(fast_enum) * 1e3:8.1f} ms fast "
-                f"({_median(fast_cpu) * 1e3:.1f} ms of CPU)"
+                f"  ratio whole / fast (CPU)       per call {_median(m['whole_call'][1]) / fast_cpu:,.0f}x, "
+                f"per task's enumeration {whole_enum / fast_enum_cpu:,.0f}x"
             )
-            print(
-                f"                              median {_median(whole_enum):8.1f} s whole (estimated)   "
-                f"ratio {_median(whole_enum) / _median(fast_enum):,.0f}x"
-            )
-            for measured, estimate in full:
-                print(f"  whole enumeration of one task, in full: {measured:.1f} s (estimated {estimate:.1f} s)")
+            for c, estimate in full:
+                print(f"  one task enumerated by whole runs in full: {c.wall:.1f} s wall, {c.cpu:.1f} s CPU "
+                      f"(estimated {estimate:.1f} s CPU)")  # fmt: skip
     return 0
 
 
