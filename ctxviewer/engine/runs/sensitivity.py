@@ -35,6 +35,8 @@ from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.profiles.base import Cancelled, Progress
 from ctxviewer.engine.profiles.mahabharatha.refit import build_refit as mahabharatha_refit
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
+from ctxviewer.engine.profiles.zerg.refit import ZERG_PROFILES
+from ctxviewer.engine.profiles.zerg.refit import build_refit as build_zerg_refit
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import (
     SWITCH_KEYS,
@@ -110,6 +112,8 @@ class WholeRunRefit:
 REFITS: dict[str, RefitBuilder] = {
     # profiles may not import runs: the whole-run fallback and spec_source are passed in.
     "mahabharatha": partial(mahabharatha_refit, whole=WholeRunRefit, source=spec_source),
+    # zerg's builder sits below runs, so the whole-run fallback and spec_source are passed in
+    **dict.fromkeys(ZERG_PROFILES, partial(build_zerg_refit, whole=WholeRunRefit, source=spec_source)),
 }
 
 

@@ -454,7 +454,7 @@ class ZergRun(MahabharathaRun):
         graph = repomap.build_graph(self.fs)
         for rel, why in graph.skipped:
             self._error(REPO_MAP, "input", f"{rel}: {why}", "not in the symbol map", rel)
-        result = repomap.query(graph, task_files, keywords, budget * 4)
+        result = self._query_map(graph, task_files, keywords, budget * 4)
         self.items.extend(repo_map_items(graph, result))
         cut = repo_map_cut(result)
         if cut is not None:
@@ -465,6 +465,13 @@ class ZergRun(MahabharathaRun):
                 f"(keywords: {', '.join(keywords) or 'none'})"
             )
         return result.text
+
+    def _query_map(
+        self, graph: repomap.RepoGraph, task_files: Sequence[str], keywords: Sequence[str], max_chars: int
+    ) -> repomap.MapResult:
+        """The map's query (:func:`.repomap.query`); a method so a refit's build run can keep every
+        module it chose, with the symbols of those the limit left out (see :mod:`.refit`)."""
+        return repomap.query(graph, task_files, keywords, max_chars)
 
     def _token_record(self, texts: Mapping[str, str]) -> None:
         """What upstream writes to its per-worker token file for this task (never part of the text)."""
