@@ -128,6 +128,7 @@ def _suggestions(project: Any, args: argparse.Namespace, trace: Any) -> Any:
             "set": None if change is None else change.set_text,
             "status": None if change is None else change.status,
             "size": None if change is None else round(change.size, 4),
+            "outside_range": None if change is None else change.outside_range,
             "pushes_out": [] if change is None else list(change.pushes_out),
             "brings_in": [] if change is None else list(change.brings_in),
         }
@@ -156,6 +157,8 @@ def _suggest_lines(suggest: Mapping[str, Any]) -> list[str]:
             effect += f"; pushes out {one_line(', '.join(suggest['pushes_out']))}"
         if suggest["brings_in"]:
             effect += f"; brings in {one_line(', '.join(suggest['brings_in']))}"
+        if suggest["outside_range"]:
+            effect += "; outside the budgets the real system's config accepts, a what-if only"
         out.append(f"   smallest change: --set {one_line(suggest['set'])} ({effect})")
     return out
 

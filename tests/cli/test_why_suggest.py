@@ -90,7 +90,8 @@ def _check_every_suggestion(project: Project, settings: Settings, fs: Context) -
                     assert change is None
                     continue
                 if change is None:
-                    # No single setting brings it in: no axis has a span where it is in.
+                    # No single setting brings it in: no axis has a span where it is in, even
+                    # outside the real system's range.
                     assert not any(sens.including(item.id, a.key) for a in sens.axes), item.id
                     continue
                 key, value = parse_setting(change.set_text)  # exactly what --set reads

@@ -249,6 +249,9 @@ class Suggestion:
     #: Candidates in the context now that the change leaves out, and others it brings in.
     pushes_out: tuple[str, ...]
     brings_in: tuple[str, ...]
+    #: The value is outside the range the real system's config accepts (a what-if only): no
+    #: value inside it brings the candidate in.
+    outside_range: bool = False
 
     @property
     def set_text(self) -> str:
@@ -322,15 +325,19 @@ class Sensitivity:
         Sizes compare across settings as relative changes (a budget from 4,000 to 4,400 and a
         share from 0.50 to 0.55 are both 10 %); a switch counts as 100 %.  Ties go to the change
         that pushes fewer candidates out, then to the earlier axis.  Budgets of upstream profiles
-        stay inside the range the real system's config accepts.
+        stay inside the range the real system's config accepts when any change there will do;
+        otherwise the nearest budget outside it is given, marked :attr:`Suggestion.outside_range`.
         """
         at = self._index(item_id)
-        now = self.vectors[self.current]
-        if now[at] in KEPT:
+        if self.vectors[self.current][at] in KEPT:
             return None
+        return self._best(at, whole=False) or self._best(at, whole=True)
+
+    def _best(self, at: int, whole: bool) -> Suggestion | None:
+        now = self.vectors[self.current]
         best: tuple[tuple[float, int, int], Suggestion] | None = None
         for order, axis in enumerate(self.axes):
-            for position in _nearest_including(axis, self.vectors, at):
+            for position in _nearest_including(axis, self.vectors, at, whole):
                 vector = self.vectors[axis.vector_at(position)]
                 value = axis.value(position)
                 size = _size(axis, value)
@@ -344,7 +351,7 @@ class Sensitivity:
                 )
                 key = (size, len(out), order)
                 if best is None or key < best[0]:
-                    best = (key, Suggestion(axis.key, value, vector[at], size, out, into))
+                    best = (key, Suggestion(axis.key, value, vector[at], size, out, into, whole))
         return None if best is None else best[1]
 
 
@@ -355,13 +362,14 @@ def _size(axis: Axis, value: Any) -> float:
     return abs(float(value) - current) / current if current else abs(float(value))
 
 
-def _nearest_including(axis: Axis, vectors: Sequence[tuple[str, ...]], at: int) -> list[int]:
-    """The nearest positions below and above the current one where item *at* is in the context."""
+def _nearest_including(axis: Axis, vectors: Sequence[tuple[str, ...]], at: int, whole: bool = False) -> list[int]:
+    """The nearest positions below and above the current one where item *at* is in the context
+    (within the axis's suggestion range, or, when *whole*, anywhere on it)."""
     if axis.kind == CHOICE:
         here = axis.position_of_current()
         return [n for n in range(len(axis.choices)) if n != here and vectors[axis.vector_at(n)][at] in KEPT]
     here = axis.position_of_current()
-    lo, hi = max(axis.lo, axis.suggest_lo), min(axis.hi, axis.suggest_hi)
+    lo, hi = (axis.lo, axis.hi) if whole else (max(axis.lo, axis.suggest_lo), min(axis.hi, axis.suggest_hi))
     below = above = None
     for seg in axis.segments:
         if vectors[seg.vector][at] not in KEPT:

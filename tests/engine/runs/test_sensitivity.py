@@ -229,8 +229,11 @@ def test_a_suggestion_stays_in_the_real_systems_range_for_upstream_profiles() ->
     sens = _hand(vectors, [budget, switch])
     change = sens.suggestion("a")
     assert change is not None and (change.key, change.value, change.size) == ("security_rule_filtering", False, 1.0)
-    no_switch = _hand(vectors, [budget])
-    assert no_switch.suggestion("a") is None
+    # Without the switch the nearest budget outside the range is given, marked as such: 400 is
+    # 90 % away, 30,000 is 650 %.
+    no_switch = _hand(vectors, [budget]).suggestion("a")
+    assert no_switch is not None and (no_switch.value, no_switch.outside_range) == (400, True)
+    assert not change.outside_range
 
 
 def test_ties_go_to_the_change_that_pushes_fewer_out() -> None:
