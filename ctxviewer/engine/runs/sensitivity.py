@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 
 from ctxviewer.engine.files.reading import one_pass
+from ctxviewer.engine.profiles import drift_refit
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
@@ -73,7 +75,9 @@ class WholeRunRefit:
 #: Fast refits by the profile that runs (``mahabharatha`` is the seed's version; see
 #: :func:`~ctxviewer.engine.runs.pipeline.run_profile`).  A profile missing here gets
 #: :class:`WholeRunRefit`: exact, a whole run per budget.
-REFITS: dict[str, RefitBuilder] = {}
+REFITS: dict[str, RefitBuilder] = {
+    "drift": partial(drift_refit.build_refit, whole=WholeRunRefit),
+}
 
 
 def refit_for(project: Project, feature: Feature, task: Task, settings: Settings) -> Refit:
