@@ -1,19 +1,23 @@
 """Benchmark: the fast refits of ``drift`` and ``computed`` against the whole-run refit.
 
 Exact sensitivity calls a task's refit at every integer budget from the bottom of the range
-up to its ceiling.  For every task of the three sample projects and each variant below this
-prints, for the fast refit (the one ``REFITS`` gives) and for ``WholeRunRefit`` (a whole run
-per call, files read once):
+up to its ceiling.  For each variant below and each sample project this prints, over the
+project's tasks, for the fast refit (the one ``REFITS`` gives) and for ``WholeRunRefit`` (a
+whole run per call, files read once):
 
-* the median microseconds per ``fates()`` call -- the fast refit over every budget of
-  bottom..ceiling, the whole-run refit over ``--whole-calls`` budgets spread over the same
-  range (every one would take minutes);
-* the median time per task to enumerate bottom..ceiling: measured for the fast refit (its
-  build included), projected for the whole-run refit (its median per call times the count);
-* the ratio of the two.
+* the median microseconds per ``fates()`` call -- for the fast refit, each task's time over
+  every budget of bottom..ceiling divided by their number; for the whole-run refit, the
+  median of ``--whole-calls`` calls spread over the same range (every one would take minutes);
+* the median time per task to enumerate bottom..ceiling: measured for the fast refit, its
+  build included (the build alone in brackets), projected for the whole-run refit (its
+  median per call times the number of budgets);
+* the ratios, and the median number of budgets per task.
+
+A project whose tasks have nothing to cut (no context map for ``computed``) has a ceiling
+at the bottom of the range: one budget per task.
 
     python bench/bench_refit_drift.py
-    python bench/bench_refit_drift.py --whole-calls 40 --variants drift
+    python bench/bench_refit_drift.py --whole-calls 40 --variants drift,computed
 """
 
 from __future__ import annotations
@@ -40,56 +44,49 @@ SAMPLES = ("ledger-service", "storefront-web", "edge-cases")
 VARIANTS: dict[str, Mapping[str, Any]] = {
     "drift": {"profile": "drift"},
     "drift-whole-sources": {"profile": "drift", "drift_partial": False},
+    "computed": {"profile": "computed"},
 }
 
 
-def _median_us(samples: list[float]) -> float:
-    return statistics.median(samples) * 1e6
-
-
 def bench(variant: str, overrides: Mapping[str, Any], whole_calls: int) -> None:
-    fast_calls: list[float] = []
-    fast_tasks: list[float] = []
-    builds: list[float] = []
-    whole_per_call: list[float] = []
-    projected: list[float] = []
-    kinds: set[str] = set()
-    tasks = 0
+    print(f"{variant}:")
     for name in SAMPLES:
         project = load_project(ROOT / "sample_projects" / name)
         settings = project.settings.with_overrides(dict(overrides), "bench")
         bottom = budget_range(settings)[0]
+        fast_call, fast_task, builds, whole_call, whole_task, counts = [], [], [], [], [], []
+        kinds: set[str] = set()
         for feature, task in project.tasks():
-            tasks += 1
             start = time.perf_counter()
             refit = refit_for(project, feature, task, settings)
             built = time.perf_counter()
-            ceiling = refit.ceiling()
-            for budget in range(bottom, ceiling + 1):
-                t0 = time.perf_counter()
+            budgets = range(bottom, refit.ceiling() + 1)
+            for budget in budgets:
                 refit.fates(budget)
-                fast_calls.append(time.perf_counter() - t0)
-            fast_tasks.append(time.perf_counter() - start)
-            builds.append(built - start)
+            done = time.perf_counter()
             kinds.add(type(refit).__name__)
+            counts.append(len(budgets))
+            builds.append(built - start)
+            fast_task.append(done - start)
+            fast_call.append((done - built) / len(budgets))
             whole = WholeRunRefit(project, feature, task, settings)
             whole.fates(bottom)  # the first call reads the files
             calls: list[float] = []
             for n in range(whole_calls):
-                budget = bottom + (ceiling - bottom) * n // max(1, whole_calls - 1)
                 t0 = time.perf_counter()
-                whole.fates(budget)
+                whole.fates(budgets[len(budgets) * n // whole_calls])
                 calls.append(time.perf_counter() - t0)
-            whole_per_call.append(statistics.median(calls))
-            projected.append(statistics.median(calls) * (ceiling - bottom + 1))
-    fast_call, whole_call = _median_us(fast_calls), _median_us(whole_per_call)
-    fast_task, whole_task = statistics.median(fast_tasks), statistics.median(projected)
-    build = statistics.median(builds) * 1e3
-    print(f"{variant}: {tasks} tasks, fast refit {', '.join(sorted(kinds))}")
-    print(f"  fates() per call   fast {fast_call:9.1f} us   whole run {whole_call:9.1f} us   ", end="")
-    print(f"ratio {whole_call / fast_call:6.0f}x")
-    print(f"  bottom..ceiling    fast {fast_task * 1e3:9.2f} ms   whole run {whole_task * 1e3:9.1f} ms   ", end="")
-    print(f"ratio {whole_task / fast_task:6.0f}x   (whole run projected; fast: build {build:.2f} ms of it)")
+            whole_call.append(statistics.median(calls))
+            whole_task.append(statistics.median(calls) * len(budgets))
+        call_us, whole_us = statistics.median(fast_call) * 1e6, statistics.median(whole_call) * 1e6
+        task_ms, whole_ms = statistics.median(fast_task) * 1e3, statistics.median(whole_task) * 1e3
+        build_ms = statistics.median(builds) * 1e3
+        refits = ", ".join(sorted(kinds))
+        print(f"  {name:15} {len(counts):3} tasks, {statistics.median(counts):6.0f} budgets/task ({refits})")
+        print(f"    fates() per call  fast {call_us:8.2f} us   whole run {whole_us:8.1f} us   ", end="")
+        print(f"ratio {whole_us / call_us:7.0f}x")
+        print(f"    bottom..ceiling   fast {task_ms:8.2f} ms   whole run {whole_ms:8.1f} ms   ", end="")
+        print(f"ratio {whole_ms / task_ms:7.0f}x   (fast build {build_ms:.2f} ms)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,10 @@ Seed 001's strategy, mapped to ctxviewer's sources:
 
 Tokens are counted with the configured tokenizer: ``heuristic`` is the estimate seed
 001 uses (a quarter token per character); an exact encoding is its v2 suggestion.
+
+Nothing before trimming depends on the budget, and the order of the cuts does not either:
+:mod:`ctxviewer.engine.profiles.drift_refit` answers the fates at other budgets from one
+walk of the cuts (exact sensitivity).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from functools import partial
 
 from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.profiles import drift_refit
+from ctxviewer.engine.profiles.computed import refit as computed_refit
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
@@ -77,6 +78,7 @@ class WholeRunRefit:
 #: :class:`WholeRunRefit`: exact, a whole run per budget.
 REFITS: dict[str, RefitBuilder] = {
     "drift": partial(drift_refit.build_refit, whole=WholeRunRefit),
+    "computed": partial(computed_refit.build_refit, whole=WholeRunRefit),
 }
 
 
