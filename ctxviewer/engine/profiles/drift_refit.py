@@ -19,10 +19,11 @@ and a whole run at budget *b* makes the first ``k`` cuts, where ``k`` is the fir
 state that fits) and hands back the fates after ``k`` cuts, built once per ``k``.
 
 Because more budget never makes more cuts, a drift candidate's fate is monotone in the
-budget: cut below some budget, kept from it on.  (``tokens`` itself need not fall at every
-cut -- an exact tokenizer can count a shorter text higher -- which is why the running minima,
-not ``tokens``, are searched.)  Nothing changes from ``tokens[0]`` up, the context with
-nothing cut, so that is the ceiling: exactly the last budget at which a fate changes.
+budget: cut below some budget, kept from it on.  The refit does not rely on ``tokens``
+falling at every cut (on the sample projects it does, with both tokenizers; the computed
+profile's does not), which is why the running minima, not ``tokens``, are searched.  Nothing
+changes from ``tokens[0]`` up, the context with nothing cut, so that is the ceiling: exactly
+the last budget at which a fate changes.
 
 The computed profile's packing has the same shape, and its refit
 (:mod:`ctxviewer.engine.profiles.computed.refit`) uses :class:`CutSequenceRefit` too.
@@ -46,6 +47,9 @@ from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, TRUNCATED
 #: :mod:`ctxviewer.engine.runs.sensitivity` (which this layer cannot import; the ``REFITS``
 #: table passes it in).
 WholeRun = Callable[[Project, Feature, Task, Settings], Refit]
+#: The feature as a run reads it, and a warning: ``spec_source`` from
+#: :mod:`ctxviewer.engine.runs.pipeline` (passed in by the ``REFITS`` table, like *whole*).
+SpecSource = Callable[[Feature, Settings], tuple[Feature, str | None]]
 
 BUDGET_ONLY: frozenset[str] = frozenset({"budget"})
 
@@ -120,35 +124,31 @@ class CutSequenceRefit:
         return MappingProxyType(dict(zip(self._ids, statuses, strict=True)))
 
 
-def reads_another_spec(feature: Feature, settings: Settings) -> bool:
-    """Whether a run reads another spec than *feature*'s own (``spec_feature: graph`` naming another).
-
-    The pipeline's ``spec_source`` then hands the run a changed copy of the feature; this
-    layer cannot call it, so the refit leaves such a run to the whole-run fallback.
-    """
-    return settings.spec_feature == "graph" and feature.has_graph and feature.graph_spec_dir != feature.spec_dir
-
-
-def build_refit(project: Project, feature: Feature, task: Task, settings: Settings, *, whole: WholeRun) -> Refit:
+def build_refit(
+    project: Project, feature: Feature, task: Task, settings: Settings, *, whole: WholeRun, source: SpecSource
+) -> Refit:
     """The drift refit of *task* under *settings* (*feature* as ``assemble_task`` receives it).
 
-    Falls back to ``whole(project, feature, task, settings)`` (``WholeRunRefit``), exact but
-    a whole run per call, exactly when
+    The engine's layers keep this module from importing the runs package, so the ``REFITS``
+    table passes in *whole*, the whole-run refit (``WholeRunRefit``), and *source*, the
+    feature as a run reads it (``spec_source``: ``spec_feature: graph`` can name another spec
+    folder).  It returns ``whole(project, feature, task, settings)``, exact but a whole run per
+    call, exactly when
 
-    * the profile that runs under *settings* is not ``drift``;
-    * ``spec_feature`` is ``graph`` and the task graph's feature value names another spec
-      folder than the feature's own, or none (:func:`reads_another_spec`); or
+    * the profile that runs under *settings* is not ``drift``; or
     * the run up to trimming raises (the whole run raises the same at every budget; the
       fallback's :meth:`fates` says so).
 
     Otherwise the run is made once up to trimming, with the decision tokenizer (drift decides
     with the configured one), and the cut sequence is walked to its end once.
     """
-    if resolve(project.fs, settings)[0] != "drift" or reads_another_spec(feature, settings):
+    if resolve(project.fs, settings)[0] != "drift":
         return whole(project, feature, task, settings)
     counter = get_counter(settings.tokenizer)
-    run = DriftRun(project, feature, task, settings, counter, Census(False, settings.tokenizer))
     try:
+        run = DriftRun(
+            project, source(feature, settings)[0], task, settings, counter, Census(False, settings.tokenizer)
+        )
         run.prepare()
     except Exception:  # the whole run fails the same way: let it say how
         return whole(project, feature, task, settings)

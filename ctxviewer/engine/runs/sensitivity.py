@@ -14,6 +14,7 @@ from ctxviewer.engine.profiles.computed import refit as computed_refit
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.runs.pipeline import spec_source
 
 RefitBuilder = Callable[[Project, Feature, Task, Settings], Refit]
 
@@ -77,8 +78,9 @@ class WholeRunRefit:
 #: :func:`~ctxviewer.engine.runs.pipeline.run_profile`).  A profile missing here gets
 #: :class:`WholeRunRefit`: exact, a whole run per budget.
 REFITS: dict[str, RefitBuilder] = {
-    "drift": partial(drift_refit.build_refit, whole=WholeRunRefit),
-    "computed": partial(computed_refit.build_refit, whole=WholeRunRefit),
+    # profiles may not import runs: the whole-run fallback and spec_source are passed in.
+    "drift": partial(drift_refit.build_refit, whole=WholeRunRefit, source=spec_source),
+    "computed": partial(computed_refit.build_refit, whole=WholeRunRefit, source=spec_source),
 }
 
 

@@ -25,6 +25,7 @@ from ctxviewer.engine.profiles.drift_refit import CutSequenceRefit
 from ctxviewer.engine.profiles.refit import budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.runs.pipeline import spec_source
 from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit, refit_for
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, KEPT
 from tests.factories import make_project, write
@@ -255,7 +256,7 @@ def test_another_profile_falls_back(tmp_path: Path) -> None:
     project = hand_project(tmp_path)
     feature, task = task_of(project)
     settings = settings_of(project, profile="drift")
-    fallback = computed_refit.build_refit(project, feature, task, settings, whole=Sentinel)
+    fallback = computed_refit.build_refit(project, feature, task, settings, whole=Sentinel, source=spec_source)
     assert isinstance(fallback, Sentinel) and fallback.args == (project, feature, task, settings)
 
 
@@ -273,8 +274,8 @@ def test_a_run_that_fails_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyP
         fallback.fates(100)
 
 
-def test_a_spec_from_the_graph_needs_no_fallback(tmp_path: Path) -> None:
-    """The computed profile reads no spec files, so spec_feature cannot change its fates."""
+def test_a_spec_from_the_graph_changes_nothing(tmp_path: Path) -> None:
+    """The computed profile reads no spec files: with spec_feature graph naming another folder, the same fates."""
     root = make_project(tmp_path, [{"id": "T1", "title": "Ledger"}])
     dump(root, CMAP, HAND_MAP)
     graph = {"feature": "other", "tasks": [{"id": "T1", "title": "Ledger"}]}
@@ -284,3 +285,5 @@ def test_a_spec_from_the_graph_needs_no_fallback(tmp_path: Path) -> None:
     settings = settings_of(project, spec_feature="graph")
     assert feature.graph_spec_dir != feature.spec_dir
     assert_agrees(project, feature, task, settings, list(range(60, 80)))
+    plain = refit_for(project, feature, task, settings_of(project))
+    assert all(plain.fates(b) == refit_for(project, feature, task, settings).fates(b) for b in range(60, 80))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ctxviewer.engine.profiles.computed.packing import cut_order, render
 from ctxviewer.engine.profiles.computed.run import ComputedRun
-from ctxviewer.engine.profiles.drift_refit import CutSequenceRefit, WholeRun
+from ctxviewer.engine.profiles.drift_refit import CutSequenceRefit, SpecSource, WholeRun
 from ctxviewer.engine.profiles.refit import Refit, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
@@ -30,26 +30,29 @@ from ctxviewer.engine.project.upstream import resolve
 from ctxviewer.engine.tokens.counting import Census, get_counter
 
 
-def build_refit(project: Project, feature: Feature, task: Task, settings: Settings, *, whole: WholeRun) -> Refit:
+def build_refit(
+    project: Project, feature: Feature, task: Task, settings: Settings, *, whole: WholeRun, source: SpecSource
+) -> Refit:
     """The computed refit of *task* under *settings* (*feature* as ``assemble_task`` receives it).
 
-    Falls back to ``whole(project, feature, task, settings)`` (``WholeRunRefit``), exact but
-    a whole run per call, exactly when
+    *whole* (``WholeRunRefit``) and *source* (``spec_source``) come from the runs package,
+    passed in by the ``REFITS`` table as for drift
+    (:func:`~ctxviewer.engine.profiles.drift_refit.build_refit`).  It returns
+    ``whole(project, feature, task, settings)``, exact but a whole run per call, exactly when
 
     * the profile that runs under *settings* is not ``computed``; or
     * the stages before packing raise (the whole run raises the same at every budget; the
       fallback's :meth:`fates` says so).
 
-    ``spec_feature`` needs no fallback: the computed profile reads no spec files, only the
-    task graph, the context map and the handoffs.  The run is made once up to packing, with
-    the decision tokenizer (computed decides with the configured one).
+    Otherwise the run is made once up to packing, with the decision tokenizer (computed
+    decides with the configured one).
     """
     if resolve(project.fs, settings)[0] != "computed":
         return whole(project, feature, task, settings)
     counter = get_counter(settings.tokenizer)
     census = Census(False, settings.tokenizer)
-    run = ComputedRun(project, feature, task, settings, counter, census)
     try:
+        run = ComputedRun(project, source(feature, settings)[0], task, settings, counter, census)
         entries = run.prepare().entries
     except Exception:  # the whole run fails the same way: let it say how
         return whole(project, feature, task, settings)
