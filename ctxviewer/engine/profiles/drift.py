@@ -26,6 +26,10 @@ Seed 001's strategy, mapped to ctxviewer's sources:
 
 Tokens are counted with the configured tokenizer: ``heuristic`` is the estimate seed
 001 uses (a quarter token per character); an exact encoding is its v2 suggestion.
+
+Nothing before trimming depends on the budget, and the order of the cuts does not either:
+:mod:`ctxviewer.engine.profiles.drift_refit` answers the fates at other budgets from one
+walk of the cuts (exact sensitivity).
 """
 
 from __future__ import annotations
@@ -61,18 +65,7 @@ class DriftRun(PeerRun):
     """One run of the drift strategy over one task."""
 
     def run(self) -> ProfileResult:
-        self.gather()
-        self.units: dict[str, list[Unit]] = {"rules": [], "requirements": [], "design": []}
-        usable = [c for c in self.rules if c.block is not None]
-        self.units["rules"] = [Unit(c.draft, c.draft.text) for c in usable]
-        for part in self.parts:
-            self.units[part.part] = self._paragraph_units(part)
-        # Every cap is a step on the whole context as it stands (everything at first), as
-        # every cut after it is, so all steps chain.
-        self._cap_rules(usable)
-        for part in self.parts:
-            self._cap_paragraphs(part)
-        self._check("caps", 0.6)
+        self.prepare()
         notes = self._trim()
         self._check("trimming", 0.9)
         if notes:
@@ -94,6 +87,25 @@ class DriftRun(PeerRun):
         ]
         return self.result(plans, buffer=0, notes=notes)
 
+    def prepare(self) -> None:
+        """Everything before trimming: gather, build the units, apply the hard caps.
+
+        Nothing here depends on the budget; what is left in :attr:`units` is what trimming
+        cuts from (:meth:`take`), and every draft not in it has its final fate.
+        """
+        self.gather()
+        self.units: dict[str, list[Unit]] = {"rules": [], "requirements": [], "design": []}
+        usable = [c for c in self.rules if c.block is not None]
+        self.units["rules"] = [Unit(c.draft, c.draft.text) for c in usable]
+        for part in self.parts:
+            self.units[part.part] = self._paragraph_units(part)
+        # Every cap is a step on the whole context as it stands (everything at first), as
+        # every cut after it is, so all steps chain.
+        self._cap_rules(usable)
+        for part in self.parts:
+            self._cap_paragraphs(part)
+        self._check("caps", 0.6)
+
     # -- hard caps ---------------------------------------------------------------------------
 
     def _cap_rules(self, usable: list[RuleCandidate]) -> None:
@@ -102,7 +114,7 @@ class DriftRun(PeerRun):
         cap = self.settings.drift_max_rule_files
         over = usable[cap:]
         if over:
-            before = self._compose()
+            before = self.compose()
             del units[cap:]
             self._step(
                 SECURITY,
@@ -111,7 +123,7 @@ class DriftRun(PeerRun):
                 f"hard cap: at most {cap} rule files (drift.caps.rule_files); left out "
                 + ", ".join(c.rule for c in over),
                 before,
-                self._compose(),
+                self.compose(),
             )
             for c in over:
                 c.draft.status = OUTRANKED
@@ -124,7 +136,7 @@ class DriftRun(PeerRun):
             if len(lines) - 1 <= max_lines:
                 continue
             text = "\n".join(lines[: max_lines + 1]) if max_lines else ""
-            before = self._compose()
+            before = self.compose()
             at = next(n for n, u in enumerate(units) if u.draft is c.draft)
             if max_lines:
                 units[at] = Unit(c.draft, text, capped=True)
@@ -136,7 +148,7 @@ class DriftRun(PeerRun):
                 c.draft.id,
                 f"hard cap: {c.rule} keeps {max_lines} of its {len(lines) - 1} rule lines (drift.caps.rule_lines)",
                 before,
-                self._compose(),
+                self.compose(),
             )
             if not max_lines:
                 c.draft.status = CUT_FOR_BUDGET
@@ -178,7 +190,7 @@ class DriftRun(PeerRun):
         units = self.units[part.part]
         if len(units) <= cap:
             return
-        before = self._compose()
+        before = self.compose()
         scoring = len(units)
         del units[cap:]
         name = part.source.rsplit("/", 1)[-1]
@@ -188,7 +200,7 @@ class DriftRun(PeerRun):
             part.part,
             f"hard cap: {name} keeps the {cap} best of its {scoring} scoring paragraphs (drift.caps.paragraphs)",
             before,
-            self._compose(),
+            self.compose(),
         )
 
     # -- composing and trimming ------------------------------------------------------------------
@@ -208,13 +220,14 @@ class DriftRun(PeerRun):
                 pieces.extend(Placed(u.text, u.draft) for u in units)
         return pieces
 
-    def _compose(self) -> str:
+    def compose(self) -> str:
+        """The whole context as the units left make it: what drift holds to the budget."""
         sections = [joined(self._security_pieces()), joined(self._spec_pieces())]
         return "\n\n".join(s for s in sections if s)
 
     def _trim(self) -> list[str]:
         budget = self.settings.budget
-        text = self._compose()
+        text = self.compose()
         tokens = self.counter.count(text)
         while tokens > budget:
             cut = self._cut(tokens)
@@ -225,7 +238,7 @@ class DriftRun(PeerRun):
                     f"after cutting every source in its priority list ({order})"
                 ]
             section, action, target, description = cut
-            after = self._compose()
+            after = self.compose()
             after_tokens = self.counter.count(after)
             self._step_counted(section, action, target, description, (tokens, len(text)), (after_tokens, len(after)))
             text, tokens = after, after_tokens
@@ -233,28 +246,40 @@ class DriftRun(PeerRun):
 
     def _cut(self, tokens: int) -> tuple[str, str, str, str] | None:
         """Cut the next thing in priority order; (section, action, target, description), or None."""
+        taken = self.take()
+        if taken is None:
+            return None
+        rank, source, gone = taken
         budget = self.settings.budget
         order = self.settings.drift_priority
-        for rank, source in enumerate(order, start=1):
+        step = len(self.steps) + 1
+        for unit in gone:
+            unit.draft.status, unit.draft.kept_chars = CUT_FOR_BUDGET, 0
+            unit.draft.reason = (
+                f"{unit.draft.reason}; cut by trim step {step}: the context was {fmt(tokens)} tokens, over the "
+                f"budget of {fmt(budget)}, and {source} is priority {rank} of {len(order)} to cut"
+            )
+        section = SECURITY if source == "rules" else SPEC
+        if self.settings.drift_partial:
+            action = "cut_rule_file" if source == "rules" else "cut_paragraph"
+            what = plain_name(gone[0].draft) if source == "rules" else f"the lowest-ranked {plain_name(gone[0].draft)}"
+            return section, action, gone[0].draft.id, f"over budget: cut {what}"
+        return section, "cut_source", source, f"over budget: cut all of {source} ({len(gone)} items)"
+
+    def take(self) -> tuple[int, str, list[Unit]] | None:
+        """Take the next cut's units out of :attr:`units`: (the source's priority, the source, the units).
+
+        The first source of ``drift_priority`` with units left loses its last unit (with
+        ``drift_partial``) or all of them; None when every listed source is empty.  The
+        sequence of cuts does not depend on the budget: the budget only decides where it stops.
+        """
+        for rank, source in enumerate(self.settings.drift_priority, start=1):
             units = self.units[source]
             if not units:
                 continue
-            gone = [units.pop()] if self.settings.drift_partial else units[:]
-            if not self.settings.drift_partial:
-                units.clear()
-            step = len(self.steps) + 1
-            for unit in gone:
-                unit.draft.status, unit.draft.kept_chars = CUT_FOR_BUDGET, 0
-                unit.draft.reason = (
-                    f"{unit.draft.reason}; cut by trim step {step}: the context was {fmt(tokens)} tokens, over the "
-                    f"budget of {fmt(budget)}, and {source} is priority {rank} of {len(order)} to cut"
-                )
-            section = SECURITY if source == "rules" else SPEC
             if self.settings.drift_partial:
-                action = "cut_rule_file" if source == "rules" else "cut_paragraph"
-                what = (
-                    plain_name(gone[0].draft) if source == "rules" else f"the lowest-ranked {plain_name(gone[0].draft)}"
-                )
-                return section, action, gone[0].draft.id, f"over budget: cut {what}"
-            return section, "cut_source", source, f"over budget: cut all of {source} ({len(gone)} items)"
+                return rank, source, [units.pop()]
+            gone = units[:]
+            units.clear()
+            return rank, source, gone
         return None

@@ -32,7 +32,9 @@ from functools import partial
 from typing import Any
 
 from ctxviewer.engine.files.reading import one_pass
+from ctxviewer.engine.profiles import drift_refit
 from ctxviewer.engine.profiles.base import Cancelled, Progress
+from ctxviewer.engine.profiles.computed import refit as computed_refit
 from ctxviewer.engine.profiles.mahabharatha.refit import build_refit as mahabharatha_refit
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
 from ctxviewer.engine.profiles.zerg.refit import ZERG_PROFILES
@@ -114,6 +116,8 @@ REFITS: dict[str, RefitBuilder] = {
     "mahabharatha": partial(mahabharatha_refit, whole=WholeRunRefit, source=spec_source),
     # zerg's builder sits below runs, so the whole-run fallback and spec_source are passed in
     **dict.fromkeys(ZERG_PROFILES, partial(build_zerg_refit, whole=WholeRunRefit, source=spec_source)),
+    "drift": partial(drift_refit.build_refit, whole=WholeRunRefit, source=spec_source),
+    "computed": partial(computed_refit.build_refit, whole=WholeRunRefit, source=spec_source),
 }
 
 

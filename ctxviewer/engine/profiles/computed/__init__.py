@@ -43,6 +43,8 @@ alone: :mod:`.limits` (the task's signals and limits) -> :mod:`.sources` (readin
 context map and the handoffs) -> :mod:`.knowledge`, :mod:`.prior_work`, :mod:`.code_refs`
 (phases 2-4: scoring, ranking, limits) -> :mod:`.packing` (the injection, cut to the
 budget) -> :mod:`.debug` (the record).  :mod:`.model` holds the names they share.
+:mod:`.refit` answers the fates at other budgets by replaying packing alone (exact
+sensitivity).
 """
 
 from ctxviewer.engine.profiles.computed.code_refs import CodeRefs, component_score, rank_code_refs

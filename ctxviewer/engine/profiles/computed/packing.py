@@ -107,14 +107,21 @@ def render(entries: Entries, budget: int, empty: TokenCounts) -> tuple[str, list
     return "\n\n".join(parts), sections
 
 
+def cut_order(entries: Entries) -> list[Entry]:
+    """The kept entries in the order :func:`fit` cuts them (:data:`~.model.CUT_ORDER`, each section from the bottom).
+
+    The order does not depend on the budget: the budget only decides how many are cut.
+    """
+    return [e for name in CUT_ORDER for e in reversed(entries[name]) if e.kept]
+
+
 def fit(entries: Entries, budget: int, counter: TokenCounter, census: Census) -> Packed:
     """Render *entries*, cutting the least important kept ones until the whole counts *budget* or less."""
     empty = census.measure("")
     context, sections = render(entries, budget, empty)
     tokens = counter.count(context)
     cuts: list[Cut] = []
-    order = [e for name in CUT_ORDER for e in reversed(entries[name]) if e.kept]
-    for entry in order:
+    for entry in cut_order(entries):
         if tokens <= budget:
             break
         entry.kept = False

@@ -9,11 +9,13 @@ cancellation between stages, and puts the stages' items, errors and cuts on reco
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ctxviewer.engine.profiles.base import ItemDraft, ProfileResult, RunBase, fmt
 from ctxviewer.engine.profiles.computed.code_refs import CodeRefs, rank_code_refs
 from ctxviewer.engine.profiles.computed.debug import debug_record
 from ctxviewer.engine.profiles.computed.knowledge import Knowledge, select_knowledge
-from ctxviewer.engine.profiles.computed.limits import read_task
+from ctxviewer.engine.profiles.computed.limits import TaskReading, read_task
 from ctxviewer.engine.profiles.computed.model import (
     CODE_REFS,
     PRIOR_WORK,
@@ -39,10 +41,64 @@ def merge_entries(knowledge: Knowledge, prior: PriorWork, refs: CodeRefs) -> Ent
     return entries
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What the stages before packing worked out: nothing here depends on the budget."""
+
+    task: TaskReading
+    cmap: ContextMap
+    knowledge: Knowledge
+    prior: PriorWork
+    refs: CodeRefs
+    #: Every section's entries, kept or not, in :data:`~.model.SECTIONS` order.
+    entries: Entries
+
+
 class ComputedRun(RunBase):
     """One run of seed 004's computed context over one task."""
 
     def run(self) -> ProfileResult:
+        settings = self.settings
+        done = self.prepare()
+        entries = done.entries
+        packed = fit(entries, settings.budget, self.counter, self.census)
+        for cut in packed.cuts:
+            self._step_counted(cut.entry.section, "drop", cut.entry.draft.id, cut.description, cut.before, cut.after)
+        self._check("budget", 0.9)
+        items = self.finish_items(packed.sections)
+        return ProfileResult(
+            context=packed.context,
+            sections=packed.sections,
+            items=items,
+            trim_steps=tuple(self.steps),
+            keywords=(),
+            errors=tuple(self.errors),
+            task_files=(),
+            section_budgets={name: settings.budget for name, _ in SECTIONS},
+            buffer=0,
+            notes=tuple(self._notes(done.cmap, packed.tokens)),
+            debug=debug_record(
+                done.task,
+                done.cmap,
+                done.knowledge,
+                done.prior,
+                done.refs,
+                entries,
+                context_tokens=packed.tokens,
+                budget=settings.budget,
+                tokenizer=self.counter.name,
+                cuts=len(self.steps),
+            ),
+            signals=done.task.signals,
+        )
+
+    def prepare(self) -> Prepared:
+        """The stages before packing: signals and limits, sources, phases 2-4, merged entries.
+
+        Sets :attr:`items` (the trace's items in order: every entry's draft, then the
+        candidates with no place in the injection); packing only changes the fates of kept
+        entries it cuts.
+        """
         settings = self.settings
         task = read_task(self.raw, settings.domains)
         self._check("signals", 0.1)
@@ -57,38 +113,9 @@ class ComputedRun(RunBase):
         refs = rank_code_refs(cmap, task.signals, task.limits[CODE_REFS])
         self._check("context map", 0.7)
         entries = merge_entries(knowledge, prior, refs)
-        packed = fit(entries, settings.budget, self.counter, self.census)
-        for cut in packed.cuts:
-            self._step_counted(cut.entry.section, "drop", cut.entry.draft.id, cut.description, cut.before, cut.after)
-        self._check("budget", 0.9)
         drafts: list[ItemDraft | Item] = [e.draft for section in entries.values() for e in section]
         self.items = [*drafts, *knowledge.others, *prior.others, *refs.others]
-        items = self.finish_items(packed.sections)
-        return ProfileResult(
-            context=packed.context,
-            sections=packed.sections,
-            items=items,
-            trim_steps=tuple(self.steps),
-            keywords=(),
-            errors=tuple(self.errors),
-            task_files=(),
-            section_budgets={name: settings.budget for name, _ in SECTIONS},
-            buffer=0,
-            notes=tuple(self._notes(cmap, packed.tokens)),
-            debug=debug_record(
-                task,
-                cmap,
-                knowledge,
-                prior,
-                refs,
-                entries,
-                context_tokens=packed.tokens,
-                budget=settings.budget,
-                tokenizer=self.counter.name,
-                cuts=len(self.steps),
-            ),
-            signals=task.signals,
-        )
+        return Prepared(task, cmap, knowledge, prior, refs, entries)
 
     def _read_context_map(self) -> ContextMap:
         """The project's context map, each problem with it an input error on record."""

@@ -1,0 +1,68 @@
+"""A fast, exact :class:`~ctxviewer.engine.profiles.refit.Refit` for the ``computed`` profile.
+
+Only packing (:mod:`.packing`) depends on the budget.  Everything before it -- the task's
+signals and limits, the context map, the handoffs, phases 2-4 (:meth:`ComputedRun.prepare
+<ctxviewer.engine.profiles.computed.run.ComputedRun.prepare>`) -- gives the same entries at
+every budget, and packing cuts the kept entries one at a time in a fixed order
+(:func:`~.packing.cut_order`: code references from the bottom, then decisions, patterns, prior
+work, warnings, blocking questions), re-rendering the injection after each cut, until the
+whole counts the budget or less.  So the refit renders once per cut, counting the injection
+after ``k`` cuts for every ``k``, and the whole run at budget *b* makes the first ``k`` cuts
+with ``tokens[k] <= b`` (all of them when there is none), which
+:class:`~ctxviewer.engine.profiles.drift_refit.CutSequenceRefit` answers by bisection.
+
+The counts need not fall at every cut: a section left with no entries says so in a line of
+its own ("No specific patterns identified for this task."), which can be longer than the
+entry it replaces.  Fates are still monotone in the budget (a larger budget never stops
+later), and the ceiling -- the count with nothing cut -- is the last budget at which one
+changes.
+"""
+
+from __future__ import annotations
+
+from ctxviewer.engine.profiles.computed.packing import cut_order, render
+from ctxviewer.engine.profiles.computed.run import ComputedRun
+from ctxviewer.engine.profiles.drift_refit import CutSequenceRefit, SpecSource, WholeRun
+from ctxviewer.engine.profiles.refit import Refit, budget_range
+from ctxviewer.engine.project.loading import Feature, Project, Task
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.project.upstream import resolve
+from ctxviewer.engine.tokens.counting import Census, get_counter
+
+
+def build_refit(
+    project: Project, feature: Feature, task: Task, settings: Settings, *, whole: WholeRun, source: SpecSource
+) -> Refit:
+    """The computed refit of *task* under *settings* (*feature* as ``assemble_task`` receives it).
+
+    *whole* (``WholeRunRefit``) and *source* (``spec_source``) come from the runs package,
+    passed in by the ``REFITS`` table as for drift
+    (:func:`~ctxviewer.engine.profiles.drift_refit.build_refit`).  It returns
+    ``whole(project, feature, task, settings)``, exact but a whole run per call, exactly when
+
+    * the profile that runs under *settings* is not ``computed``; or
+    * the stages before packing raise (the whole run raises the same at every budget; the
+      fallback's :meth:`fates` says so).
+
+    Otherwise the run is made once up to packing, with the decision tokenizer (computed
+    decides with the configured one).
+    """
+    if resolve(project.fs, settings)[0] != "computed":
+        return whole(project, feature, task, settings)
+    counter = get_counter(settings.tokenizer)
+    census = Census(False, settings.tokenizer)
+    try:
+        run = ComputedRun(project, source(feature, settings)[0], task, settings, counter, census)
+        entries = run.prepare().entries
+    except Exception:  # the whole run fails the same way: let it say how
+        return whole(project, feature, task, settings)
+    positions = {id(item): n for n, item in enumerate(run.items)}
+    empty = census.measure("")
+    tokens = [counter.count(render(entries, settings.budget, empty)[0])]
+    cuts: list[list[int]] = []
+    for entry in cut_order(entries):
+        entry.kept = False
+        cuts.append([positions[id(entry.draft)]])
+        tokens.append(counter.count(render(entries, settings.budget, empty)[0]))
+    base = [item.status for item in run.items]
+    return CutSequenceRefit([item.id for item in run.items], base, cuts, tokens, budget_range(settings))
