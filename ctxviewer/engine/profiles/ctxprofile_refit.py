@@ -47,7 +47,7 @@ import heapq
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 from ctxviewer.engine.profiles.base import ProfileResult
 from ctxviewer.engine.profiles.ctxprofile import (
@@ -72,6 +72,7 @@ from ctxviewer.engine.tokens.counting import (
     PIECE_CHARS,
     Census,
     TiktokenCounter,
+    TokenCounter,
     get_counter,
 )
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, OUTRANKED, TRUNCATED
@@ -131,6 +132,41 @@ class _Section:
     tokens: int
     #: Spec: each packed item's place in packing order (the partial fill last).
     order: dict[int, int]
+
+
+class _Prefixes:
+    """``TiktokenCounter.fits_prefix`` of one text at any token count, the text encoded once.
+
+    ``fits_prefix`` encodes the text, decodes its first *m* tokens to find the characters they
+    cover (a character cut inside is not counted) and shrinks that prefix while its own count is
+    over *m*.  Here the encoding and each token's end in bytes are kept, so a new *m* costs a
+    look-up and the count of the one prefix (cached by content).  Texts the counter cuts into
+    pieces (over ``PIECE_CHARS``) are left to the counter.
+    """
+
+    def __init__(self, counter: TokenCounter, text: str) -> None:
+        self.counter, self.text = counter, text
+        self.ends: list[int] | None = None
+        self.bytes_at: list[int] = []
+        if isinstance(counter, TiktokenCounter) and len(text) <= PIECE_CHARS:
+            encoding = counter.encoding
+            self.bytes_at = [
+                0,
+                *accumulate(len(encoding.decode_single_token_bytes(t)) for t in encoding.encode_ordinary(text)),
+            ]
+            self.ends = list(accumulate(len(ch.encode("utf-8", "surrogatepass")) for ch in text))
+
+    def fits(self, room: int) -> int:
+        if self.ends is None:
+            return self.counter.fits_prefix(self.text, room)
+        if room <= 0:
+            return 0
+        if len(self.bytes_at) - 1 <= room:
+            return len(self.text)
+        cut = bisect_right(self.ends, self.bytes_at[room])
+        while cut > 0 and self.counter.count(self.text[:cut]) > room:
+            cut -= 1
+        return cut
 
 
 class CtxviewerRefit:
@@ -204,6 +240,7 @@ class CtxviewerRefit:
         self._cuts: dict[tuple[int, int], int] = {}
         self._prefix: dict[tuple[int, int], _Piece] = {}
         self._lines: dict[tuple[int, int], int] = {}
+        self._prefixes: dict[int, _Prefixes] = {}
         self._ceiling: int | None = None
 
     def _piece(self, item: int, text: str) -> _Piece:
@@ -338,7 +375,7 @@ class CtxviewerRefit:
         found = self._lines.get(key)
         if found is None:
             text = self.rule_texts[rule]
-            fits = self.counter.fits_prefix(text, room)
+            fits = self._fits(-1 - rule, text, room)
             kept = text[:fits].rsplit("\n", 1)[0] if fits < len(text) else text
             found = self._lines[key] = len(kept) if kept.count("\n") >= 1 else 0
         return found
@@ -496,8 +533,15 @@ class CtxviewerRefit:
         found = self._cuts.get(key)
         if found is None:
             text = self.cands[n].draft.text
-            found = self._cuts[key] = _boundary(text, self.counter.fits_prefix(text, space))
+            found = self._cuts[key] = _boundary(text, self._fits(n, text, space))
         return found
+
+    def _fits(self, source: int, text: str, room: int) -> int:
+        """``counter.fits_prefix(text, room)``, with the text's tokens taken once (*source*: its memo key)."""
+        prefixes = self._prefixes.get(source)
+        if prefixes is None:
+            prefixes = self._prefixes[source] = _Prefixes(self.counter, text)
+        return prefixes.fits(room)
 
     # -- the exact check -----------------------------------------------------------------------------------
 
