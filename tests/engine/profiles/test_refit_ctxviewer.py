@@ -299,3 +299,21 @@ def test_o200k_agrees_too(tmp_path: Path) -> None:
     refit, whole = _pair(_small(tmp_path), tokenizer="o200k_base")
     assert isinstance(refit, CtxviewerRefit)
     _agree(refit, whole, range(1, refit.ceiling() + 101, 3))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The session store keeps each session token. It rotates on login; see RFC 6265 and OWASP ASVS 3.3.1.",
+        "Sitzungsschlüssel \u2013 会话令牌会在登录时轮换 🔑🔑 and ünïcödé words, each token split inside a character?",
+        "## Rule: one\n**Level**: high\n## Rule: two\n**When**: always\n   indented   spaces\t\ttabs",
+    ],
+)
+def test_prefix_fits_are_the_counters(text: str) -> None:
+    # The refit's fits_prefix (encoded once) against the counter's, at every token count.
+    for name in (CL100K, "o200k_base"):
+        counter = get_counter(name)
+        prefixes = ctxprofile_refit._Prefixes(counter, text)
+        assert prefixes.ends is not None
+        top = counter.count(text) + 2
+        assert [prefixes.fits(m) for m in range(-1, top)] == [counter.fits_prefix(text, m) for m in range(-1, top)]
