@@ -12,13 +12,16 @@ then redoes only what depends on the budget and the two shares, as the run does 
   of the room left (the best paragraph that did not fit, cut at a boundary);
 * the exact check, taking out the last packed until every section and the context fit.
 
-**Exact counts as arithmetic.**  The run counts joined sections exactly.  For tiktoken's
-``cl100k_base`` and ``o200k_base`` a pre-token never runs across the end of a ``"\\n\\n"``
-separator into a piece that does not start with ``\\r`` or ``\\n`` (nor, for o200k, with
-``/``, which its punctuation pre-token takes after newlines), and no pre-token before it looks
-past it; so the count of pieces joined by ``"\\n\\n"`` is the sum of
-``count(piece + "\\n\\n")`` over all pieces but the last, plus ``count(last)``.  Each piece's
-two counts are taken once; the builder checks the rule on the built run's own sections.
+**Exact counts as arithmetic.**  The run counts joined sections exactly.  Under tiktoken's
+``cl100k_base`` and ``o200k_base`` the pre-token that holds a ``"\n\n"`` separator ends at its
+last line break, or runs on through the blank lines that start the next piece (its *lead*,
+:func:`split_lead`: a paragraph after three newlines starts with one) and ends at the last of
+them; it never reaches the rest of the piece when that starts, after any spaces and tabs, with
+a character that is not whitespace (nor, under o200k, with ``/``, which its punctuation
+pre-token takes after line breaks); and no pre-token before it looks past it.  So the count of
+pieces joined by ``"\n\n"`` is, over each piece but the last, ``count(body + "\n\n" +
+lead of the next piece)``, plus ``count(last body)`` (and the first piece's lead, if any).
+Each piece's counts are taken once.
 
 **What is memoised.**  Packing depends on the spec budget only through its comparisons
 ``used + need <= budget``; a packing is stored with the interval of spec budgets that make
@@ -33,8 +36,8 @@ not fit, kept line by line.
 
 * the run raises (the fallback raises the same way at every budget);
 * the decision counter is not a tiktoken encoding;
-* a piece that can follow a separator starts with ``\\r`` or ``\\n`` (a spec paragraph after
-  three newlines, say), or with ``/`` under o200k: the sum rule above does not hold there;
+* a piece's body is empty, starts (after spaces and tabs) with other whitespace, or starts
+  with ``/`` under o200k: the sum rule above does not hold there;
 * a piece holds a stretch of :data:`~ctxviewer.engine.tokens.counting.PIECE_CHARS` // 4
   characters without a place the counter may cut a long text exactly (its count of a long
   context may then be an estimate);
@@ -46,7 +49,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 
 from ctxviewer.engine.profiles.base import ProfileResult
@@ -94,17 +97,25 @@ class _Piece:
     """A placed piece of text: the item it belongs to (-1: a header), its two exact counts, packing order."""
 
     item: int
-    c: int  # count(text)
-    cs: int  # count(text + "\n\n")
+    lead: str  # the text's leading blank lines (see split_lead)
+    body: str  # the rest
+    c: int  # count(body)
+    cs: int  # count(body + "\n\n")
+    #: count(body + "\n\n" + lead) for the leads of pieces that can follow it.
+    joins: dict[str, int] = field(default_factory=dict)
     heading: bool = False
     key: tuple[int, int] = (0, 0)  # (part, paragraph) in document order (spec pieces)
 
 
-def _tokens(pieces: Sequence[_Piece]) -> int:
-    """Exact tokens of the pieces joined by separators (see the module docstring)."""
-    if not pieces:
-        return 0
-    return sum(p.cs for p in pieces) - pieces[-1].cs + pieces[-1].c
+def split_lead(text: str) -> tuple[str, str]:
+    """*text*'s lead (its leading spaces, tabs and line breaks up to the last line break among
+    them: the pre-token of a separator before it runs on through them) and the rest."""
+    end = k = 0
+    while k < len(text) and text[k] in " \t\r\n":
+        k += 1
+        if text[k - 1] in "\r\n":
+            end = k
+    return text[:end], text[end:]
 
 
 @dataclass(slots=True)
@@ -187,6 +198,7 @@ class CtxviewerRefit:
         self.index = {item_id: n for n, item_id in enumerate(self.ids)}
         self.base: dict[str, str] = {item.id: item.status for item in result.items}
         self.texts: list[str] = []  # the placeable texts, by piece source
+        self.leads: set[str] = set()  # the leads of the pieces that have one
         # Rule blocks, in order.
         usable = [c for c in run.rules if c.block is not None]
         self.rule_items = [self.index[c.draft.id] for c in usable]
@@ -228,6 +240,7 @@ class CtxviewerRefit:
         for n, (c, piece) in enumerate(zip(cands, self.cand_pieces, strict=True)):
             piece.key = (self.cand_part[n], c.index)
         self.weight = run.weight
+        self.leads = {p.lead for p in (*self.rule_pieces, *self.heading_pieces, *self.cand_pieces) if p.lead}
         for piece in self.heading_pieces:  # placed only above a packed paragraph
             self.base[self.ids[piece.item]] = NOT_CANDIDATE
         # Memos.
@@ -245,8 +258,36 @@ class CtxviewerRefit:
 
     def _piece(self, item: int, text: str) -> _Piece:
         self.texts.append(text)
-        c, cs = self.counter.count_many((text, text + SEP))
-        return _Piece(item, c, cs)
+        return self._counted(item, text)
+
+    def _counted(self, item: int, text: str) -> _Piece:
+        lead, body = split_lead(text)
+        c, cs = self.counter.count_many((body, body + SEP))
+        return _Piece(item, lead, body, c, cs)
+
+    def _join(self, piece: _Piece, lead: str) -> int:
+        """Exact tokens of *piece* followed by a separator and a piece with *lead*."""
+        if not lead:
+            return piece.cs
+        found = piece.joins.get(lead)
+        if found is None:
+            found = piece.joins[lead] = self.counter.count(piece.body + SEP + lead)
+        return found
+
+    def _tokens(self, pieces: Sequence[_Piece]) -> int:
+        """Exact tokens of the pieces joined by separators (see the module docstring)."""
+        if not pieces:
+            return 0
+        total = self.counter.count(pieces[0].lead) if pieces[0].lead else 0
+        if not self.leads:
+            return total + sum(p.cs for p in pieces) - pieces[-1].cs + pieces[-1].c
+        for before, after in pairwise(pieces):
+            total += self._join(before, after.lead)
+        return total + pieces[-1].c
+
+    def _most(self, piece: _Piece) -> int:
+        """The most *piece* can add to a joined count (its lead counted with the piece before it)."""
+        return max(piece.c, piece.cs, *(self._join(piece, lead) for lead in self.leads))
 
     # -- the protocol --------------------------------------------------------------------------------------
 
@@ -271,7 +312,10 @@ class CtxviewerRefit:
             out[ids[n]] = status
         s_pieces, p_pieces = sec_state.pieces, spec_state.pieces
         if s_pieces and p_pieces:
-            whole = sec_state.tokens - s_pieces[-1].c + s_pieces[-1].cs + spec_state.tokens
+            first = p_pieces[0]
+            whole = sec_state.tokens - s_pieces[-1].c + self._join(s_pieces[-1], first.lead) + spec_state.tokens
+            if first.lead:  # counted twice: with the security section's last piece and at the spec's start
+                whole -= self.counter.count(first.lead)
         else:
             whole = sec_state.tokens + spec_state.tokens
         if (s_pieces and sec_state.tokens > sec) or (p_pieces and spec_state.tokens > spec_budget) or whole > budget:
@@ -296,7 +340,7 @@ class CtxviewerRefit:
         nothing depends on the budget.  The range's top when there is none."""
         security_share, spec_share = self.shares["security_share"], self.shares["spec_share"]
         all_rules = [self.sec_header, *self.rule_pieces] if self.rule_pieces else []
-        sec_exact = _tokens(all_rules)
+        sec_exact = self._tokens(all_rules)
         sec_need = max(self.sec_header_count + sum(self.rule_costs), sec_exact) if all_rules else 0
         parts = {self.cand_part[n] for n in range(len(self.cands))}
         heads = {h for h in self.cand_heading if h >= 0}
@@ -310,9 +354,9 @@ class CtxviewerRefit:
             *(self.heading_pieces[h] for h in heads),
             *self.cand_pieces,
         ]
-        spec_exact = sum(max(p.c, p.cs) for p in spec_pieces)
+        spec_exact = sum(self._most(p) for p in spec_pieces)
         spec_need = max(spec_arith, spec_exact)
-        whole_need = sum(max(p.c, p.cs) for p in (*all_rules, *spec_pieces))
+        whole_need = sum(self._most(p) for p in (*all_rules, *spec_pieces))
 
         def fits(budget: int) -> bool:
             sec = int(budget * security_share)
@@ -363,7 +407,7 @@ class CtxviewerRefit:
                     pieces.append(self._prefix_piece(-1 - first_unfit, self.rule_items[first_unfit], kept, ""))
             if len(pieces) <= 1:
                 pieces = []
-        state = _Section(pieces, statuses, _tokens(pieces), {})
+        state = _Section(pieces, statuses, self._tokens(pieces), {})
         if len(self._sec) >= MEMO_LIMIT:
             self._sec.clear()
         self._sec[budget] = state
@@ -386,8 +430,7 @@ class CtxviewerRefit:
         found = self._prefix.get(key)
         if found is None:
             text = (self.cands[source].draft.text if source >= 0 else self.rule_texts[-1 - source])[:chars] + marker
-            c, cs = self.counter.count_many((text, text + SEP))
-            found = self._prefix[key] = _Piece(item, c, cs)
+            found = self._prefix[key] = self._counted(item, text)
         return found
 
     # -- spec paragraphs -----------------------------------------------------------------------------------
@@ -418,7 +461,7 @@ class CtxviewerRefit:
                 pieces.append(self.heading_pieces[h])
                 statuses[self.heading_pieces[h].item] = INCLUDED
             pieces.append(piece)
-        state = _Section(pieces, statuses, _tokens(pieces), order)
+        state = _Section(pieces, statuses, self._tokens(pieces), order)
         if len(self._spec) >= MEMO_LIMIT:
             self._spec.clear()
         self._spec[budget] = state
@@ -551,8 +594,8 @@ class CtxviewerRefit:
         """``CtxviewerRun._verify``: the last packed out until every section and the context fit."""
         ids = self.ids
         while True:
-            over = next((pieces for limit, pieces in plans if pieces and _tokens(pieces) > limit), None)
-            whole = _tokens([p for _, pieces in plans for p in pieces])
+            over = next((pieces for limit, pieces in plans if pieces and self._tokens(pieces) > limit), None)
+            whole = self._tokens([p for _, pieces in plans for p in pieces])
             if over is None and whole <= budget:
                 return
             pieces = over if over is not None else next(p for _, p in reversed(plans) if p)
@@ -608,9 +651,15 @@ def build_refit(
 
 
 def _sums_hold(texts: Sequence[str], encoding: str) -> bool:
-    """Whether every piece starts where no pre-token of the separator before it can reach."""
-    bad = "\r\n/" if encoding == O200K else "\r\n"
-    return all(text and text[0] not in bad for text in texts)
+    """Whether every piece's body starts where no pre-token of the separator and lead before it
+    can reach: after any spaces and tabs, a character that is not whitespace (and under o200k
+    no ``/`` first)."""
+    for text in texts:
+        body = split_lead(text)[1]
+        rest = body.lstrip(" \t")
+        if not rest or rest[0].isspace() or (encoding == O200K and body[0] == "/"):
+            return False
+    return True
 
 
 def _cuts_exact(texts: Sequence[str]) -> bool:

@@ -263,10 +263,24 @@ def test_agrees_when_the_exact_check_takes_pieces_out(tmp_path: Path, monkeypatc
 # -- (d) the fallbacks -------------------------------------------------------------------------------------------
 
 
-def test_a_paragraph_after_three_newlines_falls_back(tmp_path: Path) -> None:
-    # Split on blank lines, "a\n\n\nb" gives a paragraph starting with a newline: joined after a
-    # blank line, its newline joins the separator's pre-token.
-    refit, whole = _pair(_small(tmp_path, REQUIREMENTS + "\n\n\nThe session token expires."))
+def test_agrees_with_blank_lines_that_start_paragraphs(tmp_path: Path) -> None:
+    # Split on blank lines, "a\n\n\nb" gives a paragraph starting with a line break, and
+    # "a\n\n \n\nb" a blank one; joined after a separator, the separator's pre-token runs on
+    # through such leading line breaks (and spaces before one).
+    requirements = REQUIREMENTS.replace("\n\n## Store", "\n\n\n## Store") + (
+        "\n\n\n\nThe session token expires.\n\n \n  \n  Docker session rotation, indented."
+    )
+    assert ctxprofile_refit.split_lead("\n \n  Docker") == ("\n \n", "  Docker")
+    for tokenizer in (CL100K, "o200k_base"):
+        refit, whole = _pair(_small(tmp_path, requirements), tokenizer=tokenizer)
+        assert isinstance(refit, CtxviewerRefit)
+        assert refit.leads
+        _agree(refit, whole, range(1, refit.ceiling() + 101, 2 if tokenizer == CL100K else 5))
+
+
+def test_a_paragraph_starting_with_other_whitespace_falls_back(tmp_path: Path) -> None:
+    # An em space after the blank line: not a space or tab, so the sum rule is not relied on.
+    refit, whole = _pair(_small(tmp_path, REQUIREMENTS + "\n\n\u2003The session token expires."))
     assert isinstance(refit, WholeRunRefit)
     _agree(refit, whole, [50, 300])
 
