@@ -419,6 +419,8 @@ class CtxviewerRun(PeerRun):
 
     #: The spec paragraphs packed, in the order they were (the partial fill last).
     packed: list[Candidate]
+    #: Every scoring paragraph, in document order (what a refit re-packs at other budgets).
+    candidates: list[Candidate]
 
     def extract_keywords(self) -> tuple[Keyword, ...]:
         return extract(self.clean_task())
@@ -537,6 +539,7 @@ class CtxviewerRun(PeerRun):
                 full = worth(self.weight, found, set())
                 draft.details = {"matches": dict(sorted(found.items())), "worth": round(full, 3)}
                 out.append(Candidate(part, para.index, draft, found, tokens[para.index], full, heading))
+        self.candidates = out
         return out
 
     def _pack(self, candidates: list[Candidate], budget: int) -> list[Placed]:

@@ -35,6 +35,7 @@ from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.profiles import drift_refit
 from ctxviewer.engine.profiles.base import Cancelled, Progress
 from ctxviewer.engine.profiles.computed import refit as computed_refit
+from ctxviewer.engine.profiles.ctxprofile_refit import build_refit as build_ctxviewer_refit
 from ctxviewer.engine.profiles.mahabharatha.refit import build_refit as mahabharatha_refit
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
 from ctxviewer.engine.profiles.zerg.refit import ZERG_PROFILES
@@ -111,13 +112,14 @@ class WholeRunRefit:
 #: Fast refits by the profile that runs (``mahabharatha`` is the seed's version; see
 #: :func:`~ctxviewer.engine.runs.pipeline.run_profile`).  A profile missing here gets
 #: :class:`WholeRunRefit`: exact, a whole run per budget.
+#: Each builder lives with its profile, below the runs, so the whole-run fallback and
+#: spec_source are passed in.
 REFITS: dict[str, RefitBuilder] = {
-    # profiles may not import runs: the whole-run fallback and spec_source are passed in.
     "mahabharatha": partial(mahabharatha_refit, whole=WholeRunRefit, source=spec_source),
-    # zerg's builder sits below runs, so the whole-run fallback and spec_source are passed in
     **dict.fromkeys(ZERG_PROFILES, partial(build_zerg_refit, whole=WholeRunRefit, source=spec_source)),
     "drift": partial(drift_refit.build_refit, whole=WholeRunRefit, source=spec_source),
     "computed": partial(computed_refit.build_refit, whole=WholeRunRefit, source=spec_source),
+    "ctxviewer": partial(build_ctxviewer_refit, whole=WholeRunRefit, source=spec_source),
 }
 
 
