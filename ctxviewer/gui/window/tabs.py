@@ -147,6 +147,8 @@ class ResultTabs(QTabWidget):
     def show_trace(self, trace: Trace, lexed: LexedText | None = None) -> None:
         """Fill every tab but What-if and Findings (and the Window view) with *trace*."""
         self.trace = trace
+        for view in self.sensitivity_views.values():
+            view.set_item(None)  # the row selected again below names the new run's candidate
         self.sections_tab.set_trace(trace)
         self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), columns=paragraph_columns(trace.tokenizer))
         self.rules.set_rows(trace.items_of(RULE_FILE), columns=rule_columns(trace.tokenizer))

@@ -131,6 +131,8 @@ def test_worked_out_when_shown_and_applied_through_undo(qtbot, window: MainWindo
         view.apply_button.click()
     assert window.budget.settings().budget == 3_200 and shown.args[0].settings["budget"].value == 3_200
     assert window.budget.undo_stack.undoText().startswith("what would get it in: budget 3,200")
+    # The page follows the new run's selected row, not the old run's candidate.
+    assert view.item is not None and view.item is window.rules.current_row()
     # The new trace is worked out again (someone has looked), and Undo takes the change back.
     qtbot.waitUntil(window.sensitivity.is_done, timeout=20_000)
     with qtbot.waitSignal(window.traceShown, timeout=30_000) as shown:
