@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 ABSENT_COLOR = QColor("#d9d9d9")
 #: Geometry (pixels): the label column's width, the bar's height, a row's whole height.
 LABEL_W, BAR_H, ROW_H, MARGIN = 160, 14, 34, 4
+#: A narrow widget's label column: this share of its width, at least MIN_LABEL_W.
+LABEL_SHARE, MIN_LABEL_W = 0.3, 96
 #: The share of the bar the compressed tail takes, when a row has one.
 TAIL_SHARE = 0.12
 #: The linear part ends this much above the interesting end (the ceiling, the current value).
@@ -224,11 +226,12 @@ def edge(row: StripRow, position: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class StripLayout:
-    """Where the bars are: their left edge and width, and each row's bar top."""
+    """Where the bars are: the label column's width, the bars' left edge and width, each row's bar top."""
 
     bar_left: float
     bar_width: float
     tops: tuple[float, ...]
+    label_width: float = LABEL_W
 
     def x(self, row: StripRow, position: float) -> float:
         return self.bar_left + self.bar_width * edge(row, position)
@@ -236,10 +239,12 @@ class StripLayout:
 
 def strip_layout(rows: Sequence[StripRow], width: float) -> StripLayout:
     """The layout of *rows* in a widget *width* pixels wide."""
-    bar_left = LABEL_W + MARGIN
+    # In a narrow pane (the Computed tab's) the labels give way first, down to MIN_LABEL_W.
+    label_width = float(min(LABEL_W, max(MIN_LABEL_W, int(width * LABEL_SHARE))))
+    bar_left = label_width + MARGIN
     bar_width = max(40.0, width - bar_left - 2 * MARGIN)
     tops = tuple(MARGIN + 10.0 + n * ROW_H for n in range(len(rows)))
-    return StripLayout(bar_left, bar_width, tops)
+    return StripLayout(bar_left, bar_width, tops, label_width)
 
 
 def span_rect(layout: StripLayout, rows: Sequence[StripRow], row: int, span: int) -> QRectF:
@@ -306,15 +311,16 @@ def paint_strips(p: QPainter, rows: Sequence[StripRow], width: float, palette: Q
         # The label: the setting's name, its value now.
         p.setPen(text)
         p.setFont(bold)
-        name_rect = QRectF(MARGIN, top - 4, LABEL_W - 8, BAR_H + 8)
-        name = QFontMetricsF(bold).elidedText(row.label, Qt.TextElideMode.ElideRight, LABEL_W - 8)
+        label_w = layout.label_width - 8
+        name_rect = QRectF(MARGIN, top - 4, label_w, BAR_H + 8)
+        name = QFontMetricsF(bold).elidedText(row.label, Qt.TextElideMode.ElideRight, label_w)
         p.drawText(name_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name)
         p.setFont(small)
         p.setPen(muted)
         p.drawText(
-            QRectF(MARGIN, top + BAR_H + BRACKET_GAP + 2, LABEL_W - 8, small_metrics.height()),
+            QRectF(MARGIN, top + BAR_H + BRACKET_GAP + 2, label_w, small_metrics.height()),
             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
-            small_metrics.elidedText(f"now {row.current_text}", Qt.TextElideMode.ElideRight, LABEL_W - 8),
+            small_metrics.elidedText(f"now {row.current_text}", Qt.TextElideMode.ElideRight, label_w),
         )
         # The spans.
         for s, span in enumerate(row.spans):
@@ -358,7 +364,7 @@ def paint_strips(p: QPainter, rows: Sequence[StripRow], width: float, palette: Q
                 tail = f"{row.tail_text} \u2026"
                 width_needed = small_metrics.horizontalAdvance(tail) + 2
                 p.drawText(
-                    QRectF(x - width_needed + 6, labels_top, width_needed, label_h),
+                    QRectF(x - width_needed - 2, labels_top, width_needed, label_h),  # left of the break
                     int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop),
                     tail,
                 )
@@ -431,7 +437,7 @@ class SensitivityStrip(QWidget):
         return QSize(LABEL_W + 360, strips_height(self._rows))
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(LABEL_W + 120, strips_height(self._rows))
+        return QSize(MIN_LABEL_W + 120, strips_height(self._rows))
 
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)

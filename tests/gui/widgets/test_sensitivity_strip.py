@@ -85,6 +85,9 @@ def test_the_scale_is_linear_to_the_knee_and_logarithmic_in_the_tail() -> None:
     assert math.isclose(edge(budget, 2_001), linear + TAIL_SHARE * math.log(2_001 / 501) / math.log(10_000_001 / 501))
     assert math.isclose(edge(share, 250), 250 / 501)  # no tail: positions 0..500 linear
     assert edge(switch, 1) == 0.5  # two cells, half each
+    # A narrow pane gives the labels 30 % of its width (at least 96 px); a wide one 160 px.
+    assert strip_layout((budget,), 360).label_width == 108 and strip_layout((budget,), 200).label_width == 96
+    assert strip_layout((budget,), 1000).label_width == LABEL_W == 160
     assert compact(10_000_000) == "10M" and compact(20_000) == "20k" and compact(4_800) == "4,800"
 
 
