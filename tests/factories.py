@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ctxviewer.engine.runs.sensitivity import CHOICE, SHARE, TOKENS, Axis, Segment, Sensitivity
 from ctxviewer.engine.tokens.counting import TokenCounts
-from ctxviewer.engine.trace.model import Item
+from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, TRUNCATED, Item
 
 RULES = ".claude/rules/security"
 
@@ -142,3 +143,66 @@ def make_git_project(root: Path) -> Path:
     write(root, REQUIREMENTS, "\n\n".join(paragraphs) + "\n")
     git(root, "commit", "-q", "-a", "-m", "second")
     return root
+
+
+# -- exact sensitivity --------------------------------------------------------------------
+
+IN, PART, CUT = INCLUDED, TRUNCATED, CUT_FOR_BUDGET
+
+#: Three candidates; the fate vectors seen, in (a, b, c) order.
+SMALL_VECTORS = (
+    (IN, CUT, CUT),  # 0
+    (CUT, IN, CUT),  # 1
+    (PART, IN, CUT),  # 2: the current settings
+    (IN, CUT, IN),  # 3
+)
+SMALL_BUDGET_AXIS = Axis(
+    "budget",
+    TOKENS,
+    300,
+    1,
+    10_000_000,
+    (Segment(1, 99, 1), Segment(100, 249, 0), Segment(250, 399, 2), Segment(400, 449, 3), Segment(450, 10_000_000, 0)),
+    suggest_lo=50,
+    suggest_hi=2_000,
+    ceiling=450,
+)
+#: A security share of a 1,000-token budget: section budgets 0..500; "a" is in from 200.
+SMALL_SHARE_AXIS = Axis(
+    "security_share",
+    SHARE,
+    0.3,
+    0,
+    500,
+    (Segment(0, 199, 1), Segment(200, 500, 2)),
+    of_budget=1_000,
+    max_share=0.5,
+    suggest_lo=0,
+    suggest_hi=500,
+)
+SMALL_SWITCH_AXIS = Axis(
+    "security_rule_filtering",
+    CHOICE,
+    True,
+    0,
+    1,
+    (Segment(0, 0, 2), Segment(1, 1, 3)),
+    choices=(True, False),
+    suggest_lo=0,
+    suggest_hi=1,
+)
+
+
+def small_sensitivity() -> Sensitivity:
+    """Three candidates a, b, c along a budget, a share and a switch (drawn in tests/gui: strips, words)."""
+    return Sensitivity(
+        task_id="T-1",
+        profile="mahabharatha",
+        item_ids=("a", "b", "c"),
+        vectors=SMALL_VECTORS,
+        current=2,
+        axes=(SMALL_BUDGET_AXIS, SMALL_SHARE_AXIS, SMALL_SWITCH_AXIS),
+        evaluations=0,
+        seconds=0.0,
+        method="fast",
+    )

@@ -29,3 +29,4 @@ python docs/screenshots/upstream_shot.py "$out"   # budget_switches, upstream_se
 python docs/screenshots/fleet_shot.py "$out"      # fleet, timeline: the Session panel on a generated run
 python docs/screenshots/sweep_shot.py "$out"      # sweep: storefront-web at budgets 500-6,000
 python docs/screenshots/revision_shot.py "$out"   # revision-diff: a scratch repository of storefront-web
+python docs/screenshots/sensitivity_shot.py "$out/sensitivity.png"   # the Docker rule file of CHK-L2-003 at budget 4,000

@@ -564,7 +564,7 @@ class ComputedTab(QWidget):
         self.entries_message.setText(message)
         self.entries.set_rows(items, columns=columns or entry_columns())
         # Without entries the detail pane would only be an empty box under an empty table.
-        self.entries.detail.setVisible(bool(items))
+        self.entries.detail_area().setVisible(bool(items))
         self._fit_entry_columns()
 
     def _fit_signal_columns(self) -> None:

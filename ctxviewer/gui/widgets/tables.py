@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
+    QTabWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -218,6 +219,8 @@ class RecordTable(QWidget):
         self.detail = NoResourceBrowser(self)  # its HTML quotes the project: nothing it names is loaded
         self.detail.setOpenLinks(False)
         self.detail.setPlaceholderText("Select a row to see why it is where it is.")
+        #: The detail's pages, once :meth:`add_detail_page` has added one.
+        self.detail_pages: QTabWidget | None = None
         splitter = self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.view)
         splitter.addWidget(self.detail)
@@ -372,6 +375,27 @@ class RecordTable(QWidget):
         )
         self.view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
+
+    def add_detail_page(self, widget: QWidget, title: str, tip: str = "") -> QTabWidget:
+        """Show *widget* as a second page of the detail pane (the detail itself becomes the first, "Why").
+
+        The pages share the detail's room under the table rather than taking more of it.
+        """
+        pages = self.detail_pages
+        if pages is None:
+            pages = self.detail_pages = QTabWidget(self)
+            pages.setDocumentMode(True)
+            self.splitter.replaceWidget(self.splitter.indexOf(self.detail), pages)
+            pages.addTab(self.detail, "Why")
+            pages.setTabToolTip(0, "Why the selected row is where it is")
+        index = pages.addTab(widget, title)
+        if tip:
+            pages.setTabToolTip(index, tip)
+        return pages
+
+    def detail_area(self) -> QWidget:
+        """What sits under the table: the detail pane, or its pages once a page is added."""
+        return self.detail_pages if self.detail_pages is not None else self.detail
 
     def current_row(self) -> Any:
         index = self.view.currentIndex()

@@ -57,6 +57,7 @@ from ctxviewer.gui.window.runs import (
     feature_findings,
     prompt_job,
 )
+from ctxviewer.gui.window.sensitivity import SensitivityFeed
 from ctxviewer.gui.window.session import SessionFeeds, ask_log_path, ask_run_path, is_run_path
 from ctxviewer.gui.window.sweep import SweepLauncher
 from ctxviewer.gui.window.tabs import ResultTabs
@@ -109,6 +110,8 @@ class MainWindow(QMainWindow):
         self.session_lane = Lane(self.pool, "replay", self)
         self.refresh_lane = Lane(self.pool, "refresh", self)
         self.compare_lane = Lane(self.pool, "compare", self)
+        #: The shown task's exact sensitivity ("What would get it in?"), worked out once it is shown.
+        self.sensitivity = SensitivityFeed(self.pool, self)
         self.revision_lane = Lane(self.pool, "revisions", self)
         self.revision_dialog: RevisionDiffDialog | None = None
         #: The Feature Sweep window and its lane (made when the Run menu first asks).
@@ -155,6 +158,9 @@ class MainWindow(QMainWindow):
         self.window_tab, self.whatif, self.compare_tab = tabs.window_view, tabs.whatif, tabs.compare_tab
         self.task_tab, self.findings_tab = tabs.task_tab, tabs.findings_tab
         self.whatif.itemActivated.connect(self._go_to_item_id)
+        for view in tabs.sensitivity_views.values():
+            self.sensitivity.add_view(view)
+        self.sensitivity.applyRequested.connect(self.apply_values)
         self.findings_tab.findingActivated.connect(self.go_to_finding)
         self.findings_tab.whole_feature.toggled.connect(self._on_whole_feature)
         central = QWidget(self)
@@ -409,6 +415,7 @@ class MainWindow(QMainWindow):
         self.store.set_last_task(project.root, feature, task_id)
         settings = self.run_settings()
         self.compare_tab.set_target(project, feat, task, settings)
+        self.sensitivity.set_target(project, feat, task, settings)
         self.run_lane.submit(assembly_job(project, feat, task, settings, self.baseline))
         self._prompt_for = prompt_job(project, feat, task, settings)
 
@@ -453,6 +460,7 @@ class MainWindow(QMainWindow):
     def _on_assembled(self, result: Assembled) -> None:
         self.progress.hide()
         self.show_trace(result.trace, result.lexed, result.diff, result.findings)
+        self.sensitivity.show_trace(result.trace)
         if self._prompt_for is not None:
             self.tabs.prompt_view.show_prompt(None)  # not the task before's meanwhile
             self.prompt_lane.submit(self._prompt_for)
@@ -770,6 +778,15 @@ class MainWindow(QMainWindow):
         """Open the Feature Sweep window on the shown task's feature."""
         self.sweeps.show(self.project, self.current[0] if self.current else None, self.run_settings)
 
+    def apply_values(self, values: dict[str, Any], text: str) -> None:
+        """Set *values* (a suggested change) in the Budget panel: one undoable change, run at once."""
+        refusal = self.budget.set_values(values, text)
+        if refusal:
+            self.problems.add_notice(f"not applied: {refusal}")
+            return
+        self.budget.flush()
+        self._status(f"Applied {text}; Undo in the Budget panel takes it back", 6000)
+
     def open_at(self, feature: str, task_id: str, values: dict[str, Any]) -> None:
         """Show *task_id* with *values* (a sweep cell's budget and share) applied in the Budget panel (undoable)."""
         refusal = self.budget.set_values(values, "settings of a sweep cell")
@@ -863,6 +880,7 @@ class MainWindow(QMainWindow):
             self.compare_lane,
             self.revision_lane,
             self.sweeps.lane,
+            self.sensitivity.lane,
         )
         for lane in lanes:
             lane.cancel()

@@ -21,6 +21,8 @@ from ctxviewer.gui.views.context_view import ContextView
 from ctxviewer.gui.views.findings_view import FindingRow, FindingsTab
 from ctxviewer.gui.views.prompt_view import PromptView
 from ctxviewer.gui.views.sections_tab import SectionsTab
+from ctxviewer.gui.views.sensitivity_view import TITLE as SENSITIVITY_TITLE
+from ctxviewer.gui.views.sensitivity_view import SensitivityView
 from ctxviewer.gui.views.task_tab import TaskTab
 from ctxviewer.gui.views.trimming_tab import TrimmingTab
 from ctxviewer.gui.views.whatif_view import WhatIfTab
@@ -30,6 +32,11 @@ from ctxviewer.gui.widgets.highlighter import LexedText
 from ctxviewer.gui.widgets.models import paragraph_columns, rule_columns
 from ctxviewer.gui.widgets.tables import RecordTable
 from ctxviewer.gui.worker import Lane
+
+SENSITIVITY_TIP = (
+    "At which values of each setting (budget, shares, top-k, switches) the selected candidate is in the "
+    "context, worked out exactly; the smallest change that brings it in, and what it pushes out"
+)
 
 TABS = (
     "sections",
@@ -123,12 +130,25 @@ class ResultTabs(QTabWidget):
             index = self.addTab(widget, title)
             self.setTabToolTip(index, tip)
         self.sections_tab.sectionClicked.connect(self.jump_to_section)
+        #: "What would get it in?": a page of the detail pane of each candidate table.
+        self.sensitivity_views: dict[str, SensitivityView] = {}
+        for name, table in (
+            ("paragraphs", self.paragraphs),
+            ("rules", self.rules),
+            ("computed", self.computed_tab.entries),
+        ):
+            view = SensitivityView(table)
+            table.add_detail_page(view, SENSITIVITY_TITLE, SENSITIVITY_TIP)
+            table.rowSelected.connect(lambda row, v=view: v.set_item(self.item_of(row)))
+            self.sensitivity_views[name] = view
         self.paragraphs.rowActivated.connect(self.jump_to_item)
         self.rules.rowActivated.connect(self.jump_to_item)
 
     def show_trace(self, trace: Trace, lexed: LexedText | None = None) -> None:
         """Fill every tab but What-if and Findings (and the Window view) with *trace*."""
         self.trace = trace
+        for view in self.sensitivity_views.values():
+            view.set_item(None)  # the row selected again below names the new run's candidate
         self.sections_tab.set_trace(trace)
         self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), columns=paragraph_columns(trace.tokenizer))
         self.rules.set_rows(trace.items_of(RULE_FILE), columns=rule_columns(trace.tokenizer))

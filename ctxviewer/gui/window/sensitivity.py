@@ -1,0 +1,158 @@
+"""The exact sensitivity of the task shown, worked out on its own lane and handed to the views.
+
+Once a task's trace is shown, :class:`SensitivityFeed` works out every candidate's fate at
+every value of each setting (:func:`~ctxviewer.engine.runs.sensitivity.sensitivity`) on the
+worker, in two jobs: the budget first, so the strips appear early, then the shares, top-k
+and switches, merged into one result.  A new run (another task, a settings change) cancels
+it.  Nothing is worked out until one of the "What would get it in?" pages has been shown:
+from then on every shown trace is (the whole-run fallback costs seconds of a shared CPU,
+which nobody who never looks should pay).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from PySide6.QtCore import QObject, QThreadPool, Signal
+
+from ctxviewer.engine.profiles.refit import SHARE_KEYS
+from ctxviewer.engine.project.loading import Feature, Project, Task
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.runs.sensitivity import BUDGET, CHOICES, TOP_K, Segment, Sensitivity, sensitivity
+from ctxviewer.engine.trace.model import Trace
+from ctxviewer.gui.views.sensitivity_view import SensitivityView
+from ctxviewer.gui.worker import JobFn, Lane
+
+#: The axes of the second job: every one but the budget (those a profile lacks are skipped).
+REST = (*SHARE_KEYS, TOP_K, *dict.fromkeys(key for table in CHOICES.values() for key, _values in table))
+
+
+def sensitivity_job(
+    project: Project, feat: Feature, task: Task, settings: Settings, trace: Trace, keys: Sequence[str]
+) -> JobFn:
+    """The lane's job: *trace*'s candidates along the axes *keys*."""
+
+    def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Sensitivity:
+        return sensitivity(project, feat, task, settings, trace, keys=list(keys), cancel=cancel, progress=progress)
+
+    return job
+
+
+def merged(first: Sensitivity, second: Sensitivity) -> Sensitivity:
+    """*first*'s axes and *second*'s in one result (the same task, trace and settings)."""
+    if first.item_ids != second.item_ids:
+        raise ValueError("the two results are of different runs")
+    offset = len(first.vectors)
+    axes = tuple(
+        replace(axis, segments=tuple(Segment(s.lo, s.hi, s.vector + offset) for s in axis.segments))
+        for axis in second.axes
+    )
+    return replace(
+        first,
+        vectors=first.vectors + second.vectors,
+        axes=first.axes + axes,
+        evaluations=first.evaluations + second.evaluations,
+        seconds=first.seconds + second.seconds,
+        method=first.method if first.method == second.method else "whole runs",
+    )
+
+
+class SensitivityFeed(QObject):
+    """Works out the shown task's sensitivity and keeps its views up to date.
+
+    ``applyRequested`` carries a view's ``({key: value}, words)``; ``worked`` the whole
+    result once it is in (tests and the screenshot wait for it).
+    """
+
+    applyRequested = Signal(object, str)
+    worked = Signal(object)
+
+    def __init__(self, pool: QThreadPool, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.lane = Lane(pool, "sensitivity", self)
+        self.views: list[SensitivityView] = []
+        #: Set once a view has been shown: every shown trace is worked out from then on.
+        self.wanted = False
+        self._target: tuple[Project, Feature, Task, Settings] | None = None
+        self._trace: Trace | None = None
+        self._first: Sensitivity | None = None
+        self.result: Sensitivity | None = None
+        self.lane.progress.connect(self._on_progress)
+        self.lane.finished.connect(self._on_finished)
+        self.lane.errored.connect(self._on_errored)
+
+    def add_view(self, view: SensitivityView) -> None:
+        self.views.append(view)
+        view.startRequested.connect(self.start)
+        view.stopRequested.connect(self.stop)
+        view.applyRequested.connect(self.applyRequested)
+
+    # -- what the window tells it -----------------------------------------------------------
+
+    def set_target(self, project: Project, feat: Feature, task: Task, settings: Settings) -> None:
+        """A new run was asked for: whatever is being worked out is for a trace about to go."""
+        self.lane.cancel()
+        self._target = (project, feat, task, settings)
+        self._trace = None
+        self._first = self.result = None
+        for view in self.views:
+            view.clear()
+
+    def show_trace(self, trace: Trace) -> None:
+        """The run asked for is shown: work it out if anyone is looking."""
+        self._trace = trace
+        if self.wanted or any(view.isVisible() for view in self.views):
+            self.start()
+
+    def start(self) -> None:
+        """Work out the shown trace (unless it is being worked out or is done)."""
+        self.wanted = True
+        target, trace = self._target, self._trace
+        if target is None or trace is None or trace.task_id != target[2].id:
+            return
+        if self.lane.is_busy() or self.result is not None:
+            return
+        self._first = None
+        for view in self.views:
+            view.show_computing(BUDGET, 0.0)
+        self.lane.submit(sensitivity_job(*target, trace, [BUDGET]))
+
+    def stop(self) -> None:
+        if self.lane.is_busy():
+            self.lane.cancel()
+            for view in self.views:
+                view.show_stopped()
+
+    def stop_silently(self) -> None:
+        """Cancel without a word (the window is closing)."""
+        self.lane.cancel()
+
+    def is_done(self) -> bool:
+        return self.result is not None
+
+    # -- the lane ---------------------------------------------------------------------------
+
+    def _on_progress(self, stage: str, fraction: float) -> None:
+        for view in self.views:
+            view.show_computing(stage, fraction)
+
+    def _on_finished(self, result: Sensitivity) -> None:
+        target, trace = self._target, self._trace
+        if target is None or trace is None:
+            return
+        if self._first is None:  # the budget: shown now, the rest asked for
+            self._first = result
+            for view in self.views:
+                view.show_result(result, trace, partial=True)
+            self.lane.submit(sensitivity_job(*target, trace, REST))
+            return
+        self.result = merged(self._first, result)
+        for view in self.views:
+            view.show_result(self.result, trace)
+        self.worked.emit(self.result)
+
+    def _on_errored(self, message: str) -> None:
+        for view in self.views:
+            view.show_error(message)
