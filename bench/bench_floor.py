@@ -8,7 +8,8 @@ written atomically), start-up included.  Both run as fresh processes; the median
 ``--repeat`` runs and their ratio are printed, for ``--jobs 1`` and ``--jobs N``.
 
     python bench/bench_floor.py                       # ~700 tasks
-    python bench/bench_floor.py --tasks 10000 --spec-mb 20
+    python bench/bench_floor.py --tasks 10000                   # 20 features of 500 tasks
+    python bench/bench_floor.py --tasks 10000 --spec-mb 28.6 --features 286   # 14x the features
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -39,10 +41,19 @@ for enc in encodings:
 """
 
 
-def _timed(cmd: list[str]) -> float:
+def _timed(cmd: list[str]) -> tuple[float, float]:
+    """The wall-clock seconds *cmd* took, and the CPU seconds (user + system) it and its
+    children used: on a shared machine the CPU time moves far less with the load."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _medians(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
 
 
 def main() -> int:
@@ -51,10 +62,17 @@ def main() -> int:
     parser.add_argument("--spec-mb", type=float, default=2.0)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--features",
+        type=int,
+        help="spread the tasks over this many features (default: one per 30 tasks, at most 20, so a "
+        "bigger project has bigger features and longer traces); with --spec-mb in proportion, a "
+        "project grows by adding features of the same size",
+    )
     args = parser.parse_args()
     exe = [sys.executable, "-m", "ctxviewer"]
     with tempfile.TemporaryDirectory() as tmp:
-        root = generate(Path(tmp) / "project", args.tasks, args.spec_mb)
+        root = generate(Path(tmp) / "project", args.tasks, args.spec_mb, features=args.features)
         rows = Path(tmp) / "rows.jsonl"
         subprocess.run([*exe, "batch", str(root), "-o", str(rows), "--jobs", "1"], check=True)
         distinct: set[str] = set()
@@ -74,16 +92,18 @@ def main() -> int:
         batch = [*exe, "batch", str(root), "-o", str(rows), "--jobs"]
         one = [_timed([*batch, "1"]) for _ in range(args.repeat)]
         many = [_timed([*batch, str(args.jobs)]) for _ in range(args.repeat)]
-    f, b1, bn = statistics.median(floor), statistics.median(one), statistics.median(many)
+    (f, fc), (b1, b1c), (bn, _) = _medians(floor), _medians(one), _medians(many)
     machine = f"{platform.node()}, {platform.machine()}, {os.cpu_count()} cores"
-    print(f"machine: {machine}, Python {platform.python_version()}")
+    print(f"machine: {machine}, Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f}")
     print(
         f"project: {tasks} tasks, {len(distinct):,} distinct texts "
         f"({sum(map(len, distinct)) / 1e6:.1f} M chars); output {size / 1e6:.0f} MB of JSON lines"
     )
-    print(f"floor (load both encodings, tokenize each distinct text once), median of {args.repeat}: {f:.2f} s")
-    print(f"ctxviewer batch --jobs 1, median: {b1:.2f} s   ratio to floor: {b1 / f:.2f}")
-    print(f"ctxviewer batch --jobs {args.jobs}, median: {bn:.2f} s   ratio to floor: {bn / f:.2f}")
+    print(f"medians of {args.repeat} runs; wall-clock seconds, then CPU seconds (user + system)")
+    print(f"floor (load both encodings, tokenize each distinct text once): {f:.2f} s, CPU {fc:.2f} s")
+    print(f"ctxviewer batch --jobs 1: {b1:.2f} s (ratio to floor {b1 / f:.2f}), CPU {b1c:.2f} s (ratio {b1c / fc:.2f})")
+    # The workers are the forkserver's children, not the batch's: their CPU time is not counted.
+    print(f"ctxviewer batch --jobs {args.jobs}: {bn:.2f} s (ratio to floor {bn / f:.2f})")
     return 0
 
 

@@ -110,12 +110,12 @@ def _finding_cells(findings: Sequence[Any]) -> list[Any]:
 def render_jsonl(row: Any) -> tuple[str, list[str]]:
     """A batch row as its JSON line, and its bad input as stderr lines (run in worker processes too)."""
     from ctxviewer.engine.analysis.findings import findings_of
-    from ctxviewer.engine.trace.model import trace_to_json
+    from ctxviewer.engine.trace.jsonline import trace_json_line
 
     assert row.trace is not None  # without collect_errors, a refused task raises
-    line = trace_to_json(row.trace)
-    line["findings"] = [finding_json(f) for f in findings_of(row.trace)]  # derived: not part of the trace schema
-    return json.dumps(line, ensure_ascii=False) + "\n", row_input_errors(row)
+    # The findings are derived, not part of the trace schema: written after the trace's keys.
+    findings = [finding_json(f) for f in findings_of(row.trace)]
+    return trace_json_line(row.trace, {"findings": findings}) + "\n", row_input_errors(row)
 
 
 def render_csv(row: Any) -> tuple[str, list[str]]:

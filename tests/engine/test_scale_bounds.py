@@ -191,12 +191,39 @@ def test_scoring_through_the_word_postings_is_the_substring_matches(
         assert spec_mod.indexed_hits(index, again) == plain_hits(text, again)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=spec_texts, runs=st.lists(keyword_lists, min_size=1, max_size=4))
+def test_a_keyword_table_past_its_limit_starts_afresh_and_scores_the_same(text: str, runs: list[list[str]]) -> None:
+    index = build_index(text, 1)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(spec_mod, "KEYWORD_TABLE_LIMIT", 1)  # every table holding 2+ paragraph numbers resets
+        for keywords in runs:
+            assert spec_mod.indexed_hits(index, keywords) == plain_hits(text, keywords)
+
+
+def test_each_keyword_is_worked_out_once_per_index_across_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec_mod.clear_caches()
+    index = build_index("Login here\n\nsession store\n\n\n\nlogin session token", 1)
+    asked: list[list[str]] = []
+    real = spec_mod._words_holding
+    monkeypatch.setattr(spec_mod, "_words_holding", lambda w, r, c: asked.append(sorted(w)) or real(w, r, c))
+    first = spec_mod.indexed_hits(index, ["session", "login"])
+    second = spec_mod.indexed_hits(index, ["store", "session"])
+    third = spec_mod.indexed_hits(index, ["token", "login", "store", "session"])
+    # Each task's new keywords only: the third task's login, store and session are known.
+    assert asked == [["login", "session"], ["store"], ["token"]]
+    # Paragraph 2 is blank ("\n\n\n\n" splits into an empty one); 3 holds login, session, token.
+    assert first == {0: ("login",), 1: ("session",), 3: ("login", "session")}
+    assert second == {1: ("session", "store"), 3: ("session",)}
+    assert third == {0: ("login",), 1: ("session", "store"), 3: ("login", "session", "token")}
+
+
 def test_the_second_ranking_of_an_index_goes_through_its_postings(monkeypatch: pytest.MonkeyPatch) -> None:
     spec_mod.clear_caches()
     index = build_index("Login here\n\nsession store\n\nlogin session", 1)
     built: list[int] = []
-    real = spec_mod.word_postings
-    monkeypatch.setattr(spec_mod, "word_postings", lambda i, c=None: built.append(id(i)) or real(i, c))
+    real = spec_mod.keyword_table
+    monkeypatch.setattr(spec_mod, "keyword_table", lambda i, c=None: built.append(id(i)) or real(i, c))
     first = ranking(index, ["login"])
     assert built == []  # once: the plain scan, no postings built
     second = ranking(index, ["session", "store"])

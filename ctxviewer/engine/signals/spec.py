@@ -442,9 +442,59 @@ class Ranking:
 
 
 _ranking_cache = LRU(64)
-#: Each spec index's word postings (see :func:`indexed_hits`), and the indexes scored once.
+#: Each spec index's word postings and keyword table (see :func:`indexed_hits`), and the
+#: indexes scored once.
 _postings_cache = LRU(16)
 _scored_once = LRU(256)
+#: The most paragraph numbers one index's keyword table holds before it starts afresh
+#: (a few tens of megabytes: a flood of keywords cannot make it grow without bound).
+KEYWORD_TABLE_LIMIT = 8_000_000
+
+
+class KeywordTable:
+    """One spec index's word postings, and the paragraphs holding each keyword asked so far.
+
+    A batch or the window's background pass scores every task of a feature against the
+    same spec files, and the tasks share most of their keywords; so a keyword's
+    paragraphs are worked out once per index (through the postings) and every later task
+    that has it reads them back.
+    """
+
+    __slots__ = ("held", "index", "paragraphs_of", "postings")
+
+    def __init__(self, index: SpecIndex, postings: dict[str, array[int]]) -> None:
+        self.index = index
+        self.postings = postings
+        #: For each keyword (without whitespace) asked so far, the non-blank paragraphs
+        #: whose lowercased text contains it, in order.
+        self.paragraphs_of: dict[str, array[int]] = {}
+        #: How many paragraph numbers ``paragraphs_of`` holds.
+        self.held = 0
+
+    def learn(self, words: Sequence[str], check: Check | None) -> None:
+        """Work out the paragraphs of each of *words* not known yet (keywords without whitespace)."""
+        new = [w for w in words if w not in self.paragraphs_of]
+        if not new:
+            return
+        if self.held > KEYWORD_TABLE_LIMIT:
+            self.paragraphs_of.clear()
+            self.held = 0
+            new = list(words)
+        runs_of: dict[str, list[str]] = {}
+        for run, found in _words_holding(new, self.postings.keys(), check).items():
+            for word in found:
+                runs_of.setdefault(word, []).append(run)
+        postings = self.postings
+        for n, word in enumerate(new):
+            if check is not None and not n % 256:
+                check()
+            runs = runs_of.get(word, ())
+            if len(runs) == 1:
+                paras = postings[runs[0]]
+            else:
+                paras = array("i", sorted(set().union(*(postings[run] for run in runs))))
+            self.paragraphs_of[word] = paras
+            self.held += len(paras)
 
 
 def word_postings(index: SpecIndex, check: Check | None = None) -> dict[str, array[int]]:
@@ -455,10 +505,15 @@ def word_postings(index: SpecIndex, check: Check | None = None) -> dict[str, arr
     in one of its words, so scoring against the postings gives the plain definition's
     answer while touching each paragraph's text only once per index, not once per task.
     """
+    return keyword_table(index, check).postings
+
+
+def keyword_table(index: SpecIndex, check: Check | None = None) -> KeywordTable:
+    """*index*'s :class:`KeywordTable`, its postings built on first use and cached."""
     key = id(index)
-    cached = _postings_cache.get(key)
-    if cached is not None and cached[0] is index:
-        return cached[1]  # type: ignore[no-any-return]
+    cached: KeywordTable | None = _postings_cache.get(key)
+    if cached is not None and cached.index is index:
+        return cached
     postings: dict[str, array[int]] = {}
     for para in index.paragraphs:
         if check is not None and not para.index % CHECK_EVERY:
@@ -472,42 +527,46 @@ def word_postings(index: SpecIndex, check: Check | None = None) -> dict[str, arr
                 postings[word] = array("i", (n,))
             else:
                 found.append(n)
-    _postings_cache.put(key, (index, postings))
-    return postings
+    table = KeywordTable(index, postings)
+    _postings_cache.put(key, table)
+    return table
 
 
 def indexed_hits(index: SpecIndex, keywords: Iterable[str], check: Check | None = None) -> dict[int, tuple[str, ...]]:
-    """:func:`paragraph_hits` for *index*, through its cached :func:`word_postings`.
+    """:func:`paragraph_hits` for *index*, through its cached :func:`keyword_table`.
 
-    Keywords holding whitespace are scanned as :func:`paragraph_hits` scans them.
+    Each keyword's paragraphs come from the table (worked out the first time any task
+    asks for the keyword), and each paragraph collects its keywords by walking them in
+    sorted order, so its tuple comes out sorted: the work is one step per (keyword,
+    paragraph) hit, none per paragraph that holds no keyword.  Keywords holding
+    whitespace are scanned as :func:`paragraph_hits` scans them.
     """
     words = sorted(set(keywords))
     plain = [w for w in words if w.split() == [w]]
-    others = [w for w in words if w.split() != [w]]
-    postings = word_postings(index, check)
-    holding = _words_holding(plain, postings.keys(), check) if plain else {}
-    sets: dict[int, set[str]] = {}
-    for n, (run, found) in enumerate(holding.items()):
-        if check is not None and not n % CHECK_EVERY:
+    table = keyword_table(index, check)
+    table.learn(plain, check)
+    paragraphs_of = table.paragraphs_of
+    lists: dict[int, list[str]] = {}
+    get = lists.get
+    steps = 0
+    for word in plain:
+        paras = paragraphs_of[word]
+        steps += len(paras) + 1
+        if check is not None and steps > CHECK_EVERY * 32:
             check()
-        for para in postings[run]:
-            known = sets.get(para)
+            steps = 0
+        for para in paras:
+            known = get(para)
             if known is None:
-                sets[para] = set(found)
+                lists[para] = [word]
             else:
-                known.update(found)
-    if others:
+                known.append(word)
+    if len(plain) < len(words):
+        others = [w for w in words if w.split() != [w]]
         for para, extra in paragraph_hits(index.paragraphs, others, check).items():
-            sets.setdefault(para, set()).update(extra)
-    memo: dict[frozenset[str], tuple[str, ...]] = {}
-    out: dict[int, tuple[str, ...]] = {}
-    for para in sorted(sets):
-        key = frozenset(sets[para])
-        matched = memo.get(key)
-        if matched is None:
-            matched = memo[key] = tuple(sorted(key))
-        out[para] = matched
-    return out
+            known = lists.get(para)
+            lists[para] = list(extra) if known is None else sorted({*known, *extra})
+    return {para: tuple(lists[para]) for para in sorted(lists)}
 
 
 def ranking(index: SpecIndex, keywords: Iterable[str], check: Check | None = None) -> Ranking:
