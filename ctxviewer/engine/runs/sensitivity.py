@@ -6,11 +6,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 
 from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
+from ctxviewer.engine.profiles.shaktiman.refit import build_refit as shaktiman_refit
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.runs.pipeline import spec_source
 
 RefitBuilder = Callable[[Project, Feature, Task, Settings], Refit]
 
@@ -73,7 +76,10 @@ class WholeRunRefit:
 #: Fast refits by the profile that runs (``mahabharatha`` is the seed's version; see
 #: :func:`~ctxviewer.engine.runs.pipeline.run_profile`).  A profile missing here gets
 #: :class:`WholeRunRefit`: exact, a whole run per budget.
-REFITS: dict[str, RefitBuilder] = {}
+REFITS: dict[str, RefitBuilder] = {
+    # profiles may not import runs: the whole-run fallback and spec_source are passed in.
+    "shaktiman": partial(shaktiman_refit, whole=WholeRunRefit, source=spec_source),
+}
 
 
 def refit_for(project: Project, feature: Feature, task: Task, settings: Settings) -> Refit:
