@@ -1,5 +1,6 @@
 """The ``why`` command: every candidate of one task that mentions TEXT, with its fate and the reason
-(exit 1 when none does).
+(exit 1 when none does); with ``--suggest``, for each one not in the context, the setting values
+that would bring it in and the smallest change that does (see :mod:`ctxviewer.engine.runs.sensitivity`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         raise CtxViewerError("TEXT is empty: give a word, a rule name, a file or an id to look for")
     project = load_project(args.project, run_overrides(args))
     trace = assemble(project, args.feature, args.task, exact=True)
+    suggest = _suggestions(project, args, trace) if args.suggest else None
     # Bad input (a file left out) is exit 2; the pipeline's own failures are in the answer.
     code = EXIT_BAD_INPUT if report_trace_errors(trace) == EXIT_BAD_INPUT else EXIT_OK
     tokenizer = decision_tokenizer(project.settings, project)
@@ -85,6 +87,8 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                 "findings": about.get(item.id, []),
             }
         )
+        if suggest is not None and item.status not in ("included", "truncated"):
+            matches[-1]["suggest"] = suggest(item.id)
     data = {
         "project": project.name,
         "feature": trace.feature,
@@ -100,6 +104,60 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "errors": [e.one_line() for e in trace.errors],
     }
     return data, code
+
+
+def _suggestions(project: Any, args: argparse.Namespace, trace: Any) -> Any:
+    """A function from an item id to its ``suggest`` entry, from one sensitivity run over the task."""
+    from ctxviewer.engine.runs.sensitivity import sensitivity
+
+    feature = project.feature(args.feature)
+    task = feature.task(args.task)
+    overrides = run_overrides(args)
+    settings = project.settings.with_overrides(overrides, "override") if overrides else project.settings
+    sens = sensitivity(project, feature, task, settings, trace)
+
+    def entry(item_id: str) -> dict[str, Any]:
+        intervals = {
+            axis.key: [{"from": s.lo, "to": s.hi, "status": s.status} for s in sens.including(item_id, axis.key)]
+            for axis in sens.axes
+        }
+        change = sens.suggestion(item_id)
+        return {
+            "intervals": intervals,
+            "change": None if change is None else {"key": change.key, "value": change.value},
+            "set": None if change is None else change.set_text,
+            "status": None if change is None else change.status,
+            "size": None if change is None else round(change.size, 4),
+            "pushes_out": [] if change is None else list(change.pushes_out),
+            "brings_in": [] if change is None else list(change.brings_in),
+        }
+
+    return entry
+
+
+def _spans_text(key: str, spans: list[dict[str, Any]]) -> str:
+    def show(v: Any) -> str:
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            return "unset" if v is None else str(v).lower() if isinstance(v, bool) else v
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return f"{v:,}"
+
+    parts = [show(s["from"]) if s["from"] == s["to"] else f"{show(s['from'])}-{show(s['to'])}" for s in spans]
+    return f"{key} {', '.join(parts)}"
+
+
+def _suggest_lines(suggest: Mapping[str, Any]) -> list[str]:
+    ranges = [_spans_text(k, v) for k, v in suggest["intervals"].items() if v]
+    out = [f"   in at: {one_line('; '.join(ranges))}" if ranges else "   no value of any one setting brings it in"]
+    if suggest["set"] is not None:
+        effect = f"-> {suggest['status']}"
+        if suggest["pushes_out"]:
+            effect += f"; pushes out {one_line(', '.join(suggest['pushes_out']))}"
+        if suggest["brings_in"]:
+            effect += f"; brings in {one_line(', '.join(suggest['brings_in']))}"
+        out.append(f"   smallest change: --set {one_line(suggest['set'])} ({effect})")
+    return out
 
 
 def _why_text(data: Mapping[str, Any]) -> str:
@@ -136,6 +194,8 @@ def _why_text(data: Mapping[str, Any]) -> str:
             out.append(f"   text: {one_line(m['excerpt'])}")
         for f in m["findings"]:
             out.append(f"   finding {f['code']} ({f['severity']}): {one_line(f['message'])}")
+        if "suggest" in m:
+            out += _suggest_lines(m["suggest"])
     return "\n".join(out) + "\n"
 
 
@@ -171,6 +231,13 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument("--task", required=True)
     p.add_argument("text", metavar="TEXT", help="a word, a rule name, a file path or an item id")
     add_run_options(p)
+    p.add_argument(
+        "--suggest",
+        action="store_true",
+        help="for each match not in the context: the values of each setting (budget, shares, top_k, switches) "
+        "at which it would be, holding the others, and the smallest one-setting change that brings it in "
+        "(as --set KEY=VALUE; in JSON as change: {key, value})",
+    )
     p.add_argument("--format", choices=("text", "json"), help="default: from the -o file's extension, else text")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     p.set_defaults(func=cmd_why)

@@ -1,19 +1,45 @@
 """Exact sensitivity: at which values of each setting a task's candidates are in its context.
 
-(The computation is being written; :func:`refit_for` is the profiles' entry point.)
+"Why was it dropped?" is followed by "what do I change so it isn't?".  Dragging a slider
+misleads, because a candidate's fate is not monotonic in the settings (a rule file can be
+in at one budget, out at a larger one, in again further up: it fits or not depending on
+what the others leave).  :func:`sensitivity` answers exactly, holding every other setting:
+
+* **budget**: the fates at *every* integer budget from the bottom of the range ctxviewer
+  accepts up to the refit's ceiling (above it nothing changes), so every breakpoint is
+  found, not sampled;
+* **section shares** (profiles with their own section budgets): the fates at every integer
+  section budget ``int(budget * share)`` the share can give, each shown as the smallest
+  share that gives it;
+* **top_k** (profiles that rank paragraphs): every value up to the last rank;
+* **switches** (toggles and the upstream variables a profile reads): every value.
+
+Budgets and shares go through a :class:`~ctxviewer.engine.profiles.refit.Refit`, which
+recomputes only the fit decisions; top_k and switches change scoring, so each value is a
+whole run (a handful of them).  :meth:`Sensitivity.suggestion` then names the smallest
+change that brings a candidate into the context, and what that change pushes out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from decimal import ROUND_CEILING, Decimal
 from functools import partial
+from typing import Any
 
 from ctxviewer.engine.files.reading import one_pass
+from ctxviewer.engine.profiles.base import Cancelled, Progress
+from ctxviewer.engine.profiles.mahabharatha.refit import build_refit as mahabharatha_refit
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
 from ctxviewer.engine.profiles.shaktiman.refit import build_refit as shaktiman_refit
 from ctxviewer.engine.project.loading import Feature, Project, Task
-from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.project.settings import SYSTEM_BUDGET_RANGE, UNUSED_SETTINGS, Settings, show_setting
 from ctxviewer.engine.runs.pipeline import spec_source
+from ctxviewer.engine.trace.model import KEPT, Trace
 
 RefitBuilder = Callable[[Project, Feature, Task, Settings], Refit]
 
@@ -78,6 +104,7 @@ class WholeRunRefit:
 #: :class:`WholeRunRefit`: exact, a whole run per budget.
 REFITS: dict[str, RefitBuilder] = {
     # profiles may not import runs: the whole-run fallback and spec_source are passed in.
+    "mahabharatha": partial(mahabharatha_refit, whole=WholeRunRefit, source=spec_source),
     "shaktiman": partial(shaktiman_refit, whole=WholeRunRefit, source=spec_source),
 }
 
@@ -90,3 +117,470 @@ def refit_for(project: Project, feature: Feature, task: Task, settings: Settings
     if builder is None:
         return WholeRunRefit(project, feature, task, settings)
     return builder(project, feature, task, settings)
+
+
+# -- the result ---------------------------------------------------------------------------
+
+#: The status of a candidate a run does not have at all (another spec folder, say).
+ABSENT = "absent"
+
+BUDGET, TOP_K = "budget", "top_k"
+#: How each axis is drawn and described: ``tokens`` and ``count`` are integers, ``share`` a
+#: fraction, ``choice`` a list of values.
+TOKENS, SHARE, COUNT, CHOICE = "tokens", "share", "count", "choice"
+
+#: The switches each profile that runs reads, with the values worth trying (None: unset).
+_UPSTREAM_SWITCHES: tuple[tuple[str, tuple[Any, ...]], ...] = (
+    ("compact_mode", (None, "1")),
+    ("tdd_mode", (None, "1")),
+    ("analysis_depth", (None, "quick", "think", "think_hard", "ultrathink")),
+    ("behavioral_mode", (None, "speed", "exploration", "refactor", "debug")),
+)
+CHOICES: Mapping[str, tuple[tuple[str, tuple[Any, ...]], ...]] = {
+    "mahabharatha": (("security_rule_filtering", (True, False)),),
+    "ctxviewer": (("security_rule_filtering", (True, False)),),
+    "drift": (("drift_partial", (True, False)), ("security_rule_filtering", (True, False))),
+    "shaktiman": (("security_rule_filtering", (True, False)),),
+    "computed": (),
+    "zerg-0.3.2": _UPSTREAM_SWITCHES,
+    "mahabharatha-latest": _UPSTREAM_SWITCHES,
+}
+#: Profiles whose budgets the real system's config holds to SYSTEM_BUDGET_RANGE: a suggestion
+#: for them stays inside it.
+UPSTREAM_PROFILES = ("mahabharatha", "zerg-0.3.2", "mahabharatha-latest")
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """Positions *lo*..*hi* (inclusive) of an axis at which every candidate's fate is ``vectors[vector]``."""
+
+    lo: int
+    hi: int
+    vector: int
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Setting values *lo*..*hi* at which one candidate has *status*.
+
+    For ``tokens``/``count`` axes both ends are included; for ``share`` axes *hi* is the
+    first share of the next span (or the largest share allowed, included); for ``choice``
+    axes *lo* and *hi* are the same value.
+    """
+
+    lo: Any
+    hi: Any
+    status: str
+
+    @property
+    def in_context(self) -> bool:
+        return self.status in KEPT
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One setting, varied alone: its positions, and the fates along them.
+
+    Positions are integers: the budget itself, the section budget a share gives, top_k, or
+    the index into :attr:`choices`.  :meth:`value` turns a position into the setting's value.
+    """
+
+    key: str
+    kind: str
+    current: Any
+    lo: int
+    hi: int
+    segments: tuple[Segment, ...]
+    #: ``choice`` axes: the values tried, in order.
+    choices: tuple[Any, ...] = ()
+    #: ``share`` axes: the budget the share is of, and the largest share allowed (the other
+    #: share leaves the rest).
+    of_budget: int = 0
+    max_share: float = 1.0
+    #: Positions a suggestion may use (the real system's budget range for upstream profiles).
+    suggest_lo: int = 0
+    suggest_hi: int = 0
+    #: Where nothing changes any more (tokens axes): positions above it have its fates.
+    ceiling: int | None = None
+
+    def value(self, position: int) -> Any:
+        if self.kind == CHOICE:
+            return self.choices[position]
+        if self.kind == SHARE:
+            return min(share_for(self.of_budget, position), self.max_share)
+        return position
+
+    def position_of_current(self) -> int:
+        if self.kind == CHOICE:
+            return self.choices.index(self.current)
+        if self.kind == SHARE:
+            return int(self.of_budget * self.current)
+        return int(self.current)
+
+    def vector_at(self, position: int) -> int:
+        lo, hi = 0, len(self.segments) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.segments[mid].hi < position:
+                lo = mid + 1
+            else:
+                hi = mid
+        return self.segments[lo].vector
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """The smallest change of one setting that brings a candidate into the context."""
+
+    key: str
+    value: Any
+    #: The candidate's status at the new value (included or truncated).
+    status: str
+    #: How big the change is: relative for numbers (|new - old| / old), 1 for a switch.
+    size: float
+    #: Candidates in the context now that the change leaves out, and others it brings in.
+    pushes_out: tuple[str, ...]
+    brings_in: tuple[str, ...]
+
+    @property
+    def set_text(self) -> str:
+        """The change as ``--set`` takes it."""
+        return f"{self.key}={yaml_value(self.value)}"
+
+    def describe(self) -> str:
+        return f"{self.key} {show_setting(self.value)}"
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """Every candidate's fate along every setting that can change it, for one task."""
+
+    task_id: str
+    profile: str
+    item_ids: tuple[str, ...]
+    #: The distinct fate vectors seen (statuses in :attr:`item_ids` order).
+    vectors: tuple[tuple[str, ...], ...]
+    #: Index into :attr:`vectors` of the fates at the current settings.
+    current: int
+    axes: tuple[Axis, ...]
+    evaluations: int
+    seconds: float
+    #: "fast" when a profile's refit answered the budget and shares, else "whole runs".
+    method: str
+
+    def axis(self, key: str) -> Axis | None:
+        return next((a for a in self.axes if a.key == key), None)
+
+    def _index(self, item_id: str) -> int:
+        try:
+            return self.item_ids.index(item_id)
+        except ValueError:
+            raise KeyError(item_id) from None
+
+    def status(self, item_id: str) -> str:
+        return self.vectors[self.current][self._index(item_id)]
+
+    def strip(self, item_id: str, key: str) -> tuple[Span, ...]:
+        """*item_id*'s status along axis *key*, adjacent positions with the same status merged."""
+        axis = self.axis(key)
+        if axis is None:
+            raise KeyError(key)
+        at = self._index(item_id)
+        runs: list[tuple[int, int, str]] = []
+        for seg in axis.segments:
+            status = self.vectors[seg.vector][at]
+            if runs and runs[-1][2] == status and runs[-1][1] + 1 == seg.lo:
+                runs[-1] = (runs[-1][0], seg.hi, status)
+            else:
+                runs.append((seg.lo, seg.hi, status))
+        out = []
+        for lo, hi, status in runs:
+            if axis.kind == SHARE:
+                end = axis.max_share if hi >= axis.hi else axis.value(hi + 1)
+                out.append(Span(axis.value(lo), end, status))
+            else:
+                out.append(Span(axis.value(lo), axis.value(hi), status))
+        return tuple(out)
+
+    def including(self, item_id: str, key: str) -> tuple[Span, ...]:
+        """The spans of axis *key* at which *item_id* is in the context (whole or in part)."""
+        return tuple(s for s in self.strip(item_id, key) if s.in_context)
+
+    def suggestion(self, item_id: str) -> Suggestion | None:
+        """The smallest one-setting change that brings *item_id* into the context (None: none does).
+
+        Sizes compare across settings as relative changes (a budget from 4,000 to 4,400 and a
+        share from 0.50 to 0.55 are both 10 %); a switch counts as 100 %.  Ties go to the change
+        that pushes fewer candidates out, then to the earlier axis.  Budgets of upstream profiles
+        stay inside the range the real system's config accepts.
+        """
+        at = self._index(item_id)
+        now = self.vectors[self.current]
+        if now[at] in KEPT:
+            return None
+        best: tuple[tuple[float, int, int], Suggestion] | None = None
+        for order, axis in enumerate(self.axes):
+            for position in _nearest_including(axis, self.vectors, at):
+                vector = self.vectors[axis.vector_at(position)]
+                value = axis.value(position)
+                size = _size(axis, value)
+                out = tuple(
+                    i for i, a, b in zip(self.item_ids, now, vector, strict=True) if a in KEPT and b not in KEPT
+                )
+                into = tuple(
+                    i
+                    for n, (i, a, b) in enumerate(zip(self.item_ids, now, vector, strict=True))
+                    if n != at and a not in KEPT and b in KEPT
+                )
+                key = (size, len(out), order)
+                if best is None or key < best[0]:
+                    best = (key, Suggestion(axis.key, value, vector[at], size, out, into))
+        return None if best is None else best[1]
+
+
+def _size(axis: Axis, value: Any) -> float:
+    if axis.kind == CHOICE:
+        return 1.0
+    current = float(axis.current)
+    return abs(float(value) - current) / current if current else abs(float(value))
+
+
+def _nearest_including(axis: Axis, vectors: Sequence[tuple[str, ...]], at: int) -> list[int]:
+    """The nearest positions below and above the current one where item *at* is in the context."""
+    if axis.kind == CHOICE:
+        here = axis.position_of_current()
+        return [n for n in range(len(axis.choices)) if n != here and vectors[axis.vector_at(n)][at] in KEPT]
+    here = axis.position_of_current()
+    lo, hi = max(axis.lo, axis.suggest_lo), min(axis.hi, axis.suggest_hi)
+    below = above = None
+    for seg in axis.segments:
+        if vectors[seg.vector][at] not in KEPT:
+            continue
+        if seg.hi < here and seg.hi >= lo:
+            below = min(seg.hi, hi)
+        elif seg.lo > here and seg.lo <= hi and above is None:
+            above = max(seg.lo, lo)
+    return [p for p in (below, above) if p is not None]
+
+
+def share_for(budget: int, section_budget: int) -> float:
+    """The shortest decimal share *s* with ``int(budget * s) == section_budget`` (as the pipeline computes it)."""
+    if budget <= 0 or section_budget <= 0:
+        return 0.0
+    exact = Decimal(section_budget) / Decimal(budget)
+    for digits in range(2, 18):
+        step = Decimal(1).scaleb(-digits)
+        share = float(exact.quantize(step, rounding=ROUND_CEILING))
+        if int(budget * share) == section_budget:
+            return share
+    share = section_budget / budget
+    while int(budget * share) < section_budget:
+        share = math.nextafter(share, 2.0)
+    return share
+
+
+def yaml_value(value: Any) -> str:
+    """*value* as ``--set`` reads it back (YAML): null, true/false, numbers, quoted text."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return f"'{value}'"
+
+
+# -- the computation ----------------------------------------------------------------------
+
+
+class _Collector:
+    """Fate vectors seen so far, each stored once; polls the cancel token and reports progress."""
+
+    def __init__(self, item_ids: tuple[str, ...], cancel: threading.Event | None, progress: Progress | None) -> None:
+        self.item_ids = item_ids
+        self.index: dict[tuple[str, ...], int] = {}
+        self.vectors: list[tuple[str, ...]] = []
+        self.cancel = cancel
+        self.progress = progress
+        self.evaluations = 0
+
+    def add(self, fates: Mapping[str, str]) -> int:
+        self.evaluations += 1
+        if self.cancel is not None and self.evaluations % 256 == 0 and self.cancel.is_set():
+            raise Cancelled("sensitivity")
+        vector = tuple(fates.get(i, ABSENT) for i in self.item_ids)
+        found = self.index.get(vector)
+        if found is None:
+            found = self.index[vector] = len(self.vectors)
+            self.vectors.append(vector)
+        return found
+
+    def report(self, stage: str, fraction: float) -> None:
+        if self.progress is not None:
+            self.progress(stage, fraction)
+
+
+def _segments(positions: range, vector_at: Callable[[int], int], tick: Callable[[float], None]) -> list[Segment]:
+    out: list[Segment] = []
+    total = max(1, len(positions))
+    for n, position in enumerate(positions):
+        vector = vector_at(position)
+        if out and out[-1].vector == vector:
+            out[-1] = Segment(out[-1].lo, position, vector)
+        else:
+            out.append(Segment(position, position, vector))
+        if n % 2048 == 0:
+            tick(n / total)
+    return out
+
+
+def _whole_run(project: Project, feature: Feature, task: Task, settings: Settings, fs: Any) -> Mapping[str, str]:
+    from ctxviewer.engine.runs.pipeline import assemble_task
+
+    trace = fs.run(assemble_task, project, feature, task, settings, exact=False)
+    return {item.id: item.status for item in trace.items}
+
+
+def _budget_axis(
+    refit: Refit, settings: Settings, shares: Mapping[str, float], profile: str, collect: _Collector
+) -> Axis:
+    """Every integer budget from the bottom of the range to the refit's ceiling; the top has the ceiling's fates."""
+    collect.report(BUDGET, 0.0)
+    bottom, top = budget_range(settings)
+    ceiling = max(bottom, min(top, refit.ceiling()))
+    segments = _segments(
+        range(bottom, ceiling + 1),
+        lambda b: collect.add(refit.fates(b, shares)),
+        lambda f: collect.report(BUDGET, 0.6 * f),
+    )
+    if ceiling < top:
+        segments[-1] = Segment(segments[-1].lo, top, segments[-1].vector)
+    s_lo, s_hi = SYSTEM_BUDGET_RANGE if profile in UPSTREAM_PROFILES else (bottom, top)
+    return Axis(
+        BUDGET, TOKENS, settings.budget, bottom, top, tuple(segments), suggest_lo=s_lo, suggest_hi=s_hi, ceiling=ceiling
+    )
+
+
+def _share_axis(refit: Refit, key: str, budget: int, shares: Mapping[str, float], collect: _Collector) -> Axis:
+    """Every section budget ``int(budget * share)`` the share can give, up to what the other share leaves."""
+    collect.report(key, 0.6)
+    max_share = max(0.0, 1.0 - sum(v for k, v in shares.items() if k != key))
+    hi = int(budget * max_share)
+    if hi > 0 and share_for(budget, hi) > max_share:  # that section budget needs more than is left
+        hi -= 1
+
+    def at(position: int) -> int:
+        return collect.add(refit.fates(budget, {**shares, key: min(share_for(budget, position), max_share)}))
+
+    segments = _segments(range(0, hi + 1), at, lambda f: collect.report(key, 0.6 + 0.15 * f))
+    return Axis(
+        key,
+        SHARE,
+        shares[key],
+        0,
+        hi,
+        tuple(segments),
+        of_budget=budget,
+        max_share=max_share,
+        suggest_lo=0,
+        suggest_hi=hi,
+    )
+
+
+def sensitivity(
+    project: Project,
+    feature: Feature,
+    task: Task,
+    settings: Settings,
+    trace: Trace,
+    *,
+    refit: Refit | None = None,
+    keys: Sequence[str] | None = None,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> Sensitivity:
+    """Every candidate of *trace* (the run of *task* under *settings*) along every setting.
+
+    *keys* limits the axes computed (default: all the profile has).  Raises
+    :class:`~ctxviewer.engine.profiles.base.Cancelled` when *cancel* is set.
+    """
+    from ctxviewer.engine.runs.pipeline import run_profile
+
+    started = time.perf_counter()
+    profile = run_profile(project, settings)[0]
+    item_ids = tuple(item.id for item in trace.items)
+    collect = _Collector(item_ids, cancel, progress)
+    fast = refit is not None or run_profile(project, settings)[0] in REFITS
+    refit = refit or refit_for(project, feature, task, settings)
+    wanted = set(keys) if keys is not None else None
+    shares = {k: getattr(settings, k) for k in SHARE_KEYS}
+    current = collect.add(refit.fates(settings.budget, shares))
+    traced = collect.add({item.id: item.status for item in trace.items})
+    if traced != current:  # the refit disagrees with the run: fall back to whole runs
+        refit = WholeRunRefit(project, feature, task, settings)
+        fast = False
+        current = collect.add(refit.fates(settings.budget, shares))
+    axes: list[Axis] = []
+    fs = one_pass()
+
+    def want(key: str) -> bool:
+        return wanted is None or key in wanted
+
+    if want(BUDGET):
+        axes.append(_budget_axis(refit, settings, shares, profile, collect))
+    for key in SHARE_KEYS:
+        if key in refit.keys and want(key):
+            axes.append(_share_axis(refit, key, settings.budget, shares, collect))
+    if want(TOP_K) and TOP_K not in UNUSED_SETTINGS.get(profile, {}):
+        collect.report(TOP_K, 0.75)
+        ranks = [item.rank for item in trace.items if item.rank is not None]
+        last = max(1, min(10_000, max(ranks, default=1)))
+        top_k = _segments(
+            range(1, last + 1),
+            lambda k: collect.add(_whole_run(project, feature, task, replace(settings, top_k=k), fs)),
+            lambda f: collect.report(TOP_K, 0.75 + 0.15 * f),
+        )
+        if last < 10_000:
+            top_k[-1] = Segment(top_k[-1].lo, 10_000, top_k[-1].vector)
+        axes.append(Axis(TOP_K, COUNT, settings.top_k, 1, 10_000, tuple(top_k), suggest_lo=1, suggest_hi=10_000))
+    for key, values in CHOICES.get(profile, ()):
+        if not want(key):
+            continue
+        collect.report(key, 0.9)
+        now = getattr(settings, key)
+        choices = tuple(dict.fromkeys((now, *values)))
+        cells = [
+            Segment(
+                n,
+                n,
+                current
+                if value == now
+                else collect.add(_whole_run(project, feature, task, replace(settings, **{key: value}), fs)),
+            )
+            for n, value in enumerate(choices)
+        ]
+        axes.append(
+            Axis(
+                key,
+                CHOICE,
+                now,
+                0,
+                len(choices) - 1,
+                tuple(cells),
+                choices=choices,
+                suggest_lo=0,
+                suggest_hi=len(choices) - 1,
+            )
+        )
+    collect.report("done", 1.0)
+    return Sensitivity(
+        task_id=task.id,
+        profile=profile,
+        item_ids=item_ids,
+        vectors=tuple(collect.vectors),
+        current=current,
+        axes=tuple(axes),
+        evaluations=collect.evaluations,
+        seconds=time.perf_counter() - started,
+        method="fast" if fast else "whole runs",
+    )

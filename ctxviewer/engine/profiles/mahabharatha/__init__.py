@@ -31,7 +31,10 @@ testable alone:
   paragraph keeps and its fate (:func:`place_paragraphs`, :func:`place_drafts`), the steps
   on the whole section (:func:`spec_chain`);
 * :mod:`.run` -- :class:`MahabharathaRun`, which runs them in order and records their
-  decisions.
+  decisions;
+* :mod:`.refit` -- the fates at other budgets and shares from one run's rule sizes and
+  scored spec parts, replaying only the fit and truncation decisions (not imported here:
+  the runs package registers it for sensitivity).
 """
 
 from ctxviewer.engine.profiles.mahabharatha.assembly import (

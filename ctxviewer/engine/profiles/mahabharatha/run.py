@@ -53,6 +53,12 @@ class MahabharathaRun(RunBase):
         super().__init__(*args, **kwargs)
         self.left_out: dict[str, str] = {}  # section -> why it was left out by a failure
         self.spec_sub_budgets: dict[str, int] = {}
+        # What the budget-dependent decisions start from, kept for a refit (see .refit):
+        # the usable rule blocks in order with their sizes in the limit's unit, the spec
+        # parts with top paragraphs in section order, and why the whole run failed.
+        self.rule_sizes: list[tuple[str, int]] = []
+        self.scored_parts: list[ScoredPart] = []
+        self.fatal: str | None = None
 
     # -- the run ----------------------------------------------------------------------
 
@@ -69,6 +75,7 @@ class MahabharathaRun(RunBase):
         spec_text = self._spec(budgets[SPEC])
         self._check("spec excerpts", 0.8)
         texts = {SECURITY: security_text, SPEC: spec_text}
+        self.fatal = fatal
         if fatal is not None:
             texts = {SECURITY: "", SPEC: ""}
             fall_back(self.items, fatal, self.settings.fallback_to_full)
@@ -136,6 +143,7 @@ class MahabharathaRun(RunBase):
         limit = rule_limit(budget, self.counter.name)
         usable = [r for r in reads if r.block]
         sizes = [(len(r.block), limit.measure(r.block, self.counter)) for r in usable]
+        self.rule_sizes = [(r.rule, size) for r, (_, size) in zip(usable, sizes, strict=True)]
         fits = dict(zip((r.rule for r in usable), fit_blocks(sizes, limit.limit, len(SECURITY_HEADER)), strict=True))
         self.items.extend(rule_items(self.settings.paths.rules, reads, fits, limit))
         if failure is None:
@@ -241,6 +249,7 @@ class MahabharathaRun(RunBase):
             relevant, top, part, name = scored.relevant, scored.top, file.part, scored.name
             if not relevant:
                 continue
+            self.scored_parts.append(scored)
             bodies[part] = scored.ranking.ranked_text
             if len(scored.ranking.ranked) > len(top):
                 chose = f"{name}: kept the {len(top)} best of its {len(scored.ranking.ranked)} scoring paragraphs"
