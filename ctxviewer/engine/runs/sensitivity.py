@@ -38,6 +38,7 @@ from ctxviewer.engine.profiles.computed import refit as computed_refit
 from ctxviewer.engine.profiles.ctxprofile_refit import build_refit as build_ctxviewer_refit
 from ctxviewer.engine.profiles.mahabharatha.refit import build_refit as mahabharatha_refit
 from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
+from ctxviewer.engine.profiles.shaktiman.refit import build_refit as shaktiman_refit
 from ctxviewer.engine.profiles.zerg.refit import ZERG_PROFILES
 from ctxviewer.engine.profiles.zerg.refit import build_refit as build_zerg_refit
 from ctxviewer.engine.project.loading import Feature, Project, Task
@@ -120,6 +121,7 @@ REFITS: dict[str, RefitBuilder] = {
     "drift": partial(drift_refit.build_refit, whole=WholeRunRefit, source=spec_source),
     "computed": partial(computed_refit.build_refit, whole=WholeRunRefit, source=spec_source),
     "ctxviewer": partial(build_ctxviewer_refit, whole=WholeRunRefit, source=spec_source),
+    "shaktiman": partial(shaktiman_refit, whole=WholeRunRefit, source=spec_source),
 }
 
 

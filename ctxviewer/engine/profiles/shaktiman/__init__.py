@@ -32,6 +32,7 @@ The run (:mod:`.run`) is a sequence of stages, each readable and testable alone:
 peer profiles' gathering (:class:`~ctxviewer.engine.profiles.peers.PeerRun`) -> the
 candidates and their ranking (:mod:`.chunks`) -> primary selection, structural
 expansion and the final exact check (:mod:`.packing`) -> the sections' layout.
+:mod:`.refit` replays the packing stages alone at other budgets, for exact sensitivity.
 """
 
 from ctxviewer.engine.profiles.shaktiman.chunks import (

@@ -8,10 +8,11 @@ the paragraphs a packed section covers -> the two sections' layout.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ctxviewer.engine.profiles.base import ProfileResult, fmt
 from ctxviewer.engine.profiles.peers import PeerRun, SectionPlan
-from ctxviewer.engine.profiles.shaktiman.chunks import ParagraphChunks, rank_chunks, rule_chunks, spec_chunks
+from ctxviewer.engine.profiles.shaktiman.chunks import Chunk, ParagraphChunks, rank_chunks, rule_chunks, spec_chunks
 from ctxviewer.engine.profiles.shaktiman.packing import Packer, mark_covered
 from ctxviewer.engine.trace.model import RULE_FILE, SECURITY, SPEC, SPEC_PARAGRAPH
 
@@ -22,19 +23,24 @@ def packing_limit(budget: int, margin_share: float) -> tuple[int, int]:
     return budget - margin, margin
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """What the stages before packing work out: nothing in it depends on the budget."""
+
+    #: Every non-blank paragraph's draft, and its chunk (structural expansion asks here).
+    paragraphs: ParagraphChunks
+    #: The chunks in rank order (rule files first), ranks set.
+    ranked: list[Chunk]
+
+
 class ShaktimanRun(PeerRun):
     """One run of the shaktiman strategy over one task."""
 
     def run(self) -> ProfileResult:
-        self.gather()
+        candidates = self.candidates()
+        paragraphs, ranked = candidates.paragraphs, candidates.ranked
         budget = self.settings.budget
         limit, margin = packing_limit(budget, self.settings.shaktiman_margin)
-        paragraphs = ParagraphChunks()
-        words = [k.word for k in self.keywords]
-        rules = rule_chunks(self.rules)
-        spec = [c for part in self.parts for c in spec_chunks(part, words, self, paragraphs, self._poll_ranking)]
-        self._check("ranking", 0.6)
-        ranked = rank_chunks(rules, spec, self.parts)
         packer = Packer(limit, self.counter, ranked, self._step_counted)
         packer.primary(ranked)
         packer.expand(paragraphs)
@@ -50,6 +56,16 @@ class ShaktimanRun(PeerRun):
             SectionPlan(SPEC, limit, packer.pieces(SPEC_PARAGRAPH), reason),
         ]
         return self.result(plans, tokenizer=self.counter.name, buffer=margin)
+
+    def candidates(self) -> Candidates:
+        """Gather, then every chunk ranked: the stages a refit reuses at every budget (:mod:`.refit`)."""
+        self.gather()
+        paragraphs = ParagraphChunks()
+        words = [k.word for k in self.keywords]
+        rules = rule_chunks(self.rules)
+        spec = [c for part in self.parts for c in spec_chunks(part, words, self, paragraphs, self._poll_ranking)]
+        self._check("ranking", 0.6)
+        return Candidates(paragraphs, rank_chunks(rules, spec, self.parts))
 
     def _poll_ranking(self) -> None:
         self._poll("ranking")
