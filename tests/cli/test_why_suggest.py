@@ -70,10 +70,10 @@ def test_every_suggested_change_brings_its_candidate_in(sample: str, profile: st
     project = load_project(SAMPLES / sample)
     checked = 0
     fs = one_pass()
-    # At the sample's budget and at a tight one, where more is left out.
-    for budget in (project.settings.budget, 1200):
-        settings = project.settings.with_overrides({"profile": profile, "budget": budget}, "test")
-        checked += _check_every_suggestion(project, settings, fs)
+    # At a tight budget, where the most is left out (at the samples' own budgets drift leaves
+    # nothing out that a setting could bring in).
+    settings = project.settings.with_overrides({"profile": profile, "budget": 1200}, "test")
+    checked += _check_every_suggestion(project, settings, fs)
     # Every profile but computed (whose samples fit everything it reads) leaves something to bring in.
     assert checked > 0 or profile == "computed"
 
