@@ -13,7 +13,8 @@ JSON export to ``OUT/<project>/<feature>/<task>/<variant>.json``::
 
 A run that raises is written as the exception's type and message instead.  Generated
 projects are written under ``/tmp/stage-traces-projects`` (the same path every time, since
-the trace names its project's root).
+the trace names its project's root); ``--projects DIR`` puts them elsewhere, so two people
+comparing at once do not rewrite each other's projects (use the same DIR before and after).
 """
 
 from __future__ import annotations
@@ -64,12 +65,12 @@ VARIANTS: tuple[tuple[str, Mapping[str, Any]], ...] = (
 GENERATED = Path("/tmp/stage-traces-projects")
 
 
-def generated_projects() -> list[Path]:
-    """Small projects for the paths the samples do not take (written fresh each time)."""
-    shutil.rmtree(GENERATED, ignore_errors=True)
+def generated_projects(base: Path = GENERATED) -> list[Path]:
+    """Small projects for the paths the samples do not take (written fresh each time under *base*)."""
+    shutil.rmtree(base, ignore_errors=True)
     out = []
     for seed in (3, 11):
-        root = GENERATED / f"random-{seed}"
+        root = base / f"random-{seed}"
         root.mkdir(parents=True)
         random_project(root, seed, 30)
         out.append(root)
@@ -90,7 +91,7 @@ def generated_projects() -> list[Path]:
         "bad-spec": {},
     }
     for name, rules in cases.items():
-        root = GENERATED / name
+        root = base / name
         make_project(root, tasks, requirements=req, design="The session design.", rules={"_core/owasp-2025.md": core})
         for rel, text in rules.items():
             write(root, f".claude/rules/security/{rel}", text)
@@ -103,8 +104,9 @@ def generated_projects() -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
+    parser.add_argument("--projects", type=Path, default=GENERATED, help=f"where to generate projects ({GENERATED})")
     args = parser.parse_args(argv)
-    roots = sorted(p for p in (REPO / "sample_projects").iterdir() if p.is_dir()) + generated_projects()
+    roots = sorted(p for p in (REPO / "sample_projects").iterdir() if p.is_dir()) + generated_projects(args.projects)
     written = 0
     for root in roots:
         project = load_project(root)
@@ -112,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             for variant, overrides in VARIANTS:
                 for budget in BUDGETS:
                     changes = dict(overrides, budget=budget)
-                    if variant == "zerg-0.3.2-switches" and root.parent == GENERATED:
+                    if variant == "zerg-0.3.2-switches" and root.parent == args.projects:
                         env = COMBOS[(switch_n * 37) % len(COMBOS)]
                         changes.update({k.lower(): v for k, v in env.items()})
                     try:
