@@ -49,10 +49,16 @@ from ctxviewer.engine.project.settings import (
     Settings,
     show_setting,
 )
-from ctxviewer.engine.runs.pipeline import spec_source
+from ctxviewer.engine.runs.pipeline import assemble_task, run_profile, spec_source
 from ctxviewer.engine.trace.model import KEPT, Trace
 
 RefitBuilder = Callable[[Project, Feature, Task, Settings], Refit]
+
+
+def _whole_run(project: Project, feature: Feature, task: Task, settings: Settings, fs: Any) -> Mapping[str, str]:
+    """Item id -> status of a whole run of *task* under *settings*, in the file-system pass *fs*."""
+    trace = fs.run(assemble_task, project, feature, task, settings, exact=False)
+    return {item.id: item.status for item in trace.items}
 
 
 class WholeRunRefit:
@@ -66,7 +72,6 @@ class WholeRunRefit:
 
     def __init__(self, project: Project, feature: Feature, task: Task, settings: Settings) -> None:
         from ctxviewer.engine.project.settings import WHOLE_BUDGET_PROFILES
-        from ctxviewer.engine.runs.pipeline import run_profile
 
         self.project, self.feature, self.task, self.settings = project, feature, task, settings
         self._pass = one_pass()
@@ -80,11 +85,8 @@ class WholeRunRefit:
         return self._keys
 
     def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
-        from ctxviewer.engine.runs.pipeline import assemble_task
-
         settings = with_values(self.settings, budget, shares)
-        trace = self._pass.run(assemble_task, self.project, self.feature, self.task, settings, exact=False)
-        return {item.id: item.status for item in trace.items}
+        return _whole_run(self.project, self.feature, self.task, settings, self._pass)
 
     def ceiling(self) -> int:
         if self._ceiling is None:
@@ -127,8 +129,6 @@ REFITS: dict[str, RefitBuilder] = {
 
 def refit_for(project: Project, feature: Feature, task: Task, settings: Settings) -> Refit:
     """The fastest refit there is for *task* under *settings*."""
-    from ctxviewer.engine.runs.pipeline import run_profile
-
     builder = REFITS.get(run_profile(project, settings)[0])
     if builder is None:
         return WholeRunRefit(project, feature, task, settings)
@@ -460,13 +460,6 @@ def _segments(positions: range, vector_at: Callable[[int], int], tick: Callable[
     return out
 
 
-def _whole_run(project: Project, feature: Feature, task: Task, settings: Settings, fs: Any) -> Mapping[str, str]:
-    from ctxviewer.engine.runs.pipeline import assemble_task
-
-    trace = fs.run(assemble_task, project, feature, task, settings, exact=False)
-    return {item.id: item.status for item in trace.items}
-
-
 def _budget_axis(
     refit: Refit, settings: Settings, shares: Mapping[str, float], profile: str, collect: _Collector
 ) -> Axis:
@@ -530,13 +523,11 @@ def sensitivity(
     *keys* limits the axes computed (default: all the profile has).  Raises
     :class:`~ctxviewer.engine.profiles.base.Cancelled` when *cancel* is set.
     """
-    from ctxviewer.engine.runs.pipeline import run_profile
-
     started = time.perf_counter()
     profile = run_profile(project, settings)[0]
     item_ids = tuple(item.id for item in trace.items)
     collect = _Collector(item_ids, cancel, progress)
-    fast = refit is not None or run_profile(project, settings)[0] in REFITS
+    fast = refit is not None or profile in REFITS
     refit = refit or refit_for(project, feature, task, settings)
     wanted = set(keys) if keys is not None else None
     shares = {k: getattr(settings, k) for k in SHARE_KEYS}
