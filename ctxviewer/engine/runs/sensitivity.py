@@ -601,3 +601,23 @@ def sensitivity(
         seconds=time.perf_counter() - started,
         method="fast" if fast else "whole runs",
     )
+
+
+def merged(first: Sensitivity, second: Sensitivity) -> Sensitivity:
+    """*first*'s axes and *second*'s in one result (computed for the same task, trace and settings,
+    e.g. the budget first and the other axes after, as the window does)."""
+    if first.item_ids != second.item_ids:
+        raise ValueError("the two results are of different runs")
+    offset = len(first.vectors)
+    axes = tuple(
+        replace(axis, segments=tuple(Segment(s.lo, s.hi, s.vector + offset) for s in axis.segments))
+        for axis in second.axes
+    )
+    return replace(
+        first,
+        vectors=first.vectors + second.vectors,
+        axes=first.axes + axes,
+        evaluations=first.evaluations + second.evaluations,
+        seconds=first.seconds + second.seconds,
+        method=first.method if first.method == second.method else "whole runs",
+    )

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from ctxviewer.engine.profiles.refit import SHARE_KEYS
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
-from ctxviewer.engine.runs.sensitivity import BUDGET, CHOICES, TOP_K, Segment, Sensitivity, sensitivity
+from ctxviewer.engine.runs.sensitivity import BUDGET, CHOICES, TOP_K, Sensitivity, merged, sensitivity
 from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.views.sensitivity_view import SensitivityView
 from ctxviewer.gui.worker import JobFn, Lane
@@ -38,25 +37,6 @@ def sensitivity_job(
         return sensitivity(project, feat, task, settings, trace, keys=list(keys), cancel=cancel, progress=progress)
 
     return job
-
-
-def merged(first: Sensitivity, second: Sensitivity) -> Sensitivity:
-    """*first*'s axes and *second*'s in one result (the same task, trace and settings)."""
-    if first.item_ids != second.item_ids:
-        raise ValueError("the two results are of different runs")
-    offset = len(first.vectors)
-    axes = tuple(
-        replace(axis, segments=tuple(Segment(s.lo, s.hi, s.vector + offset) for s in axis.segments))
-        for axis in second.axes
-    )
-    return replace(
-        first,
-        vectors=first.vectors + second.vectors,
-        axes=first.axes + axes,
-        evaluations=first.evaluations + second.evaluations,
-        seconds=first.seconds + second.seconds,
-        method=first.method if first.method == second.method else "whole runs",
-    )
 
 
 class SensitivityFeed(QObject):

@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 
 from ctxviewer.engine.profiles.base import Cancelled
-from ctxviewer.engine.runs.sensitivity import CHOICE, TOKENS, Axis, Segment, Sensitivity
+from ctxviewer.engine.runs.sensitivity import CHOICE, TOKENS, Axis, Segment, Sensitivity, merged
 from ctxviewer.engine.trace.model import KEPT, Trace
 from ctxviewer.gui.window import MainWindow
 from ctxviewer.gui.window import sensitivity as feed_module
-from ctxviewer.gui.window.sensitivity import merged
 from tests.conftest import SAMPLES
 from tests.factories import small_sensitivity
 from tests.gui.conftest import open_and_wait
