@@ -8,7 +8,7 @@ GUI reads it, exports serialise it.  Its JSON form is versioned
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -587,8 +587,12 @@ def _window_json(w: WindowLayout | None) -> dict[str, Any] | None:
     }
 
 
-def trace_to_json(trace: Trace) -> dict[str, Any]:
-    """The trace as plain JSON-able data (see docs/trace-schema.md)."""
+def trace_to_json(trace: Trace, item_json: Callable[[Item], Any] = _item_json) -> dict[str, Any]:
+    """The trace as plain JSON-able data (see docs/trace-schema.md).
+
+    *item_json* writes each item (``jsonline`` passes one that leaves tuples as they are,
+    for a serialiser that writes them as lists).
+    """
     return {
         "schema_version": trace.schema_version,
         "project": trace.project,
@@ -603,7 +607,7 @@ def trace_to_json(trace: Trace) -> dict[str, Any]:
         "context": trace.context,
         "context_tokens": trace.context_tokens.to_json(),
         "sections": [_section_json(s) for s in trace.sections],
-        "items": [_item_json(i) for i in trace.items],
+        "items": [item_json(i) for i in trace.items],
         "trim_steps": [_step_json(s) for s in trace.trim_steps],
         "keywords": [_keyword_json(k) for k in trace.keywords],
         "tracker": _tracker_json(trace.tracker),

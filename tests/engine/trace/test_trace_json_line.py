@@ -20,6 +20,7 @@ from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.project.settings import PROFILES
 from ctxviewer.engine.runs.batch import run_batch
 from ctxviewer.engine.tokens.counting import TokenCounts
+from ctxviewer.engine.trace import jsonline
 from ctxviewer.engine.trace.jsonline import trace_json_line
 from ctxviewer.engine.trace.model import Trace, trace_from_json, trace_to_json
 from tests.conftest import SAMPLES
@@ -137,3 +138,17 @@ def test_what_orjson_refuses_is_written_by_json_with_the_same_rules(item: dict[s
     assert line.startswith('{"schema_version":"')
     (key, value), *_ = item.items()
     assert read(line)["items"][0][key] == value
+
+
+def test_the_token_count_cache_stays_within_its_limit_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    jsonline._counts.clear()
+    monkeypatch.setattr(jsonline, "CACHE_LIMIT", 3)
+    traces = _traces("mahabharatha")[:4]
+    for trace in [*traces, *traces]:
+        assert read(trace_json_line(trace)) == expected(trace)
+        assert len(jsonline._counts) <= 3
+    # A new counts object equal in value to nothing cached is written as its own data.
+    trace = traces[0]
+    changed = dataclasses.replace(trace.items[0], tokens=TokenCounts(1, 2, 3, 4))
+    line = read(trace_json_line(dataclasses.replace(trace, items=(changed,))))
+    assert line["items"][0]["tokens"] == {"chars": 1, "heuristic": 2, "cl100k_base": 3, "o200k_base": 4}
