@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -23,3 +24,12 @@ def sample_projects() -> list[Path]:
 @pytest.fixture
 def samples_dir() -> Path:
     return SAMPLES
+
+
+@pytest.fixture(autouse=True)
+def _collector_pace() -> object:
+    """Every test leaves the garbage collector's pace as it found it (the command line's
+    ``main`` sets its own for the process: engine/runs/collector.py)."""
+    before = gc.get_threshold()
+    yield
+    gc.set_threshold(*before)

@@ -27,6 +27,7 @@ from ctxviewer.cli import (
 )
 from ctxviewer.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subparsers, discard_stdout, err
 from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.runs.collector import pace_for_batches
 
 #: Each command's ``add_parser``, in the order ``ctxviewer --help`` lists the commands.
 COMMANDS: tuple[Callable[[Subparsers], None], ...] = (
@@ -65,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(["gui", *(argv or [])])
+    if args.command != "gui":  # a short-lived command: see engine/runs/collector.py
+        pace_for_batches()
     try:
         code: int = args.func(args)
         return code

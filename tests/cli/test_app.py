@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -38,3 +39,26 @@ def test_every_command_works_on_samples(root: Path, capsys: pytest.CaptureFixtur
     assert code in (0, 1) and "tasks over" in out
     code, out, _ = run(capsys, "split", str(root), "--no-exact")
     assert code in (0, 2)
+
+
+def test_a_command_paces_the_collector_for_batches_and_the_window_does_not(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxviewer.cli import gui as gui_command
+    from ctxviewer.engine.runs.collector import BATCH_THRESHOLDS
+
+    default = gc.get_threshold()
+    assert default != BATCH_THRESHOLDS
+    code, _, _ = run(capsys, "list", str(project))
+    assert code == 0 and gc.get_threshold() == BATCH_THRESHOLDS
+    gc.set_threshold(*default)
+    seen: list[tuple[int, int, int]] = []
+
+    def fake_gui(args: object) -> int:
+        seen.append(gc.get_threshold())
+        return 0
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gui_command, "cmd_gui", fake_gui)
+        run(capsys, "gui", str(project))
+    assert seen == [default]
