@@ -164,10 +164,12 @@ def spec_chain(bodies: Mapping[str, str], changes: Sequence[tuple[str, str]]) ->
         return "\n\n".join(f"{PART_HEADERS[p]}\n\n{b}" for p, b in state.items())
 
     out: list[tuple[str, str]] = []
+    before = section()
     for part, body in changes:
-        before = section()
         state[part] = body
-        out.append((before, section()))
+        after = section()
+        out.append((before, after))
+        before = after  # the next step starts where this one ended: joined once
     return out
 
 
