@@ -177,14 +177,16 @@ def test_paragraph_hits_are_the_substring_matches(
 
 
 @pytest.mark.parametrize("strategy", list(STRATEGIES))
+@pytest.mark.parametrize("dense", [0, 1 << 30])  # every paragraph a list up front, or only those hit
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(text=spec_texts, keywords=keyword_lists, again=keyword_lists)
 def test_scoring_through_the_word_postings_is_the_substring_matches(
-    monkeypatch: pytest.MonkeyPatch, strategy: str, text: str, keywords: list[str], again: list[str]
+    monkeypatch: pytest.MonkeyPatch, strategy: str, dense: int, text: str, keywords: list[str], again: list[str]
 ) -> None:
     with monkeypatch.context() as m:
         for name, value in STRATEGIES[strategy].items():
             m.setattr(spec_mod, name, value)
+        m.setattr(spec_mod, "DENSE_HITS", dense)
         index = build_index(text, 1)
         assert spec_mod.indexed_hits(index, keywords) == plain_hits(text, keywords)
         # the postings are cached per index: a second keyword set reads the same postings

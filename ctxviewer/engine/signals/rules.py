@@ -18,6 +18,8 @@ a block is added only if the characters used plus its length fit ``max_tokens * 
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -90,7 +92,41 @@ class RuleBlock:
     total_lines: int
 
 
+#: Summaries of the most recent rule files, by (rule, content): a batch summarizes the
+#: same few files for every task.  Only files up to :data:`SUMMARY_CACHE_CHARS` are kept,
+#: so the cache holds at most ``SUMMARY_CACHE_SIZE`` such texts.  Keyed by content, it
+#: cannot answer for a file that changed.
+SUMMARY_CACHE_SIZE = 16
+SUMMARY_CACHE_CHARS = 1 << 20
+_summaries: OrderedDict[tuple[str, str], RuleBlock] = OrderedDict()
+_summaries_lock = threading.Lock()
+
+
 def summarize_file(rule: str, text: str) -> RuleBlock:
+    """Kept lines of one rule file's text and the block they form ("" when none); cached by content."""
+    if len(text) > SUMMARY_CACHE_CHARS:
+        return _summarize(rule, text)
+    key = (rule, text)
+    with _summaries_lock:
+        found = _summaries.get(key)
+        if found is not None:
+            _summaries.move_to_end(key)
+            return found
+    block = _summarize(rule, text)
+    with _summaries_lock:
+        _summaries[key] = block
+        while len(_summaries) > SUMMARY_CACHE_SIZE:
+            _summaries.popitem(last=False)
+    return block
+
+
+def clear_caches() -> None:
+    """Forget the cached summaries (benchmarks start cold with this)."""
+    with _summaries_lock:
+        _summaries.clear()
+
+
+def _summarize(rule: str, text: str) -> RuleBlock:
     """Kept lines of one rule file's text and the block they form ("" when none)."""
     in_fence = False
     kept: list[str] = []

@@ -8,6 +8,7 @@ truncation, and how the sections join.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,14 @@ from ctxviewer.engine.profiles.mahabharatha import (
     spec_chain,
     task_files,
 )
-from ctxviewer.engine.profiles.mahabharatha.excerpts import ScoredPart, SpecFile, load_spec, place_drafts
+from ctxviewer.engine.profiles.mahabharatha.excerpts import (
+    ScoredPart,
+    SpecFile,
+    load_spec,
+    place_drafts,
+    plain_scored_item,
+    scored_item,
+)
 from ctxviewer.engine.profiles.mahabharatha.security import BlockFit, RuleLimit, RuleRead, rule_items
 from ctxviewer.engine.signals import rules as R
 from ctxviewer.engine.signals.spec import ranking, spec_index
@@ -43,6 +51,7 @@ from ctxviewer.engine.trace.model import (
     SECURITY,
     SPEC,
     TRUNCATED,
+    Item,
 )
 from tests.factories import write
 
@@ -221,6 +230,23 @@ def test_paragraph_items_rank_the_scoring_paragraphs_and_keep_the_top_k() -> Non
     assert (third.score, third.rank, third.status) == (1, 2, OUTRANKED)
     assert third.reason == "rank 2, only the top 1 are kept (score 1)"
     assert (third.line_start, third.line_end) == (5, 5)
+
+
+def test_a_scored_item_is_what_the_constructor_makes() -> None:
+    index = spec_index("alpha beta\n\ngamma", 3)
+    stage = ParagraphItems(Census(False, "heuristic"), 1, lambda: None, lambda texts: Census(False).measure_many(texts))
+    base = stage.unscored("requirements", "spec/requirements.md", index, None, 0)[0]
+    fast = scored_item(base, 2, ("alpha", "beta"), 1, OUTRANKED, "rank 1")
+    plain = plain_scored_item(base, 2, ("alpha", "beta"), 1, OUTRANKED, "rank 1")
+    assert scored_item is not plain_scored_item  # the fast path is the one in use
+    assert type(fast) is Item and fast == plain
+    assert [getattr(fast, f.name) for f in dataclasses.fields(Item)] == [
+        getattr(plain, f.name) for f in dataclasses.fields(Item)
+    ]
+    assert (fast.line_start, fast.text, fast.span, fast.details) == (3, "alpha beta", None, {})
+    assert fast.details is not base.details  # each item its own details, as Item(...) gives it
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.score = 3  # type: ignore[misc]
 
 
 def test_place_drafts_decides_each_top_paragraph_after_a_truncation() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from ctxviewer.engine.signals import rules as rules_mod
 from ctxviewer.engine.signals.rules import (
     CANDIDATES,
     CORE,
@@ -24,6 +25,7 @@ from ctxviewer.engine.signals.rules import (
     JAVASCRIPT,
     PYTHON,
     RuleFilterError,
+    clear_caches,
     match_rules,
     summarize_file,
 )
@@ -198,3 +200,21 @@ def test_no_kept_lines_gives_an_empty_block() -> None:
     assert block.kept_lines == ()
     # "# Title", "", "prose", "```", "## Rule: fenced", "```", "" -> 7 lines
     assert block.total_lines == 7
+
+
+def test_a_summary_is_cached_by_rule_and_content_and_the_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_caches()
+    first = summarize_file(PYTHON, RULE_TEXT)
+    assert summarize_file(PYTHON, RULE_TEXT) is first  # the same file again: not summarized again
+    # another rule name or other content is summarized afresh
+    assert summarize_file(CORE, RULE_TEXT).block.startswith("### _core/owasp-2025.md\n")
+    assert summarize_file(PYTHON, RULE_TEXT + "\n## Rule: new").kept_lines == (3, 4, 5, 11, 14, 15, 17)
+    monkeypatch.setattr(rules_mod, "SUMMARY_CACHE_SIZE", 2)
+    for n in range(5):
+        summarize_file(PYTHON, f"## Rule: {n}")
+    assert len(rules_mod._summaries) == 2
+    monkeypatch.setattr(rules_mod, "SUMMARY_CACHE_CHARS", 4)
+    summarize_file(PYTHON, "## Rule: too long to keep")
+    assert "## Rule: too long to keep" not in {text for _, text in rules_mod._summaries}
+    clear_caches()
+    assert not rules_mod._summaries

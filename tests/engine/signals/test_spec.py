@@ -17,6 +17,7 @@ from ctxviewer.engine.signals.spec import (
     SpecIndex,
     build_index,
     rank,
+    ranking,
     score_paragraphs,
     strip_with_offset,
     truncate,
@@ -152,6 +153,19 @@ def test_top_five_after_a_stable_sort_cuts_inside_a_tie() -> None:
     # sorted: 6(3), 1(2), 3(2), 5(2), 0(1), 2(1), 4(1); the top 5 end with 0
     assert [s.paragraph.index for s in ranked] == [6, 1, 3, 5, 0, 2, 4]
     assert [s.paragraph.index for s in ranked[:5]] == [6, 1, 3, 5, 0]
+
+
+def test_a_ranking_holds_the_stable_order_and_builds_its_scored_paragraphs_on_demand() -> None:
+    # scores by paragraph: a=1 b=2 c=1 d=2 e=1 f=2 g=3 (as above); 7 is blank
+    paragraphs = ["x1", "x1 x2", "x1", "x1 x2", "x1", "x1 x2", "x1 x2 x3", " "]
+    index = index_of(paragraphs)
+    ranked = ranking(index, ["x3", "x1", "x2"])
+    assert ranked.order == (6, 1, 3, 5, 0, 2, 4)
+    assert ranked.positions == {6: 1, 1: 2, 3: 3, 5: 4, 0: 5, 2: 6, 4: 7}
+    assert ranked.ranked == tuple(rank(score_paragraphs(index, ["x1", "x2", "x3"])))
+    assert ranked.top(2) == ranked.ranked[:2] and ranked.top(0) == () and ranked.top(99) == ranked.ranked
+    assert (ranked.top(1)[0].score, ranked.top(1)[0].matched) == (3, ("x1", "x2", "x3"))
+    assert ranked.ranked_text == "x1 x2 x3\n\nx1 x2\n\nx1 x2\n\nx1 x2\n\nx1\n\nx1\n\nx1"
 
 
 def test_rank_of_nothing_matching_is_empty() -> None:

@@ -16,7 +16,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from types import MemberDescriptorType
 
 from ctxviewer.engine.files.reading import Problem, ProjectFS
 from ctxviewer.engine.profiles.base import ItemDraft, fmt
@@ -163,11 +164,122 @@ def spec_chain(bodies: Mapping[str, str], changes: Sequence[tuple[str, str]]) ->
         return "\n\n".join(f"{PART_HEADERS[p]}\n\n{b}" for p, b in state.items())
 
     out: list[tuple[str, str]] = []
+    before = section()
     for part, body in changes:
-        before = section()
         state[part] = body
-        out.append((before, section()))
+        after = section()
+        out.append((before, after))
+        before = after  # the next step starts where this one ended: joined once
     return out
+
+
+#: :class:`Item`'s fields, in order: :func:`scored_item` sets them directly only while
+#: they are exactly these (a test checks it makes what ``Item(...)`` makes).
+ITEM_FIELDS = (
+    "id",
+    "kind",
+    "section",
+    "part",
+    "source",
+    "line_start",
+    "line_end",
+    "score",
+    "matched_keywords",
+    "rank",
+    "status",
+    "reason",
+    "text",
+    "kept_chars",
+    "tokens",
+    "span",
+    "details",
+)
+
+
+def plain_scored_item(
+    base: Item, score: int, matched: tuple[str, ...], rank: int | None, status: str, reason: str
+) -> Item:
+    """*base* (an unscored paragraph item) with a score, its matched keywords, rank, status and reason."""
+    return Item(
+        base.id,
+        base.kind,
+        base.section,
+        base.part,
+        base.source,
+        base.line_start,
+        base.line_end,
+        score,
+        matched,
+        rank,
+        status,
+        reason,
+        base.text,
+        base.kept_chars,
+        base.tokens,
+    )
+
+
+def _scored_item_maker() -> Callable[[Item, int, tuple[str, ...], int | None, str, str], Item]:
+    """:func:`plain_scored_item`, at half its cost where it is safe.
+
+    :class:`Item` is a frozen dataclass with slots: its ``__init__`` sets each of its 17
+    fields through ``object.__setattr__``, and that is half of what a task's paragraph
+    items cost (a batch makes hundreds per task).  The function made here fills the same
+    slots through their descriptors, the span and details as their defaults give them.
+    If :class:`Item` ever has other fields, no slots or a ``__post_init__``, the plain
+    constructor is used instead.
+    """
+    names = tuple(f.name for f in fields(Item))
+    slotted = all(isinstance(Item.__dict__.get(name), MemberDescriptorType) for name in names)
+    if names != ITEM_FIELDS or not slotted or hasattr(Item, "__post_init__"):
+        return plain_scored_item
+    (
+        set_id,
+        set_kind,
+        set_section,
+        set_part,
+        set_source,
+        set_line_start,
+        set_line_end,
+        set_score,
+        set_matched,
+        set_rank,
+        set_status,
+        set_reason,
+        set_text,
+        set_kept_chars,
+        set_tokens,
+        set_span,
+        set_details,
+    ) = (Item.__dict__[name].__set__ for name in names)
+    new = Item.__new__
+
+    def make(base: Item, score: int, matched: tuple[str, ...], rank: int | None, status: str, reason: str) -> Item:
+        item = new(Item)
+        set_id(item, base.id)
+        set_kind(item, base.kind)
+        set_section(item, base.section)
+        set_part(item, base.part)
+        set_source(item, base.source)
+        set_line_start(item, base.line_start)
+        set_line_end(item, base.line_end)
+        set_score(item, score)
+        set_matched(item, matched)
+        set_rank(item, rank)
+        set_status(item, status)
+        set_reason(item, reason)
+        set_text(item, base.text)
+        set_kept_chars(item, base.kept_chars)
+        set_tokens(item, base.tokens)
+        set_span(item, None)
+        set_details(item, {})
+        return item
+
+    return make
+
+
+#: Makes a scored paragraph's item from its unscored one (see :func:`_scored_item_maker`).
+scored_item = _scored_item_maker()
 
 
 @dataclass
@@ -225,6 +337,7 @@ class ParagraphItems:
             return base
         out = list(base)
         positions = ranked.positions
+        make = scored_item
         for count, (n, matched) in enumerate(ranked.hits.items()):
             if not count % CHECK_EVERY:
                 self.poll()
@@ -240,23 +353,7 @@ class ParagraphItems:
                 status = OUTRANKED
             else:
                 why = f"rank {position} of the top {top_k} (placed by the run)"
-            out[n] = Item(  # as dataclasses.replace would, at a fifth of its cost
-                b.id,
-                b.kind,
-                b.section,
-                b.part,
-                b.source,
-                b.line_start,
-                b.line_end,
-                len(matched),
-                matched,
-                position,
-                status,
-                why,
-                b.text,
-                b.kept_chars,
-                b.tokens,
-            )
+            out[n] = make(b, len(matched), matched, position, status, why)
         return tuple(out)
 
     def unscored(self, part: str, rel: str, index: SpecIndex, reason: str | None, zero: int | None) -> tuple[Item, ...]:

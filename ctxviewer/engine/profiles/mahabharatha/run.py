@@ -228,7 +228,7 @@ class MahabharathaRun(RunBase):
         ranked = ranking(index, words, lambda: self._poll("spec excerpts"))
         base = len(self.items)
         self._paragraph_items(file, ranked, None)
-        scored = ScoredPart(file, ranked, ranked.ranked[: self.settings.top_k])
+        scored = ScoredPart(file, ranked, ranked.top(self.settings.top_k))
         for s in scored.top:
             slot = base + s.paragraph.index
             scored.drafts[s.paragraph.index] = draft = draft_of(self.items[slot])
@@ -251,8 +251,8 @@ class MahabharathaRun(RunBase):
                 continue
             self.scored_parts.append(scored)
             bodies[part] = scored.ranking.ranked_text
-            if len(scored.ranking.ranked) > len(top):
-                chose = f"{name}: kept the {len(top)} best of its {len(scored.ranking.ranked)} scoring paragraphs"
+            if len(scored.ranking.order) > len(top):
+                chose = f"{name}: kept the {len(top)} best of its {len(scored.ranking.order)} scoring paragraphs"
                 steps.append(("select_top_k", part, chose, relevant))
             parts.append(PART_HEADERS[part])
             t = self.spec_sub_budgets[part] = part_budget(part, max_tokens, parts, self.counter.count)
