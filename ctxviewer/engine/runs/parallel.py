@@ -40,10 +40,23 @@ R = TypeVar("R")
 
 #: Below this many tasks per extra process, starting it costs more than it saves.
 TASKS_PER_PROCESS = 40
-#: Ranges per process: more balance the load, fewer keep more of a feature's text in one cache.
-RANGES_PER_PROCESS = 4
-#: Imported by the forkserver before it forks workers (with exact counts, the encodings' module too).
-PRELOAD = ("ctxviewer.engine.runs.parallel", "ctxviewer.engine.runs.batch")
+#: A range is at most the tasks left over this many per process (guided: ranges shrink towards
+#: the end, so the workers finish together), and at least :data:`MIN_RANGE` tasks.
+RANGES_PER_PROCESS = 2
+#: The smallest range: a range costs a round trip and a part file, and when it splits a feature
+#: the other process tokenizes that feature's spec paragraphs too (~0.03 s, a task and a half).
+MIN_RANGE = 4
+#: Imported by the forkserver before it forks workers (with exact counts, the encodings' module
+#: too): the batch's code, and the profiles ``pipeline._runner`` imports on first use.
+PRELOAD = (
+    "ctxviewer.engine.runs.parallel",
+    "ctxviewer.engine.runs.batch",
+    "ctxviewer.engine.profiles.computed",
+    "ctxviewer.engine.profiles.ctxprofile",
+    "ctxviewer.engine.profiles.drift",
+    "ctxviewer.engine.profiles.shaktiman",
+    "ctxviewer.engine.profiles.zerg.profile",
+)
 ENCODINGS_PRELOAD = "ctxviewer.engine.runs.parallel_preload"
 
 
@@ -63,18 +76,21 @@ def effective_jobs(jobs: int, tasks: int) -> int:
 def ranges(features: Sequence[str], jobs: int) -> list[tuple[int, int]]:
     """Contiguous ``(start, stop)`` ranges over targets whose feature names are *features*.
 
-    No range is longer than ``len / (jobs * RANGES_PER_PROCESS)`` (rounded up) and none
-    crosses from one feature into the next.
+    Each range is at most the targets left divided by ``jobs * RANGES_PER_PROCESS`` (rounded
+    up), at least :data:`MIN_RANGE` (or what is left), and never crosses from one feature into
+    the next: early ranges are whole features, the last ones small, so that when workers take
+    them in turn no worker is left with a long range while the others have nothing to do.
     """
-    if not features:
-        return []
-    size = max(1, math.ceil(len(features) / (max(1, jobs) * RANGES_PER_PROCESS)))
     out: list[tuple[int, int]] = []
-    start = 0
-    for n in range(1, len(features) + 1):
-        if n == len(features) or features[n] != features[start] or n - start >= size:
-            out.append((start, n))
-            start = n
+    start, total = 0, len(features)
+    parts = max(1, jobs) * RANGES_PER_PROCESS
+    while start < total:
+        stop = min(total, start + max(MIN_RANGE, math.ceil((total - start) / parts)))
+        feature_end = start + 1
+        while feature_end < stop and features[feature_end] == features[start]:
+            feature_end += 1
+        out.append((start, feature_end))
+        start = feature_end
     return out
 
 
