@@ -50,3 +50,53 @@ def test_jobs_below_one_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture
     code, out, err = run(capsys, "batch", str(_project(tmp_path / "p")), "--jobs", "0")
     assert (code, out) == (2, "")
     assert err.strip() == "ctxviewer: --jobs must be at least 1, not 0"
+
+
+def test_an_output_file_gets_the_same_bytes_and_nothing_is_left_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path / "p")
+    out = tmp_path / "out"
+    out.mkdir()
+    one, two = out / "one.jsonl", out / "two.jsonl"
+    two.write_text("yesterday's rows\n", encoding="utf-8")
+    assert run(capsys, "batch", str(root), "--no-exact", "--jobs", "1", "-o", str(one)) == (0, "", "")
+    assert run(capsys, "batch", str(root), "--no-exact", "--jobs", "2", "-o", str(two)) == (0, "", "")
+    assert two.read_bytes() == one.read_bytes()
+    assert len(one.read_bytes().splitlines()) == 120
+    assert sorted(p.name for p in out.iterdir()) == ["one.jsonl", "two.jsonl"]  # no parts, no staged file
+
+
+def test_bad_input_in_rows_is_reported_as_one_process_reports_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path / "p")
+    write(root, ".gsd/specs/feat-1/design.md", b"ok\n\xff\xfe bad\n")  # every task of feat-1 names it
+    one = run(capsys, "batch", str(root), "--no-exact", "--jobs", "1")
+    two = run(capsys, "batch", str(root), "--no-exact", "--jobs", "2")
+    assert one[0] == 2
+    assert two == one
+    problems = one[2].splitlines()
+    assert len(problems) == 40
+    assert problems[0].startswith("ctxviewer: feat-1/F1-00: .gsd/specs/feat-1/design.md:2: not UTF-8")
+    assert len(one[1].splitlines()) == 120  # every row is still written
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--feature", "zzz"],  # refused before any row
+        ["-o", "missing-folder/rows.jsonl"],  # the output cannot be staged
+        ["-o", "."],  # a folder
+    ],
+)
+def test_refusals_are_one_process_refusals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    root = _project(tmp_path / "p")
+    monkeypatch.chdir(tmp_path)
+    one = run(capsys, "batch", str(root), "--no-exact", "--jobs", "1", *args)
+    two = run(capsys, "batch", str(root), "--no-exact", "--jobs", "2", *args)
+    assert one[0] == 2 and one[2].count("\n") == 1
+    assert two == one
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p"]

@@ -30,6 +30,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -164,10 +165,12 @@ def _pool(
     """Worker processes with the project loaded; on leaving (an error, Ctrl-C, a consumer that
     stopped early) the ranges not started are cancelled and the workers waited for, so
     nothing writes into the scratch folder once the caller removes it."""
+    context: BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
+        forkserver = multiprocessing.get_context("forkserver")
         modules = [*PRELOAD, *(m for m in preload if m), *([ENCODINGS_PRELOAD] if exact else [])]
-        context.set_forkserver_preload(list(dict.fromkeys(modules)))
+        forkserver.set_forkserver_preload(list(dict.fromkeys(modules)))
+        context = forkserver
     else:
         context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(
