@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,3 +101,31 @@ def test_refusals_are_one_process_refusals(
     assert one[0] == 2 and one[2].count("\n") == 1
     assert two == one
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p"]
+
+
+def test_token_records_are_the_same_from_two_processes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path / "p")
+    argv = ["batch", str(root), "--format", "tokens", "--set", "upstream=zerg-ai-0.3.2"]
+    one = run(capsys, *argv, "--jobs", "1")
+    two = run(capsys, *argv, "--jobs", "2")
+    assert one[0] == two[0] == 0 and one[2] == two[2] == ""
+
+    def untimed(out: str) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(out)
+        for record in data["tasks"].values():
+            del record["timestamp"]  # when each record was made, as upstream writes it
+        return data
+
+    assert untimed(two[1]) == untimed(one[1])
+    assert list(untimed(one[1])["tasks"]) == [f"F{f}-{t:02d}" for f in range(3) for t in range(40)]
+
+
+def test_workers_spawned_where_there_is_no_forkserver_write_the_same_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import multiprocessing
+
+    root = _project(tmp_path / "p")
+    one = run(capsys, "batch", str(root), "--no-exact", "--jobs", "1")
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])  # as on Windows
+    assert run(capsys, "batch", str(root), "--no-exact", "--jobs", "2") == one
