@@ -5,16 +5,21 @@ distinct text the batch had to count (spec paragraphs, rule blocks, sections) an
 assembled context -- the work no implementation can skip.  The batch is the command a user
 runs: ``ctxviewer batch PROJECT -o rows.jsonl`` (both exact encodings, findings, JSON lines
 written atomically), start-up included.  Both run as fresh processes; the medians of
-``--repeat`` runs and their ratio are printed, for ``--jobs 1`` and ``--jobs N``.
+``--repeat`` runs and their ratio are printed, for ``--jobs 1`` and ``--jobs N``.  The CPU
+time counts every process a run started (``--jobs N``'s workers too); the load averages
+say how busy the machine was.
 
     python bench/bench_floor.py                       # ~700 tasks
     python bench/bench_floor.py --tasks 10000                   # 20 features of 500 tasks
     python bench/bench_floor.py --tasks 10000 --spec-mb 28.6 --features 286   # 14x the features
+    git archive --prefix=old/ HEAD~3 | tar -x -C /tmp && python bench/bench_floor.py --compare /tmp/old
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import json
 import os
 import platform
@@ -41,12 +46,34 @@ for enc in encodings:
 """
 
 
-def _timed(cmd: list[str]) -> tuple[float, float]:
-    """The wall-clock seconds *cmd* took, and the CPU seconds (user + system) it and its
-    children used: on a shared machine the CPU time moves far less with the load."""
+#: prctl(2) option: orphaned descendants are re-parented to this process, not to init.
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _adopt_orphans() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux), so the CPU time of
+    ``--jobs N``'s workers counts: they are children of the forkserver, which the batch
+    leaves behind when it exits.  Whether it worked."""
+    with contextlib.suppress(OSError, AttributeError):
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    return False
+
+
+def _reap_orphans() -> None:
+    """Wait for every descendant left behind (the forkserver exits once the batch has)."""
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.waitpid(-1, 0)
+
+
+def _timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """The wall-clock seconds *cmd* took, and the CPU seconds (user + system) it and every
+    process it started used (see :func:`_adopt_orphans`): on a shared machine the CPU time
+    moves far less with the load."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+    _reap_orphans()
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -69,7 +96,15 @@ def main() -> int:
         "bigger project has bigger features and longer traces); with --spec-mb in proportion, a "
         "project grows by adding features of the same size",
     )
+    parser.add_argument(
+        "--compare",
+        metavar="DIR",
+        help="also time the batch of the ctxviewer in DIR (a checkout of another revision), each of its "
+        "runs right after the same run of this one, so a before/after comparison shares the machine's load",
+    )
     args = parser.parse_args()
+    whole = _adopt_orphans()
+    load_before = os.getloadavg()
     exe = [sys.executable, "-m", "ctxviewer"]
     with tempfile.TemporaryDirectory() as tmp:
         root = generate(Path(tmp) / "project", args.tasks, args.spec_mb, features=args.features)
@@ -90,20 +125,42 @@ def main() -> int:
         rows.unlink()
         floor = [_timed([sys.executable, "-c", FLOOR, str(texts)]) for _ in range(args.repeat)]
         batch = [*exe, "batch", str(root), "-o", str(rows), "--jobs"]
-        one = [_timed([*batch, "1"]) for _ in range(args.repeat)]
-        many = [_timed([*batch, str(args.jobs)]) for _ in range(args.repeat)]
-    (f, fc), (b1, b1c), (bn, _) = _medians(floor), _medians(one), _medians(many)
+        trees: dict[str, dict[str, str] | None] = {"": None}
+        if args.compare:
+            other = os.path.abspath(args.compare)
+            trees[f" [{other}]"] = {
+                **os.environ,
+                "PYTHONPATH": os.pathsep.join([other, os.environ.get("PYTHONPATH", "")]),
+            }
+        runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for jobs in ("1", str(args.jobs)):
+            for _ in range(args.repeat):
+                for name, env in trees.items():
+                    runs.setdefault((name, jobs), []).append(_timed([*batch, jobs], env))
+    (f, fc) = _medians(floor)
     machine = f"{platform.node()}, {platform.machine()}, {os.cpu_count()} cores"
-    print(f"machine: {machine}, Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f}")
+    print(f"machine: {machine}, Python {platform.python_version()}")
+    # Other work on the machine moves the wall-clock times; the 1-, 5- and 15-minute averages:
+    loads = (" ".join(f"{x:.2f}" for x in before) for before in (load_before, os.getloadavg()))
+    print("load average before: {}; after: {}".format(*loads))
     print(
         f"project: {tasks} tasks, {len(distinct):,} distinct texts "
         f"({sum(map(len, distinct)) / 1e6:.1f} M chars); output {size / 1e6:.0f} MB of JSON lines"
     )
     print(f"medians of {args.repeat} runs; wall-clock seconds, then CPU seconds (user + system)")
     print(f"floor (load both encodings, tokenize each distinct text once): {f:.2f} s, CPU {fc:.2f} s")
-    print(f"ctxviewer batch --jobs 1: {b1:.2f} s (ratio to floor {b1 / f:.2f}), CPU {b1c:.2f} s (ratio {b1c / fc:.2f})")
-    # The workers are the forkserver's children, not the batch's: their CPU time is not counted.
-    print(f"ctxviewer batch --jobs {args.jobs}: {bn:.2f} s (ratio to floor {bn / f:.2f})")
+    for name in trees:
+        (b1, b1c), (bn, bnc) = _medians(runs[name, "1"]), _medians(runs[name, str(args.jobs)])
+        print(
+            f"ctxviewer batch --jobs 1{name}: {b1:.2f} s (ratio to floor {b1 / f:.2f}), "
+            f"CPU {b1c:.2f} s (ratio {b1c / fc:.2f})"
+        )
+        many = f"ctxviewer batch --jobs {args.jobs}{name}: {bn:.2f} s (ratio to floor {bn / f:.2f})"
+        if whole:
+            many += f", CPU {bnc:.2f} s (ratio {bnc / fc:.2f}), speed-up {b1 / bn:.2f}x over --jobs 1"
+        else:  # the workers are the forkserver's children, not the batch's: their CPU time was lost
+            many += f", speed-up {b1 / bn:.2f}x over --jobs 1 (the workers' CPU time was not counted)"
+        print(many)
     return 0
 
 

@@ -9,7 +9,8 @@ import csv
 import io
 import json
 from collections.abc import Iterator, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ctxviewer.cli.common import (
     BATCH_SUFFIXES,
@@ -29,6 +30,16 @@ from ctxviewer.cli.common import (
     write_out,
 )
 from ctxviewer.engine.tokens.counting import TOKENIZERS
+
+if TYPE_CHECKING:
+    from ctxviewer.engine.files.writing import ScratchPart
+
+#: What the render functions import when first called: worker processes start with them imported.
+RENDER_IMPORTS = (
+    "ctxviewer.engine.analysis.findings",
+    "ctxviewer.engine.trace.jsonline",
+    "ctxviewer.engine.exports.tokens",
+)
 
 CSV_COLUMNS = (
     "feature",
@@ -150,7 +161,14 @@ def _tokens_batch(args: argparse.Namespace, project: Any, overrides: Any, jobs: 
     records: list[TaskRecord] = []
     versions: set[str] = set()
     rows = run_rendered(
-        project, args.feature, render_token_record, root=args.project, overrides=overrides, exact=False, jobs=jobs
+        project,
+        args.feature,
+        render_token_record,
+        root=args.project,
+        overrides=overrides,
+        exact=False,
+        jobs=jobs,
+        preload=RENDER_IMPORTS,
     )
     for text, problems in rows:
         for problem in problems:
@@ -176,7 +194,7 @@ def _tokens_batch(args: argparse.Namespace, project: Any, overrides: Any, jobs: 
 def cmd_batch(args: argparse.Namespace) -> int:
     from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import batch_targets
-    from ctxviewer.engine.runs.parallel import default_jobs, run_rendered
+    from ctxviewer.engine.runs.parallel import default_jobs, run_written
 
     fmt = output_format(args, BATCH_SUFFIXES, "jsonl")
     jobs = default_jobs() if args.jobs is None else args.jobs
@@ -191,17 +209,26 @@ def cmd_batch(args: argparse.Namespace) -> int:
         return _tokens_batch(args, project, overrides, jobs)
     code = EXIT_OK
 
-    def lines() -> Iterator[str]:
-        # Each row is written as soon as its task is assembled: a batch of a large project
-        # is hundreds of megabytes of JSON, never held whole.
+    def lines(scratch: Path) -> Iterator[str | ScratchPart]:
+        # Each row is written as soon as its task is assembled (with --jobs, each range as
+        # soon as it and those before it are: a part its worker wrote into *scratch*): a
+        # batch of a large project is hundreds of megabytes of JSON, never held whole.
         nonlocal code
         if fmt == "csv":
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerow(CSV_COLUMNS)
             yield buffer.getvalue()
         render = render_csv if fmt == "csv" else render_jsonl
-        rows = run_rendered(
-            project, args.feature, render, root=args.project, overrides=overrides, exact=not args.no_exact, jobs=jobs
+        rows = run_written(
+            project,
+            args.feature,
+            render,
+            scratch,
+            root=args.project,
+            overrides=overrides,
+            exact=not args.no_exact,
+            jobs=jobs,
+            preload=RENDER_IMPORTS,
         )
         for text, problems in rows:
             for problem in problems:
@@ -209,7 +236,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
                 code = EXIT_BAD_INPUT
             yield text
 
-    stream_out(lines(), args.output)
+    stream_out(lines, args.output)
     return code
 
 

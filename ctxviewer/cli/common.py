@@ -17,7 +17,14 @@ from typing import Any, TypeAlias
 
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.exports.terminal import visible
-from ctxviewer.engine.files.writing import atomic_write, atomic_write_stream
+from ctxviewer.engine.files.writing import (
+    Producer,
+    ScratchPart,
+    atomic_write,
+    atomic_write_stream,
+    scratch_folder,
+    take_scratch_part,
+)
 from ctxviewer.engine.tokens.counting import TOKENIZERS
 
 EXIT_OK = 0
@@ -34,26 +41,69 @@ def write_out(text: str, output: str | None) -> None:
         print_text(visible(text, lines=True) if is_terminal(sys.stdout) else text)
 
 
-def stream_out(chunks: Iterable[str], output: str | None) -> None:
+def stream_out(chunks: Iterable[str] | Producer, output: str | None) -> None:
     """Write *chunks* (whole lines) as they come: to *output* atomically (it appears when
     complete), else to stdout in pieces of about a megabyte, escaped on a terminal as
     :func:`write_out` does.  When the reader of stdout has gone the rest is not produced.
+
+    *chunks* may be a producer of text and parts other processes wrote (``batch --jobs``):
+    it is given a scratch folder for them (beside *output*, else a private temporary one).
+    When the producer fails, what it produced before is still written to stdout (a file
+    is left as it was), so the rows finished before a failure are out, however many
+    processes made them.
     """
     if output:
         atomic_write_stream(output, chunks)
         return
+    if not callable(chunks):
+        _stream_stdout(chunks)
+        return
+    with scratch_folder("ctxviewer-parts-") as folder:
+        _stream_stdout(chunks(folder))
+
+
+def _stream_stdout(chunks: Iterable[str | bytes | ScratchPart]) -> None:
     terminal = is_terminal(sys.stdout)
     piece: list[str] = []
     size = 0
-    for chunk in chunks:
-        piece.append(chunk)
-        size += len(chunk)
-        if size >= STREAM_PIECE_CHARS:
-            if not print_text(visible("".join(piece), lines=True) if terminal else "".join(piece)):
+
+    def flush() -> bool:
+        nonlocal piece, size
+        text, piece, size = "".join(piece), [], 0
+        return print_text(visible(text, lines=True) if terminal else text) if text else True
+
+    try:
+        for chunk in chunks:
+            if isinstance(chunk, ScratchPart):
+                if not (flush() and _print_part(chunk, terminal)):
+                    return
+                continue
+            piece.append(chunk.decode("utf-8") if isinstance(chunk, bytes) else chunk)
+            size += len(chunk)
+            if size >= STREAM_PIECE_CHARS and not flush():
                 return
-            piece, size = [], 0
-    if piece:
-        print_text(visible("".join(piece), lines=True) if terminal else "".join(piece))
+    except Exception:
+        flush()
+        raise
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:  # a producer left early: its workers stop before their folder goes
+            close()
+    flush()
+
+
+def _print_part(part: ScratchPart, terminal: bool) -> bool:
+    """Write a part (UTF-8, whole lines) to stdout; False when the reader has gone."""
+    if not terminal:
+        return all(print_text(block) for block in take_scratch_part(part))
+    pending = b""  # shown on a terminal: escaped a run of whole lines at a time, as pieces are
+    for block in take_scratch_part(part):
+        pending += block
+        cut = pending.rfind(b"\n") + 1
+        if cut and not print_text(visible(pending[:cut].decode("utf-8"), lines=True)):
+            return False
+        pending = pending[cut:]
+    return print_text(visible(pending.decode("utf-8"), lines=True)) if pending else True
 
 
 #: How much streamed output is gathered before one write to stdout.
@@ -67,8 +117,8 @@ def is_terminal(stream: Any) -> bool:
         return False
 
 
-def print_text(text: str) -> bool:
-    """Write *text* to stdout as UTF-8 whatever the locale's encoding, and flush.
+def print_text(text: str | bytes) -> bool:
+    """Write *text* to stdout as UTF-8 whatever the locale's encoding (bytes as they are), and flush.
 
     Task ids, titles and paths come from the project and may be in any script: a console
     that cannot show them must not turn a report into a traceback.  When the reader has
@@ -79,10 +129,10 @@ def print_text(text: str) -> bool:
     buffer = getattr(stream, "buffer", None)
     try:
         if buffer is None:  # a stdout replaced by a text-only stream
-            stream.write(text)
+            stream.write(text.decode("utf-8") if isinstance(text, bytes) else text)
         else:
             stream.flush()  # anything written as text first stays first
-            buffer.write(text.encode("utf-8"))
+            buffer.write(text if isinstance(text, bytes) else text.encode("utf-8"))
         stream.flush()
     except BrokenPipeError:
         discard_stdout()

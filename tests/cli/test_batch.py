@@ -74,3 +74,75 @@ def test_streamed_output_stops_when_the_reader_has_gone(monkeypatch: pytest.Monk
     common.stream_out(chunks(), None)
     assert len(written) == 1 and len(written[0]) == 2 * 600_001
     assert produced == [0, 1]  # nothing produced after the reader went
+
+
+def _parts_producer(closed: list[bool], fail: bool = False):  # type: ignore[no-untyped-def]
+    """A producer of text and parts (as ``batch --jobs`` gives them) noting when it is closed."""
+    from ctxviewer.engine.files.writing import write_scratch_part
+
+    def produce(folder: Path):  # type: ignore[no-untyped-def]
+        try:
+            yield "head\n"
+            yield write_scratch_part(folder, "part-1", ["one \x1b[31mred\n", "x" * 600_000 + "\n"])
+            yield write_scratch_part(folder, "part-2", ["two\n"])
+            if fail:
+                raise ValueError("the producer broke")
+            yield "tail\n"
+        finally:
+            closed.append(True)
+
+    return produce
+
+
+def test_streamed_parts_reach_stdout_in_order(capsys: pytest.CaptureFixture[str]) -> None:
+    from ctxviewer.cli import common
+
+    closed: list[bool] = []
+    common.stream_out(_parts_producer(closed), None)
+    assert capsys.readouterr().out == "head\none \x1b[31mred\n" + "x" * 600_000 + "\ntwo\ntail\n"
+    assert closed == [True]
+
+
+def test_streamed_parts_are_escaped_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxviewer.cli import common
+    from ctxviewer.engine.exports.terminal import visible
+
+    monkeypatch.setattr(common, "is_terminal", lambda _stream: True)
+    common.stream_out(_parts_producer([]), None)
+    expected = "head\none \x1b[31mred\n" + "x" * 600_000 + "\ntwo\ntail\n"
+    assert capsys.readouterr().out == visible(expected, lines=True)
+    assert "\x1b" not in visible(expected, lines=True)
+
+
+def test_streamed_parts_stop_and_close_the_producer_when_the_reader_has_gone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxviewer.cli import common
+
+    written: list[str | bytes] = []
+
+    def gone_after_first(text: str | bytes) -> bool:
+        written.append(text)
+        return False
+
+    monkeypatch.setattr(common, "print_text", gone_after_first)
+    closed: list[bool] = []
+    common.stream_out(_parts_producer(closed), None)
+    assert written == ["head\n"]  # the first piece went, then the reader
+    assert closed == [True]  # the producer (its workers) stopped before its scratch folder went
+
+
+@pytest.mark.parametrize("jobs", [False, True])
+def test_what_was_produced_before_a_failure_is_written(capsys: pytest.CaptureFixture[str], jobs: bool) -> None:
+    from ctxviewer.cli import common
+
+    def rows():  # type: ignore[no-untyped-def]
+        yield "one\n"
+        yield "two\n"
+        raise ValueError("the producer broke")
+
+    with pytest.raises(ValueError, match="the producer broke"):
+        common.stream_out(_parts_producer([], fail=True) if jobs else rows(), None)
+    out = capsys.readouterr().out
+    # Less than a piece was gathered: it is still written, as the rows a part holds are.
+    assert out == ("head\none \x1b[31mred\n" + "x" * 600_000 + "\ntwo\n" if jobs else "one\ntwo\n")

@@ -52,6 +52,13 @@ Other targets that are not plain files:
 * a **hard link** the user named is replaced by a new file (as any atomic save does);
   the other names keep the old content.
 
+A streamed output can also be made of **parts** other processes wrote (``batch --jobs``):
+:func:`atomic_write_stream` given a producer makes a private scratch folder beside its staged
+file, the producer's workers write their pieces there (:func:`write_scratch_part`), and each
+:class:`ScratchPart` the producer yields is copied into the staged file in the kernel
+(``os.copy_file_range`` where the platform has it) and removed; the folder goes with
+everything in it when the write ends, whichever way it ends.
+
 **Scratch folders** (:func:`scratch_folder`, :func:`write_scratch`) hold what ctxviewer
 unpacks for itself and throws away -- a project as it was at a git revision
 (``engine/files/git.py``): a private temporary folder, removed with everything in it when
@@ -62,12 +69,15 @@ through a link, never outside the folder or into a ``.git`` folder).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import shutil
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, TypeAlias
 
 from ctxviewer.engine.errors import WriteError
 
@@ -134,8 +144,28 @@ def atomic_write(
     atomic_write_all([PlannedWrite(path, data, expect_unchanged, check_unchanged, project_file)])
 
 
+@dataclass(frozen=True, slots=True)
+class ScratchPart:
+    """A finished piece of a streamed output, in a scratch folder (written by another process):
+    :func:`atomic_write_stream` moves its bytes into the output, :func:`take_scratch_part` hands
+    them out, and either removes the file."""
+
+    path: Path
+
+
+class ScratchWriteError(WriteError):
+    """A part could not be written to its scratch folder (the disk is full, say): whoever moves
+    the parts into an output reports it as that output's failure."""
+
+
+#: What a streamed output is made of: text, bytes, or a part another process wrote.
+Chunk: TypeAlias = "str | bytes | ScratchPart"
+#: A producer of chunks that needs a scratch folder for its parts (it is given one).
+Producer: TypeAlias = Callable[[Path], Iterable[Chunk]]
+
+
 def atomic_write_stream(
-    path: str | os.PathLike[str], chunks: Iterable[str | bytes], *, project_file: bool = False
+    path: str | os.PathLike[str], chunks: Iterable[Chunk] | Producer, *, project_file: bool = False
 ) -> None:
     """Write *chunks* to *path* as they are produced, made visible atomically at the end.
 
@@ -143,6 +173,10 @@ def atomic_write_stream(
     file as soon as it comes, and only the rename makes the file appear or replace the old
     one.  An error of the disk raises :class:`WriteError`; an error of the producer (the
     iterable raising) leaves the old file as it was and is raised as it is.
+
+    *chunks* may instead be a producer: it is called with a new private scratch folder beside
+    the staged file (the same file system, so its parts are copied without passing through
+    this process), and is closed -- its workers stopped -- before that folder is removed.
     """
     step = _prepare(PlannedWrite(path, b"", project_file=project_file))
     _check_unchanged(step)
@@ -152,13 +186,35 @@ def atomic_write_stream(
     except OSError as exc:
         raise _failure(step, exc, [step], []) from None
     step.tmp = name
+    scratch: str | None = None
+    produced: Iterable[Chunk] = ()
     try:
         with os.fdopen(fd, "wb") as handle:
-            for chunk in chunks:
+            if callable(chunks):
                 try:
-                    handle.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+                    scratch = tempfile.mkdtemp(prefix=f".{step.target.name[:64]}.", suffix=".parts", dir=folder)
                 except OSError as exc:
                     raise _failure(step, exc, [step], []) from None
+                produced = chunks(Path(scratch))
+            else:
+                produced = chunks
+            written = 0  # how much of the staged file is on its way to the disk
+            try:
+                for chunk in produced:
+                    try:
+                        if isinstance(chunk, ScratchPart):
+                            _append_part(handle, chunk)
+                        else:
+                            handle.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+                        if handle.tell() - written >= WRITEBACK_BYTES:
+                            handle.flush()
+                            written = _start_writeback(handle.fileno(), written, handle.tell())
+                    except OSError as exc:
+                        raise _failure(step, exc, [step], []) from None
+            except ScratchWriteError as exc:  # a worker's disk error is this output's
+                raise WriteError(
+                    exc.message + ("; the old file is intact" if step.existed else ""), step.shown
+                ) from None
             handle.flush()
             os.fsync(handle.fileno())
         with contextlib.suppress(OSError):
@@ -170,9 +226,65 @@ def atomic_write_stream(
     except OSError as exc:
         raise _failure(step, exc, [step], []) from None
     finally:
+        close = getattr(produced, "close", None)
+        if close is not None:  # a generator left early: its workers stop before their folder goes
+            close()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         if step.tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(step.tmp)
+
+
+#: A streamed file this much longer than what was last sent to the disk is sent on (see below).
+WRITEBACK_BYTES = 32 << 20
+
+
+def _start_writeback(fd: int, start: int, end: int) -> int:
+    """Have the kernel start writing bytes *start* to *end* of *fd* to the disk, without waiting;
+    returns *end*.  The fsync before the rename then has little left to wait for: a batch's
+    hundreds of megabytes go out while the rest is still being assembled, not after.  (Linux
+    starts writeback of dirty pages on ``POSIX_FADV_DONTNEED``; elsewhere it is only advice.)"""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is not None:
+        with contextlib.suppress(OSError):
+            advise(fd, start, end - start, os.POSIX_FADV_DONTNEED)
+    return end
+
+
+#: Errors of ``os.copy_file_range`` that mean "not here": the bytes are copied the plain way.
+_NO_KERNEL_COPY = {errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF, errno.EPERM}
+
+
+def _append_part(handle: BinaryIO, part: ScratchPart) -> None:
+    """Copy *part* to the end of *handle*, in the kernel where it can, then remove the part."""
+    handle.flush()
+    with open(part.path, "rb") as source:
+        copy_range = getattr(os, "copy_file_range", None)
+        done = False
+        while copy_range is not None and not done:
+            try:
+                done = copy_range(source.fileno(), handle.fileno(), 1 << 30) == 0
+            except OSError as exc:
+                if exc.errno not in _NO_KERNEL_COPY:
+                    raise
+                copy_range = None
+        if not done:  # the rest, through this process
+            source.seek(os.lseek(source.fileno(), 0, os.SEEK_CUR))
+            shutil.copyfileobj(source, handle, 1 << 20)
+            handle.flush()
+    handle.seek(0, os.SEEK_END)  # the buffered writer's idea of where it is
+    with contextlib.suppress(OSError):
+        os.unlink(part.path)
+
+
+def take_scratch_part(part: ScratchPart, block: int = 1 << 20) -> Iterator[bytes]:
+    """The bytes of *part* in blocks of *block*; the part is removed once they are all given."""
+    with open(part.path, "rb") as source:
+        while data := source.read(block):
+            yield data
+    with contextlib.suppress(OSError):
+        os.unlink(part.path)
 
 
 @dataclass(slots=True)
@@ -514,3 +626,26 @@ def write_scratch(folder: Path, rel: str, data: bytes, *, executable: bool = Fal
             handle.write(data)
     except OSError as exc:
         raise WriteError(f"could not be written ({exc.strerror or exc})", rel) from None
+
+
+def write_scratch_part(folder: Path, rel: str, chunks: Iterable[str | bytes]) -> ScratchPart:
+    """Create *rel* in the scratch *folder* (new, never through a link) holding *chunks*, written as
+    they come: one worker's piece of a streamed output.  A disk error raises
+    :class:`ScratchWriteError`; an error of *chunks* is raised as it is."""
+    target = _scratch_target(folder, rel)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(target, flags, 0o600)
+    except OSError as exc:
+        raise ScratchWriteError(f"could not be written ({exc.strerror or exc})", str(target)) from None
+    with os.fdopen(fd, "wb", buffering=1 << 20) as handle:
+        for chunk in chunks:
+            try:
+                handle.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+            except OSError as exc:
+                raise ScratchWriteError(f"could not be written ({exc.strerror or exc})", str(target)) from None
+        try:
+            handle.flush()
+        except OSError as exc:
+            raise ScratchWriteError(f"could not be written ({exc.strerror or exc})", str(target)) from None
+    return ScratchPart(target)

@@ -3,14 +3,23 @@
 The batch's targets (every task of every feature, in order) are cut into contiguous ranges
 that keep a feature's tasks together where they can (its spec paragraphs and rule blocks are
 then tokenized once per process, not once per range).  Each worker process loads the project
-once, assembles its ranges and turns every row into its output with the caller's *render*
-function there, so only the finished text crosses back; ``Executor.map`` hands the results
-back in range order, so the output is the one process's, byte for byte.
+once and assembles its ranges, turning every row into its output with the caller's *render*
+function there.  :func:`run_written` has each worker write a range's text into a file of a
+scratch folder beside the output, so only the file's name and the rows' messages cross back
+(a large batch is hundreds of megabytes of JSON, which would otherwise be pickled, sent
+through a pipe and unpickled); the parts come back in range order and are copied into the
+output in the kernel.  :func:`run_rendered` sends the rendered values themselves back, for
+callers that want them (``--format tokens``).  Either way the output is the one process's,
+byte for byte, and bad input raises as there: a task refused in the middle of a range raises
+after that range's earlier rows are out.
 
 Workers start with ``forkserver`` where the platform has it (a fresh interpreter forked
 from a small server: no threads or locks inherited from the caller, unlike ``fork``), else
-``spawn``.  Starting one costs a second or so (imports, the encodings); a batch too small
-to repay that runs in-process (:func:`effective_jobs`).
+``spawn``.  The server imports the assembly code and, for exact counts, builds both
+tiktoken encodings (:mod:`ctxviewer.engine.runs.parallel_preload`) before it forks the first
+worker, so every worker starts with them instead of spending a second or more of its own;
+the parent waits for parts and copies them, leaving the cores to the workers.  A batch too
+small to repay the start runs in-process (:func:`effective_jobs`).
 """
 
 from __future__ import annotations
@@ -19,18 +28,37 @@ import math
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from multiprocessing.context import BaseContext
+from pathlib import Path
 from typing import Any, TypeVar
 
-from ctxviewer.engine.project.loading import Project, load_project
-from ctxviewer.engine.runs.batch import BatchRow, batch_targets, run_targets
+from ctxviewer.engine.files.writing import ScratchPart, write_scratch_part
+from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 
 R = TypeVar("R")
 
 #: Below this many tasks per extra process, starting it costs more than it saves.
 TASKS_PER_PROCESS = 40
-#: Ranges per process: more balance the load, fewer keep more of a feature's text in one cache.
-RANGES_PER_PROCESS = 4
+#: A range is at most the tasks left over this many per process (guided: ranges shrink towards
+#: the end, so the workers finish together), and at least :data:`MIN_RANGE` tasks.
+RANGES_PER_PROCESS = 2
+#: The smallest range: a range costs a round trip and a part file, and when it splits a feature
+#: the other process tokenizes that feature's spec paragraphs too (~0.03 s, a task and a half).
+MIN_RANGE = 4
+#: Imported by the forkserver before it forks workers (with exact counts, the encodings' module
+#: too): the batch's code, and the profiles ``pipeline._runner`` imports on first use.
+PRELOAD = (
+    "ctxviewer.engine.runs.parallel",
+    "ctxviewer.engine.runs.batch",
+    "ctxviewer.engine.profiles.computed",
+    "ctxviewer.engine.profiles.ctxprofile",
+    "ctxviewer.engine.profiles.drift",
+    "ctxviewer.engine.profiles.shaktiman",
+    "ctxviewer.engine.profiles.zerg.profile",
+)
+ENCODINGS_PRELOAD = "ctxviewer.engine.runs.parallel_preload"
 
 
 def default_jobs() -> int:
@@ -49,19 +77,28 @@ def effective_jobs(jobs: int, tasks: int) -> int:
 def ranges(features: Sequence[str], jobs: int) -> list[tuple[int, int]]:
     """Contiguous ``(start, stop)`` ranges over targets whose feature names are *features*.
 
-    No range is longer than ``len / (jobs * RANGES_PER_PROCESS)`` (rounded up) and none
-    crosses from one feature into the next.
+    Each range is at most the targets left divided by ``jobs * RANGES_PER_PROCESS`` (rounded
+    up), at least :data:`MIN_RANGE` (or what is left), and never crosses from one feature into
+    the next: early ranges are whole features, the last ones small, so that when workers take
+    them in turn no worker is left with a long range while the others have nothing to do.
     """
-    if not features:
-        return []
-    size = max(1, math.ceil(len(features) / (max(1, jobs) * RANGES_PER_PROCESS)))
     out: list[tuple[int, int]] = []
-    start = 0
-    for n in range(1, len(features) + 1):
-        if n == len(features) or features[n] != features[start] or n - start >= size:
-            out.append((start, n))
-            start = n
+    start, total = 0, len(features)
+    parts = max(1, jobs) * RANGES_PER_PROCESS
+    while start < total:
+        stop = min(total, start + max(MIN_RANGE, math.ceil((total - start) / parts)))
+        feature_end = start + 1
+        while feature_end < stop and features[feature_end] == features[start]:
+            feature_end += 1
+        out.append((start, feature_end))
+        start = feature_end
     return out
+
+
+def _targets(project: Project, feature: str | None) -> list[tuple[Feature, Task]]:
+    from ctxviewer.engine.runs.batch import batch_targets
+
+    return batch_targets(project, feature)
 
 
 # -- the worker side: one project per process ---------------------------------------------------
@@ -69,52 +106,146 @@ def ranges(features: Sequence[str], jobs: int) -> list[tuple[int, int]]:
 _worker: dict[str, Any] = {}
 
 
-def _start(root: str, overrides: Mapping[str, Any], feature: str | None, exact: bool, render: Any) -> None:
+def _start(
+    root: str, overrides: Mapping[str, Any], feature: str | None, exact: bool, render: Any, scratch: Path | None
+) -> None:
     project = load_project(root, overrides)
-    _worker.update(project=project, targets=batch_targets(project, feature), exact=exact, render=render)
+    _worker.update(project=project, targets=_targets(project, feature), exact=exact, render=render, scratch=scratch)
+
+
+def _rows(span: tuple[int, int]) -> Iterator[Any]:
+    from ctxviewer.engine.runs.batch import run_targets
+
+    return run_targets(_worker["project"], _worker["targets"][span[0] : span[1]], exact=_worker["exact"])
 
 
 def _work(span: tuple[int, int]) -> list[Any]:
-    project: Project = _worker["project"]
     render = _worker["render"]
-    rows = run_targets(project, _worker["targets"][span[0] : span[1]], exact=_worker["exact"])
-    return [render(row) for row in rows]
+    return [render(row) for row in _rows(span)]
+
+
+def _write(job: tuple[int, tuple[int, int]]) -> tuple[ScratchPart, list[str], Exception | None]:
+    """Write range *job* (its number, its span) into a part of the scratch folder.
+
+    Returns the part, the rows' messages, and the error that stopped the range early (raised
+    by the parent after the part, where one process raises it: after the rows before it).
+    """
+    number, span = job
+    render: Callable[[Any], tuple[str, Sequence[str]]] = _worker["render"]
+    messages: list[str] = []
+    failed: list[Exception] = []
+
+    def texts() -> Iterator[bytes]:
+        try:
+            for row in _rows(span):
+                text, notes = render(row)
+                messages.extend(notes)
+                yield text.encode("utf-8")  # a text that is not valid UTF-8 fails here, as on writing it
+        except Exception as exc:
+            failed.append(exc)
+
+    part = write_scratch_part(_worker["scratch"], f"part-{number:06d}", texts())
+    return part, messages, failed[0] if failed else None
+
+
+# -- the parent side ----------------------------------------------------------------------------
+
+
+@contextmanager
+def _pool(
+    jobs: int,
+    root: str,
+    overrides: Mapping[str, Any] | None,
+    feature: str | None,
+    exact: bool,
+    render: Any,
+    scratch: Path | None,
+    preload: Sequence[str],
+) -> Iterator[Executor]:
+    """Worker processes with the project loaded; on leaving (an error, Ctrl-C, a consumer that
+    stopped early) the ranges not started are cancelled and the workers waited for, so
+    nothing writes into the scratch folder once the caller removes it."""
+    context: BaseContext
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        forkserver = multiprocessing.get_context("forkserver")
+        modules = [*PRELOAD, *(m for m in preload if m), *([ENCODINGS_PRELOAD] if exact else [])]
+        forkserver.set_forkserver_preload(list(dict.fromkeys(modules)))
+        context = forkserver
+    else:
+        context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=context,
+        initializer=_start,
+        initargs=(root, dict(overrides or {}), feature, exact, render, scratch),
+    )
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def run_rendered(
     project: Project,
     feature: str | None,
-    render: Callable[[BatchRow], R],
+    render: Callable[[Any], R],
     *,
     root: str,
     overrides: Mapping[str, Any] | None = None,
     exact: bool = True,
     jobs: int = 1,
+    preload: Sequence[str] = (),
 ) -> Iterator[R]:
     """Every task's row of a batch, each turned into ``render(row)``, in batch order.
 
     *project* is the one the caller loaded (from *root* with *overrides*); with more than
     one job each worker loads its own the same way.  *render* must be a module-level
-    function (it is sent to the workers by name).  Bad input raises as in one process.
+    function (it is sent to the workers by name); *preload* names modules it imports, for
+    the workers to start with.  Bad input raises as in one process.
     """
-    targets = batch_targets(project, feature)
+    targets = _targets(project, feature)
     jobs = effective_jobs(jobs, len(targets))
     if jobs <= 1:
+        from ctxviewer.engine.runs.batch import run_targets
+
         for row in run_targets(project, targets, exact=exact):
             yield render(row)
         return
     spans = ranges([f.name for f, _ in targets], jobs)
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(
-        max_workers=jobs,
-        mp_context=context,
-        initializer=_start,
-        initargs=(root, dict(overrides or {}), feature, exact, render),
-    ) as pool:
-        try:
-            for rendered in pool.map(_work, spans):
-                yield from rendered
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
+    with _pool(jobs, root, overrides, feature, exact, render, None, [render.__module__, *preload]) as pool:
+        for rendered in pool.map(_work, spans):
+            yield from rendered
+
+
+def run_written(
+    project: Project,
+    feature: str | None,
+    render: Callable[[Any], tuple[str, Sequence[str]]],
+    scratch: Path,
+    *,
+    root: str,
+    overrides: Mapping[str, Any] | None = None,
+    exact: bool = True,
+    jobs: int = 1,
+    preload: Sequence[str] = (),
+) -> Iterator[tuple[str | ScratchPart, Sequence[str]]]:
+    """A batch's output, in order, with each piece's messages: ``(text, messages)`` a row, where
+    *render* makes them of each row, in one process; with more, ``(part, messages)`` a range,
+    the part a file of the *scratch* folder holding the range's texts, in UTF-8.
+
+    As :func:`run_rendered` otherwise.  A row that fails raises after the rows before it.
+    """
+    targets = _targets(project, feature)
+    jobs = effective_jobs(jobs, len(targets))
+    if jobs <= 1:
+        from ctxviewer.engine.runs.batch import run_targets
+
+        for row in run_targets(project, targets, exact=exact):
+            yield render(row)
+        return
+    spans = ranges([f.name for f, _ in targets], jobs)
+    with _pool(jobs, root, overrides, feature, exact, render, scratch, [render.__module__, *preload]) as pool:
+        for part, messages, error in pool.map(_write, enumerate(spans)):
+            yield part, messages
+            if error is not None:
+                raise error

@@ -1,19 +1,30 @@
-"""``batch --jobs``: ranges and process counts worked by hand, errors that cross processes whole."""
+"""``batch --jobs``: ranges and process counts worked by hand, errors that cross processes whole,
+and a batch in worker processes giving what one process gives, up to the row that fails."""
 
 from __future__ import annotations
 
+import json
 import pickle
+from pathlib import Path
+from typing import Any
 
 from ctxviewer.engine.errors import ProjectError, SettingsError
-from ctxviewer.engine.runs.parallel import effective_jobs, ranges
+from ctxviewer.engine.files.writing import ScratchPart, scratch_folder, take_scratch_part
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.parallel import effective_jobs, ranges, run_written
+from tests.factories import write
 
 
-def test_ranges_keep_features_together_and_bounded() -> None:
+def test_ranges_keep_features_together_and_shrink_towards_the_end() -> None:
     features = ["a"] * 5 + ["b"] * 2 + ["c"]
-    # 8 targets, 1 job: ranges of at most ceil(8 / 4) = 2, never across a feature.
-    assert ranges(features, 1) == [(0, 2), (2, 4), (4, 5), (5, 7), (7, 8)]
-    # 2 jobs: at most ceil(8 / 8) = 1 each.
-    assert ranges(features, 2) == [(n, n + 1) for n in range(8)]
+    # 1 job, 2 ranges per process: at most ceil(8 / 2) = 4 -> (0, 4); then 4 left -> at most
+    # max(4, 2) = 4, cut where feature a ends -> (4, 5); b is (5, 7), c (7, 8).
+    assert ranges(features, 1) == [(0, 4), (4, 5), (5, 7), (7, 8)]
+    # One feature of 40, 2 jobs (4 ranges over what is left): 40 -> 10, 30 -> 8, 22 -> 6,
+    # 16 -> 4, then never below 4 tasks.
+    assert ranges(["a"] * 40, 2) == [(0, 10), (10, 18), (18, 24), (24, 28), (28, 32), (32, 36), (36, 40)]
+    # Short features stay whole, each its own range.
+    assert ranges(["a", "b", "b", "c"], 2) == [(0, 1), (1, 3), (3, 4)]
     assert ranges([], 4) == []
 
 
@@ -28,3 +39,65 @@ def test_errors_cross_processes_whole() -> None:
     for error in (ProjectError("task graph is not JSON", "a/b.json", 3), SettingsError("bad budget")):
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is type(error) and str(back) == str(error)
+
+
+def many_tasks(root: Path, features: int = 3, tasks: int = 40) -> Path:
+    """A project of *features* features of *tasks* tasks each (ids ``F<f>-<tt>``)."""
+    write(root, ".claude/rules/security/_core/owasp-2025.md", "## Rule: Validate input\n**Level**: strict\n")
+    for f in range(features):
+        write(root, f".gsd/specs/feat-{f}/requirements.md", f"The ledger flow {f} keeps an audit record.\n")
+        graph = {"tasks": [{"id": f"F{f}-{t:02d}", "title": f"Ledger {t}"} for t in range(tasks)]}
+        write(root, f".gsd/specs/feat-{f}/task-graph.json", json.dumps(graph))
+    return root
+
+
+#: The task :func:`render_or_refuse` refuses: the 48th of 120, inside a range (8 into feature 1).
+REFUSED = "F1-07"
+
+
+def render_or_refuse(row: Any) -> tuple[str, list[str]]:
+    """A row as ``feature/task``, a message for every task whose id ends in 3, and a refusal of
+    :data:`REFUSED` (module-level: worker processes import it by name)."""
+    if row.task.id == REFUSED:
+        raise ProjectError("refused on purpose", row.task.id)
+    return f"{row.feature.name}/{row.task.id}\n", [f"note {row.task.id}"] if row.task.id.endswith("3") else []
+
+
+def _collect(root: Path, jobs: int) -> tuple[str, list[str], str, int]:
+    """The batch's text, messages and error, and how many parts came from workers."""
+    project = load_project(root)
+    text: list[str] = []
+    messages: list[str] = []
+    error = ""
+    parts = 0
+    with scratch_folder() as folder:
+        try:
+            rows = run_written(project, None, render_or_refuse, folder, root=str(root), exact=False, jobs=jobs)
+            for chunk, notes in rows:
+                messages.extend(notes)
+                if isinstance(chunk, ScratchPart):
+                    parts += 1
+                    text.append(b"".join(take_scratch_part(chunk)).decode("utf-8"))
+                else:
+                    text.append(chunk)
+        except ProjectError as exc:
+            error = str(exc)
+        # Each part handed out is gone; the workers may have written ranges after the refusal
+        # (they are removed with the folder).
+        left = sorted(p.name for p in folder.iterdir())
+        assert all(name > f"part-{parts - 1:06d}" for name in left)
+    return "".join(text), messages, error, parts
+
+
+def test_workers_give_the_rows_before_a_refused_task_then_its_error(tmp_path: Path) -> None:
+    root = many_tasks(tmp_path / "p")
+    assert effective_jobs(2, 120) == 2
+    one_text, one_messages, one_error, _ = _collect(root, 1)
+    two_text, two_messages, two_error, parts = _collect(root, 2)
+    # Feature 0's 40 rows, then feature 1's F1-00 .. F1-06; then the refusal.
+    expected = [f"feat-0/F0-{t:02d}" for t in range(40)] + [f"feat-1/F1-{t:02d}" for t in range(7)]
+    assert one_text.splitlines() == expected
+    assert one_messages == ["note F0-03", "note F0-13", "note F0-23", "note F0-33", "note F1-03"]
+    assert one_error == "F1-07: refused on purpose"
+    assert (two_text, two_messages, two_error) == (one_text, one_messages, one_error)
+    assert parts >= 2  # the rows really came from worker processes, in more than one range

@@ -1,0 +1,18 @@
+"""Imported by the forkserver of ``batch --jobs`` only, never by a batch itself: builds both exact
+tiktoken encodings once, in the server, so every worker it forks starts with them (building one
+takes ~0.4 s of parsing ranks and tiktoken's own set-up, per process otherwise).
+
+A rank file that is damaged or missing is left alone here: each worker then fails on it when it
+first counts, with the message one process gives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.tokens.counting import EXACT_ENCODINGS, load_encoding
+
+for _name in EXACT_ENCODINGS:
+    with contextlib.suppress(CtxViewerError):
+        load_encoding(_name)
