@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain, repeat
+from itertools import chain, groupby, repeat
 from operator import attrgetter, contains, countOf, sub
 from typing import Any
 
@@ -100,6 +100,8 @@ _PLACE: Mapping[str, tuple[int, int]] = {
 }
 
 _RANK = attrgetter("rank")
+_SOURCE = attrgetter("source")
+_TIE_GROUP = attrgetter("kind", "section", "part")
 
 
 class _View:
@@ -155,13 +157,11 @@ class _View:
     def paragraphs_by_file(self) -> dict[str, list[Item]]:
         """The spec paragraphs (not a chunk of one) of each spec file, in trace order."""
         files: dict[str, list[Item]] = {}
-        for item in self.paragraphs:
-            if "chunk" not in item.details:
-                mine = files.get(item.source)
-                if mine is None:
-                    files[item.source] = [item]
-                else:
-                    mine.append(item)
+        # A trace lists a file's paragraphs together: one run, one dict lookup.
+        for source, run in groupby(self.paragraphs, _SOURCE):
+            whole = [i for i in run if "chunk" not in i.details]
+            if whole:
+                files.setdefault(source, []).extend(whole)
         return files
 
 
@@ -641,18 +641,23 @@ def _ties(view: _View, add: _Add) -> None:
     if trace.profile not in _ORDER_BREAKS_TIES:
         return
     groups: dict[tuple[str, str, str], list[Item]] = {}
-    for item in trace.items:
-        if item.rank is not None and item.score is not None and item.score > 0 and "chunk" not in item.details:
-            groups.setdefault((item.kind, item.section, item.part), []).append(item)
+    # A trace lists a group's items together: one run, one dict lookup.
+    for key, run in groupby(trace.items, _TIE_GROUP):
+        mine = [
+            i for i in run if i.rank is not None and i.score is not None and i.score > 0 and "chunk" not in i.details
+        ]
+        if mine:
+            groups.setdefault(key, []).extend(mine)
     for items in groups.values():
         items.sort(key=_RANK)  # every rank here is an int
         kept_scores = {i.score: i for i in items if i.status in KEPT}
         if not kept_scores:
             continue
         seen: set[int] = set()
-        for item in items:
+        # Only a paragraph left out with a score a kept one has can have lost a tie.
+        for item in [i for i in items if i.score in kept_scores and i.status in DROPS]:
             score = item.score or 0
-            if score not in kept_scores or score in seen or item.status not in DROPS:
+            if score in seen:
                 continue
             winner = kept_scores[score]
             if (winner.rank or 0) > (item.rank or 0):
