@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from functools import cached_property
+from itertools import chain, groupby, repeat
+from operator import attrgetter, contains, countOf, sub
 from typing import Any
 
 from ctxviewer.engine.project.settings import WHOLE_BUDGET_PROFILES
@@ -92,6 +94,77 @@ class Finding:
     message: str
 
 
+#: Where each code's findings go in the list: (its severity's place, its place in CODES).
+_PLACE: Mapping[str, tuple[int, int]] = {
+    code: (SEVERITIES.index(sev), n) for n, (code, (sev, _)) in enumerate(CODES.items())
+}
+
+_RANK = attrgetter("rank")
+_SOURCE = attrgetter("source")
+_TIE_GROUP = attrgetter("kind", "section", "part")
+
+
+class _View:
+    """One trace and its items grouped the ways the checks read them.
+
+    Several checks used to scan every item once per section or per part; each grouping
+    here is one pass, made on first use (a run limited to a few codes makes only theirs)
+    and dropped with the view when :func:`findings_of` returns, so no trace can see
+    another's.
+    """
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+
+    @cached_property
+    def order(self) -> dict[str, int]:
+        """Each item id's place in the trace (the last, should an id repeat)."""
+        return {item.id: n for n, item in enumerate(self.trace.items)}
+
+    @cached_property
+    def unique_ids(self) -> bool:
+        """Whether no two items share an id."""
+        return len(self.order) == len(self.trace.items)
+
+    @cached_property
+    def sections(self) -> dict[str, int]:
+        """Each section name's place in the trace."""
+        return {s.name: n for n, s in enumerate(self.trace.sections)}
+
+    @cached_property
+    def by_section(self) -> dict[str, list[Item]]:
+        """The items of each section, in trace order."""
+        out: dict[str, list[Item]] = {}
+        for item in self.trace.items:
+            mine = out.get(item.section)
+            if mine is None:
+                out[item.section] = [item]
+            else:
+                mine.append(item)
+        return out
+
+    @cached_property
+    def paragraphs(self) -> list[Item]:
+        """The spec paragraphs (chunks of one too), in trace order."""
+        return [i for i in self.trace.items if i.kind == SPEC_PARAGRAPH]
+
+    @cached_property
+    def rule_files(self) -> list[Item]:
+        """The security rule files, in trace order."""
+        return [i for i in self.trace.items if i.kind == RULE_FILE]
+
+    @cached_property
+    def paragraphs_by_file(self) -> dict[str, list[Item]]:
+        """The spec paragraphs (not a chunk of one) of each spec file, in trace order."""
+        files: dict[str, list[Item]] = {}
+        # A trace lists a file's paragraphs together: one run, one dict lookup.
+        for source, run in groupby(self.paragraphs, _SOURCE):
+            whole = [i for i in run if "chunk" not in i.details]
+            if whole:
+                files.setdefault(source, []).extend(whole)
+        return files
+
+
 def findings_of(trace: Trace, codes: Collection[str] | None = None) -> tuple[Finding, ...]:
     """Every finding of *trace*: errors first, then warnings, then infos; within a
     severity by code (in :data:`CODES` order), then in the trace's order.
@@ -100,11 +173,10 @@ def findings_of(trace: Trace, codes: Collection[str] | None = None) -> tuple[Fin
     thousands of traces; the keyword check alone is most of the cost of all of them).
     """
     found: list[tuple[int, Finding]] = []
-    order = {item.id: n for n, item in enumerate(trace.items)}
-    sections = {s.name: n for n, s in enumerate(trace.sections)}
+    view = _View(trace)
 
     def add(code: str, message: str, item: Item | None = None, section: str | None = None) -> None:
-        where = order.get(item.id, 0) if item is not None else -1000 + sections.get(section or "", 0)
+        where = view.order.get(item.id, 0) if item is not None else -1000 + view.sections.get(section or "", 0)
         severity = CODES[code][0]
         found.append(
             (
@@ -113,7 +185,7 @@ def findings_of(trace: Trace, codes: Collection[str] | None = None) -> tuple[Fin
             )
         )
 
-    checks: tuple[tuple[str, Callable[[Trace, _Add], None]], ...] = (
+    checks: tuple[tuple[str, Callable[[_View, _Add], None]], ...] = (
         (CONTEXT_EMPTY, _context_empty),
         (OVER_BUDGET, _over_budget),
         (RULE_CUT, _rule_cuts),
@@ -126,9 +198,8 @@ def findings_of(trace: Trace, codes: Collection[str] | None = None) -> tuple[Fin
     )
     for code, check in checks:
         if codes is None or code in codes:
-            check(trace, add)
-    codes = list(CODES)
-    found.sort(key=lambda p: (SEVERITIES.index(p[1].severity), codes.index(p[1].code), p[0]))
+            check(view, add)
+    found.sort(key=lambda p: (_PLACE[p[1].code], p[0]))
     return tuple(f for _, f in found)
 
 
@@ -205,7 +276,8 @@ def _setting(trace: Trace, key: str, default: int) -> int:
 _Add = Callable[..., None]
 
 
-def _context_empty(trace: Trace, add: _Add) -> None:
+def _context_empty(view: _View, add: _Add) -> None:
+    trace = view.trace
     if trace.context.strip():
         return
     why = "; ".join(e.one_line() for e in trace.errors[:2])
@@ -216,7 +288,8 @@ def _context_empty(trace: Trace, add: _Add) -> None:
     )
 
 
-def _feature_mismatch(trace: Trace, add: _Add) -> None:
+def _feature_mismatch(view: _View, add: _Add) -> None:
+    trace = view.trace
     value = trace.graph_feature
     if value is None or value == trace.feature:
         return
@@ -234,7 +307,8 @@ def _feature_mismatch(trace: Trace, add: _Add) -> None:
     )
 
 
-def _over_budget(trace: Trace, add: _Add) -> None:
+def _over_budget(view: _View, add: _Add) -> None:
+    trace = view.trace
     used = trace.context_tokens.get(trace.tokenizer)
     if used is None or used <= trace.budget:
         return
@@ -245,9 +319,9 @@ def _over_budget(trace: Trace, add: _Add) -> None:
     )
 
 
-def _rule_cuts(trace: Trace, add: _Add) -> None:
-    for item in trace.items:
-        if item.kind != RULE_FILE or item.status != CUT_FOR_BUDGET:
+def _rule_cuts(view: _View, add: _Add) -> None:
+    for item in view.rule_files:
+        if item.status != CUT_FOR_BUDGET:
             continue
         matched = item.details.get("matched_by") or []
         files = [str(e.get("file")) for e in matched if isinstance(e, Mapping) and e.get("file")]
@@ -272,11 +346,12 @@ def _rule_cuts(trace: Trace, add: _Add) -> None:
         )
 
 
-def _empty_sections(trace: Trace, add: _Add) -> None:
+def _empty_sections(view: _View, add: _Add) -> None:
+    trace = view.trace
     for section in trace.sections:
         if section.budget <= 0:
             continue
-        mine = [i for i in trace.items if i.section == section.name]
+        mine = view.by_section.get(section.name, [])
         if section.text.strip() and any(i.status in KEPT and i.kept_chars for i in mine):
             continue
         if section.text.strip() and trace.profile == "computed" and not mine:
@@ -296,9 +371,10 @@ def _empty_sections(trace: Trace, add: _Add) -> None:
         add(SECTION_EMPTY, message, None, section.name)
 
 
-def _small_shares(trace: Trace, add: _Add) -> None:
+def _small_shares(view: _View, add: _Add) -> None:
+    trace = view.trace
     for section in trace.sections:
-        mine = _candidates(i for i in trace.items if i.section == section.name)
+        mine = _candidates(view.by_section.get(section.name, ()))
         if not mine or any(i.status == INCLUDED for i in mine):
             continue
         sizes = [(i.tokens.get(trace.tokenizer), i) for i in mine]
@@ -321,16 +397,17 @@ def _small_shares(trace: Trace, add: _Add) -> None:
 # -- estimate against exact ---------------------------------------------------------------------
 
 
-def _estimate_flips(trace: Trace, add: _Add) -> None:
+def _estimate_flips(view: _View, add: _Add) -> None:
+    trace = view.trace
     if trace.tokenizer != HEURISTIC:
         return  # decided with an exact count: nothing estimated
     if trace.profile == "mahabharatha":
         security = trace.section(SECURITY)
         if security is not None:
-            _rule_flips(trace, security, add)
+            _rule_flips(view, security, add)
         spec = trace.section(SPEC)
         if spec is not None:
-            _spec_flips(trace, spec, add)
+            _spec_flips(view, spec, add)
     if trace.profile in WHOLE_BUDGET_PROFILES:
         exact = _exact(trace.context_tokens)
         estimate = trace.context_tokens.heuristic
@@ -343,9 +420,9 @@ def _estimate_flips(trace: Trace, add: _Add) -> None:
             )
 
 
-def _rule_flips(trace: Trace, security: Section, add: _Add) -> None:
+def _rule_flips(view: _View, security: Section, add: _Add) -> None:
     """Rule blocks go in while the estimate (characters) fits; would the exact count agree?"""
-    rules = [i for i in trace.items if i.kind == RULE_FILE and i.status in (INCLUDED, CUT_FOR_BUDGET)]
+    rules = [i for i in view.rule_files if i.status in (INCLUDED, CUT_FOR_BUDGET)]
     used = 0
     kept = 0
     for item in rules:
@@ -372,14 +449,13 @@ def _rule_flips(trace: Trace, security: Section, add: _Add) -> None:
             kept += 1
 
 
-def _spec_flips(trace: Trace, spec: Section, add: _Add) -> None:
+def _spec_flips(view: _View, spec: Section, add: _Add) -> None:
     """Top paragraphs are cut to each part's token budget by an estimate; would the exact count agree?"""
-    top_k = _setting(trace, "top_k", 5)
+    top_k = _setting(view.trace, "top_k", 5)
+    # One pass for every part: a part's list is then a filter of a few, not of every item.
+    tops = [i for i in view.paragraphs if i.rank and i.rank <= top_k]
     for part, budget in spec.sub_budgets.items():
-        top = sorted(
-            (i for i in trace.items if i.kind == SPEC_PARAGRAPH and i.part == part and i.rank and i.rank <= top_k),
-            key=lambda i: i.rank or 0,
-        )
+        top = sorted((i for i in tops if i.part == part), key=_RANK)
         total = 0
         for n, item in enumerate(top):
             size = _exact(item.tokens)
@@ -407,17 +483,11 @@ def _spec_flips(trace: Trace, spec: Section, add: _Add) -> None:
 # -- keywords that match nearly everything -----------------------------------------------------------
 
 
-def _paragraphs_by_file(trace: Trace) -> dict[str, list[Item]]:
-    files: dict[str, list[Item]] = {}
-    for item in trace.items:
-        if item.kind == SPEC_PARAGRAPH and "chunk" not in item.details:
-            files.setdefault(item.source, []).append(item)
-    return files
-
-
-def _stopwords(trace: Trace, add: _Add) -> None:
+def _stopwords(view: _View, add: _Add) -> None:
+    trace = view.trace
     top_k = _setting(trace, "top_k", 5)
-    for source, paragraphs in _paragraphs_by_file(trace).items():
+    reference = trace.profile == "mahabharatha"
+    for source, paragraphs in view.paragraphs_by_file.items():
         nonblank = [p for p in paragraphs if p.text.strip()]
         if len(nonblank) < STOPWORD_MIN_PARAGRAPHS:
             continue
@@ -425,14 +495,18 @@ def _stopwords(trace: Trace, add: _Add) -> None:
         common = [w for w, c in counts.items() if c / len(nonblank) > STOPWORD_SHARE]
         if not common:
             continue
-        ranking = _Ranking(trace, paragraphs, top_k)
+        ranking = _Ranking(paragraphs, top_k, reference, view.unique_ids)
+        described: dict[int, str] = {}  # by id(item): the trace holds every item while this runs
         for word in sorted(common):
             share = f"{_n(counts[word])} of the {_n(len(nonblank))} paragraphs of {_file_name(source)}"
             for item, how in ranking.decided_by(word):
+                said = described.get(id(item))
+                if said is None:
+                    said = described[id(item)] = describe(item)
                 add(
                     STOPWORD_KEYWORD,
                     f"The keyword \u201c{word}\u201d occurs in {share}, so it says little about any one of them, "
-                    f"yet it {how} {describe(item)}.",
+                    f"yet it {how} {said}.",
                     item,
                     item.section,
                 )
@@ -446,78 +520,144 @@ class _Ranking:
     outranked now but in the top k without it was pushed out by it.  In every profile a
     paragraph in the context whose only matched keyword is the word is there by it alone.
 
-    Redoing the ranking need not sort: taking a word away lowers by the same amount the
-    score of every paragraph that has it, so each of the two groups (with and without the
-    word) keeps its order, and the new top k is the best of the first k of each.
+    Redoing the ranking need not look past its head.  A paragraph's score is its number
+    of keywords; if none holds a keyword twice, taking a word away costs a paragraph at
+    most one point, so the first k keep at least the k-th score less one, and a paragraph
+    scoring less than that cannot get past all k of them.  The head is every paragraph
+    scoring at least the k-th score less one -- usually a few more than k, where the file
+    has hundreds -- and the new top k is the best k of the head by the new scores.
+
+    Where a head paragraph does hold a keyword twice, the whole ranking is the head and
+    the top k is redone as the reference does it: taking a word away lowers every
+    paragraph that has it by the same amount only if they all hold it once, so the best
+    k of each group (with and without the word) are taken in the old order, then sorted.
+
+    Paragraphs are named by their place among the ranked ones (file order, the order the
+    pipeline's stable sort keeps for equal scores and the order findings list them in);
+    should an id repeat, every place of it stands for the last, as a set of ids would.
     """
 
-    def __init__(self, trace: Trace, paragraphs: Sequence[Item], top_k: int) -> None:
-        self.paragraphs = paragraphs
+    def __init__(self, paragraphs: Sequence[Item], top_k: int, reference: bool, unique_ids: bool) -> None:
         self.top_k = top_k
-        self.reference = trace.profile == "mahabharatha"
-        # *paragraphs* are in file order, the order the pipeline's stable sort keeps for equal scores.
-        ranked = [p for p in paragraphs if p.rank is not None and p.matched_keywords]
+        ranked = [p for p in paragraphs if p.rank is not None and p.matched_keywords] if reference else []
+        #: Whether the top k is redone without each word (else: which paragraph is in by one word alone).
+        self.reference = bool(ranked)
         self.ranked = ranked
-        self.place = {p.id: (n, p) for n, p in enumerate(ranked)}
-        self.now = {p.id for p in sorted(ranked, key=lambda p: p.rank or 0)[:top_k]}
-        #: (score, place in file order, paragraph), best first: the ranking with every keyword.
-        self.order = sorted(
-            ((len(p.matched_keywords), n, p) for n, p in enumerate(ranked)), key=lambda t: (-t[0], t[1])
-        )
+        #: The paragraphs in the context by a single keyword (asked when not redoing the top k).
+        self.single: list[Item] = []
+        #: place -> the place that stands for its id (None: every id is one paragraph's).
+        self.canon: list[int] | None = None
+        #: The places in the top k now (ranked by the pipeline's ranks).
+        self.now: set[int] = set()
+        #: The head's scores, places and keywords (as sets where none repeats), best first.
+        self.head_scores: list[int] = []
+        self.head_places: list[int] = []
+        self.head_sets: list[frozenset[str]] | None = None
+        self.head_keywords: list[Sequence[str]] = []
+        if ranked:
+            self._rank(ranked, top_k, unique_ids)
+        else:
+            self.single = [p for p in paragraphs if p.status in KEPT and len(p.matched_keywords) == 1]
+
+    def _rank(self, ranked: list[Item], top_k: int, unique_ids: bool) -> None:
+        if not unique_ids:
+            ids = [p.id for p in ranked]
+            if len(set(ids)) != len(ids):
+                last = {i: n for n, i in enumerate(ids)}
+                self.canon = [last[i] for i in ids]
+        ranks = [p.rank or 0 for p in ranked]
+        # A stable sort of the places by rank: the pipeline's top k, ties in file order.
+        self.now = self._places(sorted(range(len(ranked)), key=ranks.__getitem__)[:top_k])
+        keywords = [p.matched_keywords for p in ranked]
+        scores = [len(k) for k in keywords]
+        floor = 0
+        if 0 < top_k < len(scores):
+            floor = sorted(scores, reverse=True)[top_k - 1] - 1
+        head = sorted((-s, n) for n, s in enumerate(scores) if s >= floor)
+        sets = [frozenset(keywords[n]) for _, n in head]
+        if all(len(k) == len(keywords[n]) for k, (_, n) in zip(sets, head, strict=True)):
+            self.head_sets = sets
+        elif floor > 0:
+            head = sorted((-s, n) for n, s in enumerate(scores))  # the bound does not hold
+        self.head_scores = [-s for s, _ in head]
+        self.head_places = [n for _, n in head]
+        self.head_keywords = [keywords[n] for n in self.head_places]
+
+    def _places(self, places: Iterable[int]) -> set[int]:
+        canon = self.canon
+        return set(places) if canon is None else {canon[n] for n in places}
 
     def decided_by(self, word: str) -> list[tuple[Item, str]]:
         """The paragraphs whose fate *word* decided, and how (in words)."""
         out: list[tuple[Item, str]] = []
-        if self.reference and self.ranked:
+        if self.reference:
+            now = self.now
             then = self._top_without(word)
             # Only a paragraph in one top k and not the other can have changed fate.
-            for _, p in sorted(self.place[i] for i in self.now ^ then):
-                if p.id in self.now and p.id not in then and p.status in KEPT:
+            for n in sorted(now ^ then):
+                p = self.ranked[n]
+                if n in now and p.status in KEPT:
                     out.append((p, "put in the context"))
-                elif p.id in then and p.id not in self.now and p.status == OUTRANKED:
+                elif n in then and p.status == OUTRANKED:
                     out.append((p, "pushed out of the top " + _n(self.top_k) + " by lifting others above"))
             return out
-        for p in self.paragraphs:
-            if p.status in KEPT and p.matched_keywords == (word,):
+        for p in self.single:
+            if p.matched_keywords == (word,):
                 out.append((p, "alone put in the context"))
         return out
 
-    def _top_without(self, word: str) -> set[str]:
+    def _top_without(self, word: str) -> set[int]:
+        """The places in the top k with *word* taken from every paragraph's keywords."""
         k = self.top_k
         if k <= 0:
             return set()
-        without: list[tuple[int, int, Item]] = []
-        having: list[tuple[int, int, Item]] = []
-        for score, n, p in self.order:
-            hits = p.matched_keywords.count(word)
-            if not hits:
+        if self.head_sets is not None:
+            # Each paragraph loses one point or none: the best k by (minus the new score, place).
+            lost = map(contains, self.head_sets, repeat(word))
+            best = sorted(zip(map(sub, lost, self.head_scores), self.head_places, strict=True))[:k]
+            return self._places(n for s, n in best if s < 0)
+        hits = map(countOf, self.head_keywords, repeat(word))
+        without: list[tuple[int, int]] = []
+        having: list[tuple[int, int]] = []
+        for score, n, h in zip(self.head_scores, self.head_places, hits, strict=True):
+            if not h:
                 if len(without) < k:
-                    without.append((score, n, p))
-            elif len(having) < k and score - hits > 0:
-                having.append((score - hits, n, p))
-            if len(without) >= k and len(having) >= k:
-                break
-        best = sorted([t for t in without if t[0] > 0] + having, key=lambda t: (-t[0], t[1]))[:k]
-        return {p.id for _, _, p in best}
+                    without.append((-score, n))
+                    if len(without) == k and len(having) >= k:
+                        break
+            elif len(having) < k and score - h > 0:
+                having.append((h - score, n))
+                if len(having) == k and len(without) >= k:
+                    break
+        without = [t for t in without if t[0] < 0]
+        return self._places(n for _, n in sorted(without + having)[:k])
 
 
 # -- ties -----------------------------------------------------------------------------------------------
 
 
-def _ties(trace: Trace, add: _Add) -> None:
+def _ties(view: _View, add: _Add) -> None:
+    trace = view.trace
     if trace.profile not in _ORDER_BREAKS_TIES:
         return
     groups: dict[tuple[str, str, str], list[Item]] = {}
-    for item in trace.items:
-        if item.rank is not None and item.score is not None and item.score > 0 and "chunk" not in item.details:
-            groups.setdefault((item.kind, item.section, item.part), []).append(item)
+    # A trace lists a group's items together: one run, one dict lookup.
+    for key, run in groupby(trace.items, _TIE_GROUP):
+        mine = [
+            i for i in run if i.rank is not None and i.score is not None and i.score > 0 and "chunk" not in i.details
+        ]
+        if mine:
+            groups.setdefault(key, []).extend(mine)
     for items in groups.values():
-        items.sort(key=lambda i: i.rank or 0)
+        items.sort(key=_RANK)  # every rank here is an int
         kept_scores = {i.score: i for i in items if i.status in KEPT}
+        if not kept_scores:
+            continue
         seen: set[int] = set()
-        for item in items:
+        # Only a paragraph left out with a score a kept one has can have lost a tie.
+        for item in [i for i in items if i.score in kept_scores and i.status in DROPS]:
             score = item.score or 0
-            if item.status not in DROPS or score in seen or score not in kept_scores:
+            if score in seen:
                 continue
             winner = kept_scores[score]
             if (winner.rank or 0) > (item.rank or 0):
