@@ -118,15 +118,16 @@ def _finding_cells(findings: Sequence[Any]) -> list[Any]:
     return [len(findings), " ".join(dict.fromkeys(f.code for f in findings))]
 
 
-def render_jsonl(row: Any) -> tuple[str, list[str]]:
-    """A batch row as its JSON line, and its bad input as stderr lines (run in worker processes too)."""
+def render_jsonl(row: Any) -> tuple[bytes, list[str]]:
+    """A batch row as its JSON line (UTF-8), and its bad input as stderr lines (run in worker
+    processes too)."""
     from ctxviewer.engine.analysis.findings import findings_of
-    from ctxviewer.engine.trace.jsonline import trace_json_line
+    from ctxviewer.engine.trace.jsonline import trace_json_bytes
 
     assert row.trace is not None  # without collect_errors, a refused task raises
     # The findings are derived, not part of the trace schema: written after the trace's keys.
     findings = [finding_json(f) for f in findings_of(row.trace)]
-    return trace_json_line(row.trace, {"findings": findings}) + "\n", row_input_errors(row)
+    return trace_json_bytes(row.trace, {"findings": findings}), row_input_errors(row)
 
 
 def render_csv(row: Any) -> tuple[str, list[str]]:
@@ -209,7 +210,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         return _tokens_batch(args, project, overrides, jobs)
     code = EXIT_OK
 
-    def lines(scratch: Path) -> Iterator[str | ScratchPart]:
+    def lines(scratch: Path) -> Iterator[str | bytes | ScratchPart]:
         # Each row is written as soon as its task is assembled (with --jobs, each range as
         # soon as it and those before it are: a part its worker wrote into *scratch*): a
         # batch of a large project is hundreds of megabytes of JSON, never held whole.

@@ -64,13 +64,20 @@ def stream_out(chunks: Iterable[str] | Producer, output: str | None) -> None:
 
 def _stream_stdout(chunks: Iterable[str | bytes | ScratchPart]) -> None:
     terminal = is_terminal(sys.stdout)
-    piece: list[str] = []
+    # Gathered as bytes for a file or a pipe (a batch's JSON lines come as UTF-8: never decoded
+    # and encoded again), as text for a terminal (escaped before it is shown).
+    piece: list[Any] = []
     size = 0
 
     def flush() -> bool:
         nonlocal piece, size
-        text, piece, size = "".join(piece), [], 0
-        return print_text(visible(text, lines=True) if terminal else text) if text else True
+        if not piece:
+            return True
+        if terminal:
+            text, piece, size = "".join(piece), [], 0
+            return print_text(visible(text, lines=True))
+        data, piece, size = b"".join(piece), [], 0
+        return print_text(data)
 
     try:
         for chunk in chunks:
@@ -78,7 +85,10 @@ def _stream_stdout(chunks: Iterable[str | bytes | ScratchPart]) -> None:
                 if not (flush() and _print_part(chunk, terminal)):
                     return
                 continue
-            piece.append(chunk.decode("utf-8") if isinstance(chunk, bytes) else chunk)
+            if terminal:
+                piece.append(chunk.decode("utf-8") if isinstance(chunk, bytes) else chunk)
+            else:
+                piece.append(chunk if isinstance(chunk, bytes) else chunk.encode("utf-8"))
             size += len(chunk)
             if size >= STREAM_PIECE_CHARS and not flush():
                 return

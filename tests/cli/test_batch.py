@@ -128,7 +128,7 @@ def test_streamed_parts_stop_and_close_the_producer_when_the_reader_has_gone(mon
     monkeypatch.setattr(common, "print_text", gone_after_first)
     closed: list[bool] = []
     common.stream_out(_parts_producer(closed), None)
-    assert written == ["head\n"]  # the first piece went, then the reader
+    assert written == [b"head\n"]  # the first piece went (as UTF-8: not a terminal), then the reader
     assert closed == [True]  # the producer (its workers) stopped before its scratch folder went
 
 

@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 
 from ctxviewer.engine.files.writing import ScratchPart, write_scratch_part
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
+from ctxviewer.engine.runs.collector import pace_for_batches
 
 R = TypeVar("R")
 
@@ -109,6 +110,7 @@ _worker: dict[str, Any] = {}
 def _start(
     root: str, overrides: Mapping[str, Any], feature: str | None, exact: bool, render: Any, scratch: Path | None
 ) -> None:
+    pace_for_batches()
     project = load_project(root, overrides)
     _worker.update(project=project, targets=_targets(project, feature), exact=exact, render=render, scratch=scratch)
 
@@ -131,7 +133,7 @@ def _write(job: tuple[int, tuple[int, int]]) -> tuple[ScratchPart, list[str], Ex
     by the parent after the part, where one process raises it: after the rows before it).
     """
     number, span = job
-    render: Callable[[Any], tuple[str, Sequence[str]]] = _worker["render"]
+    render: Callable[[Any], tuple[str | bytes, Sequence[str]]] = _worker["render"]
     messages: list[str] = []
     failed: list[Exception] = []
 
@@ -140,7 +142,8 @@ def _write(job: tuple[int, tuple[int, int]]) -> tuple[ScratchPart, list[str], Ex
             for row in _rows(span):
                 text, notes = render(row)
                 messages.extend(notes)
-                yield text.encode("utf-8")  # a text that is not valid UTF-8 fails here, as on writing it
+                # A text that is not valid UTF-8 fails here, as on writing it.
+                yield text if isinstance(text, bytes) else text.encode("utf-8")
         except Exception as exc:
             failed.append(exc)
 
@@ -220,7 +223,7 @@ def run_rendered(
 def run_written(
     project: Project,
     feature: str | None,
-    render: Callable[[Any], tuple[str, Sequence[str]]],
+    render: Callable[[Any], tuple[str | bytes, Sequence[str]]],
     scratch: Path,
     *,
     root: str,
@@ -228,7 +231,7 @@ def run_written(
     exact: bool = True,
     jobs: int = 1,
     preload: Sequence[str] = (),
-) -> Iterator[tuple[str | ScratchPart, Sequence[str]]]:
+) -> Iterator[tuple[str | bytes | ScratchPart, Sequence[str]]]:
     """A batch's output, in order, with each piece's messages: ``(text, messages)`` a row, where
     *render* makes them of each row, in one process; with more, ``(part, messages)`` a range,
     the part a file of the *scratch* folder holding the range's texts, in UTF-8.

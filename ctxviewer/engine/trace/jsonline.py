@@ -42,10 +42,17 @@ def trace_json_line(trace: Trace, extra: Mapping[str, Any] | None = None) -> str
 
     *extra* holds plain JSON-able data.
     """
-    data = trace_to_json(trace, _item)
-    if extra:
-        data.update(extra)
-    return json_line(data)
+    return json_line(_data(trace, extra))
+
+
+def trace_json_bytes(trace: Trace, extra: Mapping[str, Any] | None = None) -> bytes:
+    """:func:`trace_json_line` as UTF-8, with its newline: what ``batch`` writes, so the line is
+    never decoded and encoded again.  A lone surrogate (not text) raises ``UnicodeEncodeError``."""
+    data = _data(trace, extra)
+    try:
+        return orjson.dumps(data, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # orjson.JSONEncodeError: an int beyond 64 bits, a lone surrogate
+        return (_standard(data) + "\n").encode("utf-8")
 
 
 def json_line(data: Any) -> str:
@@ -53,7 +60,19 @@ def json_line(data: Any) -> str:
     try:
         return orjson.dumps(data).decode("utf-8")
     except TypeError:  # orjson.JSONEncodeError: an int beyond 64 bits, a lone surrogate
-        return json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"))
+        return _standard(data)
+
+
+def _data(trace: Trace, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    data = trace_to_json(trace, _item)
+    if extra:
+        data.update(extra)
+    return data
+
+
+def _standard(data: Any) -> str:
+    """What orjson refuses, written by the standard library with orjson's rules."""
+    return json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"))
 
 
 def _item(i: Item) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from ctxviewer.engine.project.settings import PROFILES
 from ctxviewer.engine.runs.batch import run_batch
 from ctxviewer.engine.tokens.counting import TokenCounts
 from ctxviewer.engine.trace import jsonline
-from ctxviewer.engine.trace.jsonline import trace_json_line
+from ctxviewer.engine.trace.jsonline import trace_json_bytes, trace_json_line
 from ctxviewer.engine.trace.model import Trace, trace_from_json, trace_to_json
 from tests.conftest import SAMPLES
 
@@ -68,6 +68,7 @@ def test_every_profile_writes_a_line_that_reads_back_to_the_trace(profile: str) 
     for trace in traces:
         line = trace_json_line(trace, extra)
         assert read(line) == expected(trace, extra), trace.task_id
+        assert trace_json_bytes(trace, extra) == (line + "\n").encode("utf-8")
         # The trace's own keys read back as the trace itself; the extra key comes last.
         assert trace_from_json(read(trace_json_line(trace))) == trace, trace.task_id
         assert list(read(line))[-1] == "findings"
@@ -138,6 +139,11 @@ def test_what_orjson_refuses_is_written_by_json_with_the_same_rules(item: dict[s
     assert line.startswith('{"schema_version":"')
     (key, value), *_ = item.items()
     assert read(line)["items"][0][key] == value
+    if key == "text":  # not text: it cannot be written as UTF-8 (the command line says so)
+        with pytest.raises(UnicodeEncodeError):
+            trace_json_bytes(trace)
+    else:
+        assert trace_json_bytes(trace) == (line + "\n").encode("utf-8")
 
 
 def test_the_token_count_cache_stays_within_its_limit_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
