@@ -34,6 +34,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_batch import generate
 
+#: The checkout this file is in: the ctxviewer timed (``--compare`` names another).
+REPO = Path(__file__).resolve().parents[1]
+
 FLOOR = """
 import sys, time
 start = time.perf_counter()
@@ -66,13 +69,13 @@ def _reap_orphans() -> None:
             os.waitpid(-1, 0)
 
 
-def _timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+def _timed(cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> tuple[float, float]:
     """The wall-clock seconds *cmd* took, and the CPU seconds (user + system) it and every
     process it started used (see :func:`_adopt_orphans`): on a shared machine the CPU time
     moves far less with the load."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=cwd)
     _reap_orphans()
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -109,7 +112,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = generate(Path(tmp) / "project", args.tasks, args.spec_mb, features=args.features)
         rows = Path(tmp) / "rows.jsonl"
-        subprocess.run([*exe, "batch", str(root), "-o", str(rows), "--jobs", "1"], check=True)
+        # Each tree first on the path, and run from the temporary folder: ``python -m`` puts the
+        # working directory before PYTHONPATH, so run from a checkout it would time that one.
+        paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        trees = {"": str(REPO)}
+        if args.compare:
+            trees[f" [{os.path.abspath(args.compare)}]"] = os.path.abspath(args.compare)
+        envs = {name: {**os.environ, "PYTHONPATH": os.pathsep.join([tree, *paths])} for name, tree in trees.items()}
+        subprocess.run([*exe, "batch", str(root), "-o", str(rows), "--jobs", "1"], check=True, env=envs[""], cwd=tmp)
         distinct: set[str] = set()
         tasks = 0
         with rows.open(encoding="utf-8") as handle:
@@ -123,20 +133,13 @@ def main() -> int:
         texts.write_text("\x00".join(sorted(distinct)), encoding="utf-8")
         size = rows.stat().st_size
         rows.unlink()
-        floor = [_timed([sys.executable, "-c", FLOOR, str(texts)]) for _ in range(args.repeat)]
+        floor = [_timed([sys.executable, "-c", FLOOR, str(texts)], envs[""], tmp) for _ in range(args.repeat)]
         batch = [*exe, "batch", str(root), "-o", str(rows), "--jobs"]
-        trees: dict[str, dict[str, str] | None] = {"": None}
-        if args.compare:
-            other = os.path.abspath(args.compare)
-            trees[f" [{other}]"] = {
-                **os.environ,
-                "PYTHONPATH": os.pathsep.join([other, os.environ.get("PYTHONPATH", "")]),
-            }
         runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for jobs in ("1", str(args.jobs)):
             for _ in range(args.repeat):
-                for name, env in trees.items():
-                    runs.setdefault((name, jobs), []).append(_timed([*batch, jobs], env))
+                for name in trees:
+                    runs.setdefault((name, jobs), []).append(_timed([*batch, jobs], envs[name], tmp))
     (f, fc) = _medians(floor)
     machine = f"{platform.node()}, {platform.machine()}, {os.cpu_count()} cores"
     print(f"machine: {machine}, Python {platform.python_version()}")
