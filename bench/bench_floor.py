@@ -12,6 +12,7 @@ say how busy the machine was.
     python bench/bench_floor.py                       # ~700 tasks
     python bench/bench_floor.py --tasks 10000                   # 20 features of 500 tasks
     python bench/bench_floor.py --tasks 10000 --spec-mb 28.6 --features 286   # 14x the features
+    python bench/bench_floor.py --tasks 10000 --skip-one        # only --jobs N (and the floor)
     git archive --prefix=old/ HEAD~3 | tar -x -C /tmp && python bench/bench_floor.py --compare /tmp/old
 """
 
@@ -105,6 +106,11 @@ def main() -> int:
         help="also time the batch of the ctxviewer in DIR (a checkout of another revision), each of its "
         "runs right after the same run of this one, so a before/after comparison shares the machine's load",
     )
+    parser.add_argument(
+        "--skip-one",
+        action="store_true",
+        help="time only --jobs N against the floor, not --jobs 1 (on 10,000 tasks its runs take minutes)",
+    )
     args = parser.parse_args()
     whole = _adopt_orphans()
     load_before = os.getloadavg()
@@ -136,7 +142,7 @@ def main() -> int:
         floor = [_timed([sys.executable, "-c", FLOOR, str(texts)], envs[""], tmp) for _ in range(args.repeat)]
         batch = [*exe, "batch", str(root), "-o", str(rows), "--jobs"]
         runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for jobs in ("1", str(args.jobs)):
+        for jobs in (str(args.jobs),) if args.skip_one else ("1", str(args.jobs)):
             for _ in range(args.repeat):
                 for name in trees:
                     runs.setdefault((name, jobs), []).append(_timed([*batch, jobs], envs[name], tmp))
@@ -153,16 +159,21 @@ def main() -> int:
     print(f"medians of {args.repeat} runs; wall-clock seconds, then CPU seconds (user + system)")
     print(f"floor (load both encodings, tokenize each distinct text once): {f:.2f} s, CPU {fc:.2f} s")
     for name in trees:
-        (b1, b1c), (bn, bnc) = _medians(runs[name, "1"]), _medians(runs[name, str(args.jobs)])
-        print(
-            f"ctxviewer batch --jobs 1{name}: {b1:.2f} s (ratio to floor {b1 / f:.2f}), "
-            f"CPU {b1c:.2f} s (ratio {b1c / fc:.2f})"
-        )
+        bn, bnc = _medians(runs[name, str(args.jobs)])
+        b1 = None
+        if not args.skip_one:
+            b1, b1c = _medians(runs[name, "1"])
+            print(
+                f"ctxviewer batch --jobs 1{name}: {b1:.2f} s (ratio to floor {b1 / f:.2f}), "
+                f"CPU {b1c:.2f} s (ratio {b1c / fc:.2f})"
+            )
         many = f"ctxviewer batch --jobs {args.jobs}{name}: {bn:.2f} s (ratio to floor {bn / f:.2f})"
         if whole:
-            many += f", CPU {bnc:.2f} s (ratio {bnc / fc:.2f}), speed-up {b1 / bn:.2f}x over --jobs 1"
+            many += f", CPU {bnc:.2f} s (ratio {bnc / fc:.2f})"
         else:  # the workers are the forkserver's children, not the batch's: their CPU time was lost
-            many += f", speed-up {b1 / bn:.2f}x over --jobs 1 (the workers' CPU time was not counted)"
+            many += " (the workers' CPU time was not counted)"
+        if b1 is not None:
+            many += f", speed-up {b1 / bn:.2f}x over --jobs 1"
         print(many)
     return 0
 
