@@ -283,7 +283,22 @@ class ProjectFS:
         return st.st_size
 
     def list_dir(self, rel: str) -> list[str]:
-        """Sorted entry names of a folder inside the root ([] when it is not one)."""
+        """Sorted entry names of a folder inside the root ([] when it is not one).
+
+        Within a pass (:func:`one_pass`) each folder is listed once, as paths are resolved
+        and stat'ed once: a pass sees one consistent project.  Each call gets its own list,
+        so a caller that changes it cannot change what later calls see.
+        """
+        cache = _PASS.get()
+        if cache is None:
+            return self._list_dir(rel)
+        key = (id(self), "list_dir", rel)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = self._list_dir(rel)
+        return list(found)
+
+    def _list_dir(self, rel: str) -> list[str]:
         try:
             path = self.resolve(rel)
             return sorted(os.listdir(path))

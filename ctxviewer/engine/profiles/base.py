@@ -232,7 +232,10 @@ class RunBase:
     def finish_items(self, sections: Sequence[Section]) -> tuple[Item, ...]:
         """The drafts as finished items, each kept text placed in its section's span."""
         spans = {s.name: s.span for s in sections}
-        drafts = [(n, d) for n, d in enumerate(self.items) if isinstance(d, ItemDraft)]
+        # Most entries are already finished Items (a part's paragraphs are recorded
+        # finished and only the top k replaced by drafts): the exact-type test skips them
+        # without an isinstance call; Item is no ItemDraft, so the drafts found are the same.
+        drafts = [(n, d) for n, d in enumerate(self.items) if type(d) is not Item and isinstance(d, ItemDraft)]
         counts = self.measure_many([d.text for _, d in drafts], "finish")
         out: list[Any] = list(self.items)
         for (n, draft), tokens in zip(drafts, counts, strict=True):

@@ -110,6 +110,15 @@ def decision_tokenizer(settings: Settings, project: Project | None = None) -> st
     :func:`run_profile`); without, the seed's.
     """
     profile = settings.profile if project is None else run_profile(project, settings)[0]
+    return profile_tokenizer(profile, settings)
+
+
+def profile_tokenizer(profile: str, settings: Settings) -> str:
+    """The tokenizer *profile* (the one that runs, see :func:`run_profile`) decides with.
+
+    Split from :func:`decision_tokenizer` so :func:`assemble_task`, which has already
+    resolved the running profile, does not detect the upstream version a second time.
+    """
     if profile in EXACT_PROFILES and settings.tokenizer == HEURISTIC:
         return CL100K
     if profile in CHARACTER_PROFILES:
@@ -201,7 +210,7 @@ def assemble_task(
     settings = settings or project.settings
     profile, upstream = run_profile(project, settings)
     runner = _runner(settings, profile)
-    tokenizer = decision_tokenizer(settings, project)
+    tokenizer = profile_tokenizer(profile, settings)
     counter = get_counter(tokenizer)
     census = Census(exact, tokenizer)
     source, source_note = spec_source(feature, settings)

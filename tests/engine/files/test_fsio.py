@@ -353,6 +353,29 @@ def test_a_pass_sees_files_as_first_asked_and_leaks_nowhere(tmp_path: Path) -> N
     assert not reading.one_pass().run(fs.exists, "r.md")  # a new pass asks the disk
 
 
+def test_a_pass_lists_a_folder_once_and_hands_out_copies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxviewer.engine.files import reading
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "b.md").write_text("b", encoding="utf-8")
+    (tmp_path / "d" / "a.md").write_text("a", encoding="utf-8")
+    fs = ProjectFS(tmp_path)
+    calls: list[str] = []
+    real_listdir = os.listdir
+    monkeypatch.setattr(reading.os, "listdir", lambda p: calls.append(str(p)) or real_listdir(p))
+    ctx = reading.one_pass()
+    first = ctx.run(fs.list_dir, "d")
+    assert first == ["a.md", "b.md"]
+    first.append("changed by the caller")
+    (tmp_path / "d" / "c.md").write_text("c", encoding="utf-8")
+    assert ctx.run(fs.list_dir, "d") == ["a.md", "b.md"]  # as first listed, the caller's change not kept
+    assert ctx.run(fs.list_dir, "missing") == []
+    assert ctx.run(fs.list_dir, "missing") == []
+    assert [c.rsplit("/", 1)[-1] for c in calls] == ["d", "missing"]  # each asked once, the failure too
+    assert fs.list_dir("d") == ["a.md", "b.md", "c.md"]  # outside the pass the disk is asked again
+    assert reading.one_pass().run(fs.list_dir, "d") == ["a.md", "b.md", "c.md"]  # a new pass too
+
+
 def test_a_bare_checkout_finds_the_shipped_files(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the installed ``ctxviewer.resources`` package, the checkout's resources/ is used."""
     from ctxviewer.engine.files import resources

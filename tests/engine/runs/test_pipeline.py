@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs import pipeline
 from ctxviewer.engine.runs.pipeline import assemble
 from ctxviewer.engine.trace.model import (
     CUT_FOR_BUDGET,
@@ -272,3 +273,18 @@ def test_trace_is_json_serialisable(tmp_path: Path) -> None:
     text = json.dumps(trace_to_json(trace))
     assert trace_from_json(json.loads(text)) == trace
     assert {i.kind for i in trace.items} == {SPEC_PARAGRAPH, RULE_FILE}
+
+
+def test_one_task_detects_the_upstream_version_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The running profile is resolved once per task and its tokenizer follows from it."""
+    from ctxviewer.engine.project import upstream
+
+    task = {"id": "T1", "title": "Login session", "description": "", "files": {"create": ["src/app.py"]}}
+    project = load_project(_small(tmp_path, task))
+    calls: list[object] = []
+    real_detect = upstream.detect
+    monkeypatch.setattr(upstream, "detect", lambda fs: calls.append(fs) or real_detect(fs))
+    trace = assemble(project, "feat", "T1", exact=False)
+    assert len(calls) == 1
+    assert trace.upstream == real_detect(project.fs).version
+    assert trace.tokenizer == pipeline.decision_tokenizer(project.settings, project)
