@@ -206,18 +206,31 @@ def run_rendered(
     function (it is sent to the workers by name); *preload* names modules it imports, for
     the workers to start with.  Bad input raises as in one process.
     """
-    targets = _targets(project, feature)
-    jobs = effective_jobs(jobs, len(targets))
-    if jobs <= 1:
-        from ctxviewer.engine.runs.batch import run_targets
-
-        for row in run_targets(project, targets, exact=exact):
-            yield render(row)
+    jobs, targets, spans = _plan(project, feature, jobs)
+    if not spans:
+        yield from _in_process(project, targets, exact, render)
         return
-    spans = ranges([f.name for f, _ in targets], jobs)
     with _pool(jobs, root, overrides, feature, exact, render, None, [render.__module__, *preload]) as pool:
         for rendered in pool.map(_work, spans):
             yield from rendered
+
+
+def _plan(
+    project: Project, feature: str | None, jobs: int
+) -> tuple[int, list[tuple[Feature, Task]], list[tuple[int, int]]]:
+    """The processes a batch gets, its targets and its ranges (none when it runs in this process)."""
+    targets = _targets(project, feature)
+    jobs = effective_jobs(jobs, len(targets))
+    return jobs, targets, ([] if jobs <= 1 else ranges([f.name for f, _ in targets], jobs))
+
+
+def _in_process(
+    project: Project, targets: list[tuple[Feature, Task]], exact: bool, render: Callable[[Any], R]
+) -> Iterator[R]:
+    from ctxviewer.engine.runs.batch import run_targets
+
+    for row in run_targets(project, targets, exact=exact):
+        yield render(row)
 
 
 def run_written(
@@ -238,15 +251,10 @@ def run_written(
 
     As :func:`run_rendered` otherwise.  A row that fails raises after the rows before it.
     """
-    targets = _targets(project, feature)
-    jobs = effective_jobs(jobs, len(targets))
-    if jobs <= 1:
-        from ctxviewer.engine.runs.batch import run_targets
-
-        for row in run_targets(project, targets, exact=exact):
-            yield render(row)
+    jobs, targets, spans = _plan(project, feature, jobs)
+    if not spans:
+        yield from _in_process(project, targets, exact, render)
         return
-    spans = ranges([f.name for f, _ in targets], jobs)
     with _pool(jobs, root, overrides, feature, exact, render, scratch, [render.__module__, *preload]) as pool:
         for part, messages, error in pool.map(_write, enumerate(spans)):
             yield part, messages

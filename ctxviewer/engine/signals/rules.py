@@ -18,14 +18,13 @@ a block is added only if the characters used plus its length fit ``max_tokens * 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from ctxviewer.engine.signals.keywords import describe_value
+from ctxviewer.engine.signals.spec import LRU
 
 CORE = "_core/owasp-2025.md"
 PYTHON = "languages/python/CLAUDE.md"
@@ -98,32 +97,20 @@ class RuleBlock:
 #: cannot answer for a file that changed.
 SUMMARY_CACHE_SIZE = 16
 SUMMARY_CACHE_CHARS = 1 << 20
-_summaries: OrderedDict[tuple[str, str], RuleBlock] = OrderedDict()
-_summaries_lock = threading.Lock()
+_summaries = LRU(SUMMARY_CACHE_SIZE)
 
 
 def summarize_file(rule: str, text: str) -> RuleBlock:
     """Kept lines of one rule file's text and the block they form ("" when none); cached by content."""
     if len(text) > SUMMARY_CACHE_CHARS:
         return _summarize(rule, text)
-    key = (rule, text)
-    with _summaries_lock:
-        found = _summaries.get(key)
-        if found is not None:
-            _summaries.move_to_end(key)
-            return found
-    block = _summarize(rule, text)
-    with _summaries_lock:
-        _summaries[key] = block
-        while len(_summaries) > SUMMARY_CACHE_SIZE:
-            _summaries.popitem(last=False)
-    return block
+    found: RuleBlock = _summaries.get_or_make((rule, text), lambda: _summarize(rule, text))
+    return found
 
 
 def clear_caches() -> None:
     """Forget the cached summaries (benchmarks start cold with this)."""
-    with _summaries_lock:
-        _summaries.clear()
+    _summaries.clear()
 
 
 def _summarize(rule: str, text: str) -> RuleBlock:

@@ -106,25 +106,10 @@ def build_index(stripped: str, first_line: int) -> SpecIndex:
     return SpecIndex(stripped, tuple(paragraphs))
 
 
-_index_cache: OrderedDict[tuple[str, int], SpecIndex] = OrderedDict()
-_index_lock = threading.Lock()
-_INDEX_CACHE_SIZE = 256
-
-
 def spec_index(stripped: str, first_line: int) -> SpecIndex:
     """:func:`build_index`, cached by content (a small LRU shared by all runs)."""
-    key = (stripped, first_line)
-    with _index_lock:
-        found = _index_cache.get(key)
-        if found is not None:
-            _index_cache.move_to_end(key)
-            return found
-    built = build_index(stripped, first_line)
-    with _index_lock:
-        _index_cache[key] = built
-        while len(_index_cache) > _INDEX_CACHE_SIZE:
-            _index_cache.popitem(last=False)
-    return built
+    found: SpecIndex = _index_cache.get_or_make((stripped, first_line), lambda: build_index(stripped, first_line))
+    return found
 
 
 class LRU:
@@ -148,11 +133,29 @@ class LRU:
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
 
+    def get_or_make(self, key: Any, make: Callable[[], Any]) -> Any:
+        """The value held for *key*, else ``make()``, then held (two threads may both make it)."""
+        found = self.get(key)
+        if found is None:
+            found = make()
+            self.put(key, found)
+        return found
+
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
 
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._data)
 
+    def held(self) -> list[Any]:
+        """The keys held, least recently used first."""
+        with self._lock:
+            return list(self._data)
+
+
+_index_cache = LRU(256)
 _strip_cache = LRU(256)
 
 
@@ -648,8 +651,7 @@ def clear_caches() -> None:
     _ranking_cache.clear()
     _postings_cache.clear()
     _scored_once.clear()
-    with _index_lock:
-        _index_cache.clear()
+    _index_cache.clear()
 
 
 @dataclass(frozen=True, slots=True)

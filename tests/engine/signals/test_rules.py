@@ -209,12 +209,12 @@ def test_a_summary_is_cached_by_rule_and_content_and_the_cache_stays_bounded(mon
     # another rule name or other content is summarized afresh
     assert summarize_file(CORE, RULE_TEXT).block.startswith("### _core/owasp-2025.md\n")
     assert summarize_file(PYTHON, RULE_TEXT + "\n## Rule: new").kept_lines == (3, 4, 5, 11, 14, 15, 17)
-    monkeypatch.setattr(rules_mod, "SUMMARY_CACHE_SIZE", 2)
+    monkeypatch.setattr(rules_mod._summaries, "size", 2)
     for n in range(5):
         summarize_file(PYTHON, f"## Rule: {n}")
     assert len(rules_mod._summaries) == 2
     monkeypatch.setattr(rules_mod, "SUMMARY_CACHE_CHARS", 4)
     summarize_file(PYTHON, "## Rule: too long to keep")
-    assert "## Rule: too long to keep" not in {text for _, text in rules_mod._summaries}
+    assert "## Rule: too long to keep" not in {text for _, text in rules_mod._summaries.held()}
     clear_caches()
-    assert not rules_mod._summaries
+    assert not len(rules_mod._summaries)
