@@ -24,10 +24,13 @@ import os
 import stat
 import threading
 from collections import deque
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 #: Largest file the engine reads (spec, rule, command, task graph, config files).
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -137,14 +140,17 @@ class ProjectFS:
         a symlink's target is read with ``readlink`` and checked lexically before it is
         followed, so nothing outside the root is ever touched.
         """
-        rel_s = str(rel)
+        return self._once_per_pass("resolve", str(rel), self._resolve)  # a refusal raises and is not kept
+
+    def _once_per_pass(self, kind: str, arg: str, compute: Callable[[str], _T]) -> _T:
+        """``compute(arg)``, worked out once within a pass (:func:`one_pass`), every time outside one."""
         cache = _PASS.get()
         if cache is None:
-            return self._resolve(rel_s)
-        key = (id(self), "resolve", rel_s)
-        found = cache.get(key)
+            return compute(arg)
+        key = (id(self), kind, arg)
+        found: _T | None = cache.get(key)
         if found is None:
-            found = cache[key] = self._resolve(rel_s)  # a refusal raises and is not kept
+            found = cache[key] = compute(arg)
         return found
 
     def _resolve(self, rel_s: str) -> Path:
@@ -289,14 +295,7 @@ class ProjectFS:
         and stat'ed once: a pass sees one consistent project.  Each call gets its own list,
         so a caller that changes it cannot change what later calls see.
         """
-        cache = _PASS.get()
-        if cache is None:
-            return self._list_dir(rel)
-        key = (id(self), "list_dir", rel)
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = self._list_dir(rel)
-        return list(found)
+        return list(self._once_per_pass("list_dir", rel, self._list_dir))
 
     def _list_dir(self, rel: str) -> list[str]:
         try:
