@@ -587,11 +587,15 @@ def _window_json(w: WindowLayout | None) -> dict[str, Any] | None:
     }
 
 
-def trace_to_json(trace: Trace, item_json: Callable[[Item], Any] = _item_json) -> dict[str, Any]:
+def trace_to_json(
+    trace: Trace,
+    item_json: Callable[[Item], Any] = _item_json,
+    items_json: Callable[[tuple[Item, ...]], Any] | None = None,
+) -> dict[str, Any]:
     """The trace as plain JSON-able data (see docs/trace-schema.md).
 
-    *item_json* writes each item (``jsonline`` passes one that leaves tuples as they are,
-    for a serialiser that writes them as lists).
+    *item_json* writes each item; *items_json*, when given, writes the whole list instead
+    (``jsonline`` passes one that makes the list's JSON for a serialiser).
     """
     return {
         "schema_version": trace.schema_version,
@@ -607,7 +611,7 @@ def trace_to_json(trace: Trace, item_json: Callable[[Item], Any] = _item_json) -
         "context": trace.context,
         "context_tokens": trace.context_tokens.to_json(),
         "sections": [_section_json(s) for s in trace.sections],
-        "items": [item_json(i) for i in trace.items],
+        "items": [item_json(i) for i in trace.items] if items_json is None else items_json(trace.items),
         "trim_steps": [_step_json(s) for s in trace.trim_steps],
         "keywords": [_keyword_json(k) for k in trace.keywords],
         "tracker": _tracker_json(trace.tracker),

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
 import pytest
 
 from ctxviewer.engine.project.loading import load_project
@@ -69,6 +70,10 @@ def test_every_profile_writes_a_line_that_reads_back_to_the_trace(profile: str) 
         line = trace_json_line(trace, extra)
         assert read(line) == expected(trace, extra), trace.task_id
         assert trace_json_bytes(trace, extra) == (line + "\n").encode("utf-8")
+        # Byte for byte what orjson writes of the plain data (items are written in pieces).
+        assert trace_json_bytes(trace, extra) == orjson.dumps(
+            trace_to_json(trace) | extra, option=orjson.OPT_APPEND_NEWLINE
+        ), trace.task_id
         # The trace's own keys read back as the trace itself; the extra key comes last.
         assert trace_from_json(read(trace_json_line(trace))) == trace, trace.task_id
         assert list(read(line))[-1] == "findings"
@@ -158,3 +163,55 @@ def test_the_token_count_cache_stays_within_its_limit_and_changes_nothing(monkey
     changed = dataclasses.replace(trace.items[0], tokens=TokenCounts(1, 2, 3, 4))
     line = read(trace_json_line(dataclasses.replace(trace, items=(changed,))))
     assert line["items"][0]["tokens"] == {"chars": 1, "heuristic": 2, "cl100k_base": 3, "o200k_base": 4}
+
+
+def test_items_sharing_a_paragraphs_text_are_each_written_as_their_own_data() -> None:
+    """Paragraph items are written around JSON held for their text object: an item sharing
+    that object but not the paragraph's other fixed fields (or holding details or a span)
+    is written as its own data, in whatever order the items come."""
+    base = _traces("mahabharatha")[0]
+    first = next(i for i in base.items if i.kind == "spec_paragraph" and not i.details and i.span is None)
+    text = first.text
+    variants = [
+        first,
+        dataclasses.replace(first, id="design:99", score=3, matched_keywords=("a", "b"), rank=7, status="outranked"),
+        dataclasses.replace(first, line_start=1, line_end=40),
+        dataclasses.replace(first, source="other.md"),
+        dataclasses.replace(first, kept_chars=12),
+        dataclasses.replace(first, tokens=TokenCounts(1, 2, 3, 4)),
+        dataclasses.replace(first, part="requirements", section="security_rules", kind="rule_file"),
+        dataclasses.replace(first, span=(3, 9), status="included"),
+        dataclasses.replace(first, details={"trigger": "x", "n": (1, 2)}),
+        # Not a string: written as it is, holding what separates two items' own parts.
+        dataclasses.replace(first, reason=[{"a": 1}, {"score": 2}]),  # type: ignore[arg-type]
+        dataclasses.replace(first, text=""),
+        dataclasses.replace(first, id="blank", text=""),
+    ]
+    assert all(v.text is text for v in variants[:-2])
+    jsonline._fixed.clear()
+    # Each variant right after the paragraph (whose JSON is then held) and before it again.
+    orders = [[first, v, first] for v in variants[1:]] + [variants, variants[::-1]]
+    for order in orders:
+        trace = dataclasses.replace(base, items=tuple(order))
+        assert trace_json_bytes(trace) == orjson.dumps(trace_to_json(trace), option=orjson.OPT_APPEND_NEWLINE)
+        assert read(trace_json_line(trace))["items"] == plain([i for i in trace_to_json(trace)["items"]])
+
+
+def test_the_paragraph_cache_stays_within_its_limit_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    jsonline._fixed.clear()
+    monkeypatch.setattr(jsonline, "CACHE_LIMIT", 5)
+    traces = _traces("mahabharatha")[:4]
+    for trace in [*traces, *traces]:
+        assert trace_json_bytes(trace) == orjson.dumps(trace_to_json(trace), option=orjson.OPT_APPEND_NEWLINE)
+        assert len(jsonline._fixed) <= 5
+
+
+def test_a_value_orjson_refuses_outside_the_items_is_written_by_json_with_the_items() -> None:
+    base = _traces("mahabharatha")[0]
+    for trace in (
+        dataclasses.replace(base, task_title="lone \ud800 surrogate"),
+        dataclasses.replace(base, budget=2**70),
+    ):
+        line = trace_json_line(trace)
+        assert read(line) == expected(trace)
+        assert read(line)["items"] == plain(trace_to_json(trace)["items"])
