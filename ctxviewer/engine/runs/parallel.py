@@ -13,20 +13,30 @@ callers that want them (``--format tokens``).  Either way the output is the one 
 byte for byte, and bad input raises as there: a task refused in the middle of a range raises
 after that range's earlier rows are out.
 
-Workers start with ``forkserver`` where the platform has it (a fresh interpreter forked
-from a small server: no threads or locks inherited from the caller, unlike ``fork``), else
-``spawn``.  The server imports the assembly code and, for exact counts, builds both
-tiktoken encodings (:mod:`ctxviewer.engine.runs.parallel_preload`) before it forks the first
-worker, so every worker starts with them instead of spending a second or more of its own;
-the parent waits for parts and copies them, leaving the cores to the workers.  A batch too
-small to repay the start runs in-process (:func:`effective_jobs`).
+How workers start decides how soon they work (on 700 tasks the start was a fifth of the
+batch's wall-clock time).  On Linux, when the caller runs a single thread (the command line),
+they are forked from it: the caller imports the assembly code and, for exact counts, builds
+both tiktoken encodings first, then forks, so every worker starts at once with the code, the
+encodings and the caller's loaded project (nothing to load again, and the pages are shared).
+Forking is only safe with no other thread that might hold a lock, so where the caller has
+threads (the window) or the platform has no ``fork`` worth the name (macOS, Windows),
+workers start with ``forkserver`` where there is one (a fresh interpreter forked from a small
+server that imports the same code and builds the encodings,
+:mod:`ctxviewer.engine.runs.parallel_preload`, before forking the first worker), else
+``spawn``, and load the project themselves.  The parent waits for parts and copies them,
+leaving the cores to the workers.  A batch too small to repay the start runs in-process
+(:func:`effective_jobs`).
 """
 
 from __future__ import annotations
 
+import gc
+import importlib
 import math
 import multiprocessing
 import os
+import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -111,6 +121,8 @@ def _start(
     root: str, overrides: Mapping[str, Any], feature: str | None, exact: bool, render: Any, scratch: Path | None
 ) -> None:
     pace_for_batches()
+    if "project" in _worker:  # forked: the caller's project and targets came along
+        return
     project = load_project(root, overrides)
     _worker.update(project=project, targets=_targets(project, feature), exact=exact, render=render, scratch=scratch)
 
@@ -154,9 +166,21 @@ def _write(job: tuple[int, tuple[int, int]]) -> tuple[ScratchPart, list[str], Ex
 # -- the parent side ----------------------------------------------------------------------------
 
 
+def fork_is_safe() -> bool:
+    """Whether workers may be forked from this process: on Linux, with no thread but this one
+    (a thread could hold a lock the child would wait on forever)."""
+    return (
+        sys.platform.startswith("linux")
+        and "fork" in multiprocessing.get_all_start_methods()
+        and threading.active_count() == 1
+    )
+
+
 @contextmanager
 def _pool(
     jobs: int,
+    project: Project,
+    targets: list[tuple[Feature, Task]],
     root: str,
     overrides: Mapping[str, Any] | None,
     feature: str | None,
@@ -168,24 +192,39 @@ def _pool(
     """Worker processes with the project loaded; on leaving (an error, Ctrl-C, a consumer that
     stopped early) the ranges not started are cancelled and the workers waited for, so
     nothing writes into the scratch folder once the caller removes it."""
+    modules = list(dict.fromkeys([*PRELOAD, *(m for m in preload if m), *([ENCODINGS_PRELOAD] if exact else [])]))
     context: BaseContext
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    forked = fork_is_safe()
+    if forked:
+        for module in modules:
+            importlib.import_module(module)
+        # The workers start with this process's project and targets (see _start).
+        _worker.update(project=project, targets=targets, exact=exact, render=render, scratch=scratch)
+        # Objects that exist now are left out of every later collection, here and in the
+        # workers: collecting them would touch (and so copy) every page the workers share.
+        gc.freeze()
+        context = multiprocessing.get_context("fork")
+    elif "forkserver" in multiprocessing.get_all_start_methods():
         forkserver = multiprocessing.get_context("forkserver")
-        modules = [*PRELOAD, *(m for m in preload if m), *([ENCODINGS_PRELOAD] if exact else [])]
-        forkserver.set_forkserver_preload(list(dict.fromkeys(modules)))
+        forkserver.set_forkserver_preload(modules)
         context = forkserver
     else:
         context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(
-        max_workers=jobs,
-        mp_context=context,
-        initializer=_start,
-        initargs=(root, dict(overrides or {}), feature, exact, render, scratch),
-    )
     try:
-        yield pool
+        pool = ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=context,
+            initializer=_start,
+            initargs=(root, dict(overrides or {}), feature, exact, render, scratch),
+        )
+        try:
+            yield pool
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if forked:
+            gc.unfreeze()
+            _worker.clear()
 
 
 def run_rendered(
@@ -210,7 +249,9 @@ def run_rendered(
     if not spans:
         yield from _in_process(project, targets, exact, render)
         return
-    with _pool(jobs, root, overrides, feature, exact, render, None, [render.__module__, *preload]) as pool:
+    with _pool(
+        jobs, project, targets, root, overrides, feature, exact, render, None, [render.__module__, *preload]
+    ) as pool:
         for rendered in pool.map(_work, spans):
             yield from rendered
 
@@ -255,7 +296,9 @@ def run_written(
     if not spans:
         yield from _in_process(project, targets, exact, render)
         return
-    with _pool(jobs, root, overrides, feature, exact, render, scratch, [render.__module__, *preload]) as pool:
+    with _pool(
+        jobs, project, targets, root, overrides, feature, exact, render, scratch, [render.__module__, *preload]
+    ) as pool:
         for part, messages, error in pool.map(_write, enumerate(spans)):
             yield part, messages
             if error is not None:

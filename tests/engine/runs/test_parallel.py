@@ -8,6 +8,8 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ctxviewer.engine.errors import ProjectError, SettingsError
 from ctxviewer.engine.files.writing import ScratchPart, scratch_folder, take_scratch_part
 from ctxviewer.engine.project.loading import load_project
@@ -101,3 +103,62 @@ def test_workers_give_the_rows_before_a_refused_task_then_its_error(tmp_path: Pa
     assert one_error == "F1-07: refused on purpose"
     assert (two_text, two_messages, two_error) == (one_text, one_messages, one_error)
     assert parts >= 2  # the rows really came from worker processes, in more than one range
+
+
+def render_with_pid(row: Any) -> tuple[str, list[str]]:
+    """A row as ``feature/task pid`` (module-level: worker processes import it by name)."""
+    import os
+
+    return f"{row.feature.name}/{row.task.id} {os.getpid()}\n", []
+
+
+def _rows_and_pids(root: Path, project: Any) -> tuple[list[str], set[str]]:
+    lines: list[str] = []
+    with scratch_folder() as folder:
+        for chunk, _ in run_written(project, None, render_with_pid, folder, root=str(root), exact=False, jobs=2):
+            assert isinstance(chunk, ScratchPart)
+            lines.extend(b"".join(take_scratch_part(chunk)).decode("utf-8").splitlines())
+    return [line.split()[0] for line in lines], {line.split()[1] for line in lines}
+
+
+def test_a_single_threaded_caller_forks_workers_that_keep_its_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from ctxviewer.engine.runs import parallel
+
+    if not parallel.fork_is_safe():
+        pytest.skip("workers are forked only on Linux, from a caller with one thread")
+    root = many_tasks(tmp_path / "p")
+    project = load_project(root)
+    expected = [f"feat-{f}/F{f}-{t:02d}" for f in range(3) for t in range(40)]
+
+    def refuse(*_: Any) -> None:  # a forked worker has the caller's project: it never loads one
+        raise AssertionError("a forked worker loaded the project again")
+
+    monkeypatch.setattr(parallel, "load_project", refuse)
+    rows, pids = _rows_and_pids(root, project)
+    assert rows == expected
+    assert os.getpid() not in {int(p) for p in pids} and len(pids) == 2
+    assert parallel._worker == {}  # the caller keeps nothing of the batch
+
+
+def test_a_caller_with_threads_starts_workers_in_a_server_and_they_load_the_project(tmp_path: Path) -> None:
+    import threading
+
+    from ctxviewer.engine.runs import parallel
+
+    root = many_tasks(tmp_path / "p")
+    project = load_project(root)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)  # a thread (as in the window) could hold a lock
+    other.start()
+    try:
+        assert not parallel.fork_is_safe()
+        rows, pids = _rows_and_pids(root, project)
+    finally:
+        stop.set()
+        other.join()
+    assert rows == [f"feat-{f}/F{f}-{t:02d}" for f in range(3) for t in range(40)]
+    assert len(pids) == 2
