@@ -196,7 +196,8 @@ def _pool(
     context: BaseContext
     forked = fork_is_safe()
     if forked:
-        for module in modules:
+        # What every worker needs; each imports the profile it runs on first use, both at once.
+        for module in [*(m for m in preload if m), *([ENCODINGS_PRELOAD] if exact else [])]:
             importlib.import_module(module)
         # The workers start with this process's project and targets (see _start).
         _worker.update(project=project, targets=targets, exact=exact, render=render, scratch=scratch)
