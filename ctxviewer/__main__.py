@@ -1,7 +1,5 @@
 """``python -m ctxviewer`` runs the command-line interface."""
 
-import sys
+from ctxviewer.cli import run
 
-from ctxviewer.cli import main
-
-sys.exit(main())
+run()

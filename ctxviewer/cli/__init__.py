@@ -1,9 +1,10 @@
 """The ``ctxviewer`` command line: assemble, list, why, prompt, verify, batch, check, whatif, compare, diff,
 follow, split, gui.
 
-Where things are: :mod:`ctxviewer.cli.app` builds the parser and runs a command (:func:`main`, the
-console script); :mod:`ctxviewer.cli.common` holds what the commands share (exit codes, the run
-options, output writing, terminal escaping, error lines); every command has a module of its own,
+Where things are: :mod:`ctxviewer.cli.app` builds the parser and runs a command (:func:`main`;
+:func:`run`, the console script, also ends the process); :mod:`ctxviewer.cli.common` holds
+what the commands share (exit codes, the run options, output writing, terminal escaping,
+error lines); every command has a module of its own,
 named after it (``assemble``, ``batch``, ``check``, ``listing`` for ``list``, ``why``, ``prompt``,
 ``verify``, ``split``, ``whatif``, ``compare``, ``diff``, ``follow``, ``gui``), holding the command's code and
 its parser (``add_parser``).  A new command is a new module and one line in ``app.COMMANDS``.
@@ -22,6 +23,6 @@ its output is written before exiting 2, so no result is lost.
 
 from __future__ import annotations
 
-from ctxviewer.cli.app import main
+from ctxviewer.cli.app import main, run
 
-__all__ = ["main"]
+__all__ = ["main", "run"]
