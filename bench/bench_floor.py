@@ -139,11 +139,14 @@ def main() -> int:
         texts.write_text("\x00".join(sorted(distinct)), encoding="utf-8")
         size = rows.stat().st_size
         rows.unlink()
-        floor = [_timed([sys.executable, "-c", FLOOR, str(texts)], envs[""], tmp) for _ in range(args.repeat)]
+        floor: list[tuple[float, float]] = []
         batch = [*exe, "batch", str(root), "-o", str(rows), "--jobs"]
         runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for jobs in (str(args.jobs),) if args.skip_one else ("1", str(args.jobs)):
-            for _ in range(args.repeat):
+        # Round by round, the floor first: the shared host's speed drifts over minutes, and each
+        # round's runs share it.
+        for _ in range(args.repeat):
+            floor.append(_timed([sys.executable, "-c", FLOOR, str(texts)], envs[""], tmp))
+            for jobs in (str(args.jobs),) if args.skip_one else ("1", str(args.jobs)):
                 for name in trees:
                     runs.setdefault((name, jobs), []).append(_timed([*batch, jobs], envs[name], tmp))
     (f, fc) = _medians(floor)
@@ -175,6 +178,12 @@ def main() -> int:
         if b1 is not None:
             many += f", speed-up {b1 / bn:.2f}x over --jobs 1"
         print(many)
+        each = [run[0] / base[0] for run, base in zip(runs[name, str(args.jobs)], floor, strict=True)]
+        print(
+            f"  --jobs {args.jobs}{name} / the floor of its round: "
+            + ", ".join(f"{r:.2f}" for r in each)
+            + f" (median {statistics.median(each):.2f})"
+        )
     return 0
 
 
