@@ -129,3 +129,26 @@ def test_workers_spawned_where_there_is_no_forkserver_write_the_same_bytes(
     one = run(capsys, "batch", str(root), "--no-exact", "--jobs", "1")
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])  # as on Windows
     assert run(capsys, "batch", str(root), "--no-exact", "--jobs", "2") == one
+
+
+def test_the_command_forks_its_workers_and_writes_the_bytes_one_process_writes(tmp_path: Path) -> None:
+    """In a process of its own (as users run it; pytest's has threads of its own, so in it the
+    workers come from the forkserver), ``--jobs 2`` forks its workers from the command."""
+    import subprocess
+    import sys
+
+    root = _project(tmp_path / "p")
+    outputs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.jsonl"
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxviewer", "batch", str(root), "--jobs", jobs, "-o", str(out)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (done.returncode, done.stderr) == (0, "")
+        outputs.append(out.read_bytes())
+    assert outputs[1] == outputs[0]
+    assert len(outputs[0].splitlines()) == 120
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs1.jsonl", "jobs2.jsonl", "p"]

@@ -168,12 +168,17 @@ def _write(job: tuple[int, tuple[int, int]]) -> tuple[ScratchPart, list[str], Ex
 
 def fork_is_safe() -> bool:
     """Whether workers may be forked from this process: on Linux, with no thread but this one
-    (a thread could hold a lock the child would wait on forever)."""
-    return (
-        sys.platform.startswith("linux")
-        and "fork" in multiprocessing.get_all_start_methods()
-        and threading.active_count() == 1
-    )
+    (a thread could hold a lock the child would wait on forever).  Threads Python did not
+    start (a library's, Qt's) count too: the kernel's count of the process's threads is read,
+    as Python 3.12 does before warning about such a fork."""
+    if not sys.platform.startswith("linux") or "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    if threading.active_count() != 1:
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
 
 @contextmanager

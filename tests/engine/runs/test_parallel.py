@@ -121,27 +121,45 @@ def _rows_and_pids(root: Path, project: Any) -> tuple[list[str], set[str]]:
     return [line.split()[0] for line in lines], {line.split()[1] for line in lines}
 
 
-def test_a_single_threaded_caller_forks_workers_that_keep_its_project(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import os
+#: Run in a fresh interpreter (pytest's own process has threads of its own, a hang watchdog
+#: among them): a batch from a single-threaded caller, whose workers must not load the project.
+FORKED = """
+import json, os, sys
+from pathlib import Path
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs import parallel
+from tests.engine.runs.test_parallel import _rows_and_pids, many_tasks
 
-    from ctxviewer.engine.runs import parallel
+root = many_tasks(Path(sys.argv[1]))
+project = load_project(root)
+safe = parallel.fork_is_safe()
 
-    if not parallel.fork_is_safe():
-        pytest.skip("workers are forked only on Linux, from a caller with one thread")
-    root = many_tasks(tmp_path / "p")
-    project = load_project(root)
-    expected = [f"feat-{f}/F{f}-{t:02d}" for f in range(3) for t in range(40)]
+def refuse(*_):  # a forked worker has the caller's project: it never loads one
+    raise AssertionError("a forked worker loaded the project again")
 
-    def refuse(*_: Any) -> None:  # a forked worker has the caller's project: it never loads one
-        raise AssertionError("a forked worker loaded the project again")
+parallel.load_project = refuse
+rows, pids = _rows_and_pids(root, project)
+print(json.dumps({"safe": safe, "rows": rows, "pids": sorted(pids), "me": str(os.getpid()), "left": parallel._worker}))
+"""
 
-    monkeypatch.setattr(parallel, "load_project", refuse)
-    rows, pids = _rows_and_pids(root, project)
-    assert rows == expected
-    assert os.getpid() not in {int(p) for p in pids} and len(pids) == 2
-    assert parallel._worker == {}  # the caller keeps nothing of the batch
+
+def test_a_single_threaded_caller_forks_workers_that_keep_its_project(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("workers are forked only on Linux")
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED, str(tmp_path / "p")], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["safe"] is True
+    assert seen["rows"] == [f"feat-{f}/F{f}-{t:02d}" for f in range(3) for t in range(40)]
+    assert len(seen["pids"]) == 2 and seen["me"] not in seen["pids"]
+    assert seen["left"] == {}  # the caller keeps nothing of the batch
 
 
 def test_a_caller_with_threads_starts_workers_in_a_server_and_they_load_the_project(tmp_path: Path) -> None:
@@ -162,3 +180,39 @@ def test_a_caller_with_threads_starts_workers_in_a_server_and_they_load_the_proj
         other.join()
     assert rows == [f"feat-{f}/F{f}-{t:02d}" for f in range(3) for t in range(40)]
     assert len(pids) == 2
+
+
+UNKNOWN_THREAD = """
+import _thread, json, threading
+from ctxviewer.engine.runs import parallel
+
+before = parallel.fork_is_safe()
+hold = _thread.allocate_lock()
+hold.acquire()
+started = _thread.allocate_lock()
+started.acquire()
+
+def wait():  # as a library's own thread: the threading module never hears of it
+    started.release()
+    with hold:
+        pass
+
+_thread.start_new_thread(wait, ())
+started.acquire()
+print(json.dumps([before, threading.active_count(), parallel.fork_is_safe()]))
+hold.release()
+"""
+
+
+def test_a_thread_the_threading_module_does_not_know_of_also_rules_out_forking() -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the kernel's thread count is read on Linux")
+    done = subprocess.run([sys.executable, "-c", UNKNOWN_THREAD], cwd=REPO, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    # Safe before the thread starts; with it, one thread as far as threading knows, yet not safe.
+    assert json.loads(done.stdout) == [True, 1, False]
