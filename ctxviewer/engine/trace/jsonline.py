@@ -169,23 +169,16 @@ _Fixed = tuple[str, str, str, TokenCounts, tuple[Any, ...], bytes, bytes]
 _fixed: dict[int, _Fixed] = {}
 
 
+#: The fields written before an item's own ones (score to reason), and those written after.
+_HEAD = ("id", "kind", "section", "part", "source", "line_start", "line_end")
+_TAIL = ("text", "kept_chars", "tokens", "span", "details")
+
+
 def _fixed_parts(i: Item) -> _Fixed:
     """The JSON of the fields an item shares with every trace of its paragraph, held for later traces."""
-    dumps = orjson.dumps
-    head = dumps(
-        {
-            "id": i.id,
-            "kind": i.kind,
-            "section": i.section,
-            "part": i.part,
-            "source": i.source,
-            "line_start": i.line_start,
-            "line_end": i.line_end,
-        }
-    )
-    tail = dumps(
-        {"text": i.text, "kept_chars": i.kept_chars, "tokens": _counts_data(i.tokens), "span": None, "details": {}}
-    )
+    data = _item(i)
+    head = orjson.dumps({key: data[key] for key in _HEAD})
+    tail = orjson.dumps({key: data[key] for key in _TAIL})
     found = (
         i.text,
         i.id,
