@@ -58,9 +58,9 @@ def main() -> int:
     print(f"{len(traces)} traces, {items:,} items; medians of {args.repeat} runs, CPU seconds")
     ours, size = _median_cpu(lambda: sum(len(trace_json_line(t)) for t in traces), args.repeat)
     whole, _ = _median_cpu(
-        lambda: sum(len(orjson.dumps(trace_to_json(t, jsonline._item))) for t in traces), args.repeat
+        lambda: sum(len(orjson.dumps(trace_to_json(t, jsonline._items_data))) for t in traces), args.repeat
     )
-    plain, _ = _median_cpu(lambda: sum(len(trace_to_json(t, jsonline._item)) for t in traces), args.repeat)
+    plain, _ = _median_cpu(lambda: sum(len(trace_to_json(t, jsonline._items_data)) for t in traces), args.repeat)
     std, std_size = _median_cpu(
         lambda: sum(len(json.dumps(trace_to_json(t), ensure_ascii=False, separators=(",", ":"))) for t in traces),
         args.repeat,

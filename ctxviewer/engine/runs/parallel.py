@@ -197,12 +197,12 @@ def _pool(
     """Worker processes with the project loaded; on leaving (an error, Ctrl-C, a consumer that
     stopped early) the ranges not started are cancelled and the workers waited for, so
     nothing writes into the scratch folder once the caller removes it."""
-    modules = list(dict.fromkeys([*PRELOAD, *(m for m in preload if m), *([ENCODINGS_PRELOAD] if exact else [])]))
+    # What every worker needs (a forked worker imports the profile it runs on first use).
+    needed = [*(m for m in preload if m), *([ENCODINGS_PRELOAD] if exact else [])]
     context: BaseContext
     forked = fork_is_safe()
     if forked:
-        # What every worker needs; each imports the profile it runs on first use, both at once.
-        for module in [*(m for m in preload if m), *([ENCODINGS_PRELOAD] if exact else [])]:
+        for module in needed:
             importlib.import_module(module)
         # The workers start with this process's project and targets (see _start).
         _worker.update(project=project, targets=targets, exact=exact, render=render, scratch=scratch)
@@ -212,7 +212,7 @@ def _pool(
         context = multiprocessing.get_context("fork")
     elif "forkserver" in multiprocessing.get_all_start_methods():
         forkserver = multiprocessing.get_context("forkserver")
-        forkserver.set_forkserver_preload(modules)
+        forkserver.set_forkserver_preload(list(dict.fromkeys([*PRELOAD, *needed])))
         context = forkserver
     else:
         context = multiprocessing.get_context("spawn")

@@ -51,7 +51,7 @@ def trace_json_line(trace: Trace, extra: Mapping[str, Any] | None = None) -> str
     try:
         return orjson.dumps(_data(trace, extra, _items_fragment)).decode("utf-8")
     except TypeError:  # orjson.JSONEncodeError: an int beyond 64 bits, a lone surrogate
-        return _standard(_data(trace, extra, None))
+        return _standard(_data(trace, extra, _items_data))
 
 
 def trace_json_bytes(trace: Trace, extra: Mapping[str, Any] | None = None) -> bytes:
@@ -60,22 +60,14 @@ def trace_json_bytes(trace: Trace, extra: Mapping[str, Any] | None = None) -> by
     try:
         return orjson.dumps(_data(trace, extra, _items_fragment), option=orjson.OPT_APPEND_NEWLINE)
     except TypeError:  # orjson.JSONEncodeError: an int beyond 64 bits, a lone surrogate
-        return (_standard(_data(trace, extra, None)) + "\n").encode("utf-8")
-
-
-def json_line(data: Any) -> str:
-    """Plain JSON-able *data* as one line of compact, strict JSON (see the module's docstring)."""
-    try:
-        return orjson.dumps(data).decode("utf-8")
-    except TypeError:  # orjson.JSONEncodeError: an int beyond 64 bits, a lone surrogate
-        return _standard(data)
+        return (_standard(_data(trace, extra, _items_data)) + "\n").encode("utf-8")
 
 
 def _data(
-    trace: Trace, extra: Mapping[str, Any] | None, items_json: Callable[[tuple[Item, ...]], Any] | None
+    trace: Trace, extra: Mapping[str, Any] | None, items_json: Callable[[tuple[Item, ...]], Any]
 ) -> dict[str, Any]:
-    """The line's data; *items_json* writes the items (else each is its plain data)."""
-    data = trace_to_json(trace, _item, items_json)
+    """The line's data, *items_json* writing the items."""
+    data = trace_to_json(trace, items_json)
     if extra:
         data.update(extra)
     return data
@@ -203,6 +195,11 @@ def _counts_data(counts: TokenCounts) -> dict[str, int | None]:
             _counts.clear()
         found = _counts[id(counts)] = (counts, counts.to_json())
     return found[1]
+
+
+def _items_data(items: tuple[Item, ...]) -> list[dict[str, Any]]:
+    """The items as plain data for orjson (each :func:`_item`)."""
+    return [_item(i) for i in items]
 
 
 def _item(i: Item) -> dict[str, Any]:

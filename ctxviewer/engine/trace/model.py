@@ -587,15 +587,15 @@ def _window_json(w: WindowLayout | None) -> dict[str, Any] | None:
     }
 
 
-def trace_to_json(
-    trace: Trace,
-    item_json: Callable[[Item], Any] = _item_json,
-    items_json: Callable[[tuple[Item, ...]], Any] | None = None,
-) -> dict[str, Any]:
+def _items_json(items: tuple[Item, ...]) -> list[dict[str, Any]]:
+    return [_item_json(i) for i in items]
+
+
+def trace_to_json(trace: Trace, items_json: Callable[[tuple[Item, ...]], Any] = _items_json) -> dict[str, Any]:
     """The trace as plain JSON-able data (see docs/trace-schema.md).
 
-    *item_json* writes each item; *items_json*, when given, writes the whole list instead
-    (``jsonline`` passes one that makes the list's JSON for a serialiser).
+    *items_json* writes the items (``jsonline`` passes its own: data for orjson, or the
+    list's JSON made for it).
     """
     return {
         "schema_version": trace.schema_version,
@@ -611,7 +611,7 @@ def trace_to_json(
         "context": trace.context,
         "context_tokens": trace.context_tokens.to_json(),
         "sections": [_section_json(s) for s in trace.sections],
-        "items": [item_json(i) for i in trace.items] if items_json is None else items_json(trace.items),
+        "items": items_json(trace.items),
         "trim_steps": [_step_json(s) for s in trace.trim_steps],
         "keywords": [_keyword_json(k) for k in trace.keywords],
         "tracker": _tracker_json(trace.tracker),
