@@ -11,6 +11,7 @@ from typing import Any
 
 from ctxviewer.cli.common import (
     ASSEMBLE_SUFFIXES,
+    OUTPUT_HELP,
     Subparsers,
     add_run_options,
     err,
@@ -85,7 +86,7 @@ def add_parser(sub: Subparsers) -> None:
         help="markdown: exactly the context; json: the trace; html: the self-contained report "
         "(default: from the -o file's extension, .md/.txt, .json, .html; else markdown)",
     )
-    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.add_argument(
         "--debug",
         action="store_true",

@@ -16,6 +16,7 @@ from ctxviewer.cli.common import (
     BATCH_SUFFIXES,
     EXIT_BAD_INPUT,
     EXIT_OK,
+    OUTPUT_HELP,
     Subparsers,
     add_budget,
     add_profile,
@@ -265,5 +266,5 @@ def add_parser(sub: Subparsers) -> None:
         help="processes to assemble in (default: this machine's cores; a small batch runs in one); "
         "the output is the same, byte for byte",
     )
-    p.add_argument("-o", "--output")
+    p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.set_defaults(func=cmd_batch)

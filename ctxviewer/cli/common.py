@@ -1,6 +1,6 @@
 """What every command shares: the exit codes; project text made safe for a terminal (:func:`visible`,
-:func:`one_line`); writing output (atomically to ``-o``, else to stdout) and the format an ``-o``
-file's extension names; errors and notes as one line on stderr, and the exit code they call for;
+:func:`one_line`); writing output (atomically to ``-o``, else to stdout, as ``-o -`` asks too) and
+the format an ``-o`` file's extension names; errors and notes as one line on stderr, and the exit code they call for;
 the options of a run (``--budget``, ``--tokenizer``, ``--profile``, ``--set``) and the overrides
 they make.
 """
@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeGuard
 
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.exports.terminal import visible
@@ -32,8 +32,18 @@ EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 
 
+#: The ``-o`` value that means standard output (a file of that name is ``./-``).
+STDOUT = "-"
+#: What every ``-o`` option says.
+OUTPUT_HELP = "write here (atomically) instead of stdout; - is stdout"
+
+
+def _to_file(output: str | None) -> TypeGuard[str]:
+    return bool(output) and output != STDOUT
+
+
 def write_out(text: str, output: str | None) -> None:
-    if output:
+    if _to_file(output):
         atomic_write(output, text)
     else:
         # Data (a context, JSON, CSV) goes to files and pipes as it is; shown on a
@@ -52,7 +62,7 @@ def stream_out(chunks: Iterable[str] | Producer, output: str | None) -> None:
     is left as it was), so the rows finished before a failure are out, however many
     processes made them.
     """
-    if output:
+    if _to_file(output):
         atomic_write_stream(output, chunks)
         return
     if not callable(chunks):
@@ -316,7 +326,7 @@ def add_report_output(p: argparse.ArgumentParser) -> None:
         help="default: from the -o file's extension (.txt, .md, .json), else text",
     )
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
-    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.add_argument("-o", "--output", help=OUTPUT_HELP)
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:

@@ -6,7 +6,17 @@ from __future__ import annotations
 import argparse
 import math
 
-from ctxviewer.cli.common import EXIT_FINDINGS, EXIT_OK, Subparsers, add_set, err, json_text, output_format, write_out
+from ctxviewer.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    OUTPUT_HELP,
+    Subparsers,
+    add_set,
+    err,
+    json_text,
+    output_format,
+    write_out,
+)
 
 DIFF_SUFFIXES = {".txt": "text", ".json": "json", ".html": "html", ".htm": "html"}
 
@@ -83,7 +93,7 @@ def add_parser(sub: Subparsers) -> None:
         "--format", choices=("text", "json", "html"), help="default: from the -o file's extension, else text"
     )
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
-    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.add_argument(
         "--fail-if-grows",
         type=_percent,

@@ -11,6 +11,7 @@ from typing import Any
 from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
+    OUTPUT_HELP,
     REPORT_SUFFIXES,
     Subparsers,
     add_run_options,
@@ -182,5 +183,5 @@ def add_parser(sub: Subparsers) -> None:
     )
     add_run_options(p)
     p.add_argument("--format", choices=("text", "json"), help="default: from the -o file's extension, else text")
-    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.set_defaults(func=cmd_list)

@@ -14,6 +14,7 @@ from ctxviewer.cli.batch import csv_text
 from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
+    OUTPUT_HELP,
     Subparsers,
     add_profile,
     add_set,
@@ -175,5 +176,5 @@ def add_parser(sub: Subparsers) -> None:
     add_set(p)
     p.add_argument("--exact", action="store_true", help="add exact tiktoken counts to every cell (slower)")
     p.add_argument("--format", choices=("csv", "json"), help="default: from the -o file's extension, else csv")
-    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.set_defaults(func=cmd_sweep)

@@ -9,6 +9,7 @@ import json
 
 from ctxviewer.cli.common import (
     ASSEMBLE_SUFFIXES,
+    OUTPUT_HELP,
     Subparsers,
     add_profile,
     add_set,
@@ -71,5 +72,5 @@ def add_parser(sub: Subparsers) -> None:
         "(default: from the -o file's extension, .md/.txt, .json, .html; else markdown)",
     )
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
-    p.add_argument("-o", "--output")
+    p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.set_defaults(func=cmd_whatif)

@@ -13,6 +13,7 @@ from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FINDINGS,
     EXIT_OK,
+    OUTPUT_HELP,
     REPORT_SUFFIXES,
     Subparsers,
     add_run_options,
@@ -242,5 +243,5 @@ def add_parser(sub: Subparsers) -> None:
         "(as --set KEY=VALUE; in JSON as change: {key, value})",
     )
     p.add_argument("--format", choices=("text", "json"), help="default: from the -o file's extension, else text")
-    p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
+    p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.set_defaults(func=cmd_why)

@@ -131,3 +131,24 @@ def test_list_and_why_write_o_files(three_features: Path, tmp_path: Path, capsys
     argv = ["why", str(three_features), "--feature", "feat", "--task", "T1", "alpha"]
     assert run(capsys, *argv, "-o", str(tmp_path / "w.txt")) == (0, "", "")
     assert (tmp_path / "w.txt").read_text(encoding="utf-8").startswith("'alpha' in feat/T1 ")
+
+
+def test_o_dash_is_stdout_for_a_whole_text_and_a_stream(
+    three_features: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert run(capsys, "assemble", str(three_features), "--feature", "feat", "--task", "T1", "-o", "-") == (
+        0,
+        CONTEXT_T1,
+        "",
+    )
+    code, out, err = run(capsys, "batch", str(three_features), "--no-exact", "--jobs", "1", "-o", "-")
+    assert (code, err) == (0, "")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["context"] for r in rows if (r["feature"], r["task_id"]) == ("feat", "T1")] == [CONTEXT_T1]
+    assert list(here.iterdir()) == []  # no file named "-"
+    # A file of that name is still one path away.
+    assert run(capsys, "assemble", str(three_features), "--feature", "feat", "--task", "T1", "-o", "./-") == (0, "", "")
+    assert (here / "-").read_text(encoding="utf-8") == CONTEXT_T1
