@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import host_speed
 from bench_batch import generate
 
 #: The checkout this file is in: the ctxviewer timed (``--compare`` names another).
@@ -152,6 +153,7 @@ def main() -> int:
     (f, fc) = _medians(floor)
     machine = f"{platform.node()}, {platform.machine()}, {os.cpu_count()} cores"
     print(f"machine: {machine}, Python {platform.python_version()}")
+    print(host_speed.describe())
     # Other work on the machine moves the wall-clock times; the 1-, 5- and 15-minute averages:
     loads = (" ".join(f"{x:.2f}" for x in before) for before in (load_before, os.getloadavg()))
     print("load average before: {}; after: {}".format(*loads))

@@ -49,6 +49,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
+import host_speed  # noqa: E402  (from the folder just put on the path)
 
 #: Targets (issue 20): seconds to a shown window, ms click to first results (p95), ms of
 #: the worst heartbeat gap, ms re-budget median.
@@ -606,6 +607,7 @@ def main() -> int:
         f"machine: {args.machine} ({platform.machine()} {platform.system()}, "
         f"{platform.python_implementation()} {platform.python_version()}); offscreen Qt; {_load()}"
     )
+    print(host_speed.describe())
     if "start" in parts:
         bench_start(args.starts, [("ledger-service", str(REPO / "sample_projects" / "ledger-service"))])
         if args.no_bytecode:
