@@ -4,6 +4,7 @@ and a batch in worker processes giving what one process gives, up to the row tha
 from __future__ import annotations
 
 import json
+import os
 import pickle
 from pathlib import Path
 from typing import Any
@@ -107,8 +108,6 @@ def test_workers_give_the_rows_before_a_refused_task_then_its_error(tmp_path: Pa
 
 def render_with_pid(row: Any) -> tuple[str, list[str]]:
     """A row as ``feature/task pid`` (module-level: worker processes import it by name)."""
-    import os
-
     return f"{row.feature.name}/{row.task.id} {os.getpid()}\n", []
 
 
@@ -158,7 +157,8 @@ def test_a_single_threaded_caller_forks_workers_that_keep_its_project(tmp_path: 
     seen = json.loads(done.stdout)
     assert seen["safe"] is True
     assert seen["rows"] == [f"feat-{f}/F{f}-{t:02d}" for f in range(3) for t in range(40)]
-    assert len(seen["pids"]) == 2 and seen["me"] not in seen["pids"]
+    # Workers did every row; whether both got a range depends on how soon the second started.
+    assert 1 <= len(seen["pids"]) <= 2 and seen["me"] not in seen["pids"]
     assert seen["left"] == {}  # the caller keeps nothing of the batch
 
 
@@ -179,7 +179,9 @@ def test_a_caller_with_threads_starts_workers_in_a_server_and_they_load_the_proj
         stop.set()
         other.join()
     assert rows == [f"feat-{f}/F{f}-{t:02d}" for f in range(3) for t in range(40)]
-    assert len(pids) == 2
+    # Workers did every row (a server's second worker can start after the first has taken
+    # every range: on a slow host it did).
+    assert 1 <= len(pids) <= 2 and str(os.getpid()) not in pids
 
 
 UNKNOWN_THREAD = """
