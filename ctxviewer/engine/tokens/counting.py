@@ -71,6 +71,8 @@ class EncodingSpec:
     sha256: str
     pat_str: str
     special_tokens: dict[str, int]
+    #: Whether line *n* of the rank file holds rank *n* (then its numbers need not be read).
+    ranks_in_order: bool = False
 
 
 # Official sha256 of the rank files and the encodings' split patterns / special tokens,
@@ -91,6 +93,7 @@ ENCODING_SPECS: dict[str, EncodingSpec] = {
             "<|fim_suffix|>": 100260,
             _ENDOFPROMPT: 100276,
         },
+        ranks_in_order=True,
     ),
     O200K: EncodingSpec(
         name=O200K,
@@ -107,6 +110,7 @@ ENCODING_SPECS: dict[str, EncodingSpec] = {
             ]
         ),
         special_tokens={_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
+        ranks_in_order=True,
     ),
 }
 
@@ -114,16 +118,20 @@ _encodings: dict[str, tiktoken.Encoding] = {}
 _encodings_lock = threading.Lock()
 
 
-def parse_ranks(data: bytes, source: str) -> dict[bytes, int]:
+def parse_ranks(data: bytes, source: str, in_order: bool = False) -> dict[bytes, int]:
     """Parse a ``.tiktoken`` rank file: one ``base64-token rank`` pair per line.
 
     The shipped files are hash-checked first, so the fast path (split once, decode in C)
     is the one taken; a file it cannot pair up is parsed again line by line to say where.
+    With *in_order* the caller vouches that line *n*'s rank is *n* (true of both official
+    files, whose content the hash pins: a test checks it), and the ranks are not read.
     """
     parts = data.split()
     if len(parts) % 2 == 0:
         try:
-            ranks = dict(zip(map(binascii.a2b_base64, parts[0::2]), map(int, parts[1::2]), strict=True))
+            tokens = map(binascii.a2b_base64, parts[0::2])
+            numbers: Iterable[int] = range(len(parts) // 2) if in_order else map(int, parts[1::2])
+            ranks = dict(zip(tokens, numbers, strict=True))
         except (ValueError, binascii.Error):
             pass
         else:
@@ -172,7 +180,7 @@ def load_encoding(name: str) -> tiktoken.Encoding:
         encoding = tiktoken.Encoding(
             name=name,
             pat_str=spec.pat_str,
-            mergeable_ranks=parse_ranks(data, source),
+            mergeable_ranks=parse_ranks(data, source, in_order=spec.ranks_in_order),
             special_tokens=dict(spec.special_tokens),
         )
         _encodings[name] = encoding

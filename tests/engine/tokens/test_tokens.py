@@ -180,7 +180,18 @@ def test_rank_parsing_fast_path_agrees_with_line_by_line_on_the_shipped_files() 
 
     for name in tokens.EXACT_ENCODINGS:
         data = resource_bytes("tiktoken", f"{name}.tiktoken")
-        assert tokens.parse_ranks(data, name) == tokens._parse_rank_lines(data, name)
+        by_lines = tokens._parse_rank_lines(data, name)
+        assert tokens.parse_ranks(data, name) == by_lines
+        # The official files (pinned by their hash) hold rank n on line n, as their specs say:
+        # read without their numbers, they give the same ranks.
+        assert tokens.ENCODING_SPECS[name].ranks_in_order
+        assert tokens.parse_ranks(data, name, in_order=True) == by_lines
+
+
+def test_ranks_read_in_order_are_the_line_numbers() -> None:
+    # Line n's rank, whatever the file says: the caller vouched for the order.
+    assert tokens.parse_ranks(b"YQ== 0\nYg== 7\n", "t", in_order=True) == {b"a": 0, b"b": 1}
+    assert tokens.parse_ranks(b"YQ== 0\nYg== 7\n", "t") == {b"a": 0, b"b": 7}
 
 
 def test_rank_file_pairs_worked_by_hand() -> None:
