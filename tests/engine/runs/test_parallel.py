@@ -32,8 +32,11 @@ def test_ranges_keep_features_together_and_shrink_towards_the_end() -> None:
 
 
 def test_small_batches_stay_in_one_process() -> None:
+    # At most one process per 24 tasks, rounded up.
     assert effective_jobs(8, 10) == 1
-    assert effective_jobs(8, 41) == 2
+    assert effective_jobs(8, 24) == 1
+    assert effective_jobs(8, 25) == 2
+    assert effective_jobs(8, 49) == 3
     assert effective_jobs(2, 10_000) == 2
     assert effective_jobs(1, 10_000) == 1
 
