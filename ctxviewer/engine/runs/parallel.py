@@ -50,11 +50,14 @@ from ctxviewer.engine.runs.collector import pace_for_batches
 
 R = TypeVar("R")
 
-#: A batch gets one process for every this many tasks, rounded up: below that, starting one
-#: costs more than it saves.  Measured on
-#: the generated project (2 cores, forked workers, medians of 7): a second process took 1.09x
-#: the time of one at 20 tasks, 0.95x at 25, 1.00x at 30, 0.86x at 40 and 0.74x at 80.
-TASKS_PER_PROCESS = 24
+#: A batch whose workers are forked gets one process for every this many tasks, rounded up:
+#: below that, starting one costs more than it saves.  Measured on the generated project (2
+#: cores, medians of 7): a second process took 1.09x the time of one at 20 tasks, 0.95x at 25,
+#: 1.00x at 30, 0.86x at 40 and 0.74x at 80.
+TASKS_PER_FORKED_PROCESS = 24
+#: The same where workers start afresh (a server's or spawned: each imports the engine, builds
+#: the encodings and loads the project before its first task).
+TASKS_PER_PROCESS = 40
 #: A range is at most the tasks left over this many per process (guided: ranges shrink towards
 #: the end, so the workers finish together), and at least :data:`MIN_RANGE` tasks.
 RANGES_PER_PROCESS = 2
@@ -83,9 +86,10 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def effective_jobs(jobs: int, tasks: int) -> int:
-    """How many processes a batch of *tasks* gets when *jobs* are asked for."""
-    return max(1, min(jobs, math.ceil(tasks / TASKS_PER_PROCESS)))
+def effective_jobs(jobs: int, tasks: int, forked: bool = False) -> int:
+    """How many processes a batch of *tasks* gets when *jobs* are asked for (*forked*: the
+    workers would be forked, see :func:`fork_is_safe`)."""
+    return max(1, min(jobs, math.ceil(tasks / (TASKS_PER_FORKED_PROCESS if forked else TASKS_PER_PROCESS))))
 
 
 def ranges(features: Sequence[str], jobs: int) -> list[tuple[int, int]]:
@@ -270,7 +274,7 @@ def _plan(
 ) -> tuple[int, list[tuple[Feature, Task]], list[tuple[int, int]]]:
     """The processes a batch gets, its targets and its ranges (none when it runs in this process)."""
     targets = _targets(project, feature)
-    jobs = effective_jobs(jobs, len(targets))
+    jobs = effective_jobs(jobs, len(targets), forked=fork_is_safe())
     return jobs, targets, ([] if jobs <= 1 else ranges([f.name for f, _ in targets], jobs))
 
 

@@ -32,11 +32,13 @@ def test_ranges_keep_features_together_and_shrink_towards_the_end() -> None:
 
 
 def test_small_batches_stay_in_one_process() -> None:
-    # At most one process per 24 tasks, rounded up.
+    # One process per 40 tasks, rounded up, where each starts afresh; per 24 where forked.
     assert effective_jobs(8, 10) == 1
-    assert effective_jobs(8, 24) == 1
-    assert effective_jobs(8, 25) == 2
-    assert effective_jobs(8, 49) == 3
+    assert effective_jobs(8, 40) == 1
+    assert effective_jobs(8, 41) == 2
+    assert effective_jobs(8, 24, forked=True) == 1
+    assert effective_jobs(8, 25, forked=True) == 2
+    assert effective_jobs(8, 49, forked=True) == 3
     assert effective_jobs(2, 10_000) == 2
     assert effective_jobs(1, 10_000) == 1
 
