@@ -47,6 +47,8 @@ def _check_gui_target(args: argparse.Namespace, tune: Mapping[str, Any]) -> None
 
     if args.screenshot and not args.project:
         raise CtxViewerError("--screenshot needs a PROJECT folder")
+    if args.screenshot == "-":  # -o - means standard output; a picture is not written there
+        raise CtxViewerError("--screenshot needs a file name for the PNG (a file named - is ./-)")
     if args.follow and os.path.isdir(args.follow):
         from ctxviewer.engine.runtime.rundir import discover_run
 

@@ -55,6 +55,7 @@ def no_window(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             "command line: budget: must be a whole number of tokens (4000, 4,000 or 4k), not 'lots'",
         ),
         (["--screenshot", "{root}/out.png"], "--screenshot needs a PROJECT folder"),
+        (["{root}", "--screenshot", "-"], "--screenshot needs a file name for the PNG (a file named - is ./-)"),
         (
             ["{root}", "--follow", "{root}/.gsd"],
             "{root}/.gsd: no worker logs (logs/workers/worker-<id>.jsonl), state files (state/<feature>.json) "

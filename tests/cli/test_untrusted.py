@@ -200,7 +200,7 @@ def test_an_output_that_is_a_stream_is_refused_as_one(
     assert (code, out) == (2, "")
     assert err == (
         f"ctxviewer: {path}: is {stream}, a stream, not a file: ctxviewer writes files atomically (a new file "
-        "renamed into place); leave out -o to write to standard output\n"
+        "renamed into place); give -o - or leave out -o to write to standard output\n"
     )
 
 

@@ -433,7 +433,7 @@ def _prepare(planned: PlannedWrite) -> _Step:
     if stream is not None:
         raise WriteError(
             f"is {stream}, a stream, not a file: ctxviewer writes files atomically (a new file renamed into "
-            "place); leave out -o to write to standard output",
+            "place); give -o - or leave out -o to write to standard output",
             shown,
         )
     if _in_git_folder(given):

@@ -138,17 +138,17 @@ def parse_ranks(data: bytes, source: str, in_order: bool = False) -> dict[bytes,
             lines = data.count(b"\n") + (not data.endswith(b"\n"))  # a blank line takes the slow path
             if len(ranks) == lines:
                 return ranks
-    return _parse_rank_lines(data, source)
+    return _parse_rank_lines(data, source, in_order)
 
 
-def _parse_rank_lines(data: bytes, source: str) -> dict[bytes, int]:
+def _parse_rank_lines(data: bytes, source: str, in_order: bool = False) -> dict[bytes, int]:
     ranks: dict[bytes, int] = {}
     for number, line in enumerate(data.splitlines(), start=1):
         if not line:
             continue
         try:
             token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
+            ranks[base64.b64decode(token)] = len(ranks) if in_order else int(rank)
         except ValueError as exc:
             raise EncodingUnavailableError(f"malformed rank line: {exc}", source, number) from exc
     return ranks

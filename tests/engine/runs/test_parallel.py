@@ -49,6 +49,20 @@ def test_errors_cross_processes_whole() -> None:
         assert type(back) is type(error) and str(back) == str(error)
 
 
+@pytest.mark.parametrize(("forked", "jobs"), [(True, 2), (False, 1)])
+def test_a_batch_of_thirty_tasks_gets_two_processes_only_where_they_are_forked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: bool, jobs: int
+) -> None:
+    from ctxviewer.engine.runs import parallel
+
+    monkeypatch.setattr(parallel, "fork_is_safe", lambda: forked)
+    root = many_tasks(tmp_path / "p", features=1, tasks=30)
+    planned, targets, spans = parallel._plan(load_project(root), None, 8)
+    assert (planned, len(targets)) == (jobs, 30)
+    # Two processes: ranges of at most ceil(30 / 4) = 8, then ceil(22 / 4) = 6, 4 (the least), 4, 4, 4.
+    assert spans == ([(0, 8), (8, 14), (14, 18), (18, 22), (22, 26), (26, 30)] if jobs == 2 else [])
+
+
 def many_tasks(root: Path, features: int = 3, tasks: int = 40) -> Path:
     """A project of *features* features of *tasks* tasks each (ids ``F<f>-<tt>``)."""
     write(root, ".claude/rules/security/_core/owasp-2025.md", "## Rule: Validate input\n**Level**: strict\n")

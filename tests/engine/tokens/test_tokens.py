@@ -191,6 +191,8 @@ def test_rank_parsing_fast_path_agrees_with_line_by_line_on_the_shipped_files() 
 def test_ranks_read_in_order_are_the_line_numbers() -> None:
     # Line n's rank, whatever the file says: the caller vouched for the order.
     assert tokens.parse_ranks(b"YQ== 0\nYg== 7\n", "t", in_order=True) == {b"a": 0, b"b": 1}
+    # Line by line too (a blank line takes that path): the n-th pair's rank is n.
+    assert tokens.parse_ranks(b"YQ== 0\n\nYg== 7\n", "t", in_order=True) == {b"a": 0, b"b": 1}
     assert tokens.parse_ranks(b"YQ== 0\nYg== 7\n", "t") == {b"a": 0, b"b": 7}
 
 
