@@ -13,6 +13,7 @@ from typing import Any
 
 from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
+    STDOUT,
     Subparsers,
     add_budget,
     add_profile,
@@ -47,7 +48,7 @@ def _check_gui_target(args: argparse.Namespace, tune: Mapping[str, Any]) -> None
 
     if args.screenshot and not args.project:
         raise CtxViewerError("--screenshot needs a PROJECT folder")
-    if args.screenshot == "-":  # -o - means standard output; a picture is not written there
+    if args.screenshot == STDOUT:  # -o - means standard output; a picture is not written there
         raise CtxViewerError("--screenshot needs a file name for the PNG (a file named - is ./-)")
     if args.follow and os.path.isdir(args.follow):
         from ctxviewer.engine.runtime.rundir import discover_run

@@ -200,14 +200,15 @@ def _pool(
     render: Any,
     scratch: Path | None,
     preload: Sequence[str],
+    forked: bool,
 ) -> Iterator[Executor]:
-    """Worker processes with the project loaded; on leaving (an error, Ctrl-C, a consumer that
-    stopped early) the ranges not started are cancelled and the workers waited for, so
-    nothing writes into the scratch folder once the caller removes it."""
+    """Worker processes with the project loaded, *forked* from this one (as :func:`_plan` found
+    safe) or started afresh; on leaving (an error, Ctrl-C, a consumer that stopped early) the
+    ranges not started are cancelled and the workers waited for, so nothing writes into the
+    scratch folder once the caller removes it."""
     # What every worker needs (a forked worker imports the profile it runs on first use).
     needed = [*(m for m in preload if m), *([ENCODINGS_PRELOAD] if exact else [])]
     context: BaseContext
-    forked = fork_is_safe()
     if forked:
         for module in needed:
             importlib.import_module(module)
@@ -258,12 +259,12 @@ def run_rendered(
     function (it is sent to the workers by name); *preload* names modules it imports, for
     the workers to start with.  Bad input raises as in one process.
     """
-    jobs, targets, spans = _plan(project, feature, jobs)
+    jobs, targets, spans, forked = _plan(project, feature, jobs)
     if not spans:
         yield from _in_process(project, targets, exact, render)
         return
     with _pool(
-        jobs, project, targets, root, overrides, feature, exact, render, None, [render.__module__, *preload]
+        jobs, project, targets, root, overrides, feature, exact, render, None, [render.__module__, *preload], forked
     ) as pool:
         for rendered in pool.map(_work, spans):
             yield from rendered
@@ -271,11 +272,13 @@ def run_rendered(
 
 def _plan(
     project: Project, feature: str | None, jobs: int
-) -> tuple[int, list[tuple[Feature, Task]], list[tuple[int, int]]]:
-    """The processes a batch gets, its targets and its ranges (none when it runs in this process)."""
+) -> tuple[int, list[tuple[Feature, Task]], list[tuple[int, int]], bool]:
+    """The processes a batch gets, its targets, its ranges (none when it runs in this process)
+    and whether its workers are forked (decided once: the count depends on it)."""
     targets = _targets(project, feature)
-    jobs = effective_jobs(jobs, len(targets), forked=fork_is_safe())
-    return jobs, targets, ([] if jobs <= 1 else ranges([f.name for f, _ in targets], jobs))
+    forked = fork_is_safe()
+    jobs = effective_jobs(jobs, len(targets), forked=forked)
+    return jobs, targets, ([] if jobs <= 1 else ranges([f.name for f, _ in targets], jobs)), forked
 
 
 def _in_process(
@@ -305,12 +308,12 @@ def run_written(
 
     As :func:`run_rendered` otherwise.  A row that fails raises after the rows before it.
     """
-    jobs, targets, spans = _plan(project, feature, jobs)
+    jobs, targets, spans, forked = _plan(project, feature, jobs)
     if not spans:
         yield from _in_process(project, targets, exact, render)
         return
     with _pool(
-        jobs, project, targets, root, overrides, feature, exact, render, scratch, [render.__module__, *preload]
+        jobs, project, targets, root, overrides, feature, exact, render, scratch, [render.__module__, *preload], forked
     ) as pool:
         for part, messages, error in pool.map(_write, enumerate(spans)):
             yield part, messages
