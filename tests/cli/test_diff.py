@@ -136,3 +136,36 @@ def test_percent_must_be_a_number(repo: Path, capsys: pytest.CaptureFixture[str]
         run(capsys, "diff", str(repo), "--rev", "HEAD", "--fail-if-grows", "lots")
     assert exc.value.code == 2
     assert "'lots' is not a percentage" in capsys.readouterr().err
+
+
+def test_a_repository_whose_git_folder_is_elsewhere_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere = make_git_project(tmp_path / "elsewhere")
+    proj = tmp_path / "proj"
+    shutil.copytree(elsewhere, proj, ignore=shutil.ignore_patterns(".git"))
+    write(proj, ".git", f"gitdir: {elsewhere / '.git'}\n")
+    code, out, err = run(capsys, "diff", str(proj), "--rev", "HEAD~1", "--no-exact")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "revisions not read: .git is a file pointing to" in err
+
+
+def test_a_filter_of_the_repository_does_not_run_from_the_command(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+    import subprocess
+
+    mark = tmp_path / "mark"
+    subprocess.run(
+        ["git", "-C", str(repo), "config", "filter.evil.clean", f"sh -c 'touch {mark}; cat'"],
+        check=True,
+        env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull},
+    )
+    write(repo, ".git/info/attributes", "* filter=evil\n")
+    for path in repo.rglob("*"):
+        if ".git" not in path.parts and path.is_file():
+            os.utime(path, (1_000_000_000, 1_000_000_000))
+    code, out, err = run(capsys, "diff", str(repo), "--rev", "HEAD~1", "--no-exact")
+    assert (code, err) == (0, "") and "B  working tree" in out
+    assert not mark.exists()
