@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -26,7 +27,7 @@ from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.runtime.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
 from ctxviewer.engine.runtime.heartbeats import HeartbeatReader
 from ctxviewer.engine.runtime.problems import RunProblem
-from ctxviewer.engine.runtime.realtracker import PROCESS_START, TASK_COMPLETED, TrackerEstimate, tracker_estimate
+from ctxviewer.engine.runtime.realtracker import TrackerEstimate, tracker_estimate
 from ctxviewer.engine.runtime.rundir import RunFiles, rescan, scan_signature
 from ctxviewer.engine.runtime.statefile import (
     CHECKPOINT_EVENT,
@@ -36,12 +37,21 @@ from ctxviewer.engine.runtime.statefile import (
     StateFileReader,
 )
 from ctxviewer.engine.runtime.tokenrecords import TokenRecord, TokenRecordReader
-from ctxviewer.engine.runtime.workerlog import LogPoll, LogRecord, WorkerLogReader
+from ctxviewer.engine.runtime.workerlog import (
+    PROCESS_START,
+    TASK_COMPLETED,
+    LogPoll,
+    LogRecord,
+    WorkerLogReader,
+)
 
 #: A worker recorded as live with no log line and no health check for this long is shown as
 #: stale, its estimate's clock stopped at its last sign of life (upstream's default worker
 #: timeout, ``workers.timeout_minutes``, is 60 minutes).
 STALE_AFTER_SECONDS = 3600.0
+#: Events a watcher holds (the latest; older ones are counted in ``events_dropped``): with the
+#: log readers keeping no records, this is what bounds a follower's memory (docs/run-files.md).
+MAX_EVENTS = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,13 +131,16 @@ class FleetSnapshot:
     logs: tuple[LogSummary, ...]
     token_records: tuple[TokenRecord, ...]
     events: tuple[RunEvent, ...]
-    """Every event so far, in time order (events without a time last)."""
+    """Every event so far, in time order (events without a time last), the latest
+    :data:`MAX_EVENTS` of them."""
     new_events: tuple[RunEvent, ...]
     new_problems: tuple[RunProblem, ...]
     problem_count: int
     changed: bool
     more: bool
     """A log stopped at its read limit: poll again soon."""
+    events_dropped: int = 0
+    """Events left out of :attr:`events` (the earliest), over :data:`MAX_EVENTS`."""
 
 
 @dataclass(slots=True)
@@ -164,7 +177,9 @@ class _LogState:
     reader: WorkerLogReader
     facts: dict[str, _WorkerFacts] = field(default_factory=dict)
     count: int = 0
-    events: list[RunEvent] = field(default_factory=list)
+    events: deque[RunEvent] = field(default_factory=lambda: deque(maxlen=MAX_EVENTS))
+    event_count: int = 0
+    """Events folded, including those the bounded :attr:`events` no longer holds."""
 
     def fold(self, records: Iterable[LogRecord]) -> list[RunEvent]:
         new: list[RunEvent] = []
@@ -179,13 +194,14 @@ class _LogState:
             if event is not None:
                 new.append(event)
         self.events.extend(new)
+        self.event_count += len(new)
         return new
 
     def rebuild(self) -> None:
         self.facts.clear()
-        self.count = 0
+        self.count = self.event_count = 0
         self.events.clear()
-        self.fold(self.reader.records)
+        self.fold(self.reader.replay())
 
 
 def _state_event(event: ExecutionEvent, file: str) -> RunEvent:
@@ -217,6 +233,7 @@ class RunWatcher:
         self._state_events: dict[str, list[RunEvent]] = {}
         self._all_events: list[RunEvent] = []
         self._events: tuple[RunEvent, ...] = ()
+        self._dropped = 0
         self._sequence = 0
 
     def _adopt(self, run: RunFiles) -> None:
@@ -232,9 +249,15 @@ class RunWatcher:
         self.run = run
 
     @property
-    def records(self) -> tuple[LogRecord, ...]:
-        """Every worker-log record on disk now, log by log (for a log viewer)."""
-        return tuple(r for log in self._logs for r in log.reader.records)
+    def tracker_records(self) -> tuple[LogRecord, ...]:
+        """The worker-log records a tracker replay needs, log by log
+        (:attr:`~.workerlog.WorkerLogReader.tracker_records`)."""
+        return tuple(r for log in self._logs for r in log.reader.tracker_records)
+
+    def replay(self) -> Iterator[LogRecord]:
+        """Every worker-log record read so far that is still on disk, log by log, read again."""
+        for log in self._logs:
+            yield from log.reader.replay()
 
     def poll(self, now: float | None = None, *, finish: bool = False) -> FleetSnapshot:
         """Read what changed; *now* (epoch seconds) is the clock of live workers' estimates.
@@ -297,6 +320,9 @@ class RunWatcher:
             for events in self._state_events.values():
                 everything.extend(events)
             everything.sort(key=_time_key)
+            held = sum(log.event_count for log in self._logs) + sum(map(len, self._state_events.values()))
+            del everything[: max(0, len(everything) - MAX_EVENTS)]
+            self._dropped = held - len(everything)
             self._all_events = everything
             self._events = tuple(everything)
         elif new_events:
@@ -306,6 +332,10 @@ class RunWatcher:
                     joined.append(event)
                 else:
                     bisect.insort_right(joined, event, key=_time_key)
+            over = len(joined) - MAX_EVENTS
+            if over > 0:
+                del joined[:over]
+                self._dropped += over
             self._events = tuple(joined)
         self._sequence += 1
         return FleetSnapshot(
@@ -330,6 +360,7 @@ class RunWatcher:
             problem_count=self.problem_count,
             changed=changed,
             more=more,
+            events_dropped=self._dropped,
         )
 
     @property
@@ -464,18 +495,16 @@ def read_run(run: RunFiles, now: float | None = None, config: FleetConfig | None
     """Read a run once, whole: poll until every log is read, last lines taken as complete."""
     watcher = RunWatcher(run, config)
     problems: list[RunProblem] = []
-    events: list[RunEvent] = []
     snapshot = watcher.poll(now)
     while True:
         problems.extend(snapshot.new_problems)
-        events.extend(snapshot.new_events)
         if not snapshot.more:
             break
         snapshot = watcher.poll(now)
     final = watcher.poll(now, finish=True)
     problems.extend(final.new_problems)
-    events.extend(final.new_events)
-    return replace(final, new_problems=tuple(problems), new_events=tuple(sorted(events, key=_time_key)), changed=True)
+    # Read whole and at once, every event held is new (the held ones: memory stays bounded).
+    return replace(final, new_problems=tuple(problems), new_events=final.events, changed=True)
 
 
 def follow_run(

@@ -137,6 +137,7 @@ def fleet_document(snapshot: FleetSnapshot) -> dict[str, Any]:
         "token_records": [token_data(record) for record in snapshot.token_records],
         "problems": [p.describe() for p in snapshot.new_problems],
         "problem_count": snapshot.problem_count,
+        "events_dropped": snapshot.events_dropped,
     }
 
 

@@ -84,6 +84,11 @@ def render_fleet_text(snapshot: FleetSnapshot, *, color: bool = False, cells: in
         f"{_plural(lines, 'log line')}, {_plural(snapshot.problem_count, 'problem')}"
     )
     out = [header]
+    if snapshot.events_dropped:
+        out.append(
+            f"(the earliest {_plural(snapshot.events_dropped, 'event')} are not held: "
+            f"a follower keeps the latest {len(snapshot.events):,})"
+        )
     out += [worker_line(row, snapshot.taken_at, color=color, cells=cells) for row in snapshot.workers]
     if not snapshot.workers:
         out.append("(no workers yet)")

@@ -14,16 +14,13 @@ apart from the recorded ``context_usage``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ctxviewer.engine.runtime.tracker import MAX_CONTEXT_TOKENS, TOKENS_PER_MINUTE, TOKENS_PER_TASK
-from ctxviewer.engine.runtime.workerlog import LogRecord
+from ctxviewer.engine.runtime.workerlog import PROCESS_START, TASK_COMPLETED, LogRecord
 
 #: The message ``WorkerProtocol.start`` logs first in every worker process.
-PROCESS_START = re.compile(r"^Worker \S+ starting for feature ")
-TASK_COMPLETED = "task_completed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,9 @@ Most lines carry no ``event``: they are log records, all of them kept, not probl
 * a last line without its newline is held back until the rest arrives;
 * a rotation is followed: the tail of the old file is finished under its new name ``.1``,
   then the new file is read from its start; nothing is reported, it is what upstream does;
+* records are not kept: each poll hands its new ones to the caller, and only the few a
+  tracker needs stay (:attr:`~WorkerLogReader.tracker_records`), so memory does not grow with
+  the log; what was read can be read again from disk (:meth:`~WorkerLogReader.replay`);
 * a file truncated or replaced by another one (not by a rotation), two rotations between
   polls (lines lost), a line longer than ``max_line_bytes`` (skipped without being held in
   memory), a line that is not UTF-8, not JSON or not an object, and a field of the wrong
@@ -26,8 +29,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +63,11 @@ LOG_EVENTS = (
     "verification_tier_passed",
     "verification_tier_failed",
 )
+#: The line a worker process writes when it starts (``worker_main``), and the event of a finished task.
+PROCESS_START = re.compile(r"^Worker \S+ starting for feature ")
+TASK_COMPLETED = "task_completed"
+#: Records a file keeps for the tracker (starts, finished tasks, each gap's latest); older ones go.
+MAX_TRACKER_RECORDS = 100_000
 ROTATED_SUFFIX = ".1"
 _HEAD_BYTES = 64
 _BOM = b"\xef\xbb\xbf"
@@ -116,7 +126,37 @@ class _Segment:
     splitter: LineSplitter
     offset: int = 0
     head: bytes = b""
-    records: list[LogRecord] = field(default_factory=list)
+    count: int = 0
+    """Records read from this file."""
+    kept: deque[LogRecord] = field(default_factory=lambda: deque(maxlen=MAX_TRACKER_RECORDS))
+    """Slim copies of its records that start a process or finish a task, each preceded by the
+    latest-timed other record of its worker since that worker's previous kept one."""
+    gaps: dict[str, LogRecord] = field(default_factory=dict)
+    """Per worker, the latest-timed record since its last kept one (not kept yet)."""
+
+    def keep(self, record: LogRecord) -> None:
+        """Keep what a tracker replay needs of *record*, in a slim copy (no text, no data)."""
+        if record.time is None:
+            return
+        worker = record.worker or ""
+        start = record.message is not None and PROCESS_START.match(record.message) is not None
+        if start or record.event == TASK_COMPLETED:
+            gap = self.gaps.pop(worker, None)
+            if gap is not None:
+                self.kept.append(gap)
+            self.kept.append(_slim(record, record.message if start else None))
+        else:
+            gap = self.gaps.get(worker)
+            if gap is None or gap.time is None or record.time >= gap.time:
+                self.gaps[worker] = _slim(record, None)
+
+
+def _slim(record: LogRecord, message: str | None) -> LogRecord:
+    """*record* with only what a tracker reads: where, when, whose, which task and event."""
+    return LogRecord(
+        record.file, record.line, None, record.time, None, record.worker_id, None, message, record.task_id,
+        None, record.event,
+    )  # fmt: skip
 
 
 class _BadLine(Exception):
@@ -222,6 +262,16 @@ def _parse_line(raw: bytes, line: int, shown: str) -> tuple[LogRecord | None, li
     return record, wrong
 
 
+def _replayed(line: Line, shown: str) -> LogRecord | None:
+    """The record a line read again gives (its problems were reported the first time)."""
+    if line.too_long:
+        return None
+    try:
+        return _parse_line(line.raw, line.number, shown)[0]
+    except _BadLine:
+        return None
+
+
 class WorkerLogReader:
     """Follows one worker log (``worker-<id>.jsonl`` and its ``.1``); call :meth:`poll` on a timer.
 
@@ -236,7 +286,7 @@ class WorkerLogReader:
         shown: str | None = None,
         *,
         max_line_bytes: int = 4_000_000,
-        read_limit: int = 16_000_000,
+        read_limit: int = 4_000_000,
     ) -> None:
         for name, value in (("max_line_bytes", max_line_bytes), ("read_limit", read_limit)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -256,18 +306,55 @@ class WorkerLogReader:
     # -- what was read -----------------------------------------------------------------
 
     @property
-    def records(self) -> tuple[LogRecord, ...]:
-        """Every record on disk now, the rotated file's first."""
+    def tracker_records(self) -> tuple[LogRecord, ...]:
+        """What a tracker replay needs, the rotated file's first: every process start and finished
+        task, and between two of a worker's, its latest-timed record, each a slim copy (no
+        text, no data; at most :data:`MAX_TRACKER_RECORDS` a file, the latest)."""
         out: list[LogRecord] = []
         for segment in (self._rotated, self._current):
             if segment is not None:
-                out.extend(segment.records)
+                out.extend(segment.kept)
+                out.extend(segment.gaps.values())
         return tuple(out)
 
     @property
     def record_count(self) -> int:
-        """How many records :attr:`records` holds, without building it."""
-        return sum(len(s.records) for s in (self._rotated, self._current) if s is not None)
+        """How many records the files hold now (both files), as read so far."""
+        return sum(s.count for s in (self._rotated, self._current) if s is not None)
+
+    def replay(self) -> Iterator[LogRecord]:
+        """Every record read so far that is still on disk, the rotated file's first, read again
+        from the files (a file no longer there, or another file now, gives none)."""
+        for segment, rel in ((self._rotated, self.rel + ROTATED_SUFFIX), (self._current, self.rel)):
+            if segment is not None:
+                yield from self._replay(segment, rel)
+
+    def _replay(self, segment: _Segment, rel: str) -> Iterator[LogRecord]:
+        opened = self._open(rel, segment.shown, [])
+        if opened is None:
+            return
+        fd, identity = opened
+        try:
+            if identity != segment.identity:
+                return
+            splitter = LineSplitter(self.max_line_bytes)
+            offset, end = 0, segment.offset - len(segment.splitter.held)
+            while offset < end:
+                data = _read_at(fd, offset, min(end - offset, 1 << 22))
+                if not data:
+                    return
+                offset += len(data)
+                for line in splitter.feed(data):
+                    if (record := _replayed(line, segment.shown)) is not None:
+                        yield record
+            if splitter.lines < segment.splitter.lines:  # a last line finish() took as complete
+                last = splitter.finish()
+                if last is not None and (record := _replayed(last, segment.shown)) is not None:
+                    yield record
+        except OSError:
+            return
+        finally:
+            os.close(fd)
 
     @property
     def pending_line(self) -> int | None:
@@ -461,5 +548,6 @@ class WorkerLogReader:
         if wrong:
             self._add(RunProblem(segment.shown, line, "; ".join(wrong)), new)
         if record is not None:
-            segment.records.append(record)
+            segment.count += 1
+            segment.keep(record)
             records.append(record)

@@ -376,7 +376,7 @@ def test_a_worker_in_two_layouts_logs_is_taken_from_the_newer(project: Path) -> 
 def test_the_tracker_timeline_restarts_at_each_process(project: Path) -> None:
     watcher = RunWatcher(discover_run(project))
     watcher.poll(now=at(12, 40))
-    points = tracker_timeline(watcher.records, "1")
+    points = tracker_timeline(watcher.tracker_records, "1")
     # Process 1: 10:00 start, T1 at 10:10 (500 + 1,000). Process 2 from 12:00: T2 at 12:05
     # (500 + 500), T3 at 12:20 (1,000 + 2,000), its last line at 12:30 (1,000 + 3,000).
     assert points == (
@@ -388,8 +388,8 @@ def test_the_tracker_timeline_restarts_at_each_process(project: Path) -> None:
         TrackerPoint(at(12, 30), 2, "end", None, 4_000, 2.0),
     )
     # Process 1's last line is its task at 10:10: no separate end point. Another worker's lines are not counted.
-    assert [p.kind for p in tracker_timeline(watcher.records, "2")] == ["start", "task"]
-    assert tracker_timeline(watcher.records, "9") == ()
+    assert [p.kind for p in tracker_timeline(watcher.tracker_records, "2")] == ["start", "task"]
+    assert tracker_timeline(watcher.tracker_records, "9") == ()
 
 
 def test_a_heartbeat_file_is_the_last_sign_of_life(project: Path) -> None:

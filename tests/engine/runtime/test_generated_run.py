@@ -58,6 +58,6 @@ def test_the_rotated_log_is_read_across_both_files(tmp_path: Path) -> None:
     made = write_run(tmp_path, workers=2, lines=400, rotate=(2,))
     watcher = RunWatcher(discover_run(tmp_path))
     watcher.poll(now=0)
-    files = {r.file.rsplit("/", 1)[-1] for r in watcher.records if r.worker == "2"}
+    files = {r.file.rsplit("/", 1)[-1] for r in list(watcher.replay()) if r.worker == "2"}
     assert files == {"worker-2.jsonl.1", "worker-2.jsonl"}
-    assert sum(1 for r in watcher.records if r.worker == "2") == made.workers["2"].lines
+    assert sum(1 for r in list(watcher.replay()) if r.worker == "2") == made.workers["2"].lines

@@ -163,14 +163,14 @@ def test_rotation_finishes_the_old_file_then_reads_the_new(tmp_path: Path, logs:
     assert messages(result) == ["message 3", "message 4"]
     assert [(r.file, r.line) for r in result.records] == [(LOG + ".1", 3), (LOG, 1)]
     assert result.problems == () and not result.restarted
-    assert [r.message for r in reader.records] == [f"message {n}" for n in range(1, 5)]
+    assert [r.message for r in reader.replay()] == [f"message {n}" for n in range(1, 5)]
     # The next rotation overwrites .1: lines 1-3 are gone from disk, and from the reader.
     append(logs, line(5))
     os.replace(logs, logs.with_name("worker-1.jsonl.1"))
     logs.write_text(line(6))
     result = reader.poll()
     assert messages(result) == ["message 5", "message 6"] and result.problems == ()
-    assert [r.message for r in reader.records] == ["message 4", "message 5", "message 6"]
+    assert [r.message for r in reader.replay()] == ["message 4", "message 5", "message 6"]
 
 
 def test_a_rotated_file_is_read_first_on_the_first_poll(tmp_path: Path, logs: Path) -> None:
@@ -207,7 +207,7 @@ def test_truncation_is_reported_once_and_the_file_read_again(tmp_path: Path, log
     result = reader.poll()
     assert result.restarted and messages(result) == ["message 4"]
     assert [p.describe() for p in result.problems] == [f"{LOG}: was truncated; read again from the start"]
-    assert [r.message for r in reader.records] == ["message 4"]
+    assert [r.message for r in reader.replay()] == ["message 4"]
     append(logs, line(5))
     again = reader.poll()
     assert not again.restarted and again.problems == () and messages(again) == ["message 5"]

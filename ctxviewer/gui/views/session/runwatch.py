@@ -96,7 +96,7 @@ class RunReader:
         workers whose records changed (a task line of one worker leaves the others' curves)."""
         wanted = set(workers)
         grouped: dict[str, list[LogRecord]] = {w: [] for w in workers}
-        for record in watcher.records:
+        for record in watcher.tracker_records:
             worker_id = record.worker_id
             worker = worker_id if isinstance(worker_id, str) else None if worker_id is None else str(worker_id)
             if worker in wanted:
