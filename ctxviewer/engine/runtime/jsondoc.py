@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import math
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from ctxviewer.engine.files.reading import ProjectFS, utf8_error_line
-from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
+from ctxviewer.engine.runtime.problems import ProblemList, RunProblem, file_kind
 
 _WS = " \t\n\r"
 _BOM = "\ufeff"
@@ -288,6 +289,9 @@ class JsonDocument:
         if signature == self._signature:
             return DocumentRead(False, self._data, self._text, ())
         self._signature = signature
+        if not stat.S_ISREG(st.st_mode):  # a pipe, a device, a folder: never opened
+            self._file_problem(f"not read: {file_kind(st.st_mode)}, not a file", new)
+            return DocumentRead(False, self._data, self._text, tuple(new))
         raw, failed = self.fs.read_bytes(self.rel)
         if failed is not None or raw is None:
             self._file_problem(failed.detail if failed is not None else "cannot be read", new)

@@ -34,7 +34,7 @@ from typing import Any
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
 from ctxviewer.engine.runtime.eventlog.lines import Line, LineSplitter
 from ctxviewer.engine.runtime.jsondoc import json_type, parse_time, short
-from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
+from ctxviewer.engine.runtime.problems import ProblemList, RunProblem, file_kind
 
 #: The keys every line upstream writes has.
 REQUIRED_KEYS = ("ts", "level", "worker_id", "feature", "message")
@@ -397,8 +397,7 @@ class WorkerLogReader:
             return None
         if not stat.S_ISREG(info.st_mode):
             os.close(fd)
-            what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            self._trouble_once(shown, f"is {what}, not a log file", new)
+            self._trouble_once(shown, f"is {file_kind(info.st_mode)}, not a log file", new)
             return None
         return fd, (info.st_dev, info.st_ino)
 
