@@ -15,6 +15,7 @@ from typing import Any
 
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.runtime.jsondoc import Fields, JsonDocument, json_type
+from ctxviewer.engine.runtime.plausible import PERCENT
 from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
 
 PREFIX, SUFFIX = "heartbeat-", ".json"
@@ -74,6 +75,6 @@ class HeartbeatReader:
             time=check.time(data, "timestamp", (), naive_is_utc=True),
             task_id=check.string(data, "task_id", ()),
             step=check.string(data, "step", ()),
-            progress_pct=check.integer(data, "progress_pct", ()),
+            progress_pct=check.integer(data, "progress_pct", (), kind=PERCENT),
         )
         return True, tuple(new)

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import json
 import math
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from ctxviewer.engine.files.reading import ProjectFS, utf8_error_line
-from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
+from ctxviewer.engine.runtime.plausible import TIME, implausible
+from ctxviewer.engine.runtime.problems import ProblemList, RunProblem, file_kind
 
 _WS = " \t\n\r"
 _BOM = "\ufeff"
@@ -177,34 +179,37 @@ class Fields:
         self._wrong((*path, key), "a string", value)
         return None
 
-    def integer(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int], minimum: int = 0) -> int | None:
-        """``obj[key]`` when it is a whole number of at least *minimum* (a float like 3.0 counts)."""
+    def plausible(self, path: Sequence[str | int], kind: str, value: float) -> bool:
+        """Whether *value* is in the plausible range of *kind* (:mod:`.plausible`); reported when not."""
+        why = implausible(kind, value)
+        if why is not None:
+            self.report(path, f'"{self.name(path)}" {why}; left out')
+        return why is None
+
+    def integer(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int], *, kind: str) -> int | None:
+        """``obj[key]`` when it is a whole number (a float like 3.0 counts) in the range of *kind*."""
         value = obj.get(key)
         if value is None:
             return None
-        if isinstance(value, float) and value.is_integer() and math.isfinite(value):
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
+        fraction = isinstance(value, float) and not value.is_integer()
+        if isinstance(value, bool) or not isinstance(value, int | float) or fraction:
             self._wrong((*path, key), "a whole number", value)
             return None
-        if value < minimum:
-            self.report((*path, key), f'"{self.name((*path, key))}" must be {minimum} or more, not {value}')
+        if not self.plausible((*path, key), kind, value):
             return None
-        return value
+        return int(value)
 
-    def number(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int]) -> float | None:
-        """``obj[key]`` when it is a finite number of 0 or more."""
+    def number(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int], *, kind: str) -> float | None:
+        """``obj[key]`` when it is a number in the range of *kind*."""
         value = obj.get(key)
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float):
             self._wrong((*path, key), "a number", value)
             return None
-        number = float(value)
-        if not math.isfinite(number) or number < 0:
-            self.report((*path, key), f'"{self.name((*path, key))}" must be a finite number of 0 or more, not {value}')
+        if not self.plausible((*path, key), kind, value):
             return None
-        return number
+        return float(value)
 
     def mapping(self, obj: Mapping[str, Any], key: str, path: Sequence[str | int]) -> Mapping[str, Any] | None:
         """``obj[key]`` when it is an object; None when absent or null (not reported) or else (reported)."""
@@ -230,7 +235,8 @@ class Fields:
         seconds = parse_time(text, naive_is_utc=naive_is_utc)
         if seconds is None:
             self.report((*path, key), f'"{self.name((*path, key))}" is not an ISO-8601 time: {short(text)}')
-        return seconds
+            return None
+        return seconds if self.plausible((*path, key), TIME, seconds) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,6 +294,9 @@ class JsonDocument:
         if signature == self._signature:
             return DocumentRead(False, self._data, self._text, ())
         self._signature = signature
+        if not stat.S_ISREG(st.st_mode):  # a pipe, a device, a folder: never opened
+            self._file_problem(f"not read: {file_kind(st.st_mode)}, not a file", new)
+            return DocumentRead(False, self._data, self._text, tuple(new))
         raw, failed = self.fs.read_bytes(self.rel)
         if failed is not None or raw is None:
             self._file_problem(failed.detail if failed is not None else "cannot be read", new)
@@ -309,6 +318,9 @@ class JsonDocument:
             return DocumentRead(False, self._data, self._text, tuple(new))
         except RecursionError:
             self._file_problem("not JSON (nested too deeply); showing what was read last", new)
+            return DocumentRead(False, self._data, self._text, tuple(new))
+        except ValueError:  # a number of more digits than Python converts (4,300)
+            self._file_problem("not JSON (a number too long to read); showing what was read last", new)
             return DocumentRead(False, self._data, self._text, tuple(new))
         self._trouble = None
         self._data, self._text = data, text

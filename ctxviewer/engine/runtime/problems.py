@@ -9,6 +9,7 @@ rest, so a log that is garbage from end to end costs bounded memory.
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 
 #: Problems one reader keeps (and reports); beyond this they are only counted.
@@ -51,3 +52,22 @@ class ProblemList:
     def kept(self) -> tuple[RunProblem, ...]:
         """The problems kept, oldest first."""
         return tuple(self._kept)
+
+
+def file_kind(mode: int) -> str:
+    """What a file of *mode* (``st_mode``) is, for a message: ``a named pipe``, ``a device``...
+
+    A run file that is not a regular file is never opened for reading (a pipe would block,
+    a device never end); the problem names what it is instead.
+    """
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISREG(mode):
+        return "a file"
+    return "an unknown kind of file"

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ctxviewer.engine.errors import ProjectError
 from ctxviewer.engine.files.reading import ProjectFS
+from ctxviewer.engine.runtime.problems import file_kind
 
 #: Upstream's folders, the current name first.
 LAYOUTS = (".mahabharatha", ".zerg")
@@ -90,7 +91,9 @@ def _scan(fs: ProjectFS, folder: str) -> tuple[set[str], set[str], set[str], set
     prefix = f"{folder}/" if folder else ""
     for name in fs.list_dir(folder):
         rel = prefix + name
-        if not fs.is_file(rel):
+        # Anything there, not only a regular file: a pipe, a device, a folder or a link out of
+        # the run under a run file's name is listed, and its reader names it as a problem.
+        if not fs.present(rel):
             continue
         if worker_of_log(name) is not None:
             logs.add(rel[:-2] if rel.endswith(".1") else rel)
@@ -175,7 +178,11 @@ def discover_run(path: str | os.PathLike[str]) -> RunFiles:
     if target.is_file():
         return _single_file(target, shown)
     if not target.is_dir():
-        raise ProjectError("not a file or a folder", shown)
+        try:
+            kind = file_kind(os.stat(target).st_mode)
+        except OSError as exc:
+            raise ProjectError(f"cannot be examined ({exc.strerror or exc})", shown) from None
+        raise ProjectError(f"is {kind}, not a run's file or folder; not read", shown)
     if target.name in LAYOUTS:
         run = _layout_files(ProjectFS(target.parent), (target.name,), target.parent)
     elif (inside := _enclosing_project(target / "x")) is not None and target.name in ("state", "logs", "workers"):

@@ -24,6 +24,7 @@ from typing import Any
 
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.runtime.jsondoc import Fields, JsonDocument, json_type
+from ctxviewer.engine.runtime.plausible import COUNT, USAGE
 from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
 
 #: ``constants.py:WorkerStatus``.
@@ -182,8 +183,8 @@ class StateFileReader:
                     worker_id=key,
                     status=check.string(entry, "status", path),
                     current_task=check.string(entry, "current_task", path),
-                    tasks_completed=check.integer(entry, "tasks_completed", path),
-                    context_usage=check.number(entry, "context_usage", path),
+                    tasks_completed=check.integer(entry, "tasks_completed", path, kind=COUNT),
+                    context_usage=check.number(entry, "context_usage", path, kind=USAGE),
                     started_at=check.time(entry, "started_at", path, naive_is_utc=False),
                     health_check_at=check.time(entry, "health_check_at", path, naive_is_utc=False),
                     ready_at=check.time(entry, "ready_at", path, naive_is_utc=False),

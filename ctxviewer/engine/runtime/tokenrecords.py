@@ -22,6 +22,7 @@ from typing import Any
 
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.runtime.jsondoc import Fields, JsonDocument, json_type
+from ctxviewer.engine.runtime.plausible import COUNT, TOKENS
 from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
 
 PREFIX, SUFFIX = "tokens-", ".json"
@@ -115,10 +116,10 @@ class TokenRecordReader:
                 continue
             sections: list[tuple[str, int]] = []
             for name in check.mapping(entry, "breakdown", path) or {}:
-                count = check.integer(entry["breakdown"], name, (*path, "breakdown"))
+                count = check.integer(entry["breakdown"], name, (*path, "breakdown"), kind=TOKENS)
                 if count is not None:
                     sections.append((name, count))
-            total = check.integer(entry, "total", path)
+            total = check.integer(entry, "total", path, kind=TOKENS)
             if total is not None and total != sum(n for _, n in sections):
                 check.report(
                     (*path, "total"),
@@ -139,6 +140,6 @@ class TokenRecordReader:
             file=self.shown,
             worker_id=worker_id,
             tasks=tuple(tasks),
-            cumulative_total=check.integer(cumulative, "total_tokens", ("cumulative",)),
-            cumulative_tasks=check.integer(cumulative, "tasks_completed", ("cumulative",)),
+            cumulative_total=check.integer(cumulative, "total_tokens", ("cumulative",), kind=TOKENS),
+            cumulative_tasks=check.integer(cumulative, "tasks_completed", ("cumulative",), kind=COUNT),
         )

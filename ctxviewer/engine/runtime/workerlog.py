@@ -39,7 +39,8 @@ from typing import Any
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
 from ctxviewer.engine.runtime.eventlog.lines import Line, LineSplitter
 from ctxviewer.engine.runtime.jsondoc import json_type, parse_time, short
-from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
+from ctxviewer.engine.runtime.plausible import DURATION_MS, TIME, implausible
+from ctxviewer.engine.runtime.problems import ProblemList, RunProblem, file_kind
 
 #: The keys every line upstream writes has.
 REQUIRED_KEYS = ("ts", "level", "worker_id", "feature", "message")
@@ -191,6 +192,8 @@ def _parse_line(raw: bytes, line: int, shown: str) -> tuple[LogRecord | None, li
         obj = _decode(text)
     except json.JSONDecodeError as exc:
         raise _BadLine(f"not JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError:  # a number of more digits than Python converts (4,300)
+        raise _BadLine("not JSON (a number too long to read)") from None
     except RecursionError:
         raise _BadLine("not JSON (nested too deeply)") from None
     if type(obj) is not dict:
@@ -244,6 +247,12 @@ def _parse_line(raw: bytes, line: int, shown: str) -> tuple[LogRecord | None, li
         seconds = parse_time(ts, naive_is_utc=True)
         if seconds is None:
             wrong.insert(0, f'"ts" is not an ISO-8601 time: {short(ts)}')
+        elif (why := implausible(TIME, seconds)) is not None:
+            wrong.insert(0, f'"ts" {why}; left out')
+            seconds = None
+    if duration is not None and (why := implausible(DURATION_MS, duration)) is not None:
+        wrong.append(f'"duration_ms" {why}; left out')
+        duration = None
     record = LogRecord(
         shown,
         line,
@@ -484,8 +493,7 @@ class WorkerLogReader:
             return None
         if not stat.S_ISREG(info.st_mode):
             os.close(fd)
-            what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            self._trouble_once(shown, f"is {what}, not a log file", new)
+            self._trouble_once(shown, f"is {file_kind(info.st_mode)}, not a log file", new)
             return None
         return fd, (info.st_dev, info.st_ino)
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,20 +76,58 @@ def first_difference(upstream: str, ours: str) -> tuple[int, str | None, str | N
     return 0, None, None  # equal
 
 
-def _run_driver(python: str, jobs: list[dict[str, Any]], timeout: float) -> dict[str, Any]:
+def driver_environment(
+    project_root: str | os.PathLike[str], environ: Mapping[str, str] | None = None, cwd: str | None = None
+) -> dict[str, str]:
+    """The driver's environment: *environ* (this process's), its hash seed, and a ``PYTHONPATH``
+    without the entries that would import the project's files.
+
+    An empty entry and ``.`` (the current folder) are dropped, and so is any entry inside the
+    project; the others, made absolute against *cwd* (they may be where upstream's package is),
+    are kept.  ``PYTHONSAFEPATH`` is set (Python 3.11 and later: nothing put before ``sys.path``).
+    """
+    env = dict(os.environ if environ is None else environ)
+    env["PYTHONHASHSEED"] = HASH_SEED
+    env["PYTHONSAFEPATH"] = "1"
+    here = os.getcwd() if cwd is None else cwd
+    project = os.path.realpath(project_root)
+    kept: list[str] = []
+    for entry in env.pop("PYTHONPATH", "").split(os.pathsep):
+        if entry in ("", os.curdir):
+            continue
+        full = os.path.realpath(os.path.join(here, entry))
+        if full != project and not full.startswith(project.rstrip(os.sep) + os.sep):
+            kept.append(full)
+    if kept:
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(kept))
+    return env
+
+
+def _run_driver(
+    python: str, jobs: list[dict[str, Any]], timeout: float, project_root: str | os.PathLike[str]
+) -> dict[str, Any]:
+    """Run the driver over *jobs* in *python*, kept from the project's files.
+
+    ``-s`` (no user site folder), a ``PYTHONPATH`` without the project (:func:`driver_environment`),
+    and a private empty folder as its working folder: nothing of the project, or of the folder
+    ctxviewer was started in, is on its ``sys.path`` when it starts.  Not ``-I``: that ignores
+    ``PYTHONHASHSEED`` too, which orders upstream's rule files.
+    """
     if not os.path.isfile(python) or not os.access(python, os.X_OK):
         raise CtxViewerError("--upstream-python: no such interpreter (not an executable file)", python)
-    env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
+    env = driver_environment(project_root)
     try:
-        done = subprocess.run(
-            [python, str(DRIVER)],
-            input=json.dumps({"jobs": jobs}),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            env=env,
-        )
+        with tempfile.TemporaryDirectory(prefix="ctxviewer-verify-") as neutral:
+            done = subprocess.run(
+                [python, "-s", str(DRIVER)],
+                input=json.dumps({"jobs": jobs}),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+                env=env,
+                cwd=neutral,
+            )
     except subprocess.TimeoutExpired:
         raise CtxViewerError(
             f"--upstream-python: the upstream plugin did not finish in {timeout:g} s", python
@@ -148,7 +187,7 @@ def verify(
 
     settings = project.settings
     jobs = [_job(project, f, t, settings) for f, t in targets]
-    data = _run_driver(python, jobs, timeout)
+    data = _run_driver(python, jobs, timeout, project.root)
     package = str(data.get("package"))
     installed = PACKAGE_VERSIONS.get(package, ZERG_0_3_2)
     notes: list[str] = []

@@ -20,8 +20,10 @@ import sys
 from typing import Any
 
 # The script's own folder holds ctxviewer's modules (zerg.py among them): never import those.
+# Nor anything by a relative entry ('', '.'): each job runs in its project's folder, whose
+# files (a glob.py, say) must not stand in for the standard library's.
 _HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+sys.path[:] = [p for p in sys.path if p and os.path.isabs(p) and os.path.abspath(p) != _HERE]
 
 VARIABLES = ("ANALYSIS_DEPTH", "BEHAVIORAL_MODE", "TDD_MODE", "COMPACT_MODE", "WORKER_ID")
 

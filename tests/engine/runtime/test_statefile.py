@@ -162,7 +162,7 @@ def test_wrong_shapes_are_reported_with_their_lines(tmp_path: Path) -> None:
     assert [p.describe() for p in result.problems] == [
         f'{STATE}:3: "workers.1" must be an object, not a number',
         f'{STATE}:4: "workers.2.status" must be a string, not a number',
-        f'{STATE}:4: "workers.2.tasks_completed" must be 0 or more, not -1',
+        f'{STATE}:4: "workers.2.tasks_completed" is -1, outside 0 to 1,000,000,000; left out',
         f'{STATE}:6: "execution_log" must be an array, not an object',
     ]
 

@@ -329,7 +329,7 @@ def test_a_named_pipe_never_blocks(tmp_path: Path, logs: Path) -> None:
     os.mkfifo(logs)
     reader = reader_for(tmp_path)
     result = reader.poll()  # would hang on a plain open() with no writer
-    assert [p.message for p in result.problems] == ["is not a regular file, not a log file"]
+    assert [p.message for p in result.problems] == ["is a named pipe, not a log file"]
     assert reader.poll().problems == ()
 
 

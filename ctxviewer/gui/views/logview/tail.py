@@ -19,6 +19,7 @@ import stat
 from dataclasses import dataclass, field
 
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
+from ctxviewer.engine.runtime.problems import file_kind
 
 #: A line longer than this is skipped (its bytes dropped as they come), as the engine's reader does.
 MAX_LINE_BYTES = 4_000_000
@@ -97,7 +98,7 @@ class LogTail:
             return None
         if not stat.S_ISREG(info.st_mode):
             os.close(fd)
-            self._say(f"{rel.rsplit('/', 1)[-1]}: is not a regular file; not read", out)
+            self._say(f"{rel.rsplit('/', 1)[-1]}: is {file_kind(info.st_mode)}, not a log file; not read", out)
             return None
         return fd, (info.st_dev, info.st_ino)
 

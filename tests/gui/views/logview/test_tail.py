@@ -92,7 +92,7 @@ def test_a_deleted_log_or_a_folder_in_its_place_is_said_once(tmp_path: Path) -> 
     assert tail.poll(100).problem is None
     folder_tail = LogTail(ProjectFS(tmp_path), "logs/workers/worker-9.jsonl")
     (tmp_path / "logs/workers/worker-9.jsonl").mkdir()
-    assert folder_tail.poll(100).problem == "worker-9.jsonl: is not a regular file; not read"
+    assert folder_tail.poll(100).problem == "worker-9.jsonl: is a folder, not a log file; not read"
     assert folder_tail.poll(100).problem is None
 
 
@@ -100,7 +100,7 @@ def test_a_pipe_in_place_of_the_log_never_blocks(tmp_path: Path) -> None:
     path, tail = make(tmp_path)
     os.mkfifo(path)
     read = tail.poll(100)
-    assert (read.pieces, read.problem) == ([], "worker-1.jsonl: is not a regular file; not read")
+    assert (read.pieces, read.problem) == ([], "worker-1.jsonl: is a named pipe, not a log file; not read")
 
 
 def test_a_line_longer_than_the_limit_is_skipped_without_being_held(tmp_path: Path, monkeypatch) -> None:

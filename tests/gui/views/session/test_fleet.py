@@ -7,6 +7,7 @@ file watcher (the fallback timer is stopped, so only a notification can bring a 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -260,3 +261,20 @@ def test_reader_poll_is_plain_python(generated: GeneratedRun) -> None:
     four = next(r for r in update.snapshot.workers if r.worker_id == "4")
     # Live ("running") and heard from 2 minutes ago: not stale, the clock is now.
     assert not four.stale and update.fleet.rows[3].status == "running"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_in_the_run_is_in_the_problem_list(qtbot, generated: GeneratedRun) -> None:  # type: ignore[no-untyped-def]
+    """A pipe under a state file's name is never opened: it is named with what it is, and counted."""
+    pipe = next(generated.root.glob("*/state")) / "other.json"
+    os.mkfifo(pipe)
+    shown = pipe.relative_to(generated.root).as_posix()
+    panel = SessionPanel()
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.runUpdated, timeout=20_000) as blocker:
+        panel.follow_run(generated.root)
+    snapshot = blocker.args[0].snapshot
+    status, tip = panel.fleet.status.text(), panel.fleet.status.toolTip()
+    panel.stop_following()
+    assert [p.describe() for p in snapshot.new_problems] == [f"{shown}: not read: a named pipe, not a file"]
+    assert status.endswith("; 1 problem") and f"{shown}: not read: a named pipe, not a file" in tip
