@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeAlias, TypeGuard
 
@@ -171,6 +172,47 @@ def discard_stdout() -> None:
 def err(message: str) -> None:
     sys.stderr.write(f"ctxviewer: {visible(message)}\n")
     sys.stderr.flush()
+
+
+class TerminalProgress:
+    """A progress line on stderr, rewritten in place, for a long run whose stderr is a terminal.
+
+    ``with TerminalProgress("sweep") as progress:`` gives a ``progress(stage, fraction)``
+    callback for the engine, or None when stderr is not a terminal (a pipe, a file, a test):
+    progress is never mixed into what a script reads.  The line is redrawn at most every
+    :data:`PROGRESS_SECONDS` and erased when the run ends, however it ends (an error or
+    Ctrl-C then says so on a clean line).
+    """
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.shown = False
+        self.last = 0.0
+
+    def __enter__(self) -> Any:
+        return self.report if is_terminal(sys.stderr) else None
+
+    def __exit__(self, *exc: object) -> None:
+        if self.shown:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.write("\r\033[K")
+                sys.stderr.flush()
+        self.shown = False
+
+    def report(self, stage: str, fraction: float) -> None:
+        now = time.monotonic()
+        if self.shown and now - self.last < PROGRESS_SECONDS:
+            return
+        self.last, self.shown = now, True
+        line = visible(f"ctxviewer: {self.what}: {100 * fraction:3.0f}% ({stage})")[:PROGRESS_WIDTH]
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"\r\033[K{line}")
+            sys.stderr.flush()
+
+
+#: How often a progress line is redrawn, and how wide it may be (it must not wrap to be erased).
+PROGRESS_SECONDS = 0.2
+PROGRESS_WIDTH = 79
 
 
 def json_text(data: Any) -> str:

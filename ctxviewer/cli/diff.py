@@ -11,6 +11,7 @@ from ctxviewer.cli.common import (
     EXIT_OK,
     OUTPUT_HELP,
     Subparsers,
+    TerminalProgress,
     add_set,
     err,
     json_text,
@@ -44,15 +45,17 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for rev in revs:
         check_revision_name(rev)  # refused before anything runs
     fmt = output_format(args, DIFF_SUFFIXES, "text")
-    diff = diff_revisions(
-        args.project,
-        revs[0],
-        revs[1] if len(revs) == 2 else None,
-        feature=args.feature,
-        task=args.task,
-        overrides=dict(args.set or []),
-        exact=not args.no_exact,
-    )
+    with TerminalProgress("diff") as progress:  # two revisions of every task: a long run on a big project
+        diff = diff_revisions(
+            args.project,
+            revs[0],
+            revs[1] if len(revs) == 2 else None,
+            feature=args.feature,
+            task=args.task,
+            overrides=dict(args.set or []),
+            exact=not args.no_exact,
+            progress=progress,
+        )
     if fmt == "json":
         text = json_text(revision_to_json(diff))
     elif fmt == "html":

@@ -16,6 +16,7 @@ from ctxviewer.cli.common import (
     EXIT_OK,
     OUTPUT_HELP,
     Subparsers,
+    TerminalProgress,
     add_profile,
     add_set,
     err,
@@ -125,15 +126,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     project = load_project(args.project, overrides)
     report_project_warnings(project)
     batch_targets(project, args.feature)  # an unknown or broken feature: exit 2 before any work
-    sweep = run_sweep(
-        project,
-        budgets,
-        feature=args.feature,
-        share_key=share_key,
-        shares=shares,
-        exact=args.exact,
-        codes=codes,
-    )
+    with TerminalProgress("sweep") as progress:  # refused before any run when it is too big
+        sweep = run_sweep(
+            project,
+            budgets,
+            feature=args.feature,
+            share_key=share_key,
+            shares=shares,
+            exact=args.exact,
+            codes=codes,
+            progress=progress,
+        )
     code = EXIT_OK
     for cell in sweep.cells:
         if cell.error:

@@ -8,12 +8,15 @@ requirements.md (line 11) enters and pushes paragraph 5 (line 9) out; the contex
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
+from ctxviewer.cli import common, main
 from tests.cli.helpers import run
 from tests.factories import REQUIREMENTS, make_git_project, write
 
@@ -169,3 +172,23 @@ def test_a_filter_of_the_repository_does_not_run_from_the_command(
     code, out, err = run(capsys, "diff", str(repo), "--rev", "HEAD~1", "--no-exact")
     assert (code, err) == (0, "") and "B  working tree" in out
     assert not mark.exists()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_on_a_terminal_stderr_is_erased_and_stays_out_of_stdout(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(common, "PROGRESS_SECONDS", 0.0)  # every report drawn
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["diff", str(repo), "--rev", "HEAD~1", "--rev", "HEAD", "--no-exact"]) == 0
+    out = capsys.readouterr().out
+    shown = terminal.getvalue()
+    # Reading A first, the one task, then done; the line erased at the end.
+    assert shown.startswith("\r\x1b[Kctxviewer: diff:   0% (reading HEAD~1")
+    assert shown.endswith("\r\x1b[Kctxviewer: diff: 100% (done)\r\x1b[K")
+    assert "\n" not in shown and "\r" not in out and "context 28 \u2192 29 heuristic tokens" in out

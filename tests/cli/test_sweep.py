@@ -5,10 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
+from ctxviewer.cli import common, main
+from ctxviewer.engine.runs import sweep as sweep_module
 from tests.cli.helpers import run
 from tests.factories import make_compare_project
 
@@ -112,3 +115,72 @@ def test_bad_input_is_one_line_and_exit_2(
     code, out, err = run(capsys, "sweep", str(compare_project), *argv)
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and err.startswith("ctxviewer: ") and message in err
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_sweep_over_the_ceiling_is_refused_before_any_assembly(
+    compare_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the sweep assembled a task")
+
+    monkeypatch.setattr(sweep_module, "assemble_task", never)
+    target = tmp_path / "sweep.csv"
+    # 1,000 budgets x 26 spec_share values (0 to 0.25 by 0.01) x the project's 2 tasks = 52,000.
+    argv = ["--budget", "1:1000:1", "--share", "spec_share=0:0.25:0.01", "-o", str(target)]
+    code, out, err = run(capsys, "sweep", str(compare_project), *argv)
+    assert (code, out) == (2, "")
+    assert err == (
+        "ctxviewer: sweep of 1,000 budgets \u00d7 26 spec_share values \u00d7 2 tasks = 52,000 assemblies is over "
+        "the limit of 50,000; narrow a range or choose a feature\n"
+    )
+    assert not target.exists()
+
+
+def test_progress_goes_to_stderr_only_when_it_is_a_terminal(
+    compare_project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(common, "PROGRESS_SECONDS", 0.0)  # every report drawn
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["sweep", str(compare_project), "--budget", "1k:4k:3k"]) == 0
+    out = capsys.readouterr().out
+    # 2 budgets a task: after T1 half the sweep is done, after T2 all of it; then the line is erased.
+    erase = "\r\x1b[K"
+    assert terminal.getvalue() == f"{erase}ctxviewer: sweep:  50% (T1){erase}ctxviewer: sweep: 100% (T2){erase}"
+    assert out.startswith("feature,task,budget,") and out.count("\n") == 5 and "\r" not in out
+    # Not a terminal (the other tests' captured stderr): nothing but what went wrong.
+    code, _, err = run(capsys, "sweep", str(compare_project), "--budget", "1k:4k:3k")
+    assert (code, err) == (0, "")
+
+
+def test_ctrl_c_ends_with_one_line_130_and_no_file(
+    compare_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    real = sweep_module.assemble_task
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        calls.append("run")
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sweep_module, "assemble_task", interrupted)
+    monkeypatch.setattr(common, "PROGRESS_SECONDS", 0.0)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    target = tmp_path / "out" / "sweep.csv"
+    target.parent.mkdir()
+    assert main(["sweep", str(compare_project), "--budget", "1k:4k:3k", "-o", str(target)]) == 130
+    assert capsys.readouterr().out == ""
+    # T1's progress was on the line; it is erased before the one line that says why it ended.
+    progress, _, last = terminal.getvalue().rpartition("\r\x1b[K")
+    assert progress == "\r\x1b[Kctxviewer: sweep:  50% (T1)" and last == "ctxviewer: interrupted\n"
+    assert list(target.parent.iterdir()) == []

@@ -8,6 +8,7 @@ brings the candidate into the context.
 from __future__ import annotations
 
 import json
+import re
 from contextvars import Context
 from pathlib import Path
 
@@ -111,3 +112,24 @@ def _check_every_suggestion(project: Project, settings: Settings, fs: Context) -
                     )
                     checked += 1
     return checked
+
+
+def test_suggest_at_a_budget_too_large_to_work_out_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_compare_project(tmp_path / "p")
+    settings = load_project(root).settings
+    assert (settings.security_share, settings.spec_share) == (0.3, 0.5)
+    args = [str(root), "--feature", "feat", "--task", COMPARE_TASKS[0]["id"], "--set", "budget=2000000"]
+    code, out, err = run(capsys, "why", *args, "owasp", "--suggest")
+    assert (code, out) == (2, "")
+    # Each share may take what the other leaves: security section budgets 0 .. int(2,000,000 * 0.5),
+    # spec 0 .. int(2,000,000 * 0.7); the budget axis runs to the refit's ceiling, whatever it is.
+    found = re.fullmatch(
+        r"ctxviewer: sensitivity of T1 at budget 2,000,000: budget ([\d,]+) \+ security_share 1,000,001 \+ "
+        r"spec_share 1,400,001 = ([\d,]+) refit evaluations is over the limit of 1,000,000; choose a smaller budget\n",
+        err,
+    )
+    assert found is not None, err
+    budget_axis, total = (int(g.replace(",", "")) for g in found.groups())
+    assert total == budget_axis + 1_000_001 + 1_400_001

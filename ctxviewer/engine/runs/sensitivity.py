@@ -18,6 +18,13 @@ Budgets and shares go through a :class:`~ctxviewer.engine.profiles.refit.Refit`,
 recomputes only the fit decisions; top_k and switches change scoring, so each value is a
 whole run (a handful of them).  :meth:`Sensitivity.suggestion` then names the smallest
 change that brings a candidate into the context, and what that change pushes out.
+
+How much work that is follows the budget asked about: a share axis has a position for every
+section budget up to ``budget * share``, so at a budget of 1,000,000 one task takes over a
+million refit evaluations (71 s on the ``ctxviewer`` profile).  Before any axis is walked,
+:func:`check_work` counts the evaluations the axes asked for will take and refuses, with
+:class:`~ctxviewer.engine.errors.SettingsError`, more than :data:`MAX_REFIT_EVALUATIONS`
+through a fast refit or :data:`MAX_WHOLE_RUNS` whole runs.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from decimal import ROUND_CEILING, Decimal
 from functools import partial
 from typing import Any
 
+from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.profiles import drift_refit
 from ctxviewer.engine.profiles.base import Cancelled, Progress
@@ -53,6 +61,16 @@ from ctxviewer.engine.runs.pipeline import assemble_task, run_profile, spec_sour
 from ctxviewer.engine.trace.model import KEPT, Trace
 
 RefitBuilder = Callable[[Project, Feature, Task, Settings], Refit]
+
+#: The most evaluations a fast refit may make for one task.  Measured on storefront-web's first
+#: task (2-core x86_64 VM, CPython 3.11): 24 us an evaluation on ``mahabharatha``, 59 us on
+#: ``ctxviewer``, so 1,000,000 is 25-60 s.  At the real system's budgets (500-20,000) a task
+#: takes 2,000-30,000; the limit is reached near a budget of 800,000.
+MAX_REFIT_EVALUATIONS = 1_000_000
+#: The most whole runs (one assembly each, 1.4-2.3 ms) one task's sensitivity may make: as
+#: many as the largest sweep (:data:`~ctxviewer.engine.runs.sweep.MAX_ASSEMBLIES`).  The
+#: top_k axis alone is at most 10,000 of them.
+MAX_WHOLE_RUNS = 50_000
 
 
 def _whole_run(project: Project, feature: Feature, task: Task, settings: Settings, fs: Any) -> Mapping[str, str]:
@@ -460,13 +478,49 @@ def _segments(positions: range, vector_at: Callable[[int], int], tick: Callable[
     return out
 
 
+def _budget_positions(refit: Refit, settings: Settings) -> tuple[int, int, int]:
+    """``(bottom, ceiling, top)`` of the budget axis: positions bottom..ceiling are evaluated."""
+    bottom, top = budget_range(settings)
+    return bottom, max(bottom, min(top, refit.ceiling())), top
+
+
+def _share_top(key: str, budget: int, shares: Mapping[str, float]) -> tuple[int, float]:
+    """The largest section budget share *key* can give at *budget* (positions 0..it are evaluated),
+    and the largest share allowed (the other share leaves the rest)."""
+    max_share = max(0.0, 1.0 - sum(v for k, v in shares.items() if k != key))
+    hi = int(budget * max_share)
+    if hi > 0 and share_for(budget, hi) > max_share:  # that section budget needs more than is left
+        hi -= 1
+    return hi, max_share
+
+
+def check_work(task_id: str, budget: int, counts: Sequence[tuple[str, int, bool]]) -> None:
+    """Refuse a sensitivity whose axes (``(key, evaluations, whole runs?)``) are too much work.
+
+    Raises :class:`SettingsError` naming the axes' sizes, their sum and the limit, when the fast
+    refit's evaluations are over :data:`MAX_REFIT_EVALUATIONS` or the whole runs over
+    :data:`MAX_WHOLE_RUNS`.
+    """
+    for whole, limit, what in (
+        (False, MAX_REFIT_EVALUATIONS, "refit evaluations"),
+        (True, MAX_WHOLE_RUNS, "whole runs"),
+    ):
+        parts = [(key, n) for key, n, runs in counts if runs == whole and n]
+        total = sum(n for _key, n in parts)
+        if total > limit:
+            terms = " + ".join(f"{key} {n:,}" for key, n in parts)
+            raise SettingsError(
+                f"sensitivity of {task_id} at budget {budget:,}: {terms} = {total:,} {what} is over the limit of "
+                f"{limit:,}; choose a smaller budget"
+            )
+
+
 def _budget_axis(
     refit: Refit, settings: Settings, shares: Mapping[str, float], profile: str, collect: _Collector
 ) -> Axis:
     """Every integer budget from the bottom of the range to the refit's ceiling; the top has the ceiling's fates."""
     collect.report(BUDGET, 0.0)
-    bottom, top = budget_range(settings)
-    ceiling = max(bottom, min(top, refit.ceiling()))
+    bottom, ceiling, top = _budget_positions(refit, settings)
     segments = _segments(
         range(bottom, ceiling + 1),
         lambda b: collect.add(refit.fates(b, shares)),
@@ -483,10 +537,7 @@ def _budget_axis(
 def _share_axis(refit: Refit, key: str, budget: int, shares: Mapping[str, float], collect: _Collector) -> Axis:
     """Every section budget ``int(budget * share)`` the share can give, up to what the other share leaves."""
     collect.report(key, 0.6)
-    max_share = max(0.0, 1.0 - sum(v for k, v in shares.items() if k != key))
-    hi = int(budget * max_share)
-    if hi > 0 and share_for(budget, hi) > max_share:  # that section budget needs more than is left
-        hi -= 1
+    hi, max_share = _share_top(key, budget, shares)
 
     def at(position: int) -> int:
         return collect.add(refit.fates(budget, {**shares, key: min(share_for(budget, position), max_share)}))
@@ -543,6 +594,25 @@ def sensitivity(
     def want(key: str) -> bool:
         return wanted is None or key in wanted
 
+    # How much work the axes asked for are, before any is walked (the budget's ceiling is
+    # the refit's own, worked out once and kept).
+    whole = isinstance(refit, WholeRunRefit)
+    work: list[tuple[str, int, bool]] = []
+    if want(BUDGET):
+        bottom, ceiling, _top = _budget_positions(refit, settings)
+        work.append((BUDGET, ceiling - bottom + 1, whole))
+    work += [
+        (key, _share_top(key, settings.budget, shares)[0] + 1, whole)
+        for key in SHARE_KEYS
+        if key in refit.keys and want(key)
+    ]
+    ranks = [item.rank for item in trace.items if item.rank is not None]
+    last = max(1, min(10_000, max(ranks, default=1)))
+    if want(TOP_K) and TOP_K not in UNUSED_SETTINGS.get(profile, {}):
+        work.append((TOP_K, last, True))
+    work += [(key, len(values), True) for key, values in CHOICES.get(profile, ()) if want(key)]
+    check_work(task.id, settings.budget, work)
+
     if want(BUDGET):
         axes.append(_budget_axis(refit, settings, shares, profile, collect))
     for key in SHARE_KEYS:
@@ -550,8 +620,6 @@ def sensitivity(
             axes.append(_share_axis(refit, key, settings.budget, shares, collect))
     if want(TOP_K) and TOP_K not in UNUSED_SETTINGS.get(profile, {}):
         collect.report(TOP_K, 0.75)
-        ranks = [item.rank for item in trace.items if item.rank is not None]
-        last = max(1, min(10_000, max(ranks, default=1)))
         top_k = _segments(
             range(1, last + 1),
             lambda k: collect.add(_whole_run(project, feature, task, replace(settings, top_k=k), fs)),

@@ -17,8 +17,13 @@ counts cached by text, and the profiles' caches by content (a spec's scores and 
 for the task's keywords).  The sweep walks task by task, every setting of a task before the
 next task, so those caches are hot: walking budget by budget over the whole project
 instead evicts them between visits (measured on 700 generated tasks x 29 budgets: 66 s
-against 11 s).  It reports progress after each task and checks its cancel token between
-tasks (and between a run's stages), raising :class:`~ctxviewer.engine.profiles.base.Cancelled`.
+against 11 s).  It reports progress after each task (and every :data:`PROGRESS_EVERY`
+assemblies within one) and checks its cancel token between assemblies (and between a run's
+stages), raising :class:`~ctxviewer.engine.profiles.base.Cancelled`.
+
+Each axis takes at most :data:`MAX_VALUES` values, and the whole sweep -- grid points times
+tasks, one assembly each -- at most :data:`MAX_ASSEMBLIES`: :func:`check_sweep_size` refuses a
+larger one with :class:`~ctxviewer.engine.errors.SettingsError` before anything is assembled.
 """
 
 from __future__ import annotations
@@ -55,6 +60,14 @@ SWEEP_CODES: tuple[str, ...] = (RULE_CUT, CONTEXT_EMPTY, OVER_BUDGET, SECTION_EM
 SHARE_KEYS = ("spec_share", "security_share")
 #: The most values one axis may take (a range of a million budgets is a typo, not a sweep).
 MAX_VALUES = 1_000
+#: The most assemblies one sweep may run: grid points (budgets x share values) times tasks.
+#: One assembly took 1.4-2.3 ms on the sample projects (2-core x86_64 VM, CPython 3.11,
+#: decision tokenizer or exact counts, the default or every finding code), so 50,000 is
+#: about 70-115 s of work: a few minutes at most, even on a loaded machine.  Every sample
+#: project's 29-budget sweep (the window's default range) is under 750 of them.
+MAX_ASSEMBLIES = 50_000
+#: Within a task, progress is reported after this many assemblies (as well as at its end).
+PROGRESS_EVERY = 256
 #: Where the sweep's settings say they came from.
 ORIGIN = "the sweep"
 
@@ -231,6 +244,29 @@ def cell_of(trace: Trace, budget: int, share: float | None, codes: Collection[st
     )
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def check_sweep_size(
+    tasks: int, budgets: int, share_key: str = "", shares: int = 1, *, feature: str | None = None
+) -> int:
+    """The number of assemblies a sweep of *tasks* tasks at *budgets* budgets (and *shares*
+    values of *share_key*) runs; raises :class:`SettingsError` when it is over
+    :data:`MAX_ASSEMBLIES`, naming the product and the limit in one line."""
+    points = budgets * (shares if share_key else 1)
+    total = points * tasks
+    if total <= MAX_ASSEMBLIES:
+        return total
+    factors = [_count(budgets, "budget")]
+    if share_key:
+        factors.append(_count(shares, f"{share_key} value"))
+    factors.append(_count(tasks, "task"))
+    product = " \u00d7 ".join(factors)
+    hint = "narrow a range" if feature is not None else "narrow a range or choose a feature"
+    raise SettingsError(f"sweep of {product} = {total:,} assemblies is over the limit of {MAX_ASSEMBLIES:,}; {hint}")
+
+
 def sweep_settings(
     base: Settings, budgets: Sequence[int], share_key: str = "", shares: Sequence[float | None] = (None,)
 ) -> list[tuple[float | None, int, Settings]]:
@@ -265,8 +301,10 @@ def run_sweep(
     With *share_key* (``spec_share`` or ``security_share``) and *shares*, at every value of
     that share too.  *exact* adds the exact tiktoken counts to every cell (slower).  Bad
     settings raise before anything runs; a task the engine refuses at one setting becomes a
-    cell with its message in ``error``.  *progress* is called after each task with
-    ``(task id, fraction done)``; *cancel* is checked between tasks.
+    cell with its message in ``error``.  More than :data:`MAX_ASSEMBLIES` assemblies (tasks
+    times budgets times share values) raise :class:`SettingsError` before any runs.
+    *progress* is called with ``(task id, fraction done)`` after each task and every
+    :data:`PROGRESS_EVERY` assemblies; *cancel* is checked before each assembly.
     """
     if not budgets:
         raise SettingsError("a sweep needs at least one budget")
@@ -274,26 +312,30 @@ def run_sweep(
         raise SettingsError(f"--share: {share_key!r} is not one of {', '.join(SHARE_KEYS)}")
     base = settings or project.settings
     axis: tuple[float | None, ...] = tuple(shares) if share_key and shares else (None,)
-    points = sweep_settings(base, budgets, share_key if axis != (None,) else "", axis)
+    swept = share_key if axis != (None,) else ""
     chosen = check_codes(codes)
     pairs = list(targets) if targets is not None else batch_targets(project, feature)
+    # The size first: a grid of a million points is refused before it is even validated.
+    total = check_sweep_size(len(pairs), len(budgets), swept, len(axis), feature=feature)
+    points = sweep_settings(base, budgets, swept, axis)
     tokenizer = decision_tokenizer(base, project)
     profile = run_profile(project, base)[0]
     fs = one_pass()
     cells: list[SweepCell] = []
-    for n, (feat, task) in enumerate(pairs, start=1):
-        if cancel is not None and cancel.is_set():
-            raise Cancelled(task.id)
+    for feat, task in pairs:
         for share, budget, point in points:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled(task.id)
             try:
                 trace = fs.run(assemble_task, project, feat, task, point, exact=exact, cancel=cancel)
             except CtxViewerError as exc:
                 empty = tuple((c, 0) for c in chosen)
                 cells.append(SweepCell(feat.name, task.id, budget, share, 0, None, None, False, 0, 0, empty, str(exc)))
-                continue
-            cells.append(cell_of(trace, budget, share, chosen))
-        if progress is not None:
-            progress(task.id, n / len(pairs))
+            else:
+                cells.append(cell_of(trace, budget, share, chosen))
+            done = len(cells)
+            if progress is not None and (done % len(points) == 0 or done % PROGRESS_EVERY == 0):
+                progress(task.id, done / total)
     return Sweep(
         project=str(project.root),
         feature=feature,
@@ -301,7 +343,7 @@ def run_sweep(
         tokenizer=tokenizer,
         exact=exact,
         budgets=tuple(budgets),
-        share_key=share_key if axis != (None,) else "",
+        share_key=swept,
         shares=axis,
         codes=chosen,
         tasks=tuple(SweepTask(f.name, t.id, t.title) for f, t in pairs),

@@ -3,7 +3,9 @@
 The controls say what to sweep (the feature, the budget range ``1000:8000:250``, optionally
 one share's range) and what the colour shows (:data:`METRICS`); the sweep runs on a worker
 :class:`~ctxviewer.gui.worker.Lane` (:func:`~ctxviewer.engine.runs.sweep.run_sweep`) with
-its progress shown and a Cancel button.  The heatmap (:class:`~ctxviewer.gui.widgets.heatmap.SweepHeatmap`)
+its progress shown and a Cancel button (checked between assemblies); a sweep over the engine's
+ceiling (:data:`~ctxviewer.engine.runs.sweep.MAX_ASSEMBLIES`) is refused in the message line
+before anything runs.  The heatmap (:class:`~ctxviewer.gui.widgets.heatmap.SweepHeatmap`)
 marks over-budget cells red and cells with a matched rule file cut with an amber corner;
 hovering tells a cell's numbers, clicking one emits :attr:`SweepView.openRequested` with the
 task and the settings of that cell, for the window to open it.  The picture exports as PNG
@@ -36,7 +38,15 @@ from ctxviewer.engine.errors import CtxViewerError, WriteError
 from ctxviewer.engine.files.writing import atomic_write
 from ctxviewer.engine.project.loading import Project
 from ctxviewer.engine.project.settings import Settings
-from ctxviewer.engine.runs.sweep import Sweep, SweepCell, parse_budget_range, parse_share_range, run_sweep
+from ctxviewer.engine.runs.batch import batch_targets
+from ctxviewer.engine.runs.sweep import (
+    Sweep,
+    SweepCell,
+    check_sweep_size,
+    parse_budget_range,
+    parse_share_range,
+    run_sweep,
+)
 from ctxviewer.engine.tokens.counting import HEURISTIC
 from ctxviewer.gui.widgets.heatmap import HeatCell, HeatmapValue, SweepHeatmap, png_bytes, render_image, svg_bytes
 from ctxviewer.gui.worker import Lane, RunState
@@ -284,15 +294,18 @@ class SweepView(QWidget):
         if project is None or source is None:
             self.message.setText("Open a project first.")
             return
+        feature = self.chosen_feature()
         try:
             budgets = parse_budget_range(self.budgets.text(), "budgets")
             share_key, shares = (
                 parse_share_range(self.shares.text(), "share") if self.shares.text().strip() else ("", ())
             )
+            # Too big a sweep is refused here, as the engine would refuse it, before the lane starts.
+            tasks = len(batch_targets(project, feature))
+            check_sweep_size(tasks, len(budgets), share_key, len(shares), feature=feature)
         except CtxViewerError as exc:
             self.message.setText(str(exc))
             return
-        feature = self.chosen_feature()
         settings = source()
         self.message.setText("")
 

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.profiles.base import Cancelled
 from ctxviewer.engine.project.loading import Project, load_project
 from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.runs import sensitivity as sensitivity_module
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.runs.sensitivity import (
     CHOICE,
@@ -24,6 +26,7 @@ from ctxviewer.engine.runs.sensitivity import (
     Segment,
     Sensitivity,
     WholeRunRefit,
+    check_work,
     sensitivity,
     share_for,
     yaml_value,
@@ -283,3 +286,69 @@ def test_a_refit_that_disagrees_with_the_run_is_not_trusted(small: Project) -> N
     assert sens.method == "whole runs"
     assert all(sens.status(i.id) == i.status for i in trace.items)
     assert any(not s.in_context for i in trace.items for s in sens.strip(i.id, "budget"))
+
+
+# -- the ceiling on the work -----------------------------------------------------------------------
+
+
+def test_the_work_ceiling_counts_fast_evaluations_and_whole_runs_apart() -> None:
+    check_work("T1", 4000, [("budget", 400_000, False), ("spec_share", 600_000, False), ("top_k", 50_000, True)])
+    with pytest.raises(SettingsError) as caught:
+        check_work("T1", 900_000, [("budget", 400_000, False), ("spec_share", 600_001, False), ("top_k", 9, True)])
+    assert str(caught.value) == (
+        "sensitivity of T1 at budget 900,000: budget 400,000 + spec_share 600,001 = 1,000,001 refit evaluations "
+        "is over the limit of 1,000,000; choose a smaller budget"
+    )
+    with pytest.raises(SettingsError, match=r": top_k 10,000 \+ budget 40,001 = 50,001 whole runs is over the limit"):
+        check_work("T1", 4000, [("top_k", 10_000, True), ("budget", 40_001, True), ("spec_share", 5, False)])
+
+
+def _no_axis_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    def walked(*args: object) -> None:
+        raise AssertionError("an axis was walked")
+
+    monkeypatch.setattr(sensitivity_module, "_segments", walked)
+
+
+def test_a_share_axis_too_long_for_its_budget_is_refused_before_it_is_walked(
+    small: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    feature = small.features[0]
+    task = feature.tasks[0]
+    settings = small.settings.with_overrides({"profile": "mahabharatha", "budget": 2_000_000}, "t")
+    assert settings.security_share == 0.3
+    trace = assemble_task(small, feature, task, settings, exact=False)
+    _no_axis_walked(monkeypatch)
+    # spec_share may take what security's 0.3 leaves: section budgets 0 .. int(2,000,000 * 0.7).
+    with pytest.raises(SettingsError) as caught:
+        sensitivity(small, feature, task, settings, trace, keys=["spec_share"])
+    assert str(caught.value) == (
+        "sensitivity of T1 at budget 2,000,000: spec_share 1,400,001 = 1,400,001 refit evaluations is over the "
+        "limit of 1,000,000; choose a smaller budget"
+    )
+
+
+def test_whole_runs_have_their_own_lower_ceiling(small: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    feature = small.features[0]
+    task = feature.tasks[0]
+    settings = small.settings.with_overrides({"profile": "mahabharatha", "budget": 100_000}, "t")
+    trace = assemble_task(small, feature, task, settings, exact=False)
+
+    class Wrong:  # disagrees with the run: the sensitivity falls back to a whole run per position
+        keys = frozenset({"budget"})
+
+        def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
+            return {item.id: CUT_FOR_BUDGET for item in trace.items}
+
+        def ceiling(self) -> int:
+            return 1
+
+    _no_axis_walked(monkeypatch)
+    # 70,001 section budgets (0 .. int(100,000 * 0.7)) would be 70,001 whole runs: over 50,000.
+    with pytest.raises(SettingsError, match=r"^sensitivity of T1 at budget 100,000: spec_share 70,001 = 70,001 whole"):
+        sensitivity(small, feature, task, settings, trace, refit=Wrong(), keys=["spec_share"])
+    # Through the fast refit the same axis is 70,001 cheap evaluations, within its ceiling.
+    monkeypatch.undo()
+    sens = sensitivity(small, feature, task, settings, trace, keys=["spec_share"])
+    axis = sens.axis("spec_share")
+    assert axis is not None and (axis.lo, axis.hi) == (0, 70_000)

@@ -10,9 +10,11 @@ import pytest
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.profiles.base import Cancelled
 from ctxviewer.engine.project.loading import Project, load_project
+from ctxviewer.engine.runs import sweep as sweep_module
 from ctxviewer.engine.runs.sweep import (
     SWEEP_CODES,
     check_codes,
+    check_sweep_size,
     parse_budget_range,
     parse_share_range,
     run_sweep,
@@ -177,3 +179,88 @@ def test_progress_after_each_task_and_cancel_between_tasks(project: Project) -> 
     with pytest.raises(Cancelled):
         run_sweep(project, (1000, 4000), cancel=cancel, progress=stop_after_first)
     assert seen == [("T1", 0.5)]  # T2 never ran
+
+
+# -- the ceiling on the whole sweep ----------------------------------------------------------------
+
+
+def test_the_ceiling_is_on_the_product_of_the_axes_and_the_tasks() -> None:
+    assert check_sweep_size(50, 1000) == 50_000  # 1,000 budgets x 50 tasks: just within
+    assert check_sweep_size(2, 1000, "spec_share", 25) == 50_000
+    assert check_sweep_size(3, 7, "", 99) == 21  # no share axis: its count does not multiply
+    with pytest.raises(SettingsError) as caught:
+        check_sweep_size(51, 1000)
+    assert str(caught.value) == (
+        "sweep of 1,000 budgets \u00d7 51 tasks = 51,000 assemblies is over the limit of 50,000; "
+        "narrow a range or choose a feature"
+    )
+    with pytest.raises(SettingsError) as caught:
+        check_sweep_size(1, 1, "security_share", 50_001, feature="feat")
+    assert str(caught.value) == (
+        "sweep of 1 budget \u00d7 50,001 security_share values \u00d7 1 task = 50,001 assemblies is over the "
+        "limit of 50,000; narrow a range"
+    )
+
+
+def _counting_assembly(
+    monkeypatch: pytest.MonkeyPatch, after: int = -1, cancel: threading.Event | None = None
+) -> list[str]:
+    """Count the sweep's assemblies (by task id); after *after* of them set *cancel*, and
+    with no *cancel* fail at the first one."""
+    calls: list[str] = []
+    real = sweep_module.assemble_task
+
+    def counted(project: Project, feature: object, task: object, *args: object, **kwargs: object) -> object:
+        calls.append(task.id)  # type: ignore[attr-defined]
+        if cancel is None:
+            raise AssertionError("the sweep assembled a task")
+        result = real(project, feature, task, *args, **kwargs)  # type: ignore[arg-type]
+        if len(calls) == after:
+            cancel.set()
+        return result
+
+    monkeypatch.setattr(sweep_module, "assemble_task", counted)
+    return calls
+
+
+def test_a_sweep_over_the_ceiling_is_refused_before_any_assembly(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _counting_assembly(monkeypatch)
+    budgets = tuple(range(1, 1001))  # 1,000 budgets
+    shares = tuple(n / 100 for n in range(26))  # 0.00 .. 0.25: 26 values
+    # 1,000 x 26 x the compare project's 2 tasks = 52,000 assemblies.
+    with pytest.raises(SettingsError) as caught:
+        run_sweep(project, budgets, share_key="spec_share", shares=shares)
+    assert str(caught.value) == (
+        "sweep of 1,000 budgets \u00d7 26 spec_share values \u00d7 2 tasks = 52,000 assemblies is over the limit "
+        "of 50,000; narrow a range or choose a feature"
+    )
+    assert calls == []
+
+
+def test_a_sweep_at_the_ceiling_runs_and_one_past_it_does_not(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sweep_module, "MAX_ASSEMBLIES", 4)
+    assert len(run_sweep(project, (1000, 4000)).cells) == 4  # 2 budgets x 2 tasks
+    calls = _counting_assembly(monkeypatch)
+    with pytest.raises(SettingsError, match=r"= 6 assemblies is over the limit of 4; narrow a range$"):
+        run_sweep(project, (1000, 2000, 4000), feature="feat")  # 3 x 2
+    assert calls == []
+
+
+def test_cancel_stops_a_sweep_between_assemblies(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    cancel = threading.Event()
+    calls = _counting_assembly(monkeypatch, after=3, cancel=cancel)
+    with pytest.raises(Cancelled):
+        run_sweep(project, tuple(range(1000, 11000, 1000)), cancel=cancel)  # 10 budgets of T1, then T2
+    assert calls == ["T1", "T1", "T1"]  # the fourth assembly never started
+
+
+def test_progress_within_a_long_task(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sweep_module, "PROGRESS_EVERY", 2)
+    seen: list[tuple[str, float]] = []
+    run_sweep(project, (1000, 2000, 3000, 4000, 5000), progress=lambda stage, f: seen.append((stage, f)))
+    # 10 assemblies, 5 a task: after every second one, and at each task's end (the fifth).
+    assert seen == [("T1", 0.2), ("T1", 0.4), ("T1", 0.5), ("T2", 0.6), ("T2", 0.8), ("T2", 1.0)]

@@ -98,6 +98,36 @@ def test_cancel_stops_a_running_sweep(qtbot, view: SweepView, tmp_path: Path) ->
     assert view.run_button.isEnabled() and not view.cancel_button.isEnabled()
 
 
+def test_a_sweep_over_the_ceiling_is_refused_and_nothing_runs(qtbot, view: SweepView, compare: Project) -> None:  # type: ignore[no-untyped-def]
+    view.set_target(compare, "feat", compare.settings)
+    view.budgets.setText("1:1000:1")
+    view.shares.setText("spec_share=0:0.25:0.01")
+    with qtbot.assertNotEmitted(view.lane.stateChanged):
+        view.run_button.click()
+    # 1,000 budgets x 26 spec_share values x feat's 2 tasks = 52,000 assemblies.
+    assert view.message.text() == (
+        "sweep of 1,000 budgets \u00d7 26 spec_share values \u00d7 2 tasks = 52,000 assemblies is over the limit "
+        "of 50,000; narrow a range"
+    )
+    assert view.lane.state is RunState.IDLE and view.run_button.isEnabled() and view.progress.isHidden()
+
+
+def test_cancel_stops_a_sweep_inside_one_long_task(qtbot, view: SweepView, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    tasks = [{"id": "T1", "title": "Login session", "files": {"create": ["src/app.py"]}}]
+    text = "\n\n".join(f"Login session paragraph {n} " + "word " * (n % 30) for n in range(200))
+    project = load_project(make_project(tmp_path / "one", tasks, requirements=text, design=text))
+    view.set_target(project, "feat", project.settings)
+    view.budgets.setText("100:100000:100")  # 1,000 budgets
+    view.shares.setText("spec_share=0.1:0.5:0.02")  # x 21 values x 1 task: 21,000 assemblies of one task
+    with qtbot.waitSignal(view.lane.progress, timeout=20_000) as blocker:
+        view.run_button.click()
+    assert blocker.args[0] == "T1" and 0 < blocker.args[1] < 1  # progress before the task is done
+    with qtbot.waitSignal(view.lane.cancelled, timeout=20_000):
+        view.cancel_button.click()
+    qtbot.waitUntil(lambda: view.lane.running_jobs() == 0, timeout=20_000)
+    assert view.sweep is None and view.lane.state is RunState.CANCELLED
+
+
 def test_exports_write_png_and_svg(qtbot, view: SweepView, compare: Project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     view.set_target(compare, "feat", compare.settings)
     assert view.export_to(str(tmp_path / "none.png"), "png") == "nothing to export: run a sweep first"
