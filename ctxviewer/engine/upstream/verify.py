@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.files.writing import scratch_folder
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import SWITCH_KEYS
 from ctxviewer.engine.project.upstream import (
@@ -117,7 +117,7 @@ def _run_driver(
         raise CtxViewerError("--upstream-python: no such interpreter (not an executable file)", python)
     env = driver_environment(project_root)
     try:
-        with tempfile.TemporaryDirectory(prefix="ctxviewer-verify-") as neutral:
+        with scratch_folder("ctxviewer-verify-") as neutral:
             done = subprocess.run(
                 [python, "-s", str(DRIVER)],
                 input=json.dumps({"jobs": jobs}),

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase, QShowEvent
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QWidget
 
 from ctxviewer.engine.analysis import upstream_items as nine
@@ -40,6 +40,7 @@ from ctxviewer.engine.profiles.computed import (
 )
 from ctxviewer.engine.trace.model import INCLUDED, KEPT, Item, Signals, Trace, fate_label
 from ctxviewer.engine.trace.model import Signal as TaskSignal
+from ctxviewer.gui.widgets.fonts import fixed_pitch_font
 from ctxviewer.gui.widgets.models import STATUS_TIP, Column, fmt_int
 from ctxviewer.gui.widgets.tables import RecordTable
 
@@ -480,7 +481,7 @@ class ComputedTab(QWidget):
         # Context Debug (right, bottom)
         self.debug = QPlainTextEdit(self)
         self.debug.setReadOnly(True)
-        self.debug.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.debug.setFont(fixed_pitch_font())
         self.debug.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.debug.setPlainText(NO_TRACE)
         bottom = QWidget(self)

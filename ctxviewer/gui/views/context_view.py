@@ -11,7 +11,6 @@ import bisect
 
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import (
-    QFontDatabase,
     QGuiApplication,
     QStandardItem,
     QStandardItemModel,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
+from ctxviewer.gui.widgets.fonts import fixed_pitch_font
 from ctxviewer.gui.widgets.highlighter import (
     LexedText,
     MarkdownHighlighter,
@@ -87,7 +87,7 @@ class ContextView(QWidget):
         self.editor.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
-        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font = fixed_pitch_font()
         self.editor.setFont(font)
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.editor.setPlaceholderText("The assembled context appears here.")

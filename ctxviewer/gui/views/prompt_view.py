@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import QColor, QGuiApplication, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -42,6 +42,7 @@ from ctxviewer.engine.files.writing import atomic_write
 from ctxviewer.engine.tokens.counting import CL100K, O200K, TokenCounts
 from ctxviewer.engine.upstream import prompt as up
 from ctxviewer.engine.upstream.prompt import PromptPart, WorkerPrompt
+from ctxviewer.gui.widgets.fonts import fixed_pitch_font
 from ctxviewer.gui.widgets.highlighter import (
     LexedText,
     MarkdownHighlighter,
@@ -236,7 +237,7 @@ class PromptView(QWidget):
         self.part_label.setTextFormat(Qt.TextFormat.PlainText)
         self.part_label.setWordWrap(True)
 
-        fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        fixed = fixed_pitch_font()
         self.editor = QPlainTextEdit(self)
         self.editor.setObjectName("promptText")
         self.editor.setReadOnly(True)

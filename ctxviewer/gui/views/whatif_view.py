@@ -21,7 +21,6 @@ from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
-    QFontDatabase,
     QPalette,
     QSyntaxHighlighter,
     QTextCharFormat,
@@ -57,6 +56,7 @@ from ctxviewer.engine.analysis.whatif import (
     signed,
 )
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, RULE_FILE, TRUNCATED
+from ctxviewer.gui.widgets.fonts import fixed_pitch_font
 from ctxviewer.gui.widgets.highlighter import display_text
 from ctxviewer.gui.widgets.models import (
     Column,
@@ -338,7 +338,7 @@ class DiffPane(QWidget):
         self.view.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
-        self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.view.setFont(fixed_pitch_font())
         self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.view.setPlaceholderText(placeholder)
         self.highlighter = DiffHighlighter(self.view.document(), is_dark(self.palette()))

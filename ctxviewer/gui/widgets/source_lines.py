@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
 
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.trace.model import Item
+from ctxviewer.gui.widgets.fonts import fixed_pitch_font
 from ctxviewer.gui.widgets.models import is_dark
 
 #: Lines shown before and after the candidate's own.
@@ -120,7 +121,7 @@ class SourceLinesDialog(QDialog):
         self.text = QPlainTextEdit(self)
         self.text.setReadOnly(True)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.text.setFont(fixed_pitch_font())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)

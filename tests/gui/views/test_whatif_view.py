@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFontInfo, QPalette, QTextCharFormat
+from PySide6.QtGui import QColor, QPalette, QTextCharFormat
 
 from ctxviewer.engine.analysis.whatif import TraceDiff, diff_traces
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.pipeline import assemble
 from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.views.whatif_view import _DIFF_COLOURS, EXPLANATION, DiffHighlighter, WhatIfTab
+from ctxviewer.gui.widgets.fonts import fixed_pitch_font
 from tests.gui.conftest import LEDGER
 
 
@@ -193,7 +194,7 @@ def test_diff_lines_are_coloured(tab: WhatIfTab, runs: dict[str, Trace]) -> None
     assert diff.context_diff[2].startswith("@@")
     assert hunk.foreground().color() == QColor(_DIFF_COLOURS["hunk"][0])
     assert tab.diff_view.isReadOnly()
-    assert QFontInfo(tab.diff_view.font()).fixedPitch()
+    assert tab.diff_view.font() == fixed_pitch_font()  # the checked monospace (tests/gui/widgets/test_fonts.py)
 
 
 def test_a_dark_palette_switches_the_diff_colours(tab: WhatIfTab, runs: dict[str, Trace]) -> None:
