@@ -9,7 +9,7 @@ run's peak resident memory (``ru_maxrss`` of that child, from ``wait4``) and wal
 printed, with their medians.  The documented bound is in docs/run-files.md.
 
     python bench/bench_follow_memory.py
-    python bench/bench_follow_memory.py --lines 200000 --repeat 3
+    python bench/bench_follow_memory.py --lines 200000 --repeat 3 --format json
     python bench/bench_follow_memory.py --baseline /path/to/other/checkout   # side by side
 """
 
@@ -34,12 +34,12 @@ import host_speed  # noqa: E402
 from tests.runfactory import write_run  # noqa: E402
 
 
-def _follow_once(checkout: Path, run: Path) -> tuple[float, float]:
+def _follow_once(checkout: Path, run: Path, fmt: str) -> tuple[float, float]:
     """(peak MB, seconds) of one ``follow --once`` in a fresh child process."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     began = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ctxviewer", "follow", str(run), "--once", "--format", "json"],
+        [sys.executable, "-m", "ctxviewer", "follow", str(run), "--once", "--format", fmt],
         cwd=checkout,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -56,10 +56,10 @@ def _follow_once(checkout: Path, run: Path) -> tuple[float, float]:
     return usage.ru_maxrss / 1024, seconds
 
 
-def _measure(label: str, checkout: Path, run: Path, repeat: int) -> tuple[float, float]:
+def _measure(label: str, checkout: Path, run: Path, repeat: int, fmt: str) -> tuple[float, float]:
     peaks, times = [], []
     for n in range(repeat):
-        peak, seconds = _follow_once(checkout, run)
+        peak, seconds = _follow_once(checkout, run, fmt)
         peaks.append(peak)
         times.append(seconds)
         print(f"  {label} run {n + 1}: peak {peak:7.1f} MB, {seconds:6.2f} s", flush=True)
@@ -70,6 +70,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=2_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--format", default="text", choices=("text", "json"), help="follow's output format")
     parser.add_argument("--baseline", type=Path, help="another checkout, measured side by side")
     args = parser.parse_args()
     print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cpus; {host_speed.describe()}")
@@ -86,10 +87,10 @@ def main() -> None:
         size = sum(p.stat().st_size for p in logs)
         count = sum(1 for p in logs for _ in p.open("rb"))
         print(f"one worker log: {count:,} lines, {size / 1e6:,.0f} MB")
-        peak, seconds = _measure("this   ", ROOT, root, args.repeat)
+        peak, seconds = _measure("this   ", ROOT, root, args.repeat, args.format)
         print(f"this checkout: peak {peak:.1f} MB median, {seconds:.2f} s median")
         if args.baseline is not None:
-            base_peak, base_seconds = _measure("baseline", args.baseline.resolve(), root, args.repeat)
+            base_peak, base_seconds = _measure("baseline", args.baseline.resolve(), root, args.repeat, args.format)
             print(f"baseline:      peak {base_peak:.1f} MB median, {base_seconds:.2f} s median")
             print(f"ratio this/baseline: memory {peak / base_peak:.2f}x, time {seconds / base_seconds:.2f}x")
 
