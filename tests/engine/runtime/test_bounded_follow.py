@@ -7,8 +7,6 @@ a worker's, its latest-timed line); the rest is read again from disk when it is 
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,14 +19,7 @@ from ctxviewer.engine.runtime.rundir import discover_run
 from ctxviewer.engine.runtime.workerlog import WorkerLogReader
 from tests.runfactory import utc, write_run
 
-
-@pytest.fixture(autouse=True)
-def utc_local_time(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc_local_time")
 
 
 def test_the_tracker_over_the_kept_records_is_the_tracker_over_every_record(tmp_path: Path) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +34,7 @@ def done(worker: int, hh: int, mm: int, task: str) -> str:
     return line(worker, hh, mm, f"Task {task} completed", task_id=task, phase="execute", event="task_completed")
 
 
-@pytest.fixture(autouse=True)
-def utc_local_time(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """State times are local: make local time UTC so they read as written."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc_local_time")
 
 
 @pytest.fixture

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,14 +10,7 @@ from ctxviewer.engine.runtime.fleet import RunWatcher, read_run
 from ctxviewer.engine.runtime.rundir import discover_run
 from tests.runfactory import write_run
 
-
-@pytest.fixture(autouse=True)
-def utc_local_time(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc_local_time")
 
 
 @pytest.mark.parametrize("layout", [".mahabharatha", ".zerg"])

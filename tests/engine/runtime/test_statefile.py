@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -51,14 +49,7 @@ STATE_TEXT = """{
 """
 
 
-@pytest.fixture(autouse=True)
-def utc_local_time(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """State times are local: make local time UTC so they read as written."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc_local_time")
 
 
 def write(root: Path, rel: str, text: str) -> Path:
