@@ -172,3 +172,16 @@ def test_a_number_too_long_for_python_is_a_problem_not_a_crash(
         f"ctxviewer: {LOG}:1: not JSON (a number too long to read)",
         f"ctxviewer: {STATE}: not JSON (a number too long to read); showing what was read last",
     ]
+
+
+def test_worker_keys_of_digits_that_are_not_ascii_or_too_long_sort_as_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "²".isdigit() is true but int("²") raises; a 30-digit key is past any worker count.
+    workers = {"10": _worker(), "\u00b2": _worker(), "9" * 30: _worker(), "2": _worker()}
+    write(tmp_path, STATE, json.dumps({"feature": "shop", "workers": workers, "execution_log": []}))
+    write(tmp_path, ".zerg/logs/workers/worker-\u00b2.jsonl", _log_line(worker_id="\u00b2"))
+    code, out, err = run(capsys, "follow", str(tmp_path), "--once", "--format", "json")
+    assert err == "" and code == 0
+    order = [w["worker_id"] for w in json.loads(out)["workers"]]
+    assert order == ["2", "10", "9" * 30, "\u00b2"]  # numbers by value, then names in text order

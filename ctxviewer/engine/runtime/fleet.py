@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.runtime.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
 from ctxviewer.engine.runtime.heartbeats import HeartbeatReader
-from ctxviewer.engine.runtime.problems import RunProblem
+from ctxviewer.engine.runtime.problems import RunProblem, worker_order
 from ctxviewer.engine.runtime.realtracker import TrackerEstimate, tracker_estimate
 from ctxviewer.engine.runtime.rundir import RunFiles, rescan, scan_signature
 from ctxviewer.engine.runtime.statefile import (
@@ -484,11 +484,6 @@ class RunWatcher:
 def _latest(*moments: float | None) -> float | None:
     known = [m for m in moments if m is not None]
     return max(known) if known else None
-
-
-def worker_order(worker_id: str) -> tuple[int, int, str]:
-    """Workers by number (``2`` before ``10``), named ones (``orchestrator``) after."""
-    return (0, int(worker_id), "") if worker_id.isdigit() else (1, 0, worker_id)
 
 
 def read_run(run: RunFiles, now: float | None = None, config: FleetConfig | None = None) -> FleetSnapshot:

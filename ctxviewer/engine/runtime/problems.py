@@ -71,3 +71,17 @@ def file_kind(mode: int) -> str:
     if stat.S_ISREG(mode):
         return "a file"
     return "an unknown kind of file"
+
+
+#: Digits of a worker number read as a number; a longer run of digits sorts as a name.
+_MAX_WORKER_DIGITS = 18
+
+
+def worker_order(worker_id: str, tie: str = "") -> tuple[int, int, str]:
+    """Workers by number (``2`` before ``10``), named ones (``orchestrator``) after, then *tie*.
+
+    Only ASCII digits make a number: ``"²".isdigit()`` is true but ``int("²")`` raises.
+    """
+    if worker_id.isascii() and worker_id.isdigit() and len(worker_id) <= _MAX_WORKER_DIGITS:
+        return (0, int(worker_id), tie)
+    return (1, 0, tie or worker_id)

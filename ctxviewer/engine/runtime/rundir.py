@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ctxviewer.engine.errors import ProjectError
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.runtime.problems import file_kind
+from ctxviewer.engine.runtime.problems import file_kind, worker_order
 
 #: Upstream's folders, the current name first.
 LAYOUTS = (".mahabharatha", ".zerg")
@@ -75,7 +75,7 @@ def worker_of_log(name: str) -> str | None:
 
 def _log_key(rel: str) -> tuple[int, int, str]:
     worker = worker_of_log(rel.rsplit("/", 1)[-1]) or ""
-    return (0, int(worker), rel) if worker.isdigit() else (1, 0, rel)
+    return worker_order(worker, rel)
 
 
 def _is_state(name: str) -> bool:

@@ -25,7 +25,7 @@ from typing import Any
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.runtime.jsondoc import Fields, JsonDocument, json_type
 from ctxviewer.engine.runtime.plausible import COUNT, USAGE
-from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
+from ctxviewer.engine.runtime.problems import ProblemList, RunProblem, worker_order
 
 #: ``constants.py:WorkerStatus``.
 WORKER_STATUSES = (
@@ -242,4 +242,4 @@ class StateFileReader:
 
 def _sort_key(worker_id: str) -> tuple[int, int, str]:
     """Workers in number order (``2`` before ``10``), others after."""
-    return (0, int(worker_id), "") if worker_id.isdigit() else (1, 0, worker_id)
+    return worker_order(worker_id)
