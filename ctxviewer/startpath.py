@@ -5,7 +5,7 @@
 ``glob.py`` or ``json.py`` would be imported in place of the standard library's.
 :func:`drop_current_folder` removes those entries; the console script (:func:`run`, which
 imports the command line only after it) and ``python -m ctxviewer`` (``__main__``) call it
-first, and ``cli.app.run`` again.  This module imports nothing but ``os`` and ``sys``.
+first.  This module imports nothing but ``os`` and ``sys``.
 
 What it cannot undo: the interpreter imports ``sitecustomize`` (and reads ``.pth`` files) from
 those entries before any of ctxviewer runs, and ``python -m`` finds ctxviewer itself in the

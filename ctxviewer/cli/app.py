@@ -33,7 +33,6 @@ from ctxviewer.cli import (
 from ctxviewer.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subparsers, discard_stdout, err
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.runs.collector import pace_for_batches
-from ctxviewer.startpath import drop_current_folder
 
 #: Each command's ``add_parser``, in the order ``ctxviewer --help`` lists the commands.
 COMMANDS: tuple[Callable[[Subparsers], None], ...] = (
@@ -74,7 +73,6 @@ def run() -> NoReturn:
     object one by one: after a batch that is about half a second, most of it tiktoken's two
     encodings.  Exit handlers still run and output is flushed first (see :func:`_end_now`).
     """
-    drop_current_folder()  # a project's glob.py is not the standard library's (ctxviewer/startpath.py)
     code = main(end_now=True)
     sys.exit(code)
 

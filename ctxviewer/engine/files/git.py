@@ -541,6 +541,7 @@ class FileDiffs:
         self._cache: dict[str, tuple[Hunk, ...]] = {}
         self._lock = threading.Lock()
         self._changed: tuple[str, ...] | None = None
+        self._unchanged: frozenset[str] = frozenset()
 
     def _files(self, sha: str) -> dict[str, _Entry]:
         """The project's files at *sha* (not submodules), by project-relative path."""
@@ -583,9 +584,10 @@ class FileDiffs:
         except OSError:
             return None
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 return None
-            size = os.fstat(fd).st_size
+            size = info.st_size
             return False, _blob_id(b"blob %d\0" % size, iter(lambda: os.read(fd, 1 << 20), b""), algorithm)
         except OSError:
             return None
@@ -607,6 +609,7 @@ class FileDiffs:
                     paths = set(old) | set(self._tracked())
                     changed = [p for p in paths if _content(old.get(p)) != self._worktree_id(p, algorithm)]
                 self._changed = tuple(sorted(changed, key=lambda p: p.encode("utf-8", "surrogateescape")))
+                self._unchanged = frozenset(paths.difference(changed))
             return self._changed
 
     def _side(self, sha: str | None, rel: str) -> bytes | None:
@@ -642,6 +645,9 @@ class FileDiffs:
                     self._files(self.b)
         if cached is not None:
             return cached
+        self.changed_files()
+        if rel in self._unchanged:  # the same bytes on both sides: no file need be read
+            return ()
         before, after = self._side(self.a, rel), self._side(self.b, rel)
         found = () if before is None or after is None else diff_bytes(before, after)
         with self._lock:

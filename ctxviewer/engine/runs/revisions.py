@@ -28,7 +28,6 @@ Qt-free.  Runs take the engine's cancel token and report ``progress(stage, fract
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -337,35 +336,6 @@ def hunk_ranges(hunks: Iterable[Hunk]) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def text_hunks(before: str, after: str) -> tuple[Hunk, ...]:
-    """Hunks of two texts by difflib, for a file git does not track (in the working tree)."""
-    a, b = before.splitlines(), after.splitlines()
-    out = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag != "equal":
-            out.append(Hunk(i1 if i2 == i1 else i1 + 1, i2 - i1, j1 if j2 == j1 else j1 + 1, j2 - j1))
-    return tuple(out)
-
-
-class _Edits:
-    """The changed lines of each project file between the two sides."""
-
-    def __init__(self, diffs: FileDiffs, a: Project, b: Project) -> None:
-        self.diffs, self.a, self.b = diffs, a, b
-        self._cache: dict[str, tuple[Hunk, ...]] = {}
-
-    def hunks(self, rel: str) -> tuple[Hunk, ...]:
-        if rel in self._cache:
-            return self._cache[rel]
-        found = self.diffs.hunks(rel)
-        if not found:  # untracked or ignored in the working tree: compare what each side read
-            before, after = self.a.fs.read_text(rel).text or "", self.b.fs.read_text(rel).text or ""
-            if before != after:
-                found = text_hunks(before, after)
-        self._cache[rel] = found
-        return found
-
-
 def _hunk_words(h: Hunk) -> str:
     """``line 11`` / ``lines 3-5`` (B's), or ``lines 41-101 removed`` (A's) for a hunk that only removed."""
     a, b = h.new_lines or h.old_lines or (h.new_start, h.new_start)
@@ -373,7 +343,7 @@ def _hunk_words(h: Hunk) -> str:
     return lines if h.new_count else f"{lines} removed"
 
 
-def _edit_cause(edits: _Edits, before: Item | None, after: Item | None) -> Cause | None:
+def _edit_cause(edits: FileDiffs, before: Item | None, after: Item | None) -> Cause | None:
     sources = dict.fromkeys(i.source for i in (before, after) if i is not None and i.source)
     for source in sources:
         hit = touching(edits.hunks(source), before, after)
@@ -392,7 +362,7 @@ def _keyword_words(trace: Trace) -> set[str]:
 
 
 def _task_cause(
-    edits: _Edits, feature: Feature, a: Trace, b: Trace, before: Item | None, after: Item | None
+    edits: FileDiffs, feature: Feature, a: Trace, b: Trace, before: Item | None, after: Item | None
 ) -> Cause | None:
     words_a, words_b = _keyword_words(a), _keyword_words(b)
     files_a, files_b = set(a.task_files), set(b.task_files)
@@ -421,7 +391,7 @@ def _plus_minus(added: set[str], removed: set[str]) -> str:
     return ", ".join([*(f"+{w}" for w in sorted(added)), *(f"\u2212{w}" for w in sorted(removed))])
 
 
-def _setting_causes(edits: _Edits, diff: TraceDiff) -> tuple[Cause, ...]:
+def _setting_causes(edits: FileDiffs, diff: TraceDiff) -> tuple[Cause, ...]:
     out = []
     for change in diff.settings:
         sides = (diff.current.settings.get(change.key), diff.baseline.settings.get(change.key))
@@ -433,7 +403,7 @@ def _setting_causes(edits: _Edits, diff: TraceDiff) -> tuple[Cause, ...]:
 
 
 def _attribute(
-    edits: _Edits,
+    edits: FileDiffs,
     feature: Feature,
     diff: TraceDiff,
     pairs: list[tuple[Item | None, Item | None, ItemChange]],
@@ -497,7 +467,7 @@ def _displaced(
 
 
 def _diff_task(
-    edits: _Edits,
+    edits: FileDiffs,
     feature: Feature,
     task: Task,
     before: Trace | None,
@@ -563,7 +533,6 @@ def diff_revisions(
         diffs = FileDiffs(repo, a.sha or "", b.sha) if a.sha else None
         if diffs is None:
             raise CtxViewerError("revision A must be a commit; the working tree can only be B")
-        edits = _Edits(diffs, proj_a, proj_b)
         changed = diffs.changed_files()
         out = []
         total = max(1, len(order))
@@ -576,6 +545,6 @@ def diff_revisions(
                 before = assemble_task(proj_a, was[0], was[1], exact=exact, cancel=cancel)
                 if after is not None and before.context_tokens.get(after.tokenizer) is None:
                     before = assemble_task(proj_a, was[0], was[1], exact=True, cancel=cancel)
-            out.append(_diff_task(edits, feat, tsk, before, after, changed))
+            out.append(_diff_task(diffs, feat, tsk, before, after, changed))
         report("done", 1.0)
         return RevisionDiff(str(project), a, b, tuple(out), changed, tuple(notes))

@@ -20,7 +20,13 @@ import pytest
 
 from ctxviewer.engine.analysis.whatif import ENTERED, GONE, LEFT, NEW
 from ctxviewer.engine.errors import UnknownFeatureError
-from ctxviewer.engine.files.git import GitUnavailableError, Hunk, NotARepositoryError, UnknownRevisionError
+from ctxviewer.engine.files.git import (
+    GitUnavailableError,
+    Hunk,
+    NotARepositoryError,
+    UnknownRevisionError,
+    diff_bytes,
+)
 from ctxviewer.engine.profiles.base import Cancelled
 from ctxviewer.engine.runs.revisions import (
     DISPLACED,
@@ -31,7 +37,6 @@ from ctxviewer.engine.runs.revisions import (
     WORKING_TREE,
     diff_revisions,
     pair_items,
-    text_hunks,
     touching,
 )
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, OUTRANKED
@@ -192,10 +197,10 @@ def test_hunks_touch_a_paragraph_by_its_lines_at_either_side() -> None:
     assert touching(edits, rule, rule) == edits
 
 
-def test_text_hunks_number_lines_as_git_does() -> None:
+def test_changed_lines_are_numbered_as_git_numbers_them() -> None:
     # "a b c" -> "a X c d": line 2 rewritten (-2 +2), line 4 added after line 3 (-3,0 +4).
-    assert text_hunks("a\nb\nc\n", "a\nX\nc\nd\n") == (Hunk(2, 1, 2, 1), Hunk(3, 0, 4, 1))
-    assert text_hunks("a\nb\n", "a\n") == (Hunk(2, 1, 1, 0),)
+    assert diff_bytes(b"a\nb\nc\n", b"a\nX\nc\nd\n") == (Hunk(2, 1, 2, 1), Hunk(3, 0, 4, 1))
+    assert diff_bytes(b"a\nb\n", b"a\n") == (Hunk(2, 1, 1, 0),)
 
 
 def test_a_project_in_a_subfolder_of_the_repository(tmp_path: Path) -> None:
