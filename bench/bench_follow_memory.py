@@ -10,6 +10,7 @@ printed, with their medians.  The documented bound is in docs/run-files.md.
 
     python bench/bench_follow_memory.py
     python bench/bench_follow_memory.py --lines 200000 --repeat 3 --format json
+    python bench/bench_follow_memory.py --format window   # the window's Worker logs panel
     python bench/bench_follow_memory.py --baseline /path/to/other/checkout   # side by side
 """
 
@@ -33,13 +34,36 @@ import host_speed  # noqa: E402
 
 from tests.runfactory import write_run  # noqa: E402
 
+#: The window's Worker logs panel, offscreen: the log read whole, then a text search over every line.
+_WINDOW = """
+import os, sys, resource
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from ctxviewer.gui.views.logview import LogView
+from ctxviewer.gui.views.logview.store import LogFilter
+view = LogView()
+view.resize(1280, 400)
+view.show()
+view.loaded.connect(app.quit)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+view.open_path(sys.argv[1])
+app.exec()
+view.set_filter(LogFilter(text="completed"))
+while view.is_busy():
+    app.processEvents()
+print(len(view.store), view.model.rowCount(), before // 1024, file=sys.stderr)
+"""
+
 
 def _follow_once(checkout: Path, run: Path, fmt: str) -> tuple[float, float]:
-    """(peak MB, seconds) of one ``follow --once`` in a fresh child process."""
+    """(peak MB, seconds) of one ``follow --once`` (or, for *fmt* ``window``, the log panel) in a
+    fresh child process."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     began = time.perf_counter()
+    command = ["-c", _WINDOW, str(run)] if fmt == "window" else ["-m", "ctxviewer", "follow", str(run), "--once"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ctxviewer", "follow", str(run), "--once", "--format", fmt],
+        [sys.executable, *command, *(["--format", fmt] if fmt != "window" else [])],
         cwd=checkout,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -51,6 +75,9 @@ def _follow_once(checkout: Path, run: Path, fmt: str) -> tuple[float, float]:
     errors = proc.stderr.read().decode("utf-8", "replace")
     proc.stderr.close()
     code = os.waitstatus_to_exitcode(status)
+    if fmt == "window" and code == 0:
+        rows, shown, before = errors.split()[-3:]
+        print(f"  (window: {int(rows):,} rows, {int(shown):,} found by a text search; {before} MB before the logs)")
     if code not in (0, 1):
         raise SystemExit(f"follow exited {code}: {errors.strip()}")
     return usage.ru_maxrss / 1024, seconds
@@ -70,7 +97,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=2_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--format", default="text", choices=("text", "json"), help="follow's output format")
+    parser.add_argument(
+        "--format",
+        default="text",
+        choices=("text", "json", "window"),
+        help="follow's output format, or the window's Worker logs panel reading the log and searching it",
+    )
     parser.add_argument("--baseline", type=Path, help="another checkout, measured side by side")
     args = parser.parse_args()
     print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cpus; {host_speed.describe()}")

@@ -13,6 +13,7 @@ task's assembly", which emits :attr:`LogView.taskRequested` with its feature and
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, Qt, QTimer, Signal
@@ -89,6 +90,8 @@ class LogView(QWidget):
         self.run: RunFiles | None = None
         self.store = LogStore()
         self.tails: list[LogTail] = []
+        #: The store's segment of each (tail, file identity) read: its lines are read back from there.
+        self._segments: dict[tuple[int, tuple[int, int]], int] = {}
         self.problems: list[str] = []
         self.model = LogTableModel(self.store, self)
         #: perf_counter times of the current read: started, first rows shown, everything read.
@@ -273,6 +276,7 @@ class LogView(QWidget):
 
     def _reset_store(self) -> None:
         self.store = LogStore()
+        self._segments = {}
         self.problems = []
         self._sizes = (0, 0, 0, 0, 0)
         self.model.set_store(self.store)
@@ -326,7 +330,11 @@ class LogView(QWidget):
         before = len(self.store)
         size = 0
         for piece in read.pieces:
-            self.store.add_lines(piece.data, self.store.file_code(piece.shown), piece.first_line)
+            key = (index, piece.identity)
+            segment = self._segments.get(key)
+            if segment is None:
+                segment = self._segments[key] = self.store.segment(partial(tail.read_back, piece.identity))
+            self.store.add_lines(piece.data, self.store.file_code(piece.shown), piece.first_line, segment, piece.offset)
             size += len(piece.data)
         for shown, line in read.skipped:
             self.store.add_bad("", "longer than 4,000,000 bytes; skipped", self.store.file_code(shown), line)

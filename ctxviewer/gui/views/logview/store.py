@@ -1,23 +1,28 @@
-"""The log viewer's rows: every line of a run's worker logs, held column by column.
+"""The log viewer's rows: every line of a run's worker logs, indexed, its text read back on demand.
 
-Upstream's worker logs run to 50 MB (then rotate).  :class:`~ctxviewer.engine.runtime.
-workerlog.WorkerLogReader` turns each line into a frozen :class:`LogRecord` with its time
-parsed, about 7 µs a line: 2 s for such a log before a single filter could run.  A table
-needs less: the fields as text, and a cheap way to test them.  :class:`LogStore` parses a
-piece of complete lines with the standard library's C scanner (one call per line, no
-Python-level decoder around it) straight into columns -- one list per field, the fields
-with few values (level, worker, feature, event, task) as small integer codes into a
-table of their values -- so a filter compares integers and a search scans one list of
-lowercased messages.
+A worker log can run to millions of lines; holding each line's text would make the viewer's
+memory grow with the log (a 338 MB log took gigabytes).  :class:`LogStore` keeps, per line, only
+numbers in typed arrays -- where the line is (its log segment, byte offset and length), its file
+and line number, and the few-valued fields (level, worker, feature, task, event) as small
+integer codes into a table of their values -- about 44 bytes a line.  A row's text (time,
+message, phase, duration) is read back from the file when it is shown (the last few thousand
+are kept), and a text search reads the lines it tests from disk a stretch at a time.  A line
+whose file has since been overwritten (a log rotated twice) shows that its text is gone; its
+coded fields still filter.
 
-A line that is not a JSON object is kept too, as a row whose message is the line itself
-(marked ``bad``): a log viewer shows what is in the file.  Nothing here imports Qt.
+A line is parsed with the standard library's C JSON scanner (one call per line, no Python-level
+decoder around it).  A line that is not a JSON object is kept too, as a row whose message is
+the line itself (marked ``bad``): a log viewer shows what is in the file.  Nothing here imports
+Qt.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from array import array
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,10 +30,18 @@ from typing import Any
 MAX_LINE_CHARS = 100_000
 #: A cell's text of a field that is not a string (a number, an object) is cut to this many characters.
 MAX_FIELD_CHARS = 200
+#: Rows whose text is kept once read back (the table asks for the same rows again and again).
+CACHED_ROWS = 4_096
+#: Bytes a text search reads from disk at once.
+SEARCH_READ = 8 << 20
 
 #: The C scanner behind ``json.loads``, called without the Python-level wrapper around it.
 _scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _WS = " \t\r"
+_GONE = "(no longer on disk: the log was rotated past this line)"
+
+#: Reads *length* bytes at *offset* of one segment of a log; None when they are no longer there.
+SegmentReader = Callable[[int, int], bytes | None]
 
 
 def _text(value: Any) -> str | None:
@@ -40,6 +53,87 @@ def _text(value: Any) -> str | None:
     except (TypeError, ValueError, RecursionError):
         shown = repr(value)
     return shown[:MAX_FIELD_CHARS]
+
+
+def _cut(raw: str) -> str:
+    return raw[:MAX_LINE_CHARS] + " \u2026 (cut)" if len(raw) > MAX_LINE_CHARS else raw
+
+
+@dataclass(frozen=True, slots=True)
+class _Fields:
+    """One line's fields as text (None when it had none); *bad* says why it is not a record."""
+
+    ts: str
+    level: str | None
+    worker: str | None
+    feature: str | None
+    task: str | None
+    event: str | None
+    message: str
+    phase: str | None
+    duration: str
+    bad: str | None = None
+
+
+def _bad(raw: str, why: str) -> _Fields:
+    return _Fields("", None, None, None, None, None, _cut(raw), None, "", why)
+
+
+def parse_line(raw: bytes, first: bool) -> _Fields | None:
+    """The fields of one complete line (no ``\\n``; *first*: line 1 of its file, where a BOM is
+    taken off); None for a blank line, which is no row."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _bad(raw.decode("utf-8", "replace"), f"not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1})")
+    pos = 1 if first and text.startswith("\ufeff") else 0
+    obj: Any = None
+    try:
+        obj, stop = _scan_once(text, pos)
+    except (StopIteration, ValueError, RecursionError):
+        stop = -1
+    end = len(text)
+    if stop != end and not (stop > pos and text[stop:end].strip(_WS) == ""):
+        stripped = text[pos:].strip()
+        if not stripped:
+            return None
+        try:
+            obj = json.loads(stripped)
+        except (ValueError, RecursionError) as exc:
+            why = f"not JSON ({exc.msg} at column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else "not JSON"
+            return _bad(text[pos:], why)
+    if type(obj) is not dict:
+        return _bad(text[pos:], "not a JSON object")
+    get = obj.get
+    ts, level, worker, feature = get("ts"), get("level"), get("worker_id"), get("feature")
+    message, task, event = get("message"), get("task_id"), get("event")
+    if type(worker) is int:
+        worker = str(worker)
+    if not (
+        type(ts) is str
+        and type(level) is str
+        and type(worker) is str
+        and type(feature) is str
+        and type(message) is str
+        and (task is None or type(task) is str)
+        and (event is None or type(event) is str)
+    ):
+        ts, level, worker, feature, message, task, event = (
+            _text(v) for v in (ts, level, worker, feature, message, task, event)
+        )
+    phase = get("phase")
+    duration = get("duration_ms")
+    return _Fields(
+        ts or "",
+        level,
+        worker,
+        feature,
+        task,
+        event,
+        "" if message is None else _cut(message) if len(message) > MAX_LINE_CHARS else message,
+        phase if phase is None or type(phase) is str else _text(phase),
+        "" if duration is None else str(duration) if type(duration) is int else _text(duration) or "",
+    )
 
 
 class Codes:
@@ -84,78 +178,85 @@ class LogFilter:
 ANY_EVENT = "*"
 
 
+def _kept(data: bytes) -> SegmentReader:
+    """A segment reader over bytes held in memory."""
+
+    def read(at: int, size: int) -> bytes | None:
+        return data[at : at + size]
+
+    return read
+
+
 class LogStore:
-    """Every row read so far, in the order read (each log's file order, logs one after another)."""
+    """Every row read so far, in the order read (each log's file order, logs one after another).
+
+    Columns are typed arrays of numbers; a row's text is read back through the reader of its
+    segment (:meth:`segment`).  Lines added without a segment are kept in memory (tests).
+    """
 
     def __init__(self) -> None:
         self.files: list[str] = []
+        self._file_codes: dict[str, int] = {}
         self.levels, self.workers, self.features = Codes(), Codes(), Codes()
         self.events, self.tasks = Codes(), Codes()
-        self.file: list[int] = []
-        self.line: list[int] = []
-        self.ts: list[str] = []
-        self.level: list[int] = []
-        self.worker: list[int] = []
-        self.feature: list[int] = []
-        self.task: list[int] = []
-        self.event: list[int] = []
-        self.message: list[str] = []
-        self.lower: list[str] = []
-        self.phase: list[str | None] = []
-        self.duration: list[str] = []
-        self.bad: list[str | None] = []
+        self.file = array("I")
+        self.line = array("Q")
+        self.level = array("I")
+        self.worker = array("I")
+        self.feature = array("I")
+        self.task = array("I")
+        self.event = array("I")
+        self.seg = array("I")
+        self.offset = array("Q")
+        self.length = array("I")
+        #: Why a row is not a record, for the rows that are not (few): set where the row was added.
+        self.bad: dict[int, str] = {}
+        #: Rows with no bytes to read back (a line too long to keep): their text.
+        self._fixed: dict[int, _Fields] = {}
+        self._readers: list[SegmentReader] = []
+        self._cache: OrderedDict[int, LogRow] = OrderedDict()
 
     def __len__(self) -> int:
-        return len(self.message)
+        return len(self.line)
 
     def file_code(self, shown: str) -> int:
         """The number of the file named *shown* (added when new)."""
-        if shown not in self.files:
+        found = self._file_codes.get(shown)
+        if found is None:
+            found = self._file_codes[shown] = len(self.files)
             self.files.append(shown)
-        return self.files.index(shown)
+        return found
 
-    # -- parsing ------------------------------------------------------------------------
+    def segment(self, reader: SegmentReader) -> int:
+        """The number of a new log segment (one file, by identity) whose bytes *reader* reads back."""
+        self._readers.append(reader)
+        return len(self._readers) - 1
 
-    def add_lines(self, data: bytes, file: int, first_line: int) -> int:
+    # -- adding -------------------------------------------------------------------------
+
+    def add_lines(self, data: bytes, file: int, first_line: int, segment: int | None = None, offset: int = 0) -> int:
         """Add the complete lines of *data* (each ending in ``\\n``), the first being line
-        *first_line* of file number *file*; returns how many lines there were."""
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return self._add_each(data, file, first_line)
-        return self._add_text(text, file, first_line)
-
-    def _add_each(self, data: bytes, file: int, first_line: int) -> int:
-        """Line by line, for a piece that is not UTF-8 as a whole (the bad lines are marked)."""
-        count = 0
-        for raw in data.split(b"\n")[:-1]:
-            try:
-                self._add_text(raw.decode("utf-8") + "\n", file, first_line + count)
-            except UnicodeDecodeError as exc:
-                shown = raw.decode("utf-8", "replace")
-                self.add_bad(shown, f"not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1})", file,
-                              first_line + count)  # fmt: skip
-            count += 1
-        return count
-
-    def _add_text(self, text: str, file: int, first_line: int) -> int:
-        # One tight loop over the lines, every list and table bound locally: at 300,000 lines
-        # a method call or an attribute look-up per field is most of the time.
-        line = first_line
-        pos = 0
-        find = text.find
-        scan = _scan_once
-        size = len(text)
-        if line == 1 and text.startswith("\ufeff"):
-            pos = 1
-        files, lines, tss, messages, lowers = self.file, self.line, self.ts, self.message, self.lower
-        phases, durations, bads = self.phase, self.duration, self.bad
+        *first_line* of file number *file* and starting at byte *offset* of *segment* (None: the
+        bytes are kept here); returns how many lines there were."""
+        if segment is None:
+            segment, offset = self.segment(_kept(data)), 0
+        if not data.isascii():  # byte offsets are not character offsets: line by line
+            return self._add_each(data, file, first_line, segment, offset)
+        # One tight loop over the lines, every column and table bound locally: at millions of
+        # lines a method call or an attribute look-up per field is most of the time.
+        text = data.decode("ascii")
+        line, pos, size = first_line, 0, len(text)  # (a BOM is not ASCII: it takes the other path)
+        find, scan = text.find, _scan_once
         tables = (self.levels, self.workers, self.features, self.tasks, self.events)
-        columns = (self.level, self.worker, self.feature, self.task, self.event)
         (li, wi, fi, ti, ei) = (t.index for t in tables)
-        (lc, wc, fc, tc, ec) = (c.append for c in columns)
-        text_of = _text
-        cap = MAX_LINE_CHARS
+        (lc, wc, fc, tc, ec) = (c.append for c in (self.level, self.worker, self.feature, self.task, self.event))
+        files, lines, segs, offsets, lengths = (
+            self.file.append,
+            self.line.append,
+            self.seg.append,
+            self.offset.append,
+            self.length.append,
+        )
         while pos < size:
             end = find("\n", pos)
             if end < 0:
@@ -165,107 +266,159 @@ class LogStore:
                 obj, stop = scan(text, pos)
             except (StopIteration, ValueError, RecursionError):
                 stop = -1
-            if stop != end and not (stop > pos and text[stop:end].strip(_WS) == ""):
-                self._line_fallback(text[pos:end], file, line)
-            elif type(obj) is not dict:
-                self.add_bad(text[pos:end], "not a JSON object", file, line)
-            else:
-                get = obj.get
-                ts, level, worker, feature = get("ts"), get("level"), get("worker_id"), get("feature")
-                message, task, event = get("message"), get("task_id"), get("event")
+            get = obj.get if type(obj) is dict and stop == end else None
+            if get is not None:
+                level, worker, feature = get("level"), get("worker_id"), get("feature")
+                task, event = get("task_id"), get("event")
                 if type(worker) is int:
                     worker = str(worker)
-                if not (
-                    type(ts) is str
-                    and type(level) is str
+                if (
+                    type(level) is str
                     and type(worker) is str
                     and type(feature) is str
-                    and type(message) is str
+                    and type(get("ts")) is str
+                    and type(get("message")) is str
                     and (task is None or type(task) is str)
                     and (event is None or type(event) is str)
                 ):
-                    ts, level, worker, feature, message, task, event = (
-                        text_of(v) for v in (ts, level, worker, feature, message, task, event)
-                    )
-                if message is None:
-                    message = ""
-                elif len(message) > cap:
-                    message = message[:cap] + " \u2026 (cut)"
-                code = li.get(level)
-                lc(self.levels.code(level) if code is None else code)
-                code = wi.get(worker)
-                wc(self.workers.code(worker) if code is None else code)
-                code = fi.get(feature)
-                fc(self.features.code(feature) if code is None else code)
-                code = ti.get(task)
-                tc(self.tasks.code(task) if code is None else code)
-                code = ei.get(event)
-                ec(self.events.code(event) if code is None else code)
-                files.append(file)
-                lines.append(line)
-                tss.append(ts or "")
-                messages.append(message)
-                lowers.append(message.lower())
-                phase = get("phase")
-                phases.append(phase if phase is None or type(phase) is str else text_of(phase))
-                duration = get("duration_ms")
-                durations.append("" if duration is None else str(duration) if type(duration) is int else
-                                 text_of(duration) or "")  # fmt: skip
-                bads.append(None)
+                    code = li.get(level)
+                    lc(self.levels.code(level) if code is None else code)
+                    code = wi.get(worker)
+                    wc(self.workers.code(worker) if code is None else code)
+                    code = fi.get(feature)
+                    fc(self.features.code(feature) if code is None else code)
+                    code = ti.get(task)
+                    tc(self.tasks.code(task) if code is None else code)
+                    code = ei.get(event)
+                    ec(self.events.code(event) if code is None else code)
+                    files(file)
+                    lines(line)
+                    segs(segment)
+                    offsets(offset + pos)
+                    lengths(end - pos)
+                    pos = end + 1
+                    line += 1
+                    continue
+            # Anything else (trailing text, not an object, fields of other types): the full parse.
+            self._add_fields(data[pos:end], file, line, segment, offset + pos)
             pos = end + 1
             line += 1
         return line - first_line
 
-    def _line_fallback(self, raw: str, file: int, line: int) -> None:
-        stripped = raw.strip()
-        if not stripped:
-            return  # a blank line is no row (the reader skips it too); its number still counts
-        try:
-            obj = json.loads(stripped)
-        except (ValueError, RecursionError) as exc:
-            why = f"not JSON ({exc.msg} at column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else "not JSON"
-            self.add_bad(raw, why, file, line)
-            return
-        if type(obj) is dict:
-            self._add_text(json.dumps(obj) + "\n", file, line)
-        else:
-            self.add_bad(raw, "not a JSON object", file, line)
+    def _add_each(self, data: bytes, file: int, first_line: int, segment: int, offset: int) -> int:
+        line, pos, size = first_line, 0, len(data)
+        while pos < size:
+            end = data.find(b"\n", pos)
+            if end < 0:
+                end = size
+            self._add_fields(data[pos:end], file, line, segment, offset + pos)
+            pos = end + 1
+            line += 1
+        return line - first_line
 
-    def add_bad(self, raw: str, why: str, file: int, line: int) -> None:
-        if len(raw) > MAX_LINE_CHARS:
-            raw = raw[:MAX_LINE_CHARS] + " \u2026 (cut)"
+    def _add_fields(self, raw: bytes, file: int, line: int, segment: int, offset: int) -> None:
+        fields = parse_line(raw, line == 1)
+        if fields is None:
+            return
+        n = len(self.line)
+        tables = (self.levels, self.workers, self.features, self.tasks, self.events)
+        columns = (self.level, self.worker, self.feature, self.task, self.event)
+        values = (fields.level, fields.worker, fields.feature, fields.task, fields.event)
+        for table, column, value in zip(tables, columns, values, strict=True):
+            column.append(table.code(value))
         self.file.append(file)
         self.line.append(line)
-        self.ts.append("")
-        self.level.append(0)
-        self.worker.append(0)
-        self.feature.append(0)
-        self.task.append(0)
-        self.event.append(0)
-        self.message.append(raw)
-        self.lower.append(raw.lower())
-        self.phase.append(None)
-        self.duration.append("")
-        self.bad.append(why)
+        self.seg.append(segment)
+        self.offset.append(offset)
+        self.length.append(len(raw))
+        if fields.bad is not None:
+            self.bad[n] = fields.bad
+
+    def add_bad(self, raw: str, why: str, file: int, line: int) -> None:
+        """A row with no bytes on disk to read back: *raw* is its text."""
+        n = len(self.line)
+        for column in (self.level, self.worker, self.feature, self.task, self.event, self.seg, self.length):
+            column.append(0)
+        self.file.append(file)
+        self.line.append(line)
+        self.offset.append(0)
+        self.bad[n] = why
+        self._fixed[n] = _bad(raw, why)
 
     # -- reading rows ----------------------------------------------------------------------
 
-    def row(self, n: int) -> LogRow:
-        """Row *n* as one value (for the detail pane, the signals and the tests)."""
-        return LogRow(
-            self.files[self.file[n]],
-            self.line[n],
-            self.ts[n],
+    def _raw(self, n: int) -> bytes | None:
+        return self._readers[self.seg[n]](self.offset[n], self.length[n])
+
+    def _fields(self, n: int, raw: bytes | None) -> _Fields:
+        fixed = self._fixed.get(n)
+        if fixed is not None:
+            return fixed
+        fields = None if raw is None or len(raw) != self.length[n] else parse_line(raw, self.line[n] == 1)
+        if fields is None:  # the bytes are gone, or are other bytes now
+            level, worker, feature, task, event = self._coded(n)
+            return _Fields("", level, worker, feature, task, event, _GONE, None, "", self.bad.get(n))
+        return fields
+
+    def _coded(self, n: int) -> tuple[str | None, str | None, str | None, str | None, str | None]:
+        return (
             self.levels.values[self.level[n]],
             self.workers.values[self.worker[n]],
             self.features.values[self.feature[n]],
             self.tasks.values[self.task[n]],
             self.events.values[self.event[n]],
-            self.message[n],
-            self.phase[n],
-            self.duration[n],
-            self.bad[n],
         )
+
+    def row(self, n: int) -> LogRow:
+        """Row *n* as one value (for the table, the detail pane, the signals and the tests)."""
+        cached = self._cache.get(n)
+        if cached is not None:
+            self._cache.move_to_end(n)
+            return cached
+        f = self._fields(n, None if n in self._fixed else self._raw(n))
+        level, worker, feature, task, event = self._coded(n)
+        found = LogRow(
+            self.files[self.file[n]], self.line[n], f.ts, level, worker, feature, task, event,
+            f.message, f.phase, f.duration, self.bad.get(n),
+        )  # fmt: skip
+        self._cache[n] = found
+        if len(self._cache) > CACHED_ROWS:
+            self._cache.popitem(last=False)
+        return found
+
+    def stretches(self, rows: Sequence[int]) -> Iterator[tuple[Sequence[int], int, bytes | None]]:
+        """*rows* (ascending) in stretches that one read of one segment covers: (the rows, the
+        offset the read starts at, the bytes read, None when they are gone or it has none)."""
+        i, count = 0, len(rows)
+        seg_of, offset, length, fixed = self.seg, self.offset, self.length, self._fixed
+        while i < count:
+            first = rows[i]
+            if first in fixed:  # a row with no bytes to read
+                yield rows[i : i + 1], 0, None
+                i += 1
+                continue
+            seg, start = seg_of[first], offset[first]
+            j, end, limit = i, start, start + SEARCH_READ
+            while j < count:
+                n = rows[j]
+                at = offset[n]
+                stop = at + length[n]
+                if seg_of[n] != seg or at < start or (stop > limit and j > i) or (fixed and n in fixed):
+                    break
+                if stop > end:
+                    end = stop
+                j += 1
+            yield rows[i:j], start, self._readers[seg](start, end - start)
+            i = j
+
+    def line_bytes(self, n: int, start: int, data: bytes | None) -> bytes | None:
+        """Row *n*'s line out of *data*, read from its segment at *start*."""
+        at = self.offset[n] - start
+        return None if data is None or at + self.length[n] > len(data) else data[at : at + self.length[n]]
+
+    def message_of(self, n: int, raw: bytes | None) -> str:
+        """Row *n*'s message (a bad line's text) from its line's bytes *raw*."""
+        return self._fields(n, raw).message
 
     def matcher(self, spec: LogFilter) -> RowTest:
         """A test of rows against *spec*, made once per filter change."""
@@ -291,6 +444,12 @@ class LogRow:
     """Why the line is not a log record (not JSON, not an object, not UTF-8), or None."""
 
 
+def _searchable_in_json(needle: str) -> bool:
+    """Whether *needle* (lowercase) appears as it is in the JSON text of an ASCII string holding
+    it: printable ASCII with nothing JSON may escape (a quote, a backslash, a slash)."""
+    return all(" " <= c < "\x7f" and c not in '"\\/' for c in needle)
+
+
 class RowTest:
     """*spec* turned into code sets, applied to ranges of rows."""
 
@@ -313,6 +472,7 @@ class RowTest:
         self.tasks = store.tasks.matching(task) if task else None
         needle = spec.text.strip().lower()
         self.needle = needle
+        self.prefilter = needle.encode("ascii") if needle and _searchable_in_json(needle) else None
         if needle:
             # A row matches when its message or any coded field (looked up once here) holds the text.
             self.hits = (
@@ -347,16 +507,59 @@ class RowTest:
         if self.tasks is not None:
             tasks, col = self.tasks, s.task
             rows = [n for n in rows if col[n] in tasks]
+        rows = rows if isinstance(rows, list) else list(rows)
         if self.needle:
-            needle, lower = self.needle, s.lower
-            lv, wk, ft, tk, ev = self.hits
-            cl, cw, cf, ct, ce = s.level, s.worker, s.feature, s.task, s.event
-            rows = [
-                n
-                for n in rows
-                if needle in lower[n] or cl[n] in lv or cw[n] in wk or cf[n] in ft or ct[n] in tk or ce[n] in ev
-            ]
-        return rows if isinstance(rows, list) else list(rows)
+            rows = self._search(rows)
+        return rows
+
+    def _candidates(
+        self, stretch: Sequence[int], start: int, data: bytes | None, prefilter: bytes | None
+    ) -> Iterable[int]:
+        """The rows of *stretch* whose message may hold the text.
+
+        A stretch of ASCII lines without ``\\u`` escapes holds only ASCII messages, and such a
+        message holds the text only where its line's lowercased bytes do: the stretch's bytes are
+        lowercased and searched at once, and only the lines with a hit (and the rows that are not
+        records, or are cut) are candidates.  In any other stretch the same holds line by line.
+        """
+        s = self.store
+        if prefilter is None or data is None:
+            return stretch
+        if not data.isascii() or b"\\u" in data:  # line by line: only the clean lines can be passed over
+            passed: list[int] = []
+            for n in stretch:
+                raw = s.line_bytes(n, start, data)
+                if raw is None or not raw.isascii() or b"\\u" in raw or n in s.bad or prefilter in raw.lower():
+                    passed.append(n)
+            return passed
+        low = data.lower()
+        starts = [s.offset[n] - start for n in stretch]
+        out: list[int] = [n for n in stretch if n in s.bad or s.length[n] > MAX_LINE_CHARS]
+        hit = low.find(prefilter)
+        while hit >= 0:
+            k = bisect_right(starts, hit) - 1
+            n = stretch[k]
+            if hit + len(prefilter) <= starts[k] + s.length[n]:  # inside the line, not across two
+                out.append(n)
+            nxt = starts[k + 1] if k + 1 < len(starts) else len(low)
+            hit = low.find(prefilter, max(hit + 1, nxt))
+        return sorted(set(out))
+
+    def _search(self, rows: list[int]) -> list[int]:
+        s = self.store
+        lv, wk, ft, tk, ev = self.hits
+        cl, cw, cf, ct, ce = s.level, s.worker, s.feature, s.task, s.event
+        coded = [n for n in rows if cl[n] in lv or cw[n] in wk or cf[n] in ft or ct[n] in tk or ce[n] in ev]
+        if len(coded) == len(rows):
+            return rows
+        found = set(coded)
+        needle, prefilter = self.needle, self.prefilter
+        rest = [n for n in rows if n not in found]
+        for stretch, start, data in s.stretches(rest):
+            for n in self._candidates(stretch, start, data, prefilter):
+                if needle in s.message_of(n, s.line_bytes(n, start, data)).lower():
+                    found.add(n)
+        return [n for n in rows if n in found]
 
 
 def values_of(codes: Codes) -> Sequence[str]:

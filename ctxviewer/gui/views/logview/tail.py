@@ -29,11 +29,14 @@ _BLOCK = 1 << 20
 
 @dataclass(slots=True)
 class Piece:
-    """Complete lines of one file: *data* ends with a newline; its first line is *first_line*."""
+    """Complete lines of one file: *data* ends with a newline; its first line is *first_line*,
+    and it starts at byte *offset* of the file whose identity (device, inode) is *identity*."""
 
     shown: str
     first_line: int
     data: bytes
+    identity: tuple[int, int] = (0, 0)
+    offset: int = 0
 
 
 @dataclass(slots=True)
@@ -158,6 +161,34 @@ class LogTail:
                 if opened is not None:
                     os.close(opened[0])
 
+    def read_back(self, identity: tuple[int, int], offset: int, size: int) -> bytes | None:
+        """*size* bytes at *offset* of the log file whose identity is *identity*, wherever it is now
+        (the log or its ``.1``); None when it is no longer there."""
+        for rel in (self.rel, self.rel + ".1"):
+            scratch = TailRead()
+            opened = self._open_quietly(rel, scratch)
+            if opened is None:
+                continue
+            fd, found = opened
+            try:
+                if found != identity:
+                    continue
+                os.lseek(fd, offset, os.SEEK_SET)
+                return os.read(fd, size)
+            except OSError:
+                return None
+            finally:
+                os.close(fd)
+        return None
+
+    def _open_quietly(self, rel: str, out: TailRead) -> tuple[int, tuple[int, int]] | None:
+        """:meth:`_open` without saying anything (reading back is not following)."""
+        said = self._said
+        try:
+            return self._open(rel, out)
+        finally:
+            self._said = said
+
     def _read(self, fd: int, f: _File, budget: list[int], out: TailRead) -> None:
         while budget[0] > 0:
             try:
@@ -191,10 +222,13 @@ class LogTail:
                 out.skipped.append((f.shown, f.lines))
                 start = first + 1
             if start <= last:
+                # Where the chunk starts in the file: data began at f.offset - len(data), and a
+                # held part line came just before.
+                at = f.offset - len(data) + start - len(f.partial)
                 chunk = bytes(f.partial) + data[start : last + 1] if f.partial else data[start : last + 1]
                 f.partial.clear()
                 count = chunk.count(b"\n")
-                out.pieces.append(Piece(f.shown, f.lines + 1, chunk))
+                out.pieces.append(Piece(f.shown, f.lines + 1, chunk, f.identity, at))
                 f.lines += count
             start = last + 1
         if len(f.partial) + len(data) - start > MAX_LINE_BYTES:
