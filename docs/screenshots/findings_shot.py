@@ -1,4 +1,4 @@
-"""Render the README's Rules, Paragraphs and Findings screenshots of the storefront sample.
+"""Render docs/gui.md's Rules, Paragraphs and Findings screenshots of the storefront sample.
 
     QT_QPA_PLATFORM=offscreen python docs/screenshots/findings_shot.py docs/screenshots
 

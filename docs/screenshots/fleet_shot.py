@@ -1,4 +1,4 @@
-"""Render the README's fleet and timeline screenshots: the Session panel attached to a run.
+"""Render docs/gui.md's fleet and timeline screenshots: the Session panel attached to a run.
 
     QT_QPA_PLATFORM=offscreen python docs/screenshots/fleet_shot.py docs/screenshots [--theme dark]
 

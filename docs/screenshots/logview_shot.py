@@ -1,4 +1,4 @@
-"""Render the README's Worker logs screenshot: a generated run's logs under the ledger sample, filtered.
+"""Render docs/gui.md's Worker logs screenshot: a generated run's logs under the ledger sample, filtered.
 
     QT_QPA_PLATFORM=offscreen python docs/screenshots/logview_shot.py docs/screenshots/logview.png
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-render every picture the README shows, from the bundled samples, at 1280x800 (the
+# Re-render every picture the README and docs/ show, from the bundled samples, at 1280x800 (the
 # panel pictures at their dock's size).  Run from the repository root in an environment
 # with ctxviewer installed:  bash docs/screenshots/render_all.sh
 # Look at each PNG afterwards: a picture is only done once someone has looked at it.

@@ -1,4 +1,4 @@
-"""Render the README's revision diff screenshot: storefront-web in a throwaway git repository.
+"""Render docs/gui.md's revision diff screenshot: storefront-web in a throwaway git repository.
 
     QT_QPA_PLATFORM=offscreen python docs/screenshots/revision_shot.py docs/screenshots
 

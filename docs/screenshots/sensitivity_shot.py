@@ -1,4 +1,4 @@
-"""Render the README's sensitivity picture: the Docker rule file of storefront-web's CHK-L2-003.
+"""Render docs/gui.md's sensitivity picture: the Docker rule file of storefront-web's CHK-L2-003.
 
     QT_QPA_PLATFORM=offscreen python docs/screenshots/sensitivity_shot.py docs/screenshots/sensitivity.png
 

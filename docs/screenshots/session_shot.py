@@ -1,4 +1,4 @@
-"""Render the README's Session screenshot: a replay paused mid-run (step 6 of 8).
+"""Render docs/gui.md's Session screenshot: a replay paused mid-run (step 6 of 8).
 
     QT_QPA_PLATFORM=offscreen python docs/screenshots/session_shot.py docs/screenshots/session.png [--theme dark]
 

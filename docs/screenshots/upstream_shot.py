@@ -1,4 +1,4 @@
-"""Render the README's pictures of the nine-section versions in the window, at 1280x800.
+"""Render docs/gui.md's pictures of the nine-section versions in the window, at 1280x800.
 
     QT_QPA_PLATFORM=offscreen python docs/screenshots/upstream_shot.py docs/screenshots
 

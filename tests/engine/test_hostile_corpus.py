@@ -14,7 +14,7 @@ limit" are sparse, so they cost no disk) and asserts its exact outcome:
   profile is chosen, the peers' own trace errors exactly, and never a context over budget
   for ``shaktiman`` / ``ctxviewer``.
 
-The limits under test are README's "Limits (hostile input)": 64 MiB per file, 100 levels of
+The limits under test are docs/security.md's "Limits (hostile input)": 64 MiB per file, 100 levels of
 nesting, 1,000 YAML aliases and 2,000,000 expanded values, 40 symlink hops, nothing
 outside the project root.  Cases where ctxviewer falls short are written for the correct
 behaviour and marked ``xfail(strict=True, reason="BUG: ...")``.

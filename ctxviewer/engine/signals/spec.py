@@ -39,7 +39,7 @@ from ctxviewer.engine.tokens.counting import HEURISTIC, TokenCounter
 TRUNCATION_MARKER = "\n\n[... truncated for context limits ...]"
 
 
-#: The most paragraphs a spec file may split into (README "Limits (hostile input)"),
+#: The most paragraphs a spec file may split into (docs/security.md, "Limits (hostile input)"),
 #: blank ones included.  Every paragraph becomes an item of the trace, so time and memory
 #: grow with their number, not with the bytes (a few microseconds and a few hundred bytes
 #: each): a file over the limit is not used, by every profile.  A file at the 64 MiB size
