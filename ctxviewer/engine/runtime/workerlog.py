@@ -38,7 +38,7 @@ from typing import Any
 
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
 from ctxviewer.engine.runtime.eventlog.lines import Line, LineSplitter
-from ctxviewer.engine.runtime.jsondoc import json_type, parse_time, short
+from ctxviewer.engine.runtime.jsondoc import json_type, parse_log_time, short
 from ctxviewer.engine.runtime.plausible import DURATION_MS, TIME, implausible
 from ctxviewer.engine.runtime.problems import ProblemList, RunProblem, file_kind
 
@@ -244,7 +244,7 @@ def _parse_line(raw: bytes, line: int, shown: str) -> tuple[LogRecord | None, li
             data = None
     seconds = None
     if ts is not None:
-        seconds = parse_time(ts, naive_is_utc=True)
+        seconds = parse_log_time(ts)
         if seconds is None:
             wrong.insert(0, f'"ts" is not an ISO-8601 time: {short(ts)}')
         elif (why := implausible(TIME, seconds)) is not None:
