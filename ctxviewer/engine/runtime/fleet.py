@@ -42,6 +42,7 @@ from ctxviewer.engine.runtime.workerlog import (
     TASK_COMPLETED,
     LogPoll,
     LogRecord,
+    RecordFold,
     WorkerLogReader,
 )
 
@@ -173,34 +174,60 @@ def _event_of(record: LogRecord) -> RunEvent | None:
 
 
 @dataclass(slots=True)
-class _LogState:
+class _LogState(RecordFold):
+    """One worker log's facts, counted record by record as its reader polls (:meth:`take`)."""
+
     reader: WorkerLogReader
     facts: dict[str, _WorkerFacts] = field(default_factory=dict)
     count: int = 0
     events: deque[RunEvent] = field(default_factory=lambda: deque(maxlen=MAX_EVENTS))
     event_count: int = 0
     """Events folded, including those the bounded :attr:`events` no longer holds."""
+    fresh: list[RunEvent] = field(default_factory=list)
+    """Events of the records taken since the last :meth:`take`."""
+
+    def record(self, record: LogRecord) -> None:
+        worker = record.worker or "?"
+        facts = self.facts.get(worker)
+        if facts is None:
+            facts = self.facts[worker] = _WorkerFacts()
+        facts.add(record)
+        self.count += 1
+        event = _event_of(record)
+        if event is not None:
+            self.fresh.append(event)
+
+    def plain(self, worker: str, time: float, feature: str) -> None:
+        facts = self.facts.get(worker)
+        if facts is None:
+            facts = self.facts[worker] = _WorkerFacts()
+        last = facts.last_time
+        if last is None or time > last:
+            facts.last_time = time
+        facts.feature = feature
+        self.count += 1
+
+    def take(self) -> list[RunEvent]:
+        """The events taken since the last call; they are not held yet (see :meth:`hold`)."""
+        fresh, self.fresh = self.fresh, []
+        return fresh
+
+    def hold(self, events: list[RunEvent]) -> None:
+        self.events.extend(events)
+        self.event_count += len(events)
 
     def fold(self, records: Iterable[LogRecord]) -> list[RunEvent]:
-        new: list[RunEvent] = []
         for record in records:
-            worker = record.worker or "?"
-            facts = self.facts.get(worker)
-            if facts is None:
-                facts = self.facts[worker] = _WorkerFacts()
-            facts.add(record)
-            self.count += 1
-            event = _event_of(record)
-            if event is not None:
-                new.append(event)
-        self.events.extend(new)
-        self.event_count += len(new)
+            self.record(record)
+        new = self.take()
+        self.hold(new)
         return new
 
     def rebuild(self) -> None:
         self.facts.clear()
         self.count = self.event_count = 0
         self.events.clear()
+        self.fresh.clear()
         self.fold(self.reader.replay())
 
 
@@ -277,21 +304,22 @@ class RunWatcher:
             self._adopt(rescan(self.run))
         rebuild = False  # events went or changed: sort them all again
         for log in self._logs:
-            result = log.reader.poll()
+            counted = log.count
+            result = log.reader.poll(log)  # the records go to log as they are read
             if finish and not result.more:
-                finished = log.reader.finish()
-                result = LogPoll(
-                    result.records + finished.records, result.problems + finished.problems, result.restarted, False
-                )
+                finished = log.reader.finish(log)
+                result = LogPoll((), result.problems + finished.problems, result.restarted, False)
             problems.extend(result.problems)
             more = more or result.more
-            if result.restarted or log.count + len(result.records) != log.reader.record_count:
+            read = log.count > counted
+            fresh = log.take()
+            if result.restarted or log.count != log.reader.record_count:
                 log.rebuild()  # records went (truncated, replaced, rotated away): count again
                 rebuild = True
-                new_events.extend(e for r in result.records if (e := _event_of(r)) is not None)
             else:
-                new_events.extend(log.fold(result.records))
-            changed = changed or bool(result.records) or result.restarted
+                log.hold(fresh)
+            new_events.extend(fresh)
+            changed = changed or read or result.restarted
         for reader in self._states:
             state_poll = reader.poll()
             problems.extend(state_poll.problems)
