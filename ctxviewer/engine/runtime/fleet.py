@@ -53,6 +53,8 @@ STALE_AFTER_SECONDS = 3600.0
 #: Events a watcher holds (the latest; older ones are counted in ``events_dropped``): with the
 #: log readers keeping no records, this is what bounds a follower's memory (docs/run-files.md).
 MAX_EVENTS = 50_000
+#: New events a poll inserts one by one into those held; more are merged by one sort.
+_FEW_EVENTS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +241,25 @@ def _time_key(event: RunEvent) -> tuple[bool, float]:
     return (event.time is None, event.time or 0.0)
 
 
+def _merge(joined: list[RunEvent], new: list[RunEvent]) -> None:
+    """Put *new* (in time order) into *joined* (in time order), each after the events of its time.
+
+    A few are inserted one by one (mostly later than everything: appended); more, as when a
+    log is read whole, by one stable sort, which gives the same list (held events first on a tie).
+    """
+    if len(new) <= _FEW_EVENTS:
+        for event in new:
+            if not joined or _time_key(joined[-1]) <= _time_key(event):
+                joined.append(event)
+            else:
+                bisect.insort_right(joined, event, key=_time_key)
+        return
+    unsorted = bool(joined) and _time_key(joined[-1]) > _time_key(new[0])
+    joined.extend(new)
+    if unsorted:
+        joined.sort(key=_time_key)
+
+
 class RunWatcher:
     """Follows every file of a run; each :meth:`poll` returns a :class:`FleetSnapshot`."""
 
@@ -355,11 +376,7 @@ class RunWatcher:
             self._events = tuple(everything)
         elif new_events:
             joined = self._all_events
-            for event in new_events:  # a few, mostly later than everything: appended
-                if not joined or _time_key(joined[-1]) <= _time_key(event):
-                    joined.append(event)
-                else:
-                    bisect.insort_right(joined, event, key=_time_key)
+            _merge(joined, new_events)
             over = len(joined) - MAX_EVENTS
             if over > 0:
                 del joined[:over]

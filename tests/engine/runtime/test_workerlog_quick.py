@@ -8,6 +8,7 @@ records on lines of every kind, cut into reads at every size.
 
 from __future__ import annotations
 
+import bisect
 import json
 import struct
 from datetime import UTC, datetime
@@ -20,6 +21,7 @@ import pytest
 
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.runtime.eventlog.lines import LineSplitter
+from ctxviewer.engine.runtime.fleet import RunEvent, _merge, _time_key
 from ctxviewer.engine.runtime.jsondoc import parse_log_time, parse_time
 from ctxviewer.engine.runtime.problems import RunProblem
 from ctxviewer.engine.runtime.workerlog import (
@@ -233,3 +235,21 @@ def test_the_quick_path_takes_upstreams_lines(tmp_path: Path) -> None:
     expected, _ = careful(lines, LOG, 4_000_000)
     assert [t[0] for t in taken.taken] == ["plain"] * 200
     assert [t[2] for t in taken.taken] == [r.time for r in expected]
+
+
+@hypothesis.settings(max_examples=200, deadline=None)
+@hypothesis.given(
+    held=st.lists(st.one_of(st.none(), st.integers(0, 20)), max_size=40),
+    new=st.lists(st.one_of(st.none(), st.integers(0, 20)), max_size=60),
+)
+def test_a_fleet_merges_many_new_events_as_inserting_each_would(held: list[int | None], new: list[int | None]) -> None:
+    def events(times: list[int | None], source: str) -> list[RunEvent]:
+        made = [RunEvent(None if t is None else float(t), "1", "e", None, source, "f", n) for n, t in enumerate(times)]
+        return sorted(made, key=_time_key)
+
+    joined, fresh = events(held, "held"), events(new, "new")
+    expected = list(joined)
+    for event in fresh:
+        bisect.insort_right(expected, event, key=_time_key)
+    _merge(joined, fresh)
+    assert joined == expected
