@@ -604,6 +604,8 @@ class WorkerLogReader:
         by :meth:`_line_in`, which says what is wrong with it (the same record either way)."""
         first, raws = segment.splitter.split(data)
         shown, gaps, emit, plain = segment.shown, segment.gaps, take.emit, take.plain
+        loads, not_json, scan, parse_time = orjson.loads, orjson.JSONDecodeError, _scan, parse_log_time
+        starts, low, high, longest = PROCESS_START.match, _TIME_LOW, _TIME_HIGH, _DURATION_HIGH
         number = first - 1
         for raw in raws:
             number += 1
@@ -611,13 +613,13 @@ class WorkerLogReader:
                 self._too_long(segment, number, new)
                 continue
             try:
-                obj = orjson.loads(raw) if len(raw) <= _ORJSON_MAX_BYTES else None
-            except orjson.JSONDecodeError:
+                obj = loads(raw) if len(raw) <= _ORJSON_MAX_BYTES else None
+            except not_json:
                 obj = None
             if type(obj) is not dict or "data" in obj:
                 try:
                     text = raw.decode("utf-8")
-                    obj, end = _scan(text, 0)
+                    obj, end = scan(text, 0)
                     if end != len(text):
                         obj = None
                 except (ValueError, StopIteration, RecursionError):
@@ -636,13 +638,13 @@ class WorkerLogReader:
                     and (task_id is None or type(task_id) is str)
                     and (phase is None or type(phase) is str)
                     and (event is None or type(event) is str)
-                    and (duration is None or (type(duration) is int and 0 <= duration <= _DURATION_HIGH))
+                    and (duration is None or (type(duration) is int and 0 <= duration <= longest))
                     and (data_ is None or type(data_) is dict)
-                    and (seconds := parse_log_time(ts)) is not None
-                    and _TIME_LOW <= seconds <= _TIME_HIGH
+                    and (seconds := parse_time(ts)) is not None
+                    and low <= seconds <= high
                 ):
                     segment.count += 1
-                    start = message.startswith("Worker ") and PROCESS_START.match(message) is not None
+                    start = message.startswith("Worker ") and starts(message) is not None
                     if plain is not None and event is None and not start:
                         worker = str(worker_id)
                         gap = gaps.get(worker)
