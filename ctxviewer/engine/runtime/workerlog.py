@@ -627,8 +627,12 @@ class WorkerLogReader:
             if type(obj) is dict:
                 get = obj.get
                 ts, level, feature, message = get("ts"), get("level"), get("feature"), get("message")
-                task_id, phase, event = get("task_id"), get("phase"), get("event")
-                worker_id, duration, data_ = get("worker_id"), get("duration_ms"), get("data")
+                worker_id = get("worker_id")
+                if len(obj) == 5:  # most lines: the five keys every line has (or others, then wrong)
+                    task_id = phase = event = duration = data_ = None
+                else:
+                    task_id, phase, event = get("task_id"), get("phase"), get("event")
+                    duration, data_ = get("duration_ms"), get("data")
                 if (
                     type(ts) is str
                     and type(level) is str
