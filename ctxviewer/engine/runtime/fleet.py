@@ -17,6 +17,7 @@ one; the recorded value is ``context_usage``.  The threshold and zones come from
 from __future__ import annotations
 
 import bisect
+import math
 import threading
 import time
 from collections import deque
@@ -237,8 +238,11 @@ def _state_event(event: ExecutionEvent, file: str) -> RunEvent:
     return RunEvent(event.time, event.worker_id, event.event or "?", event.task_id, "state", file, event.index + 1)
 
 
-def _time_key(event: RunEvent) -> tuple[bool, float]:
-    return (event.time is None, event.time or 0.0)
+def _time_key(event: RunEvent) -> float:
+    """Time order, events without a time last: every time is finite (a plausible one), so
+    infinity stands after them all, as (time is None, time) put them, and costs no tuple."""
+    time = event.time
+    return math.inf if time is None else time
 
 
 def _merge(joined: list[RunEvent], new: list[RunEvent]) -> None:
