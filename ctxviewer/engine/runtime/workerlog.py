@@ -214,10 +214,10 @@ _scan: Callable[[str, int], tuple[Any, int]] = make_scanner(_decoder)  # type: i
 #: where both decode a line they give the same values, except that orjson reads an integer
 #: beyond 64 bits as a float, which only a line's ``data`` could hold unnoticed (the fields
 #: are checked for their types), so a line with ``data`` is decoded again by the standard
-#: decoder; orjson refuses what the standard decoder refuses (bad UTF-8, control characters,
-#: lone surrogates) and more (NaN, a BOM, a huge exponent), and those lines go to it; and it
-#: nests up to 1,024 levels where the standard decoder runs out of recursion sooner, which a
-#: line this short cannot reach.
+#: decoder; orjson refuses what the standard decoder refuses (bad UTF-8, control characters)
+#: and more (NaN, a lone surrogate, a BOM, a huge exponent), and the lines it refuses go to the
+#: standard decoder; and it nests up to 1,024 levels where the standard decoder runs out of
+#: recursion sooner, which a line this short (512 levels at most) cannot reach.
 _ORJSON_MAX_BYTES = 1024
 _TIME_LOW, _TIME_HIGH = PLAUSIBLE[TIME].low, PLAUSIBLE[TIME].high
 _DURATION_HIGH = PLAUSIBLE[DURATION_MS].high
