@@ -17,6 +17,7 @@ one; the recorded value is ``context_usage``.  The threshold and zones come from
 from __future__ import annotations
 
 import bisect
+import math
 import threading
 import time
 from collections import deque
@@ -42,6 +43,7 @@ from ctxviewer.engine.runtime.workerlog import (
     TASK_COMPLETED,
     LogPoll,
     LogRecord,
+    RecordFold,
     WorkerLogReader,
 )
 
@@ -52,6 +54,8 @@ STALE_AFTER_SECONDS = 3600.0
 #: Events a watcher holds (the latest; older ones are counted in ``events_dropped``): with the
 #: log readers keeping no records, this is what bounds a follower's memory (docs/run-files.md).
 MAX_EVENTS = 50_000
+#: New events a poll inserts one by one into those held; more are merged by one sort.
+_FEW_EVENTS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,34 +177,60 @@ def _event_of(record: LogRecord) -> RunEvent | None:
 
 
 @dataclass(slots=True)
-class _LogState:
+class _LogState(RecordFold):
+    """One worker log's facts, counted record by record as its reader polls (:meth:`take`)."""
+
     reader: WorkerLogReader
     facts: dict[str, _WorkerFacts] = field(default_factory=dict)
     count: int = 0
     events: deque[RunEvent] = field(default_factory=lambda: deque(maxlen=MAX_EVENTS))
     event_count: int = 0
     """Events folded, including those the bounded :attr:`events` no longer holds."""
+    fresh: list[RunEvent] = field(default_factory=list)
+    """Events of the records taken since the last :meth:`take`."""
+
+    def record(self, record: LogRecord) -> None:
+        worker = record.worker or "?"
+        facts = self.facts.get(worker)
+        if facts is None:
+            facts = self.facts[worker] = _WorkerFacts()
+        facts.add(record)
+        self.count += 1
+        event = _event_of(record)
+        if event is not None:
+            self.fresh.append(event)
+
+    def plain(self, worker: str, time: float, feature: str) -> None:
+        facts = self.facts.get(worker)
+        if facts is None:
+            facts = self.facts[worker] = _WorkerFacts()
+        last = facts.last_time
+        if last is None or time > last:
+            facts.last_time = time
+        facts.feature = feature
+        self.count += 1
+
+    def take(self) -> list[RunEvent]:
+        """The events taken since the last call; they are not held yet (see :meth:`hold`)."""
+        fresh, self.fresh = self.fresh, []
+        return fresh
+
+    def hold(self, events: list[RunEvent]) -> None:
+        self.events.extend(events)
+        self.event_count += len(events)
 
     def fold(self, records: Iterable[LogRecord]) -> list[RunEvent]:
-        new: list[RunEvent] = []
         for record in records:
-            worker = record.worker or "?"
-            facts = self.facts.get(worker)
-            if facts is None:
-                facts = self.facts[worker] = _WorkerFacts()
-            facts.add(record)
-            self.count += 1
-            event = _event_of(record)
-            if event is not None:
-                new.append(event)
-        self.events.extend(new)
-        self.event_count += len(new)
+            self.record(record)
+        new = self.take()
+        self.hold(new)
         return new
 
     def rebuild(self) -> None:
         self.facts.clear()
         self.count = self.event_count = 0
         self.events.clear()
+        self.fresh.clear()
         self.fold(self.reader.replay())
 
 
@@ -208,8 +238,30 @@ def _state_event(event: ExecutionEvent, file: str) -> RunEvent:
     return RunEvent(event.time, event.worker_id, event.event or "?", event.task_id, "state", file, event.index + 1)
 
 
-def _time_key(event: RunEvent) -> tuple[bool, float]:
-    return (event.time is None, event.time or 0.0)
+def _time_key(event: RunEvent) -> float:
+    """Time order, events without a time last: every time is finite (a plausible one), so
+    infinity stands after them all, as (time is None, time) put them, and costs no tuple."""
+    time = event.time
+    return math.inf if time is None else time
+
+
+def _merge(joined: list[RunEvent], new: list[RunEvent]) -> None:
+    """Put *new* (in time order) into *joined* (in time order), each after the events of its time.
+
+    A few are inserted one by one (mostly later than everything: appended); more, as when a
+    log is read whole, by one stable sort, which gives the same list (held events first on a tie).
+    """
+    if len(new) <= _FEW_EVENTS:
+        for event in new:
+            if not joined or _time_key(joined[-1]) <= _time_key(event):
+                joined.append(event)
+            else:
+                bisect.insort_right(joined, event, key=_time_key)
+        return
+    unsorted = bool(joined) and _time_key(joined[-1]) > _time_key(new[0])
+    joined.extend(new)
+    if unsorted:
+        joined.sort(key=_time_key)
 
 
 class RunWatcher:
@@ -277,21 +329,22 @@ class RunWatcher:
             self._adopt(rescan(self.run))
         rebuild = False  # events went or changed: sort them all again
         for log in self._logs:
-            result = log.reader.poll()
+            counted = log.count
+            result = log.reader.poll(log)  # the records go to log as they are read
             if finish and not result.more:
-                finished = log.reader.finish()
-                result = LogPoll(
-                    result.records + finished.records, result.problems + finished.problems, result.restarted, False
-                )
+                finished = log.reader.finish(log)
+                result = LogPoll((), result.problems + finished.problems, result.restarted, False)
             problems.extend(result.problems)
             more = more or result.more
-            if result.restarted or log.count + len(result.records) != log.reader.record_count:
+            read = log.count > counted
+            fresh = log.take()
+            if result.restarted or log.count != log.reader.record_count:
                 log.rebuild()  # records went (truncated, replaced, rotated away): count again
                 rebuild = True
-                new_events.extend(e for r in result.records if (e := _event_of(r)) is not None)
             else:
-                new_events.extend(log.fold(result.records))
-            changed = changed or bool(result.records) or result.restarted
+                log.hold(fresh)
+            new_events.extend(fresh)
+            changed = changed or read or result.restarted
         for reader in self._states:
             state_poll = reader.poll()
             problems.extend(state_poll.problems)
@@ -327,11 +380,7 @@ class RunWatcher:
             self._events = tuple(everything)
         elif new_events:
             joined = self._all_events
-            for event in new_events:  # a few, mostly later than everything: appended
-                if not joined or _time_key(joined[-1]) <= _time_key(event):
-                    joined.append(event)
-                else:
-                    bisect.insort_right(joined, event, key=_time_key)
+            _merge(joined, new_events)
             over = len(joined) - MAX_EVENTS
             if over > 0:
                 del joined[:over]

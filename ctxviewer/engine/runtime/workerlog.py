@@ -32,14 +32,17 @@ import os
 import re
 import stat
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from json.scanner import make_scanner
 from typing import Any
+
+import orjson
 
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
 from ctxviewer.engine.runtime.eventlog.lines import Line, LineSplitter
-from ctxviewer.engine.runtime.jsondoc import json_type, parse_time, short
-from ctxviewer.engine.runtime.plausible import DURATION_MS, TIME, implausible
+from ctxviewer.engine.runtime.jsondoc import json_type, parse_log_time, short
+from ctxviewer.engine.runtime.plausible import DURATION_MS, PLAUSIBLE, TIME, implausible
 from ctxviewer.engine.runtime.problems import ProblemList, RunProblem, file_kind
 
 #: The keys every line upstream writes has.
@@ -118,6 +121,25 @@ class LogPoll:
     """The poll stopped at ``read_limit`` with more to read: poll again soon."""
 
 
+class RecordFold:
+    """Takes a poll's records as they are read, in file order, instead of :attr:`LogPoll.records`
+    (see :meth:`WorkerLogReader.poll`).  A plain record -- no problem, no event, no process
+    start -- comes as :meth:`plain` with only what counting it needs, not as a :class:`LogRecord`."""
+
+    __slots__ = ()
+
+    def record(self, record: LogRecord) -> None:
+        """One record of any kind."""
+
+    def plain(self, worker: str, time: float, feature: str) -> None:
+        """One plain record: its worker id as text (``"?"`` for an empty one), time and feature."""
+
+
+#: A worker's latest-timed record since its last kept one, before it is kept: file, line,
+#: time, worker_id, task_id, event (a slim record is made of it only when it is kept).
+_Gap = tuple[str, int, float, int | str | None, str | None, str | None]
+
+
 @dataclass(slots=True)
 class _Segment:
     """One file (an inode) of the log: where reading is, and what was read from it."""
@@ -132,7 +154,7 @@ class _Segment:
     kept: deque[LogRecord] = field(default_factory=lambda: deque(maxlen=MAX_TRACKER_RECORDS))
     """Slim copies of its records that start a process or finish a task, each preceded by the
     latest-timed other record of its worker since that worker's previous kept one."""
-    gaps: dict[str, LogRecord] = field(default_factory=dict)
+    gaps: dict[str, _Gap] = field(default_factory=dict)
     """Per worker, the latest-timed record since its last kept one (not kept yet)."""
 
     def keep(self, record: LogRecord) -> None:
@@ -144,27 +166,61 @@ class _Segment:
         if start or record.event == TASK_COMPLETED:
             gap = self.gaps.pop(worker, None)
             if gap is not None:
-                self.kept.append(gap)
-            self.kept.append(_slim(record, record.message if start else None))
+                self.kept.append(_slim(*gap))
+            self.kept.append(
+                _slim(record.file, record.line, record.time, record.worker_id, record.task_id, record.event,
+                      record.message if start else None)
+            )  # fmt: skip
         else:
-            gap = self.gaps.get(worker)
-            if gap is None or gap.time is None or record.time >= gap.time:
-                self.gaps[worker] = _slim(record, None)
+            self.keep_plain(worker, record.file, record.line, record.time, record.worker_id, record.task_id,
+                            record.event)  # fmt: skip
+
+    def keep_plain(
+        self, worker: str, file: str, line: int, time: float, worker_id: int | str | None, task_id: str | None,
+        event: str | None,
+    ) -> None:  # fmt: skip
+        """:meth:`keep` for a record that starts no process and finishes no task (*worker*: ``worker or ""``)."""
+        gap = self.gaps.get(worker)
+        if gap is None or time >= gap[2]:
+            self.gaps[worker] = (file, line, time, worker_id, task_id, event)
 
 
-def _slim(record: LogRecord, message: str | None) -> LogRecord:
-    """*record* with only what a tracker reads: where, when, whose, which task and event."""
-    return LogRecord(
-        record.file, record.line, None, record.time, None, record.worker_id, None, message, record.task_id,
-        None, record.event,
-    )  # fmt: skip
+def _slim(
+    file: str, line: int, time: float, worker_id: int | str | None, task_id: str | None, event: str | None,
+    message: str | None = None,
+) -> LogRecord:  # fmt: skip
+    """A record with only what a tracker reads: where, when, whose, which task and event."""
+    return LogRecord(file, line, None, time, None, worker_id, None, message, task_id, None, event)
 
 
 class _BadLine(Exception):
     pass
 
 
-_decode = json.JSONDecoder().decode
+@dataclass(frozen=True, slots=True)
+class _Take:
+    """Where a poll's records go: *emit* takes each record; *plain*, when given, a plain one instead."""
+
+    emit: Callable[[LogRecord], object]
+    plain: Callable[[str, float, str], object] | None
+
+
+_decoder = json.JSONDecoder()
+_decode = _decoder.decode
+#: The decoder's scanner: ``decode(text)`` is ``_scan(text, 0)`` when *text* starts with a
+#: value and ends where that value ends; any other text goes through ``decode``.
+_scan: Callable[[str, int], tuple[Any, int]] = make_scanner(_decoder)  # type: ignore[arg-type]  # typeshed: a class
+#: Lines orjson may decode (in place of the standard decoder, which :func:`_parse_line` uses):
+#: where both decode a line they give the same values, except that orjson reads an integer
+#: beyond 64 bits as a float, which only a line's ``data`` could hold unnoticed (the fields
+#: are checked for their types), so a line with ``data`` is decoded again by the standard
+#: decoder; orjson refuses what the standard decoder refuses (bad UTF-8, control characters)
+#: and more (NaN, a lone surrogate, a BOM, a huge exponent), and the lines it refuses go to the
+#: standard decoder; and it nests up to 1,024 levels where the standard decoder runs out of
+#: recursion sooner, which a line this short (512 levels at most) cannot reach.
+_ORJSON_MAX_BYTES = 1024
+_TIME_LOW, _TIME_HIGH = PLAUSIBLE[TIME].low, PLAUSIBLE[TIME].high
+_DURATION_HIGH = PLAUSIBLE[DURATION_MS].high
 
 
 def _read_at(fd: int, offset: int, size: int) -> bytes:
@@ -244,7 +300,7 @@ def _parse_line(raw: bytes, line: int, shown: str) -> tuple[LogRecord | None, li
             data = None
     seconds = None
     if ts is not None:
-        seconds = parse_time(ts, naive_is_utc=True)
+        seconds = parse_log_time(ts)
         if seconds is None:
             wrong.insert(0, f'"ts" is not an ISO-8601 time: {short(ts)}')
         elif (why := implausible(TIME, seconds)) is not None:
@@ -323,7 +379,7 @@ class WorkerLogReader:
         for segment in (self._rotated, self._current):
             if segment is not None:
                 out.extend(segment.kept)
-                out.extend(segment.gaps.values())
+                out.extend(_slim(*gap) for gap in segment.gaps.values())
         return tuple(out)
 
     @property
@@ -375,9 +431,13 @@ class WorkerLogReader:
 
     # -- polling -------------------------------------------------------------------------
 
-    def poll(self) -> LogPoll:
-        """Read what was appended (or rotated) since the last poll."""
+    def poll(self, fold: RecordFold | None = None) -> LogPoll:
+        """Read what was appended (or rotated) since the last poll.
+
+        With *fold*, each record goes to it as it is read, and :attr:`LogPoll.records` is empty.
+        """
         new_records: list[LogRecord] = []
+        take = _Take(new_records.append if fold is None else fold.record, None if fold is None else fold.plain)
         new: list[RunProblem] = []
         restarted = False
         budget = [self.read_limit]
@@ -432,7 +492,7 @@ class WorkerLogReader:
                 self._trouble.pop(self.shown, None)
             # Read: the rotated file's rest first, then the current file.
             if rot_fd is not None and self._rotated is not None:
-                self._read(rot_fd[0], self._rotated, budget, new_records, new)
+                self._read(rot_fd[0], self._rotated, budget, take, new)
                 splitter = self._rotated.splitter
                 if budget[0] > 0 and splitter.held and not splitter.discarding:
                     # Upstream rotates between whole lines: a part line at the end of .1 stays one.
@@ -440,7 +500,7 @@ class WorkerLogReader:
                     splitter.lines += 1
                     self._add(RunProblem(self._rotated.shown, splitter.lines, "cut off: no newline at the end"), new)
             if cur_fd is not None and self._current is not None and budget[0] > 0:
-                self._read(cur_fd[0], self._current, budget, new_records, new)
+                self._read(cur_fd[0], self._current, budget, take, new)
             more = budget[0] <= 0
         finally:
             for opened in (rot_fd, cur_fd):
@@ -448,15 +508,17 @@ class WorkerLogReader:
                     os.close(opened[0])
         return LogPoll(tuple(new_records), tuple(new), restarted, more)
 
-    def finish(self) -> LogPoll:
-        """Take the held-back last line of the current file as complete (the writer is done)."""
+    def finish(self, fold: RecordFold | None = None) -> LogPoll:
+        """Take the held-back last line of the current file as complete (the writer is done);
+        *fold* as for :meth:`poll`."""
         new_records: list[LogRecord] = []
         new: list[RunProblem] = []
         segment = self._current
         if segment is not None:
             line = segment.splitter.finish()
             if line is not None:
-                self._line_in(segment, line, new_records, new)
+                emit = new_records.append if fold is None else fold.record
+                self._line_in(segment, line.number, None if line.too_long else line.raw, emit, new)
         return LogPoll(tuple(new_records), tuple(new), False, False)
 
     # -- files -----------------------------------------------------------------------------
@@ -515,7 +577,7 @@ class WorkerLogReader:
         fd: int,
         segment: _Segment,
         budget: list[int],
-        records: list[LogRecord],
+        take: _Take,
         new: list[RunProblem],
     ) -> None:
         """Read *segment*'s file from where it stopped, within *budget* bytes."""
@@ -532,24 +594,94 @@ class WorkerLogReader:
             if segment.offset < _HEAD_BYTES:
                 segment.head += data[: _HEAD_BYTES - segment.offset]
             segment.offset += len(data)
-            self._feed(segment, data, records, new)
+            self._feed(segment, data, take, new)
 
     # -- lines -----------------------------------------------------------------------------
 
-    def _feed(self, segment: _Segment, data: bytes, records: list[LogRecord], new: list[RunProblem]) -> None:
-        for line in segment.splitter.feed(data):
-            self._line_in(segment, line, records, new)
+    def _feed(self, segment: _Segment, data: bytes, take: _Take, new: list[RunProblem]) -> None:
+        """The lines *data* completes.  A line upstream wrote -- a JSON object, every field of
+        its type, the time in upstream's form and plausible -- is taken here; any other line
+        by :meth:`_line_in`, which says what is wrong with it (the same record either way)."""
+        first, raws = segment.splitter.split(data)
+        shown, gaps, emit, plain = segment.shown, segment.gaps, take.emit, take.plain
+        loads, not_json, scan, parse_time = orjson.loads, orjson.JSONDecodeError, _scan, parse_log_time
+        starts, low, high, longest = PROCESS_START.match, _TIME_LOW, _TIME_HIGH, _DURATION_HIGH
+        number = first - 1
+        for raw in raws:
+            number += 1
+            if raw is None:
+                self._too_long(segment, number, new)
+                continue
+            try:
+                obj = loads(raw) if len(raw) <= _ORJSON_MAX_BYTES else None
+            except not_json:
+                obj = None
+            if type(obj) is not dict or "data" in obj:
+                try:
+                    text = raw.decode("utf-8")
+                    obj, end = scan(text, 0)
+                    if end != len(text):
+                        obj = None
+                except (ValueError, StopIteration, RecursionError):
+                    obj = None
+            if type(obj) is dict:
+                get = obj.get
+                ts, level, feature, message = get("ts"), get("level"), get("feature"), get("message")
+                worker_id = get("worker_id")
+                if len(obj) == 5:  # most lines: the five keys every line has (or others, then wrong)
+                    task_id = phase = event = duration = data_ = None
+                else:
+                    task_id, phase, event = get("task_id"), get("phase"), get("event")
+                    duration, data_ = get("duration_ms"), get("data")
+                if (
+                    type(ts) is str
+                    and type(level) is str
+                    and type(feature) is str
+                    and type(message) is str
+                    and type(worker_id) in (int, str)
+                    and (task_id is None or type(task_id) is str)
+                    and (phase is None or type(phase) is str)
+                    and (event is None or type(event) is str)
+                    and (duration is None or (type(duration) is int and 0 <= duration <= longest))
+                    and (data_ is None or type(data_) is dict)
+                    and (seconds := parse_time(ts)) is not None
+                    and low <= seconds <= high
+                ):
+                    segment.count += 1
+                    start = message.startswith("Worker ") and starts(message) is not None
+                    if plain is not None and event is None and not start:
+                        worker = str(worker_id)
+                        gap = gaps.get(worker)
+                        if gap is None or seconds >= gap[2]:
+                            gaps[worker] = (shown, number, seconds, worker_id, task_id, None)
+                        plain(worker or "?", seconds, feature)
+                    else:
+                        record = LogRecord(
+                            shown, number, ts, seconds, level, worker_id, feature, message, task_id, phase, event,
+                            duration, data_,
+                        )  # fmt: skip
+                        segment.keep(record)
+                        emit(record)
+                    continue
+            self._line_in(segment, number, raw, emit, new)
 
     def _too_long(self, segment: _Segment, line: int, new: list[RunProblem]) -> None:
         self._add(RunProblem(segment.shown, line, f"longer than {self.max_line_bytes:,} bytes; skipped"), new)
 
-    def _line_in(self, segment: _Segment, complete: Line, records: list[LogRecord], new: list[RunProblem]) -> None:
-        line = complete.number
-        if complete.too_long:
+    def _line_in(
+        self,
+        segment: _Segment,
+        line: int,
+        raw: bytes | None,
+        emit: Callable[[LogRecord], object],
+        new: list[RunProblem],
+    ) -> None:
+        """Line *line* (*raw*: its bytes, None when it was too long), its problems said."""
+        if raw is None:
             self._too_long(segment, line, new)
             return
         try:
-            record, wrong = _parse_line(complete.raw, line, segment.shown)
+            record, wrong = _parse_line(raw, line, segment.shown)
         except _BadLine as exc:
             self._add(RunProblem(segment.shown, line, str(exc)), new)
             return
@@ -558,4 +690,4 @@ class WorkerLogReader:
         if record is not None:
             segment.count += 1
             segment.keep(record)
-            records.append(record)
+            emit(record)

@@ -219,6 +219,46 @@ class LineSplitter:
         elif rest:
             self.held += data[start:]
 
+    def split(self, data: bytes) -> tuple[int, list[bytes | None]]:
+        """What :meth:`feed` gives for *data*, as a list: the first line's number and each
+        line's bytes in order (None for a line too long), the lines numbered one after another."""
+        first = self.lines + 1
+        out: list[bytes | None] = []
+        start = 0
+        if self.discarding:
+            end = data.find(b"\n")
+            if end < 0:
+                return first, out
+            self.discarding = False
+            self.lines += 1
+            first += 1
+            start = end + 1
+        last = data.rfind(b"\n")
+        if last >= start:
+            if self.held:
+                end = data.find(b"\n", start)
+                self.held += data[start:end]
+                out.append(bytes(self.held))
+                self.held.clear()
+                start = end + 1
+            if last >= start:
+                out += data[start:last].split(b"\n")
+                start = last + 1
+            self.lines += len(out)
+            limit = self.max_line_bytes
+            if max(map(len, out)) > limit:  # type: ignore[arg-type]
+                for i, raw in enumerate(out):
+                    if raw is not None and len(raw) - raw.endswith(b"\r") > limit:
+                        out[i] = None
+        rest = len(data) - start
+        if len(self.held) + rest > self.max_line_bytes + 1:  # + 1: a CR before the newline to come
+            self.held.clear()
+            self.discarding = True
+            out.append(None)
+        elif rest:
+            self.held += data[start:]
+        return first, out
+
     def finish(self) -> Line | None:
         """The held-back last line taken as complete (None: nothing held back)."""
         if not self.held or self.discarding:
