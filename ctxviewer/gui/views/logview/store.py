@@ -23,7 +23,7 @@ from array import array
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 #: Lines longer than this are shown cut (the rest of the line is dropped, said in the row).
@@ -59,29 +59,13 @@ def _cut(raw: str) -> str:
     return raw[:MAX_LINE_CHARS] + " \u2026 (cut)" if len(raw) > MAX_LINE_CHARS else raw
 
 
-@dataclass(frozen=True, slots=True)
-class _Fields:
-    """One line's fields as text (None when it had none); *bad* says why it is not a record."""
-
-    ts: str
-    level: str | None
-    worker: str | None
-    feature: str | None
-    task: str | None
-    event: str | None
-    message: str
-    phase: str | None
-    duration: str
-    bad: str | None = None
+def _bad(raw: str, why: str) -> LogRow:
+    return LogRow("", 0, "", None, None, None, None, None, _cut(raw), None, "", why)
 
 
-def _bad(raw: str, why: str) -> _Fields:
-    return _Fields("", None, None, None, None, None, _cut(raw), None, "", why)
-
-
-def parse_line(raw: bytes, first: bool) -> _Fields | None:
+def parse_line(raw: bytes, first: bool) -> LogRow | None:
     """The fields of one complete line (no ``\\n``; *first*: line 1 of its file, where a BOM is
-    taken off); None for a blank line, which is no row."""
+    taken off), as a row of no file (``file`` '' and ``line`` 0); None for a blank line."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -123,7 +107,9 @@ def parse_line(raw: bytes, first: bool) -> _Fields | None:
         )
     phase = get("phase")
     duration = get("duration_ms")
-    return _Fields(
+    return LogRow(
+        "",
+        0,
         ts or "",
         level,
         worker,
@@ -133,6 +119,7 @@ def parse_line(raw: bytes, first: bool) -> _Fields | None:
         "" if message is None else _cut(message) if len(message) > MAX_LINE_CHARS else message,
         phase if phase is None or type(phase) is str else _text(phase),
         "" if duration is None else str(duration) if type(duration) is int else _text(duration) or "",
+        None,
     )
 
 
@@ -212,7 +199,7 @@ class LogStore:
         #: Why a row is not a record, for the rows that are not (few): set where the row was added.
         self.bad: dict[int, str] = {}
         #: Rows with no bytes to read back (a line too long to keep): their text.
-        self._fixed: dict[int, _Fields] = {}
+        self._fixed: dict[int, LogRow] = {}
         self._readers: list[SegmentReader] = []
         self._cache: OrderedDict[int, LogRow] = OrderedDict()
 
@@ -350,14 +337,14 @@ class LogStore:
     def _raw(self, n: int) -> bytes | None:
         return self._readers[self.seg[n]](self.offset[n], self.length[n])
 
-    def _fields(self, n: int, raw: bytes | None) -> _Fields:
+    def _fields(self, n: int, raw: bytes | None) -> LogRow:
         fixed = self._fixed.get(n)
         if fixed is not None:
             return fixed
         fields = None if raw is None or len(raw) != self.length[n] else parse_line(raw, self.line[n] == 1)
         if fields is None:  # the bytes are gone, or are other bytes now
             level, worker, feature, task, event = self._coded(n)
-            return _Fields("", level, worker, feature, task, event, _GONE, None, "", self.bad.get(n))
+            return LogRow("", 0, "", level, worker, feature, task, event, _GONE, None, "", self.bad.get(n))
         return fields
 
     def _coded(self, n: int) -> tuple[str | None, str | None, str | None, str | None, str | None]:
@@ -375,12 +362,8 @@ class LogStore:
         if cached is not None:
             self._cache.move_to_end(n)
             return cached
-        f = self._fields(n, None if n in self._fixed else self._raw(n))
-        level, worker, feature, task, event = self._coded(n)
-        found = LogRow(
-            self.files[self.file[n]], self.line[n], f.ts, level, worker, feature, task, event,
-            f.message, f.phase, f.duration, self.bad.get(n),
-        )  # fmt: skip
+        fields = self._fields(n, None if n in self._fixed else self._raw(n))
+        found = replace(fields, file=self.files[self.file[n]], line=self.line[n])
         self._cache[n] = found
         if len(self._cache) > CACHED_ROWS:
             self._cache.popitem(last=False)
