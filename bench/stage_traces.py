@@ -3,7 +3,7 @@
 Assembles every task of every sample project (plus a few generated projects that reach
 the failure paths, engineering rules, the repository map and compact mode) with the
 profiles ``mahabharatha`` (the seed's run, with both its tokenizers), ``zerg-0.3.2``,
-``mahabharatha-latest`` and ``ctxviewer`` at several budgets, and writes each trace's
+``mahabharatha-latest``, ``ctxviewer``, ``drift``, ``shaktiman`` and ``computed`` at four budgets, and writes each trace's
 JSON export to ``OUT/<project>/<feature>/<task>/<variant>.json``::
 
     python bench/stage_traces.py /tmp/traces-before
@@ -61,6 +61,9 @@ VARIANTS: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("mahabharatha-latest", {"profile": "mahabharatha-latest"}),
     ("ctxviewer", {"profile": "ctxviewer"}),
     ("ctxviewer-o200k-dups", {"profile": "ctxviewer", "tokenizer": "o200k_base", "near_duplicate": 0.2}),
+    ("drift", {"profile": "drift"}),
+    ("shaktiman", {"profile": "shaktiman"}),
+    ("computed", {"profile": "computed"}),
 )
 GENERATED = Path("/tmp/stage-traces-projects")
 
