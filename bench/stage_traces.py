@@ -3,8 +3,8 @@
 Assembles every task of every sample project (plus a few generated projects that reach
 the failure paths, engineering rules, the repository map and compact mode) with the
 profiles ``mahabharatha`` (the seed's run, with both its tokenizers), ``zerg-0.3.2``,
-``mahabharatha-latest``, ``ctxviewer``, ``drift``, ``shaktiman`` and ``computed`` at four budgets, and writes each trace's
-JSON export to ``OUT/<project>/<feature>/<task>/<variant>.json``::
+``mahabharatha-latest``, ``ctxviewer``, ``drift``, ``shaktiman`` and ``computed`` at four
+budgets, and writes each trace's JSON export to ``OUT/<project>/<feature>/<task>/<variant>.json``::
 
     python bench/stage_traces.py /tmp/traces-before
     # ... change the profiles ...

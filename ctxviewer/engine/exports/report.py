@@ -89,7 +89,7 @@ def html_report(trace: Trace, diff: TraceDiff | None = None, prompt: Mapping[str
 
     With *diff*, a "What-if against the pinned baseline" section follows the header.
     *prompt* is the worker's whole prompt for the task, as
-    :meth:`~ctxviewer.engine.upstream.prompt.WorkerPrompt.to_json` gives it (a plain mapping:
+    :meth:`~ctxviewer.engine.worker.prompt.WorkerPrompt.to_json` gives it (a plain mapping:
     the exports do not import the upstream package); with it, a "The worker's prompt" section
     follows the context's parts.
     """

@@ -1,6 +1,6 @@
 """The Worker prompt view: the whole prompt upstream's worker gives the model for a task.
 
-It shows a :class:`~ctxviewer.engine.upstream.prompt.WorkerPrompt` (a plain value, built
+It shows a :class:`~ctxviewer.engine.worker.prompt.WorkerPrompt` (a plain value, built
 by :func:`~ctxviewer.engine.upstream.prompt.build_prompt` off the GUI thread): the text
 exactly as composed, read-only, monospace and highlighted; a table of its parts (the
 task's design-time ``context`` or the spec fallback, the header, description, files,
@@ -40,8 +40,8 @@ from PySide6.QtWidgets import (
 
 from ctxviewer.engine.files.writing import atomic_write
 from ctxviewer.engine.tokens.counting import CL100K, O200K, TokenCounts
-from ctxviewer.engine.upstream import prompt as up
-from ctxviewer.engine.upstream.prompt import PromptPart, WorkerPrompt
+from ctxviewer.engine.worker import prompt as up
+from ctxviewer.engine.worker.prompt import PromptPart, WorkerPrompt
 from ctxviewer.gui.widgets.fonts import fixed_pitch_font
 from ctxviewer.gui.widgets.highlighter import (
     LexedText,

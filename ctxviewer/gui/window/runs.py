@@ -27,7 +27,8 @@ from ctxviewer.engine.runs.batch import run_batch
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.tokens.counting import HEURISTIC
 from ctxviewer.engine.trace.model import Trace
-from ctxviewer.engine.upstream.prompt import WorkerPrompt, build_prompt
+from ctxviewer.engine.upstream.prompt import build_prompt
+from ctxviewer.engine.worker.prompt import WorkerPrompt
 from ctxviewer.gui.views.findings_view import FindingRow, finding_rows, plural
 from ctxviewer.gui.views.outline import TaskTotal
 from ctxviewer.gui.widgets.highlighter import LexedText, display_text, lex_blocks

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.engine.project.loading import load_project
-from ctxviewer.engine.upstream.prompt import DESIGN_GUIDANCE_TOKENS, build_prompt
+from ctxviewer.engine.upstream.prompt import build_prompt
+from ctxviewer.engine.worker.prompt import DESIGN_GUIDANCE_TOKENS
 from tests.engine.profiles.test_upstream_oracle import SAMPLES, oracle, run_oracle  # noqa: F401  (oracle: a fixture)
 from tests.engine.profiles.upstream_oracle.generate import WORDS, make_project
 

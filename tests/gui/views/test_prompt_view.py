@@ -16,7 +16,8 @@ from PySide6.QtTest import QAbstractItemModelTester
 
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.tokens.counting import get_counter
-from ctxviewer.engine.upstream.prompt import WorkerPrompt, build_prompt
+from ctxviewer.engine.upstream.prompt import build_prompt
+from ctxviewer.engine.worker.prompt import WorkerPrompt
 from ctxviewer.gui.app import dark_palette
 from ctxviewer.gui.views.prompt_view import PromptView, design_diff, design_lines, export_prompt
 from tests.factories import make_project
