@@ -45,6 +45,12 @@ PROFILES: tuple[str, ...] = (
 )
 #: The upstream versions the ``upstream`` setting names (see ctxviewer.engine.project.upstream).
 UPSTREAM_VERSIONS: tuple[str, ...] = ("auto", "2026-01-30", "zerg-ai-0.3.2", "latest")
+#: Where a worker's session runs: detected from the upstream version (its git worktree), the
+#: project root, or the worktree whatever the version (see docs/worker-window.md).
+WORKER_FOLDERS: tuple[str, ...] = ("auto", "root", "worktree")
+#: Whether a worktree session loads a main-checkout memory file the worktree also holds
+#: once (from the worktree) or twice (both paths, as early Claude Code 2.1 releases did).
+MEMORY_DUPLICATES: tuple[str, ...] = ("once", "twice")
 #: Which folder a task's spec is read from: its task graph's folder (what a user means), or the
 #: folder the graph's own ``feature`` value names (what upstream's orchestrator passes the plugin).
 SPEC_FEATURES: tuple[str, ...] = ("folder", "graph")
@@ -143,6 +149,12 @@ FLAT_KEYS: tuple[str, ...] = (
     "base_prompt",
     "base_prompt_tokens",
     "window_command",
+    "worker_folder",
+    "memory_duplicates",
+    "system_prompt_tokens",
+    "tool_tokens",
+    "user_memory_tokens",
+    "memory_share_percent",
     *SWITCH_KEYS,
     "spec_feature",
     "paths.specs",
@@ -212,6 +224,17 @@ class Settings:
     base_prompt: str | None = None
     base_prompt_tokens: int = 300
     window_command: str | None = None
+    #: The worker's session (docs/worker-window.md): where it runs (WORKER_FOLDERS), how a
+    #: worktree session loads memory the main checkout also holds (MEMORY_DUPLICATES), the
+    #: sizes of what ctxviewer cannot see (Claude Code's system prompt and tool definitions,
+    #: user and managed memory outside the project), and the share of the model's window
+    #: project memory may take before a finding says so.
+    worker_folder: str = "auto"
+    memory_duplicates: str = "once"
+    system_prompt_tokens: int = 3_200
+    tool_tokens: int = 11_600
+    user_memory_tokens: int = 0
+    memory_share_percent: float = 10.0
     #: Upstream switches (zerg-0.3.2): the values of ZERG_ANALYSIS_DEPTH, _BEHAVIORAL_MODE,
     #: _TDD_MODE, _COMPACT_MODE and _WORKER_ID; None is unset.
     analysis_depth: str | None = None
@@ -502,8 +525,14 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str, *, ch
                 raise _fail(origin, key, "must be above 0")
         elif key in ("base_prompt", "window_command"):
             changes[key] = None if value is None else _as_relpath(origin, key, value)
-        elif key == "base_prompt_tokens":
+        elif key in ("base_prompt_tokens", "system_prompt_tokens", "tool_tokens", "user_memory_tokens"):
             changes[key] = _as_int(origin, key, value, 0, 10_000_000)
+        elif key == "worker_folder":
+            changes[key] = _as_choice(origin, key, value, WORKER_FOLDERS)
+        elif key == "memory_duplicates":
+            changes[key] = _as_choice(origin, key, value, MEMORY_DUPLICATES)
+        elif key == "memory_share_percent":
+            changes[key] = _as_float(origin, key, value, 0.0, 100.0)
         elif key in SWITCH_KEYS:
             changes[key] = _as_switch(origin, key, value)
         elif key == "spec_feature":
@@ -604,6 +633,12 @@ CTXVIEWER_YAML_KEYS: dict[tuple[str, ...], str] = {
     ("window", "base_prompt"): "base_prompt",
     ("window", "base_prompt_tokens"): "base_prompt_tokens",
     ("window", "command"): "window_command",
+    ("worker", "folder"): "worker_folder",
+    ("worker", "memory_duplicates"): "memory_duplicates",
+    ("worker", "system_prompt_tokens"): "system_prompt_tokens",
+    ("worker", "tool_tokens"): "tool_tokens",
+    ("worker", "user_memory_tokens"): "user_memory_tokens",
+    ("worker", "memory_share_percent"): "memory_share_percent",
     **{("upstream", key): key for key in SWITCH_KEYS},
     ("upstream", "version"): "upstream",
     ("upstream",): "upstream",  # upstream: latest, or a mapping with version and the switches

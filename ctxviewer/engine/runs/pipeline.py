@@ -24,11 +24,12 @@ from ctxviewer.engine.profiles.base import Cancelled, Progress, RunBase
 from ctxviewer.engine.profiles.mahabharatha import MahabharathaRun
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import PROFILES, SYSTEM_BUDGET_RANGE, Settings, check_profile_budget
-from ctxviewer.engine.project.upstream import Detection
+from ctxviewer.engine.project.upstream import Detection, detect
 from ctxviewer.engine.runtime.tracker import ContextTracker, budget_for_task, file_read_tokens
 from ctxviewer.engine.signals.task import extract_signals
 from ctxviewer.engine.tokens.counting import CL100K, HEURISTIC, PIECE_CHARS, Census, get_counter, noting_estimates
 from ctxviewer.engine.trace.model import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
+from ctxviewer.engine.worker.window import with_reach, worker_window
 
 #: Profiles that count exactly: with the ``heuristic`` tokenizer set they decide with cl100k_base.
 EXACT_PROFILES = ("shaktiman", "ctxviewer")
@@ -221,6 +222,8 @@ def assemble_task(
         context_tokens = census.measure(result.context)
         tracker = tracker_state(project.fs, task, settings, result.task_files)
         window = window_layout(project.fs, settings, context_tokens, tracker, census)
+        version = upstream.version if upstream is not None else detect(project.fs).version
+        received = worker_window(project, feature, task, settings, census, version)
     warnings = [*feature.warnings, *([source_note] if source_note else []), *result.notes]
     if estimated:
         warnings.append(estimate_note(len(estimated), max(estimated.values())))
@@ -249,7 +252,7 @@ def assemble_task(
         context=result.context,
         context_tokens=context_tokens,
         sections=result.sections,
-        items=result.items,
+        items=with_reach(result.items, received),
         trim_steps=result.trim_steps,
         keywords=result.keywords,
         tracker=tracker,
@@ -264,6 +267,7 @@ def assemble_task(
         upstream_reason=upstream.reason if upstream is not None else "",
         graph_feature=feature.graph_feature,
         token_record=result.token_record,
+        worker=received,
     )
     if progress is not None:
         progress("done", 1.0)

@@ -108,7 +108,7 @@ def _items_fragment(items: tuple[Item, ...]) -> orjson.Fragment:
             or f[1] is not i.id
             or f[2] is not i.source
             or f[3] is not i.tokens
-            or f[4] != (i.kind, i.section, i.part, i.line_start, i.line_end, i.kept_chars)
+            or f[4] != (i.kind, i.section, i.part, i.line_start, i.line_end, i.kept_chars, i.reached, i.reached_how)
         ):
             f = _fixed_parts(i)
         keep(f)
@@ -163,7 +163,7 @@ _fixed: dict[int, _Fixed] = {}
 
 #: The fields written before an item's own ones (score to reason), and those written after.
 _HEAD = ("id", "kind", "section", "part", "source", "line_start", "line_end")
-_TAIL = ("text", "kept_chars", "tokens", "span", "details")
+_TAIL = ("text", "kept_chars", "tokens", "span", "details", "reached", "reached_how")
 
 
 def _fixed_parts(i: Item) -> _Fixed:
@@ -176,7 +176,7 @@ def _fixed_parts(i: Item) -> _Fixed:
         i.id,
         i.source,
         i.tokens,
-        (i.kind, i.section, i.part, i.line_start, i.line_end, i.kept_chars),
+        (i.kind, i.section, i.part, i.line_start, i.line_end, i.kept_chars, i.reached, i.reached_how),
         head[:-1] + b',"score":',
         b"," + tail[1:],
     )
@@ -223,6 +223,8 @@ def _item(i: Item) -> dict[str, Any]:
         "tokens": _counts_data(i.tokens),
         "span": i.span,
         "details": _free_map(i.details) if i.details else {},
+        "reached": i.reached,
+        "reached_how": i.reached_how,
     }
 
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from ctxviewer.engine.tokens.counting import HEURISTIC_RULE, ROUNDED, TokenCounts, rounded_estimate
 
-SCHEMA_VERSION = "2.2"
+SCHEMA_VERSION = "2.3"
 #: Older schemas :func:`trace_from_json` still reads (fields added since get their
 #: defaults; their ``dropped`` items get a fate by :func:`legacy_fate`).
-READABLE_SCHEMAS = ("1.0", "1.1", "2.0", "2.1", SCHEMA_VERSION)
+READABLE_SCHEMAS = ("1.0", "1.1", "2.0", "2.1", "2.2", SCHEMA_VERSION)
 
 #: Upstream versions whose own token counts are :data:`~ctxviewer.engine.tokens.counting.ROUNDED`.
 ROUNDED_VERSIONS = ("zerg-ai-0.3.2", "latest")
@@ -134,6 +134,10 @@ class Item:
     tokens: TokenCounts
     span: tuple[int, int] | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    #: Whether its text reached the worker's model session, and by which path: one of
+    #: REACHED_PATHS ("" when the trace has no worker's window) (2.3).
+    reached: str = ""
+    reached_how: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,6 +327,90 @@ class WindowLayout:
         return next((b for b in self.blocks if b.name == name), None)
 
 
+#: How a candidate's text reached the worker's session (docs/worker-window.md): whole, because
+#: its file loads as Claude Code project memory; all its lines in the prompt; some of them; none.
+REACHED_MEMORY, REACHED_PROMPT, REACHED_PROMPT_PART, REACHED_NO = "memory", "prompt", "prompt_part", "no"
+REACHED_PATHS = (REACHED_MEMORY, REACHED_PROMPT, REACHED_PROMPT_PART, REACHED_NO)
+#: What each path is called where people read it.
+REACHED_LABELS: Mapping[str, str] = {
+    REACHED_MEMORY: "yes, as project memory",
+    REACHED_PROMPT: "yes, in the prompt",
+    REACHED_PROMPT_PART: "partly, in the prompt",
+    REACHED_NO: "no",
+    "": "",
+}
+#: The kinds of block a worker's session starts with.
+ESTIMATE_BLOCK, MEMORY_BLOCK, PROMPT_BLOCK = "estimate", "memory", "prompt"
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedBlock:
+    """One block of what a worker's model session starts with, in the order it is assembled.
+
+    ``kind`` is ESTIMATE_BLOCK (a part ctxviewer cannot see, stated by a setting),
+    MEMORY_BLOCK (a Claude Code memory file; ``load`` says how: always, conditional,
+    on_demand, import) or PROMPT_BLOCK (a part of the prompt).  ``text`` is exact (a memory
+    file with its framing line); ``stated`` is an estimate block's size.  A memory file
+    listed but not loaded for this task has ``loaded`` false and says why in ``note``.
+    """
+
+    kind: str
+    name: str
+    title: str
+    source: str
+    load: str
+    loaded: bool
+    tokens: TokenCounts
+    note: str = ""
+    text: str = ""
+    stated: int | None = None
+
+    @property
+    def size(self) -> int:
+        """Its tokens as the window counts them: stated, else cl100k_base, else the heuristic."""
+        if self.stated is not None:
+            return self.stated
+        return self.tokens.cl100k_base if self.tokens.cl100k_base is not None else self.tokens.heuristic
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerWindow:
+    """What the worker's ``claude --print`` session for this task starts with (docs/worker-window.md)."""
+
+    folder: str  # the session's working folder, relative to the project root ("" the root)
+    folder_reason: str
+    prompt_uses: str  # "task context", "spec context" or "no context"
+    prompt_error: str | None
+    blocks: tuple[ReceivedBlock, ...]
+    notes: tuple[str, ...] = ()
+
+    def loaded(self, kind: str) -> tuple[ReceivedBlock, ...]:
+        return tuple(b for b in self.blocks if b.kind == kind and b.loaded)
+
+    def total(self, kind: str | None = None) -> int:
+        """Tokens of the loaded blocks (of one *kind*)."""
+        return sum(b.size for b in self.blocks if b.loaded and (kind is None or b.kind == kind))
+
+    @property
+    def prompt_chars(self) -> int:
+        return sum(b.tokens.chars for b in self.loaded(PROMPT_BLOCK)) + max(0, len(self.loaded(PROMPT_BLOCK)) - 1)
+
+    def summary(self) -> str:
+        """One sentence: what this task's worker receives."""
+        memory = self.loaded(MEMORY_BLOCK)
+        if self.prompt_error:
+            prompt = f"no prompt: {self.prompt_error}"
+        else:
+            what = {"task context": "the design-time context", "spec context": "the spec fallback"}.get(
+                self.prompt_uses, "no context"
+            )
+            prompt = f"the prompt with {what}, {self.prompt_chars:,} characters, {self.total(PROMPT_BLOCK):,} tokens"
+        return (
+            f"the worker gets project memory: {len(memory)} file{'s' if len(memory) != 1 else ''}, "
+            f"{self.total(MEMORY_BLOCK):,} tokens; and {prompt}"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
     """One effective setting and where its value came from."""
@@ -374,6 +462,9 @@ class Trace:
     #: written: versions that keep no records (2026-01-30, the other profiles) and runs that
     #: fail to the fall-back (2.2).
     token_record: Mapping[str, int] | None = None
+    #: What the worker's model session starts with: project memory, the prompt and the parts
+    #: ctxviewer can only estimate (2.3).  None for a trace read from an older schema.
+    worker: WorkerWindow | None = None
 
     # -- convenience lookups (read-only) ---------------------------------------------
 
@@ -486,6 +577,8 @@ def _item_json(i: Item) -> dict[str, Any]:
         "tokens": i.tokens.to_json(),
         "span": _span_json(i.span),
         "details": _free_map(i.details) if i.details else {},
+        "reached": i.reached,
+        "reached_how": i.reached_how,
     }
 
 
@@ -626,6 +719,35 @@ def trace_to_json(trace: Trace, items_json: Callable[[tuple[Item, ...]], Any] = 
         "upstream_reason": trace.upstream_reason,
         "graph_feature": trace.graph_feature,
         "token_record": None if trace.token_record is None else dict(trace.token_record),
+        "worker": _worker_json(trace.worker),
+    }
+
+
+def _received_json(b: ReceivedBlock) -> dict[str, Any]:
+    return {
+        "kind": b.kind,
+        "name": b.name,
+        "title": b.title,
+        "source": b.source,
+        "load": b.load,
+        "loaded": b.loaded,
+        "tokens": b.tokens.to_json(),
+        "note": b.note,
+        "text": b.text,
+        "stated": b.stated,
+    }
+
+
+def _worker_json(w: WorkerWindow | None) -> dict[str, Any] | None:
+    if w is None:
+        return None
+    return {
+        "folder": w.folder,
+        "folder_reason": w.folder_reason,
+        "prompt_uses": w.prompt_uses,
+        "prompt_error": w.prompt_error,
+        "blocks": [_received_json(b) for b in w.blocks],
+        "notes": list(w.notes),
     }
 
 
@@ -740,6 +862,8 @@ def trace_from_json(data: Mapping[str, Any]) -> Trace:
                 tokens=_counts(i["tokens"]),
                 span=_span(i["span"]),
                 details=dict(i["details"]),
+                reached=i.get("reached", ""),
+                reached_how=i.get("reached_how", ""),
             )
             for i in data["items"]
         ),
@@ -764,6 +888,34 @@ def trace_from_json(data: Mapping[str, Any]) -> Trace:
         upstream_reason=data.get("upstream_reason", ""),
         graph_feature=data.get("graph_feature"),
         token_record=None if data.get("token_record") is None else dict(data["token_record"]),
+        worker=_worker(data.get("worker")),
+    )
+
+
+def _worker(data: Mapping[str, Any] | None) -> WorkerWindow | None:
+    if not data:
+        return None
+    return WorkerWindow(
+        folder=data["folder"],
+        folder_reason=data["folder_reason"],
+        prompt_uses=data["prompt_uses"],
+        prompt_error=data["prompt_error"],
+        blocks=tuple(
+            ReceivedBlock(
+                kind=b["kind"],
+                name=b["name"],
+                title=b["title"],
+                source=b["source"],
+                load=b["load"],
+                loaded=b["loaded"],
+                tokens=_counts(b["tokens"]),
+                note=b["note"],
+                text=b["text"],
+                stated=b["stated"],
+            )
+            for b in data["blocks"]
+        ),
+        notes=tuple(data.get("notes", ())),
     )
 
 

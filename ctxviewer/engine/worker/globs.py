@@ -12,35 +12,37 @@ import re
 from functools import lru_cache
 
 
-def _alternatives(pattern: str) -> list[str]:
-    """*pattern* with its outermost ``{a,b}`` groups expanded (nested groups included)."""
+def _alternatives(pattern: str, start_at: int = 0) -> list[str]:
+    """*pattern* with its ``{a,b}`` groups expanded (nested groups included); a group of one
+    option (``{a}``) is literal text, as in a shell."""
     depth = 0
     start = -1
-    for i, ch in enumerate(pattern):
+    for i in range(start_at, len(pattern)):
+        ch = pattern[i]
         if ch == "{":
             if depth == 0:
                 start = i
             depth += 1
         elif ch == "}" and depth:
             depth -= 1
-            if depth == 0:
-                inner = pattern[start + 1 : i]
-                options: list[str] = []
-                level = 0
-                piece = ""
-                for c in inner:
-                    if c == "," and level == 0:
-                        options.append(piece)
-                        piece = ""
-                        continue
-                    level += c == "{"
-                    level -= c == "}"
-                    piece += c
-                options.append(piece)
-                if len(options) == 1:  # "{a}" is literal text, as in a shell
-                    options = ["{" + inner + "}"]
-                head, tail = pattern[:start], pattern[i + 1 :]
-                return [out for option in options for out in _alternatives(head + option + tail)]
+            if depth:
+                continue
+            options: list[str] = []
+            level = 0
+            piece = ""
+            for c in pattern[start + 1 : i]:
+                if c == "," and level == 0:
+                    options.append(piece)
+                    piece = ""
+                    continue
+                level += c == "{"
+                level -= c == "}"
+                piece += c
+            options.append(piece)
+            if len(options) == 1:
+                return _alternatives(pattern, i + 1)
+            head, tail = pattern[:start], pattern[i + 1 :]
+            return [out for option in options for out in _alternatives(head + option + tail, start)]
     return [pattern]
 
 

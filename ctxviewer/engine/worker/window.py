@@ -1,0 +1,232 @@
+"""The worker's window for one task, and for each candidate whether its text reached it.
+
+The blocks, in the order the session is assembled: the parts ctxviewer cannot see (Claude
+Code's system prompt and tool definitions, memory outside the project) as stated sizes,
+each project memory file (:mod:`.memory`) and the prompt's parts (:mod:`.prompt`).
+See docs/worker-window.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+
+from ctxviewer.engine.project.loading import Feature, Project, Task
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.tokens.counting import Census, TokenCounts
+from ctxviewer.engine.trace.model import (
+    ESTIMATE_BLOCK,
+    MEMORY_BLOCK,
+    PROMPT_BLOCK,
+    REACHED_MEMORY,
+    REACHED_NO,
+    REACHED_PROMPT,
+    REACHED_PROMPT_PART,
+    Item,
+    ReceivedBlock,
+    WorkerWindow,
+)
+from ctxviewer.engine.worker.memory import MemoryFile, load_memory, task_paths
+from ctxviewer.engine.worker.prompt import compose_prompt
+
+#: Where each upstream version puts its workers' worktrees (``constants.py:WORKTREES_DIR``).
+WORKTREES: dict[str, str] = {
+    "2026-01-30": ".zerg-worktrees",
+    "zerg-ai-0.3.2": ".zerg-worktrees",
+    "latest": ".mahabharatha-worktrees",
+}
+#: A line shorter than this is not evidence that a candidate's text is somewhere.
+MIN_LINE = 8
+#: What the prompt's parts are called where people read them.
+PART_TITLES = {
+    "task_context": "design-time context",
+    "spec_header": "spec fallback header",
+    "spec_requirements": "spec fallback: requirements",
+    "spec_design": "spec fallback: design",
+    "spec_separator": "spec fallback separator",
+    "header": "task title",
+    "description": "task description",
+    "files": "task files",
+    "verification": "verification command",
+    "instructions": "fixed instructions",
+}
+
+
+def working_folder(feature: Feature, settings: Settings, version: str) -> tuple[str, str]:
+    """The session's working folder relative to the project root, and why."""
+    choice = settings.worker_folder
+    if choice == "root":
+        return "", f"worker.folder: root ({settings.origin('worker_folder')})"
+    where = WORKTREES.get(version, WORKTREES["latest"])
+    worker = settings.worker_id or "0"
+    folder = f"{where}/{feature.name}/worker-{worker}"
+    number = "" if settings.worker_id else "; worker 0 shown, the number is assigned when the run starts"
+    if choice == "worktree":
+        return folder, f"worker.folder: worktree ({settings.origin('worker_folder')}){number}"
+    return folder, f"upstream {version} runs each worker in a git worktree under {where}/ (worktree.py){number}"
+
+
+def _stated(name: str, title: str, value: int, key: str, note: str) -> ReceivedBlock:
+    return ReceivedBlock(
+        ESTIMATE_BLOCK, name, title, f"worker.{key}", "estimate", True, TokenCounts(0, 0), note, "", value
+    )
+
+
+def _estimates(settings: Settings) -> tuple[ReceivedBlock, ...]:
+    user = settings.user_memory_tokens
+    return (
+        _stated(
+            "system_prompt",
+            "Claude Code system prompt",
+            settings.system_prompt_tokens,
+            "system_prompt_tokens",
+            "not in the project: a stated size (Claude Code's /context has shown 2.6k-6.2k tokens)",
+        ),
+        _stated(
+            "tools",
+            "Claude Code tool definitions",
+            settings.tool_tokens,
+            "tool_tokens",
+            "not in the project: a stated size (Claude Code's /context has shown 11.6k-17.6k tokens; "
+            "MCP servers add more)",
+        ),
+        _stated(
+            "user_memory",
+            "User and managed memory (outside the project)",
+            user,
+            "user_memory_tokens",
+            "~/.claude/CLAUDE.md, ~/.claude/rules/, /etc/claude-code/CLAUDE.md and auto memory on the machine "
+            "that runs the workers: "
+            + ("a stated size" if user else "none stated (0); set worker.user_memory_tokens if they exist"),
+        ),
+    )
+
+
+def _memory_blocks(files: Iterable[MemoryFile], root: str, census: Census) -> tuple[ReceivedBlock, ...]:
+    files = tuple(files)
+    texts = [f.framed(root) if f.loaded else f.content for f in files]
+    counts = census.measure_many(texts)
+    out = []
+    for f, text, count in zip(files, texts, counts, strict=True):
+        title = f.path if f.kind != "import" else f"{f.path} (import)"
+        out.append(ReceivedBlock(MEMORY_BLOCK, f.path, title, f.read_from, f.load, f.loaded, count, f.why, text))
+    return tuple(out)
+
+
+def worker_window(
+    project: Project, feature: Feature, task: Task, settings: Settings, census: Census, version: str
+) -> WorkerWindow:
+    """What the session of *task*'s worker starts with, for the upstream *version* that runs it."""
+    folder, reason = working_folder(feature, settings, version)
+    files, notes = load_memory(project.fs, task_paths(task.raw), folder, duplicates=settings.memory_duplicates)
+    prompt = compose_prompt(project, feature, task, census)
+    parts = tuple(
+        ReceivedBlock(
+            PROMPT_BLOCK,
+            p.name,
+            f"Prompt: {PART_TITLES.get(p.name, p.name)}",
+            p.source,
+            "prompt",
+            True,
+            p.tokens,
+            p.note,
+            p.text,
+        )
+        for p in prompt.parts
+    )
+    blocks = (*_estimates(settings), *_memory_blocks(files, str(project.root), census), *parts)
+    return WorkerWindow(folder, reason, prompt.uses, prompt.error, blocks, (*notes, *prompt.notes))
+
+
+@dataclass(frozen=True)
+class _Index:
+    """The window's lines, for finding a candidate's text in it."""
+
+    memory_files: dict[str, ReceivedBlock]  # project file -> its loaded memory block
+    listed: dict[str, ReceivedBlock]  # project file -> a memory block that did not load
+    prompt_lines: dict[str, str]  # stripped line -> the prompt part it is first in
+    memory_lines: dict[str, str]  # stripped line -> the memory file it is first in
+    parts: dict[str, ReceivedBlock]
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if len(line.strip()) >= MIN_LINE]
+
+
+def _index(window: WorkerWindow) -> _Index:
+    memory_files: dict[str, ReceivedBlock] = {}
+    listed: dict[str, ReceivedBlock] = {}
+    prompt_lines: dict[str, str] = {}
+    memory_lines: dict[str, str] = {}
+    parts: dict[str, ReceivedBlock] = {}
+    for block in window.blocks:
+        if block.kind == MEMORY_BLOCK:
+            if block.loaded:
+                memory_files.setdefault(block.source, block)
+                for line in _lines(block.text):
+                    memory_lines.setdefault(line, block.name)
+            else:
+                listed.setdefault(block.source, block)
+        elif block.kind == PROMPT_BLOCK:
+            parts[block.name] = block
+            for line in _lines(block.text):
+                prompt_lines.setdefault(line, block.name)
+    return _Index(memory_files, listed, prompt_lines, memory_lines, parts)
+
+
+def _part_words(index: _Index, name: str) -> str:
+    block = index.parts.get(name)
+    words = f"the prompt's {PART_TITLES.get(name, name)}"
+    if block is not None and block.note and "cut" in block.note:
+        words += f" ({block.note})"
+    return words
+
+
+def reach_of(item: Item, index: _Index) -> tuple[str, str]:
+    """(path, how) by which *item*'s text reached the worker's session."""
+    memory = index.memory_files.get(item.source)
+    if memory is not None:
+        how = f"its file loads whole as project memory: {memory.name} ({memory.load.replace('_', ' ')})"
+        return REACHED_MEMORY, how
+    lines = _lines(item.text)
+    if not lines:
+        stripped = item.text.strip()
+        lines = [stripped] if stripped else []
+    listed = index.listed.get(item.source)
+    if not lines:
+        if listed is not None:
+            return REACHED_NO, f"its file {listed.name} is not loaded: {listed.note}"
+        return REACHED_NO, "it has no text of its own"
+    in_prompt = [index.prompt_lines[line] for line in lines if line in index.prompt_lines]
+    if len(in_prompt) == len(lines):
+        where = sorted(set(in_prompt), key=in_prompt.index)
+        return REACHED_PROMPT, "all its lines are in " + ", ".join(_part_words(index, p) for p in where)
+    in_memory = [index.memory_lines[line] for line in lines if line in index.memory_lines]
+    if len(in_memory) == len(lines):
+        where = sorted(set(in_memory), key=in_memory.index)
+        return REACHED_MEMORY, "all its lines are in the memory file " + ", ".join(where)
+    if in_prompt:
+        where = sorted(set(in_prompt), key=in_prompt.index)
+        return (
+            REACHED_PROMPT_PART,
+            f"{len(in_prompt)} of its {len(lines)} lines are in " + ", ".join(_part_words(index, p) for p in where),
+        )
+    if listed is not None:
+        return REACHED_NO, f"its file {listed.name} is not loaded: {listed.note}"
+    return REACHED_NO, "not in the worker's memory files or prompt"
+
+
+def with_reach(items: Iterable[Item], window: WorkerWindow) -> tuple[Item, ...]:
+    """*items*, each with the path by which its text reached the worker."""
+    index = _index(window)
+    out = []
+    for item in items:
+        path, how = reach_of(item, index)
+        out.append(replace(item, reached=path, reached_how=how))
+    return tuple(out)
+
+
+def memory_paths(window: WorkerWindow) -> tuple[str, ...]:
+    """The project files the session loads as memory."""
+    return tuple(dict.fromkeys(PurePosixPath(b.source).as_posix() for b in window.loaded(MEMORY_BLOCK)))
