@@ -29,6 +29,7 @@ from ctxviewer.cli import (
     verify,
     whatif,
     why,
+    window,
 )
 from ctxviewer.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subparsers, discard_stdout, err
 from ctxviewer.engine.errors import CtxViewerError
@@ -43,6 +44,7 @@ COMMANDS: tuple[Callable[[Subparsers], None], ...] = (
     listing.add_parser,
     why.add_parser,
     prompt.add_parser,
+    window.add_parser,
     verify.add_parser,
     split.add_parser,
     whatif.add_parser,

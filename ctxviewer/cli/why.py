@@ -78,6 +78,8 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                 "status": item.status,
                 "fate": fate_label(item.status),
                 "reason": item.reason,
+                "reached": item.reached,
+                "reached_how": item.reached_how,
                 "score": item.score,
                 "rank": item.rank,
                 "matched_keywords": list(item.matched_keywords),
@@ -101,6 +103,7 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "text": query,
         "keyword_sources": keyword_sources(trace, query),
         "candidates": len(trace.items),
+        "worker": None if trace.worker is None else trace.worker.summary(),
         "matches": matches,
         "errors": [e.one_line() for e in trace.errors],
     }
@@ -166,6 +169,7 @@ def _suggest_lines(suggest: Mapping[str, Any]) -> list[str]:
 
 def _why_text(data: Mapping[str, Any]) -> str:
     from ctxviewer.engine.analysis.whatif import kind_word
+    from ctxviewer.engine.trace.model import REACHED_LABELS
 
     matches = data["matches"]
     where = f"{one_line(data['feature'])}/{one_line(data['task'])}"
@@ -174,6 +178,8 @@ def _why_text(data: Mapping[str, Any]) -> str:
         f"{len(matches)} of {plural(data['candidates'], 'candidate')} match"
     )
     out = [head]
+    if data.get("worker"):
+        out.append(one_line(data["worker"]))
     if data["keyword_sources"]:
         sources = data["keyword_sources"]
         shown = ", ".join(sources[:3]) + (f" and {len(sources) - 3:,} more" if len(sources) > 3 else "")
@@ -192,6 +198,9 @@ def _why_text(data: Mapping[str, Any]) -> str:
             f"   {one_line(m['reason'])}" if m["reason"] else "   (no reason recorded)",
             f"   {' · '.join(facts)} · found in {', '.join(m['found_in'])}",
         ]
+        if m["reached"]:
+            label = REACHED_LABELS.get(m["reached"], m["reached"])
+            out.append(f"   reached the worker: {label}: {one_line(m['reached_how'])}")
         if m["matched_keywords"]:
             out.append(f"   keywords: {one_line(', '.join(m['matched_keywords']))}")
         if m["excerpt"]:

@@ -30,7 +30,13 @@ from ctxviewer.engine.trace.model import (
     DROPS,
     INCLUDED,
     KEPT,
+    MEMORY_BLOCK,
     OUTRANKED,
+    PROMPT_BLOCK,
+    REACHED_MEMORY,
+    REACHED_NO,
+    REACHED_PROMPT,
+    REACHED_PROMPT_PART,
     RULE_FILE,
     SECURITY,
     SPEC,
@@ -56,10 +62,20 @@ STOPWORD_KEYWORD = "stopword-keyword"
 TIE_BY_ORDER = "tie-by-order"
 SHARE_TOO_SMALL = "share-too-small"
 FEATURE_MISMATCH = "feature-mismatch"
+RULE_UNSEEN = "rule-unseen"
+RULE_CUT_LOADED = "rule-cut-loaded"
+MEMORY_LARGE = "memory-large"
+MEMORY_TWICE = "memory-twice"
+SPEC_CUT_UNSEEN = "spec-cut-unseen"
+CONTEXT_NO_RULES = "context-no-rules"
 
 #: Every code: (severity, what it means in a line).  Stable: never renamed or reused.
 CODES: Mapping[str, tuple[str, str]] = {
-    RULE_CUT: (ERROR, "a security rule file that matched a task file was cut for budget"),
+    RULE_CUT: (
+        ERROR,
+        "a security rule file that matched a task file was cut for budget, and no other path brings it to the worker",
+    ),
+    RULE_UNSEEN: (ERROR, "a security rule file that matched a task file reaches the worker by no path"),
     CONTEXT_EMPTY: (ERROR, "the whole assembled context is empty"),
     OVER_BUDGET: (ERROR, "the context is over its budget in the unit the profile decides with"),
     SECTION_EMPTY: (WARNING, "a section with a budget ended up empty"),
@@ -67,7 +83,21 @@ CODES: Mapping[str, tuple[str, str]] = {
     STOPWORD_KEYWORD: (WARNING, "a keyword that matches most of a spec file's paragraphs decided a fate"),
     SHARE_TOO_SMALL: (WARNING, "a section's share is too small for any of its candidates"),
     FEATURE_MISMATCH: (WARNING, "the task graph's feature value is not its spec folder's name"),
+    MEMORY_LARGE: (WARNING, "the project memory a worker loads takes more than the stated share of the model's window"),
+    MEMORY_TWICE: (
+        WARNING,
+        "a project memory file loads twice in the worker's session (from the worktree and the main checkout)",
+    ),
+    SPEC_CUT_UNSEEN: (
+        WARNING,
+        "the spec fallback cut the requirements or design: the worker never sees part of the spec",
+    ),
     TIE_BY_ORDER: (INFO, "candidates scored the same and their order in the file decided which got in"),
+    RULE_CUT_LOADED: (
+        INFO,
+        "the plugin cut a matched security rule file, but the worker loads it anyway as project memory",
+    ),
+    CONTEXT_NO_RULES: (INFO, "a task's design-time context names none of the security rule files its files match"),
 }
 
 #: A keyword in more than this share of a spec file's paragraphs says little about any one.
@@ -195,6 +225,12 @@ def findings_of(trace: Trace, codes: Collection[str] | None = None) -> tuple[Fin
         (SHARE_TOO_SMALL, _small_shares),
         (TIE_BY_ORDER, _ties),
         (FEATURE_MISMATCH, _feature_mismatch),
+        (RULE_UNSEEN, _rules_unseen),
+        (RULE_CUT_LOADED, _rule_cuts_loaded),
+        (MEMORY_LARGE, _memory_large),
+        (MEMORY_TWICE, _memory_twice),
+        (SPEC_CUT_UNSEEN, _spec_cut_unseen),
+        (CONTEXT_NO_RULES, _context_no_rules),
     )
     for code, check in checks:
         if codes is None or code in codes:
@@ -283,7 +319,7 @@ def _context_empty(view: _View, add: _Add) -> None:
     why = "; ".join(e.one_line() for e in trace.errors[:2])
     add(
         CONTEXT_EMPTY,
-        "The task's context is empty: the worker gets no security rules and no spec excerpts"
+        "The plugin's assembled context is empty: no security rules and no spec excerpts"
         + (f" ({why})." if why else "."),
     )
 
@@ -319,18 +355,27 @@ def _over_budget(view: _View, add: _Add) -> None:
     )
 
 
+def _matched_by(item: Item) -> str:
+    """How a rule file came to be considered, in words."""
+    matched = item.details.get("matched_by") or []
+    files = [str(e.get("file")) for e in matched if isinstance(e, Mapping) and e.get("file")]
+    if files:
+        others = len(files) - 1
+        more = f" and {others:,} more task file{'s' if others > 1 else ''}" if others else ""
+        return f"matched {files[0]}{more}"
+    return "is always considered"
+
+
+def _reaches_otherwise(item: Item) -> bool:
+    """Whether the worker gets the item's text by a path other than the plugin's context."""
+    return item.reached in (REACHED_MEMORY, REACHED_PROMPT)
+
+
 def _rule_cuts(view: _View, add: _Add) -> None:
     for item in view.rule_files:
-        if item.status != CUT_FOR_BUDGET:
+        if item.status != CUT_FOR_BUDGET or _reaches_otherwise(item):
             continue
-        matched = item.details.get("matched_by") or []
-        files = [str(e.get("file")) for e in matched if isinstance(e, Mapping) and e.get("file")]
-        if files:
-            others = len(files) - 1
-            more = f" and {others:,} more task file{'s' if others > 1 else ''}" if others else ""
-            by = f"matched {files[0]}{more}"
-        else:
-            by = "is always considered"
+        by = _matched_by(item)
         needed, left = item.details.get("needed"), item.details.get("left")
         unit = item.details.get("unit")
         if isinstance(needed, int) and isinstance(left, int) and unit:
@@ -340,10 +385,128 @@ def _rule_cuts(view: _View, add: _Add) -> None:
         add(
             RULE_CUT,
             f"The security rule file {_rule_name(item)} {by} but was left out of the context{room}, "
-            "so the worker does not see these rules.",
+            + (
+                "so the worker does not see these rules."
+                if item.reached
+                else "so a worker given this context does not see these rules."
+            ),
             item,
             item.section,
         )
+
+
+def _rule_cuts_loaded(view: _View, add: _Add) -> None:
+    for item in view.rule_files:
+        if item.status == CUT_FOR_BUDGET and _reaches_otherwise(item):
+            add(
+                RULE_CUT_LOADED,
+                f"The plugin cut the security rule file {_rule_name(item)} ({_matched_by(item)}) for lack of room, "
+                f"but the worker gets it anyway: {item.reached_how}. The plugin's budget does not decide "
+                "whether the worker sees it.",
+                item,
+                item.section,
+            )
+
+
+def _rules_unseen(view: _View, add: _Add) -> None:
+    for item in view.rule_files:
+        if item.reached != REACHED_NO or item.status == CUT_FOR_BUDGET or not item.details.get("matched_by"):
+            continue
+        fate = "is in the plugin's context" if item.status in KEPT else "was left out of the plugin's context"
+        add(
+            RULE_UNSEEN,
+            f"The security rule file {_rule_name(item)} {_matched_by(item)} and {fate}, but it reaches the worker "
+            f"by no path: {item.reached_how}. The plugin's context reaches the worker only through a task's "
+            "design-time context.",
+            item,
+            item.section,
+        )
+
+
+def _memory_large(view: _View, add: _Add) -> None:
+    worker = view.trace.worker
+    if worker is None:
+        return
+    window = _setting(view.trace, "max_context_tokens", 200_000)
+    share = view.trace.settings.get("memory_share_percent")
+    percent = float(share.value) if share is not None and isinstance(share.value, (int, float)) else 10.0
+    memory = worker.total(MEMORY_BLOCK)
+    if window > 0 and memory > window * percent / 100:
+        files = worker.loaded(MEMORY_BLOCK)
+        biggest = max(files, key=lambda b: b.size)
+        add(
+            MEMORY_LARGE,
+            f"The worker loads {_count(len(files), 'project memory file', 'project memory files')} of "
+            f"{_n(memory)} tokens, {100 * memory / window:.1f}% of the {_n(window)}-token window (more than "
+            f"worker.memory_share_percent, {percent:g}%), before its prompt; the largest is {biggest.name} "
+            f"({_n(biggest.size)} tokens).",
+        )
+
+
+def _memory_twice(view: _View, add: _Add) -> None:
+    worker = view.trace.worker
+    if worker is None:
+        return
+    seen: dict[str, str] = {}
+    for block in worker.loaded(MEMORY_BLOCK):
+        first = seen.setdefault(block.source, block.name)
+        if first != block.name:
+            add(
+                MEMORY_TWICE,
+                f"The worker's session loads {block.source} twice, as {first} and as {block.name} "
+                f"({_n(block.size)} tokens more): worker.memory_duplicates is twice.",
+            )
+
+
+def _spec_cut_unseen(view: _View, add: _Add) -> None:
+    trace = view.trace
+    worker = trace.worker
+    if worker is None or worker.prompt_uses != "spec context":
+        return
+    cut = [
+        b for b in worker.loaded(PROMPT_BLOCK) if b.name in ("spec_requirements", "spec_design") and "cut to" in b.note
+    ]
+    if not cut:
+        return
+    missed = [i for i in view.paragraphs if i.reached in (REACHED_NO, REACHED_PROMPT_PART) and "chunk" not in i.details]
+    first = missed[0] if missed else None
+    which = " and ".join("the requirements" if b.name == "spec_requirements" else "the design" for b in cut)
+    tail = f"; the first paragraph it never saw whole is {describe(first)}" if first is not None else ""
+    add(
+        SPEC_CUT_UNSEEN,
+        f"The task has no design-time context, so its worker gets the spec fallback, which cut {which} "
+        f"to fit upstream's 2,000-token spec context{tail}.",
+        first,
+        None if first is not None else SPEC,
+    )
+
+
+def _context_no_rules(view: _View, add: _Add) -> None:
+    worker = view.trace.worker
+    if worker is None or worker.prompt_uses != "task context":
+        return
+    context = next((b.text for b in worker.loaded(PROMPT_BLOCK) if b.name == "task_context"), "")
+    matched = [i for i in view.rule_files if i.details.get("matched_by")]
+    if not matched or not context:
+        return
+    lowered = context.lower()
+    if any(_rule_name(i).lower() in lowered or i.source.lower() in lowered for i in matched):
+        return
+    if any(i.reached == REACHED_PROMPT for i in matched):
+        return
+    names = ", ".join(_rule_name(i) for i in matched[:3]) + (
+        f" and {len(matched) - 3:,} more" if len(matched) > 3 else ""
+    )
+    loaded = [i for i in matched if i.reached == REACHED_MEMORY]
+    where = (
+        "they reach the worker only as project memory"
+        if len(loaded) == len(matched)
+        else "some reach the worker by no path"
+    )
+    add(
+        CONTEXT_NO_RULES,
+        f"The task's design-time context names none of the security rule files its files match ({names}): {where}.",
+    )
 
 
 def _empty_sections(view: _View, add: _Add) -> None:

@@ -1,24 +1,11 @@
-"""The worker's whole context window, laid out as seed 003 draws it.
+"""The worker's whole context window as a column of blocks, to scale.
 
-Blocks, top to bottom:
-
-1. **Base prompt** -- the file ``window.base_prompt`` names, counted; without one,
-   ``window.base_prompt_tokens`` (seed 003's ~300 tokens) as an assumption.
-2. **Command** -- the command file the worker loads (``window.command``, relative to
-   ``paths.commands``; by default the first of ``worker``, ``kurukshetra``, ``rush``
-   found there).  As the reference ``CommandSplitter.load_command`` does, its
-   ``.core.md`` is loaded when it exists, else the whole file; the block says what a
-   split saves (or would save).
-3. **Task context** -- the assembled context of this task.
-4. **Conversation** -- the ContextTracker's estimate after this task (500 per task plus
-   each read file's ``int(size * 0.25) + 100``).
-5. **Response reserve** -- ``window.reserve_percent`` of the window (20%).
-
-The window is ``max_context_tokens`` (200,000), the tracker's window; the thresholds
-are the checkpoint (``threshold_percent``, 70%), the compaction threshold
-(``window.compaction_percent``, 75%) and any further ``zones``.  Sizes are exact
-(cl100k_base) where the engine can count them and the heuristic otherwise; each block
-carries both.
+Top to bottom: what the worker's session starts with (Claude Code's system prompt and
+tool definitions and memory outside the project, as stated sizes; the project memory it
+loads; the task's prompt), a base prompt file and a command file only where settings name
+them (upstream's worker loads no command), the ContextTracker's conversation estimate and
+the response reserve; against the checkpoint and compaction thresholds.  See
+docs/worker-window.md and docs/computed-context.md.
 """
 
 from __future__ import annotations
@@ -30,7 +17,15 @@ from ctxviewer.engine.project import splitter
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.signals.spec import LRU
 from ctxviewer.engine.tokens.counting import Census, TokenCounts
-from ctxviewer.engine.trace.model import TrackerState, WindowBlock, WindowLayout
+from ctxviewer.engine.trace.model import (
+    ESTIMATE_BLOCK,
+    MEMORY_BLOCK,
+    PROMPT_BLOCK,
+    TrackerState,
+    WindowBlock,
+    WindowLayout,
+    WorkerWindow,
+)
 
 #: Command stems tried, in order, when ``window.command`` is not set.
 WORKER_COMMANDS = ("worker", "kurukshetra", "rush")
@@ -131,23 +126,58 @@ def _command_block(fs: ProjectFS, settings: Settings, census: Census) -> WindowB
     return WindowBlock("command", "Command (full)", full, counts.heuristic, counts.cl100k_base, rel, note, full)
 
 
+def _received_blocks(worker: WorkerWindow) -> list[WindowBlock]:
+    """The worker window's blocks, one per stated part, one for project memory, one for the prompt."""
+    out = [
+        WindowBlock(b.name, b.title, b.size, b.size, None, b.source, f"stated: {b.note}")
+        for b in worker.blocks
+        if b.kind == ESTIMATE_BLOCK
+    ]
+    memory = worker.loaded(MEMORY_BLOCK)
+    exact = [b.tokens.cl100k_base for b in memory]
+    files = ", ".join(b.name for b in memory[:4]) + (f" and {len(memory) - 4} more" if len(memory) > 4 else "")
+    out.append(
+        WindowBlock(
+            "memory",
+            f"Project memory ({len(memory)} file{'s' if len(memory) != 1 else ''})",
+            sum(b.size for b in memory),
+            sum(b.tokens.heuristic for b in memory),
+            None if None in exact else sum(e for e in exact if e is not None),
+            "CLAUDE.md, .claude/rules/**, imports",
+            files or "no memory file loads for this task",
+        )
+    )
+    parts = worker.loaded(PROMPT_BLOCK)
+    exact = [b.tokens.cl100k_base for b in parts]
+    what = {"task context": "design-time context", "spec context": "spec fallback"}.get(
+        worker.prompt_uses, "no context"
+    )
+    out.append(
+        WindowBlock(
+            "prompt",
+            f"Prompt ({what})",
+            sum(b.size for b in parts),
+            sum(b.tokens.heuristic for b in parts),
+            None if None in exact else sum(e for e in exact if e is not None),
+            "ProtocolHandler._build_task_prompt",
+            worker.prompt_error or f"{len(parts)} parts, {worker.prompt_chars:,} characters",
+        )
+    )
+    return out
+
+
 def window_layout(
-    fs: ProjectFS, settings: Settings, context: TokenCounts, tracker: TrackerState, census: Census
+    fs: ProjectFS, settings: Settings, worker: WorkerWindow, tracker: TrackerState, census: Census
 ) -> WindowLayout:
     """The task's place in the worker's whole window."""
     window = settings.max_context_tokens
     reserve = int(window * settings.reserve_percent / 100)
-    blocks = (
-        _base_block(fs, settings, census),
-        _command_block(fs, settings, census),
-        WindowBlock(
-            "task_context",
-            "Task context",
-            _size(context),
-            context.heuristic,
-            context.cl100k_base,
-            f"the {settings.profile} profile's assembled context",
-        ),
+    blocks = _received_blocks(worker)
+    if settings.base_prompt:
+        blocks.append(_base_block(fs, settings, census))
+    if settings.window_command:
+        blocks.append(_command_block(fs, settings, census))
+    blocks += [
         WindowBlock(
             "conversation",
             "Conversation (tracker)",
@@ -166,8 +196,8 @@ def window_layout(
             "window.reserve_percent",
             f"{settings.reserve_percent:g}% of the window kept free for the response",
         ),
-    )
+    ]
     zones = dict(settings.all_zones)
     zones.setdefault("compaction", settings.compaction_percent)  # a "compaction" zone wins
     thresholds = sorted(zones.items(), key=lambda z: (z[1], z[0]))
-    return WindowLayout(window, settings.reserve_percent, blocks, tuple(thresholds))
+    return WindowLayout(window, settings.reserve_percent, tuple(blocks), tuple(thresholds))

@@ -39,8 +39,10 @@ from ctxviewer.engine.files.writing import atomic_write
 from ctxviewer.engine.profiles.zerg.profile import SWITCHES, VERSIONS
 from ctxviewer.engine.tokens.counting import CL100K, HEURISTIC, HEURISTIC_RULE, O200K, TokenCounts
 from ctxviewer.engine.trace.model import (
+    REACHED_LABELS,
     RULE_FILE,
     SPEC_PARAGRAPH,
+    Item,
     Section,
     Trace,
     fate_label,
@@ -93,7 +95,7 @@ def html_report(trace: Trace, diff: TraceDiff | None = None, prompt: Mapping[str
     the exports do not import the upstream package); with it, a "The worker's prompt" section
     follows the context's parts.
     """
-    parts: list[Callable[[Trace], str]] = [_header, _alerts, _upstream]
+    parts: list[Callable[[Trace], str]] = [_header, _alerts, _upstream, _worker_part]
     if diff is not None:
         parts.append(lambda _trace: _whatif(diff))
     parts += [
@@ -359,16 +361,44 @@ def _token_shares(trace: Trace) -> str:
     return _part("tokens", "Token shares", _share_chart(trace), _table(headers, rows, range(1, 7 + len(own))))
 
 
+def _reached(item: Item) -> str:
+    """Whether the candidate reached the worker, and how, in a cell."""
+    if not item.reached:
+        return ""
+    label = REACHED_LABELS.get(item.reached, item.reached)
+    return f"{label}: {item.reached_how}" if item.reached_how else label
+
+
+def _worker_part(trace: Trace) -> str:
+    """What the task's worker session starts with: a line, then every block."""
+    worker = trace.worker
+    if worker is None:
+        return ""
+    rows = []
+    for b in worker.blocks:
+        loaded = "stated" if b.stated is not None else ("yes" if b.loaded else "no")
+        exact = "" if b.stated is not None else _n(b.tokens.cl100k_base, "")
+        rows.append([b.title, b.load.replace("_", " "), loaded, _n(b.size), exact, b.note])
+    where = worker.folder or "the project root"
+    head = (
+        f"<p>{_e(worker.summary()[0].upper() + worker.summary()[1:])}. The session runs in {_e(where)} "
+        f"({_e(worker.folder_reason)}). The plugin's context above reaches the worker only through a task's "
+        "design-time context (docs/worker-window.md).</p>"
+    )
+    table = _table("Block|Load|Loaded|Tokens|cl100k|Note", rows, (3, 4))
+    return _part("worker", "What the worker received", head, table)
+
+
 def _spec_table(trace: Trace) -> str:
     rows = []
     for it in trace.items_of(SPEC_PARAGRAPH):
         lines = f"{it.line_start}{_DASH}{it.line_end}" if it.line_start is not None else ""
         where = [_n(it.rank, ""), it.source, lines, _n(it.score, "")]
         tokens = _n(_decision(it.tokens, trace.tokenizer))
-        rows.append([*where, ", ".join(it.matched_keywords), tokens, _status(it.status), it.reason])
+        rows.append([*where, ", ".join(it.matched_keywords), tokens, _status(it.status), _reached(it), it.reason])
     if not rows:
         return _part("spec", "Spec paragraphs", "<p>No spec paragraphs were considered.</p>")
-    headers = "Rank|Source|Lines|Score|Matched keywords|Tokens|Status|Reason"
+    headers = "Rank|Source|Lines|Score|Matched keywords|Tokens|Status|Reached worker|Reason"
     return _part("spec", "Spec paragraphs", _table(headers, rows, (0, 2, 3, 5)))
 
 
@@ -380,11 +410,11 @@ def _rules_table(trace: Trace) -> str:
         room = ""
         if isinstance(d.get("needed"), int):
             room = f"{d['needed']:,} / {_n(d.get('left'))} {d.get('unit', '')}".rstrip()
-        rows.append([it.source, d.get("trigger", ""), matched, _status(it.status), room, it.reason])
+        rows.append([it.source, d.get("trigger", ""), matched, _status(it.status), _reached(it), room, it.reason])
     if not rows:
         return _part("rules", "Security rules", "<p>No security rule files were considered.</p>")
-    headers = "Source|Trigger|Matched by|Status|Needed / left|Reason"
-    return _part("rules", "Security rules", _table(headers, rows, (4,)))
+    headers = "Source|Trigger|Matched by|Status|Reached worker|Needed / left|Reason"
+    return _part("rules", "Security rules", _table(headers, rows, (5,)))
 
 
 def _trimming(trace: Trace) -> str:
@@ -485,11 +515,18 @@ def _nine_sections(trace: Trace) -> str:
                 f"{label}: {value}" for label, value in nine.item_facts(it) if label != "Section" and "\n" not in value
             )
             rows.append(
-                [nine.KIND_WORDS.get(it.kind, it.kind), nine.item_label(it), facts, _status(it.status), it.reason]
+                [
+                    nine.KIND_WORDS.get(it.kind, it.kind),
+                    nine.item_label(it),
+                    facts,
+                    _status(it.status),
+                    _reached(it),
+                    it.reason,
+                ]
             )
         if rows:
             body.append(f"<h3>{_e(title)}</h3>")
-            body.append(_table("Kind|Entry|Facts|Status|Reason", rows))
+            body.append(_table("Kind|Entry|Facts|Status|Reached worker|Reason", rows))
     return _part("nine", "Sections' candidates", *body)
 
 
@@ -582,9 +619,19 @@ def _computed_entries(trace: Trace) -> str:
     for it in items:
         label = it.details.get("summary") or it.details.get("component") or it.id.split(":", 1)[-1]
         rows.append(
-            [it.section.replace("_", " "), label, _n(it.score, ""), _n(it.rank, ""), _status(it.status), it.reason]
+            [
+                it.section.replace("_", " "),
+                label,
+                _n(it.score, ""),
+                _n(it.rank, ""),
+                _status(it.status),
+                _reached(it),
+                it.reason,
+            ]
         )
-    table = _table("Section|Entry|Score|Rank|Status|Reason", rows, (2, 3)) if rows else "<p>No entries.</p>"
+    table = (
+        _table("Section|Entry|Score|Rank|Status|Reached worker|Reason", rows, (2, 3)) if rows else "<p>No entries.</p>"
+    )
     debug = f"<pre>{_e(trace.debug)}</pre>" if trace.debug else ""
     return _part("computed", "Computed context: entries and Context Debug", table, debug)
 

@@ -221,9 +221,9 @@ def assemble_task(
             raise Cancelled("finish")
         context_tokens = census.measure(result.context)
         tracker = tracker_state(project.fs, task, settings, result.task_files)
-        window = window_layout(project.fs, settings, context_tokens, tracker, census)
         version = upstream.version if upstream is not None else detect(project.fs).version
         received = worker_window(project, feature, task, settings, census, version)
+        window = window_layout(project.fs, settings, received, tracker, census)
     warnings = [*feature.warnings, *([source_note] if source_note else []), *result.notes]
     if estimated:
         warnings.append(estimate_note(len(estimated), max(estimated.values())))

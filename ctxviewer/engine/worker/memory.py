@@ -235,10 +235,7 @@ class _Loader:
             return ""
         if PurePosixPath(rel).name in UNTRACKED:
             return ""
-        return (
-            f"the worktree holds it too ({self.worktree}/{rel}): loaded once, from the worktree "
-            "(worker.memory_duplicates: once; set twice for Claude Code versions that load both)"
-        )
+        return "the worktree's copy loads instead (worker.memory_duplicates: once)"
 
     def _resolve(self, importer: str, ref: str) -> str | None:
         if ref.startswith("/"):

@@ -27,7 +27,7 @@ from ctxviewer.engine.trace.model import (
     ReceivedBlock,
     WorkerWindow,
 )
-from ctxviewer.engine.worker.memory import MemoryFile, load_memory, task_paths
+from ctxviewer.engine.worker.memory import WORKTREE, MemoryFile, load_memory, task_paths
 from ctxviewer.engine.worker.prompt import compose_prompt
 
 #: Where each upstream version puts its workers' worktrees (``constants.py:WORKTREES_DIR``).
@@ -103,13 +103,15 @@ def _estimates(settings: Settings) -> tuple[ReceivedBlock, ...]:
     )
 
 
-def _memory_blocks(files: Iterable[MemoryFile], root: str, census: Census) -> tuple[ReceivedBlock, ...]:
+def _memory_blocks(files: Iterable[MemoryFile], root: str, census: Census, worktree: bool) -> tuple[ReceivedBlock, ...]:
     files = tuple(files)
     texts = [f.framed(root) if f.loaded else f.content for f in files]
     counts = census.measure_many(texts)
     out = []
     for f, text, count in zip(files, texts, counts, strict=True):
-        title = f.path if f.kind != "import" else f"{f.path} (import)"
+        title = f.read_from + (" (import)" if f.kind == "import" else "")
+        if worktree:
+            title += " [worktree]" if f.origin == WORKTREE else " [main checkout]"
         out.append(ReceivedBlock(MEMORY_BLOCK, f.path, title, f.read_from, f.load, f.loaded, count, f.why, text))
     return tuple(out)
 
@@ -135,7 +137,8 @@ def worker_window(
         )
         for p in prompt.parts
     )
-    blocks = (*_estimates(settings), *_memory_blocks(files, str(project.root), census), *parts)
+    memory = _memory_blocks(files, str(project.root), census, bool(folder))
+    blocks = (*_estimates(settings), *memory, *parts)
     return WorkerWindow(folder, reason, prompt.uses, prompt.error, blocks, (*notes, *prompt.notes))
 
 

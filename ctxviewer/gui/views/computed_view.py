@@ -40,8 +40,9 @@ from ctxviewer.engine.profiles.computed import (
 )
 from ctxviewer.engine.trace.model import INCLUDED, KEPT, Item, Signals, Trace, fate_label
 from ctxviewer.engine.trace.model import Signal as TaskSignal
+from ctxviewer.gui.widgets.details import reached_rows
 from ctxviewer.gui.widgets.fonts import fixed_pitch_font
-from ctxviewer.gui.widgets.models import STATUS_TIP, Column, fmt_int
+from ctxviewer.gui.widgets.models import STATUS_TIP, Column, fmt_int, reached_column
 from ctxviewer.gui.widgets.tables import RecordTable
 
 #: The item kinds the computed profile produces (the Entries table shows these).
@@ -239,6 +240,7 @@ def entry_columns() -> list[Column]:
             numeric=True,
         ),
         Column("Status", lambda i: i.status, None, STATUS_TIP, status=True),
+        reached_column(),
         Column("Reason", lambda i: i.reason, None, "Why the profile did this"),
     ]
 
@@ -284,6 +286,7 @@ def entry_html(item: Item) -> str:
         + (f" \u00b7 score <b>{item.score}</b>" if item.score is not None else "")
         + (f" \u00b7 rank <b>{item.rank}</b>" if item.rank is not None else ""),
         f"<b>{status}</b>: {html.escape(item.reason) or DASH}",
+        *reached_rows(item),
         f"Source: {html.escape(item.source)}",
     ]
     d = item.details
@@ -360,6 +363,7 @@ def nine_columns() -> list[Column]:
             numeric=True,
         ),
         Column("Status", lambda i: i.status, None, STATUS_TIP, status=True),
+        reached_column(),
         Column("Reason", lambda i: i.reason, None, "Why the version did this"),
     ]
 
@@ -369,6 +373,7 @@ def nine_html(item: Item) -> str:
     rows = [
         f"<b>{html.escape(nine.item_label(item))}</b> ({html.escape(nine.KIND_WORDS.get(item.kind, item.kind))})",
         f"<b>{fate_label(item.status)}</b>: {html.escape(item.reason) or DASH}",
+        *reached_rows(item),
     ]
     long_facts = []
     for label, value in nine.item_facts(item):

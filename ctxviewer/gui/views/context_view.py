@@ -151,8 +151,8 @@ class ContextView(QWidget):
         cr = trace.context.count("\r")
         note = f"; {cr:,} carriage returns shown as \u240d" if cr else ""
         self.caption.setText(
-            f"{len(trace.context):,} characters, {trace.context.count(chr(10)) + 1 if trace.context else 0:,} lines"
-            f"{note}. This is exactly the text the worker receives."
+            f"The plugin's assembled context: {len(trace.context):,} characters, "
+            f"{trace.context.count(chr(10)) + 1 if trace.context else 0:,} lines{note}. {reaches_worker(trace)}"
         )
         self._fill_outline(trace)
         self._section_selections = self._section_tints(trace)
@@ -314,3 +314,23 @@ class ContextView(QWidget):
         span = index.data(SpanRole)
         if span:
             self.show_span(int(span[0]), int(span[1]))
+
+
+def reaches_worker(trace: Trace) -> str:
+    """One sentence: whether and how the plugin's assembled context reaches this task's worker."""
+    worker = trace.worker
+    if worker is None:
+        return "Whether it reaches the worker is not recorded in this trace."
+    if worker.prompt_uses != "task context":
+        return (
+            "It does not reach the worker: upstream's worker gets a task's design-time context, this task has none, "
+            "so its prompt carries the spec fallback instead (see the Prompt tab)."
+        )
+    stored = next((b.text for b in worker.blocks if b.name == "task_context"), "")
+    stored = stored.split("\n", 1)[1] if "\n" in stored else ""
+    if stored == trace.context:
+        return "It reaches the worker: the task's design-time context is this text, word for word."
+    return (
+        f"It does not reach the worker as shown: the worker's prompt carries the task's design-time context instead "
+        f"({len(stored):,} characters written at design time; see the Prompt tab)."
+    )

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxviewer.engine.project.upstream import PROFILE_VERSIONS
-from ctxviewer.engine.trace.model import TRUNCATED, Item, Trace, fate_label
+from ctxviewer.engine.trace.model import REACHED_LABELS, TRUNCATED, Item, Trace, fate_label
 
 
 def mark_keywords(text: str, keywords: Sequence[str], colour: str = "#ffe58a") -> str:
@@ -75,6 +75,14 @@ def details_text(details: Mapping[str, Any]) -> str:
     return "; ".join(out)
 
 
+def reached_rows(item: Item) -> list[str]:
+    """The detail pane's line on whether the candidate's text reached the worker (none for an older trace)."""
+    if not item.reached:
+        return []
+    label = REACHED_LABELS.get(item.reached, item.reached)
+    return [f"<i>Reached the worker:</i> <b>{html.escape(label)}</b>: {html.escape(item.reached_how)}"]
+
+
 def paragraph_html(trace: Trace, item: Item, mark: str = "#ffe58a", cut: str = "#9e9e9e") -> str:
     """The paragraph with its matched keywords marked and the truncation point shown."""
     lines = "" if item.line_start is None else f", lines {item.line_start}\u2013{item.line_end}"
@@ -86,7 +94,7 @@ def paragraph_html(trace: Trace, item: Item, mark: str = "#ffe58a", cut: str = "
         f" \u00b7 <b>{fate_label(item.status)}</b>: {html.escape(item.reason)}"
     )
     kws = ", ".join(html.escape(k) for k in item.matched_keywords) or "none"
-    parts = [head, f"<br>Matched keywords: {kws}"]
+    parts = [head, *(f"<br>{row}" for row in reached_rows(item)), f"<br>Matched keywords: {kws}"]
     if trace.profile in PROFILE_VERSIONS:  # the upstream versions: the seed's top-k cut
         parts.append(f"<br><i>Top-k cut:</i> {html.escape(cut_line(trace, item))}")
     elif item.details:
@@ -115,6 +123,7 @@ def rule_html(item: Item) -> str:
     rows = [
         f"<b>{html.escape(item.source)}</b>",
         f"<b>{fate_label(item.status)}</b>: {html.escape(item.reason)}",
+        *reached_rows(item),
     ]
     if d.get("trigger"):
         rows.append(f"Considered when: {html.escape(str(d['trigger']))}")

@@ -106,6 +106,8 @@ class Column:
     tip: str = ""
     numeric: bool = False
     status: bool = False
+    #: A row's own words for the cell's tooltip (beside the column's tip).
+    detail: Callable[[Any], str] | None = None
 
 
 class RecordModel(QAbstractTableModel):
@@ -164,6 +166,8 @@ class RecordModel(QAbstractTableModel):
             return fate_label(col.text(row)) if col.status else col.text(row)
         if role == Qt.ItemDataRole.ToolTipRole:
             text = fate_label(col.text(row)) if col.status else col.text(row)
+            if col.detail is not None and col.detail(row):
+                text = f"{text}: {col.detail(row)}"
             return plain_tip(f"{col.header}: {text}\n{col.tip}" if col.tip else text)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if col.numeric:
@@ -238,6 +242,25 @@ class RecordFilterProxy(QSortFilterProxyModel):
 
 # -- column sets -------------------------------------------------------------------------
 
+#: A candidate's path to the worker, in a table cell.
+REACHED_CELLS = {"memory": "yes: memory", "prompt": "yes: prompt", "prompt_part": "partly", "no": "no", "": ""}
+REACHED_TIP = (
+    "Whether this candidate's text reached the worker's model session, and how: its file loads as Claude "
+    "Code project memory, all its lines are in the prompt, some are, or none (docs/worker-window.md). The "
+    "plugin's context reaches the worker only through a task's design-time context."
+)
+
+
+def reached_column() -> Column:
+    """The *Reached worker* column every candidate table has beside the plugin's fate."""
+    return Column(
+        "Reached worker",
+        lambda i: REACHED_CELLS.get(i.reached, i.reached),
+        lambda i: ("memory", "prompt", "prompt_part", "no", "").index(i.reached) if i.reached in REACHED_CELLS else 9,
+        REACHED_TIP,
+        detail=lambda i: i.reached_how,
+    )
+
 
 def _tok(counts: TokenCounts, tokenizer: str) -> int:
     value = counts.get(tokenizer)
@@ -293,6 +316,7 @@ def paragraph_columns(tokenizer: str) -> list[Column]:
             STATUS_TIP,
             status=True,
         ),
+        reached_column(),
         Column("Reason", lambda i: i.reason, None, "Why the pipeline did this"),
     ]
 
@@ -324,6 +348,7 @@ def rule_columns(tokenizer: str) -> list[Column]:
         ),
         Column("Matched by", _matched_by, None, "The task file (and its extension or name) that matched"),
         Column("Status", lambda i: i.status, None, STATUS_TIP, status=True),
+        reached_column(),
         Column(
             "Needed",
             lambda i: fmt_int(_detail_int(i, "needed")),

@@ -83,7 +83,7 @@ def test_worktree_session_loads_the_worktrees_copy_once(tmp_path: Path) -> None:
     files, _ = load_memory(fs, ["src/api/handlers.py"], WT)
     by = _by_path(files)
     # The main checkout comes first (farther up); each tracked file loads from the worktree.
-    assert by["CLAUDE.md"].loaded is False and "loaded once, from the worktree" in by["CLAUDE.md"].why
+    assert by["CLAUDE.md"].loaded is False and "the worktree's copy loads instead" in by["CLAUDE.md"].why
     assert by[f"{WT}/CLAUDE.md"].loaded is True and by[f"{WT}/CLAUDE.md"].origin == WORKTREE
     assert by[f"{WT}/CLAUDE.md"].read_from == "CLAUDE.md"
     # CLAUDE.local.md is untracked: only the main checkout has it, and it loads from there.
