@@ -62,6 +62,12 @@ CSV_COLUMNS = (
     "trim_steps",
     "over_budget",
     "checkpoint_usage_percent",
+    "worker_memory_files",
+    "worker_memory_tokens",
+    "worker_prompt",
+    "worker_prompt_tokens",
+    "rules_reaching_worker",
+    "paragraphs_reaching_worker",
     "errors",
     "findings",
     "finding_codes",
@@ -110,7 +116,33 @@ def _csv_row(trace: Any) -> list[Any]:
         len(trace.trim_steps),
         trace.over_budget,
         f"{trace.tracker.usage_percent:.2f}",
+        *_worker_cells(trace),
         csv_text("; ".join(e.one_line() for e in trace.errors)),
+    ]
+
+
+def _worker_cells(trace: Any) -> list[Any]:
+    """What the worker's session starts with, and how many rule files and paragraphs reach it (whole)."""
+    from ctxviewer.engine.trace.model import (
+        MEMORY_BLOCK,
+        PROMPT_BLOCK,
+        REACHED_MEMORY,
+        REACHED_PROMPT,
+        RULE_FILE,
+        SPEC_PARAGRAPH,
+    )
+
+    worker = trace.worker
+    if worker is None:
+        return ["", "", "", "", "", ""]
+    whole = (REACHED_MEMORY, REACHED_PROMPT)
+    return [
+        len(worker.loaded(MEMORY_BLOCK)),
+        worker.total(MEMORY_BLOCK),
+        "fails" if worker.prompt_error else worker.prompt_uses,
+        worker.total(PROMPT_BLOCK),
+        sum(1 for i in trace.items_of(RULE_FILE) if i.reached in whole),
+        sum(1 for i in trace.items_of(SPEC_PARAGRAPH) if i.reached in whole),
     ]
 
 

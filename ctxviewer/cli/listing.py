@@ -56,6 +56,7 @@ def _list_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import run_batch
     from ctxviewer.engine.runs.pipeline import decision_tokenizer
+    from ctxviewer.engine.trace.model import MEMORY_BLOCK, PROMPT_BLOCK
 
     project = load_project(args.project, run_overrides(args))
     report_project_warnings(project)
@@ -99,6 +100,14 @@ def _list_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                     finding_codes=sorted({f.code for f in findings}),
                     problem=None,
                 )
+                worker = trace.worker
+                entry.update(
+                    memory_tokens=None if worker is None else worker.total(MEMORY_BLOCK),
+                    memory_files=None if worker is None else len(worker.loaded(MEMORY_BLOCK)),
+                    prompt_tokens=None if worker is None else worker.total(PROMPT_BLOCK),
+                    prompt_uses=None if worker is None else worker.prompt_uses,
+                    prompt_error=None if worker is None else worker.prompt_error,
+                )
             tasks.append(entry)
         out_features.append(
             {"name": feature.name, "task_graph": feature.graph_path, "problem": problem, "tasks": tasks}
@@ -130,22 +139,31 @@ def _list_text(data: Mapping[str, Any]) -> str:
     # (an UPSTREAM column); a list with none of them keeps its columns.
     rounded = any(t.get("own_estimate") == ROUNDED for f in features for t in f["tasks"])
     own = ["UPSTREAM"] if rounded else []
-    rows = [["TASK", "TOKENS", *own, "BUDGET", "USED", "FINDINGS", "TITLE"]]
+    rows = [["TASK", "TOKENS", *own, "BUDGET", "USED", "MEMORY", "PROMPT", "FINDINGS", "TITLE"]]
     for feature in features:
         for t in feature["tasks"]:
             if t["tokens"] is None:
                 blank = ["-"] * len(own)
-                rows.append([one_line(t["id"]), "-", *blank, "-", "", "", f"not assembled: {one_line(t['problem'])}"])
+                problem = f"not assembled: {one_line(t['problem'])}"
+                rows.append([one_line(t["id"]), "-", *blank, "-", "", "-", "-", "", problem])
                 continue
             used = f"{100 * t['tokens'] / t['budget']:.0f}%"
             findings = _counts_text(t["findings"])
             mine = [f"{t['own_tokens']:,}" if t.get("own_estimate") == ROUNDED and t["own_tokens"] else "-"] * len(own)
-            row = [one_line(t["id"]), f"{t['tokens']:,}", *mine, f"{t['budget']:,}", used, findings]
+            memory = "-" if t.get("memory_tokens") is None else f"{t['memory_tokens']:,}"
+            prompt = "-" if t.get("prompt_tokens") is None else f"{t['prompt_tokens']:,}"
+            if t.get("prompt_error"):
+                prompt = "fails"
+            row = [one_line(t["id"]), f"{t['tokens']:,}", *mine, f"{t['budget']:,}", used, memory, prompt, findings]
             rows.append([*row, one_line(t["title"])])
-    lines = _table(rows, right=tuple(range(1, 4 + len(own))))  # one table: every feature's columns line up
+    lines = _table(rows, right=tuple(range(1, 6 + len(own))))  # one table: every feature's columns line up
     out = [head]
     if rounded:
         out.append(f"UPSTREAM: the task's context by the upstream version's own estimate, {ROUNDED}")
+    out.append(
+        "TOKENS: the plugin's context; MEMORY and PROMPT: what the worker's session loads as project memory "
+        "and gets as its prompt, 'fails' where upstream raises composing it (docs/worker-window.md)"
+    )
     at = 1
     for feature in features:
         what = one_line(feature["problem"]) if feature["problem"] else plural(len(feature["tasks"]), "task")

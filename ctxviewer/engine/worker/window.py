@@ -170,7 +170,7 @@ def _index(window: WorkerWindow) -> _Index:
                 for line in _lines(block.text):
                     memory_lines.setdefault(line, block.name)
             else:
-                listed.setdefault(block.source, block)
+                listed[block.source] = block  # the nearest copy's reason (the worktree's, in a worktree)
         elif block.kind == PROMPT_BLOCK:
             parts[block.name] = block
             for line in _lines(block.text):
