@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
 
-from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
+from ctxviewer.engine.files.reading import OutsideRootError, Problem, ProjectFS
 from ctxviewer.engine.worker.globs import glob_match
 
 #: How a memory file came to be loaded (or listed).
@@ -57,8 +58,8 @@ class MemoryFile:
 
     def framed(self, root: str) -> str:
         """The text as placed in the session: a framing line, a blank line, the content."""
-        scope = "local" if PurePosixPath(self.read_from).name == "CLAUDE.local.md" else "project"
-        where = str(PurePosixPath(root) / self.path)
+        scope = "local" if _name(self.read_from) == "CLAUDE.local.md" else "project"
+        where = f"{root.rstrip('/')}/{self.path}"
         return f"Contents of {where} ({FRAMING[scope]}):\n\n{self.content}"
 
 
@@ -76,12 +77,13 @@ def task_paths(raw: Mapping[str, Any]) -> tuple[str, ...]:
     out: list[str] = []
     for entry in entries:
         if isinstance(entry, str) and entry.strip():
-            path = PurePosixPath(entry.strip().lstrip("/")).as_posix().removeprefix("./")
+            path = "/".join(p for p in entry.strip().lstrip("/").split("/") if p not in ("", "."))
             if path not in out and not path.startswith("../"):
                 out.append(path)
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)
 def split_front_matter(text: str) -> tuple[tuple[str, ...] | None, str, str]:
     """(``paths`` globs or None, the text after the front matter, a problem) of a rule file."""
     if not text.startswith("---\n"):
@@ -107,7 +109,8 @@ def split_front_matter(text: str) -> tuple[tuple[str, ...] | None, str, str]:
     return globs, body, ""
 
 
-def imports_in(text: str) -> list[str]:
+@lru_cache(maxsize=4096)
+def imports_in(text: str) -> tuple[str, ...]:
     """The ``@path`` references of *text*, outside code blocks and code spans, in order."""
     out: list[str] = []
     fence = ""
@@ -124,7 +127,7 @@ def imports_in(text: str) -> list[str]:
             continue
         for match in _IMPORT.finditer(_CODE_SPAN.sub(" ", line)):
             out.append(match.group(1).replace("\\ ", " "))
-    return out
+    return tuple(out)
 
 
 class _Loader:
@@ -140,15 +143,12 @@ class _Loader:
         self._seen: set[str] = set()
 
     def _text(self, rel: str) -> tuple[str | None, str]:
-        try:
-            if not self.fs.is_file(rel):
-                return None, ""
-        except OutsideRootError as exc:
-            return None, f"{rel}: {exc.why}"
         read = self.fs.read_text(rel)
-        if read.text is None:
-            return None, read.describe()
-        return read.text, ""
+        if read.text is not None:
+            return read.text, ""
+        if read.problem in (Problem.MISSING, Problem.NOT_A_FILE):
+            return None, ""
+        return None, read.describe()
 
     def add(
         self,
@@ -233,7 +233,7 @@ class _Loader:
         """Why a main-checkout file does not load in a worktree session that holds it too ('' if it does)."""
         if origin != CHECKOUT or not self.worktree or self.duplicates != "once":
             return ""
-        if PurePosixPath(rel).name in UNTRACKED:
+        if _name(rel) in UNTRACKED:
             return ""
         return "the worktree's copy loads instead (worker.memory_duplicates: once)"
 
@@ -272,9 +272,13 @@ def _folder_files(fs: ProjectFS, folder: str) -> list[tuple[str, str]]:
     return out
 
 
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
 def _ancestors(path: str) -> list[str]:
     """Every folder from the root down to *path* (``""`` first)."""
-    parts = PurePosixPath(path).parts if path else ()
+    parts = [p for p in path.split("/") if p] if path else []
     return ["/".join(parts[:n]) for n in range(len(parts) + 1)]
 
 
@@ -301,7 +305,7 @@ def load_memory(
     for in_tree in (False, True) if worktree else (False,):
         base = f"{worktree}/" if worktree and not in_tree else ""
         for rel, kind in _folder_files(fs, ""):
-            if in_tree and PurePosixPath(rel).name in UNTRACKED:
+            if in_tree and _name(rel) in UNTRACKED:
                 continue
             seen_as = f"{worktree}/{rel}" if in_tree else rel
             why = "in the worker's working folder" if (in_tree or not worktree) else "in a folder above the worker's"
@@ -316,7 +320,7 @@ def _nested(loader: _Loader, fs: ProjectFS, task_files: Iterable[str], worktree:
     """``CLAUDE.md`` files below the working folder, in the folders of the task's files."""
     folders: list[str] = []
     for path in task_files:
-        for folder in _ancestors(str(PurePosixPath(path).parent))[1:]:
+        for folder in _ancestors(path.rsplit("/", 1)[0] if "/" in path else "")[1:]:
             if folder not in folders:
                 folders.append(folder)
     for folder in folders:
@@ -326,7 +330,7 @@ def _nested(loader: _Loader, fs: ProjectFS, task_files: Iterable[str], worktree:
         for name in names:
             rel = f"{folder}/{name}"
             seen_as = f"{worktree}/{rel}" if worktree else rel
-            files = [f for f in task_files if PurePosixPath(f).is_relative_to(folder)]
+            files = [f for f in task_files if f.startswith(folder + "/")]
             loader.add(
                 seen_as,
                 rel,

@@ -126,7 +126,7 @@ def test_worktree_session_loading_twice(tmp_path: Path) -> None:
 
 def test_imports_skip_code_and_stop_at_five_hops(tmp_path: Path) -> None:
     text = "a @x.md b\n`@no.md` and ``@no2.md``\n```\n@no3.md\n```\n~~~md\n@no4.md\n~~~\n@yes.md mail@host.org"
-    assert imports_in(text) == ["x.md", "yes.md"]
+    assert imports_in(text) == ("x.md", "yes.md")
     write(tmp_path, "CLAUDE.md", "@h1.md\n")
     for n in range(1, 7):
         write(tmp_path, f"h{n}.md", f"hop {n}\n@h{n + 1}.md\n")

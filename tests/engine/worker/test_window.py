@@ -186,3 +186,15 @@ def test_paths_agree_with_searching_the_window(tmp_path: Path, seed: int) -> Non
                     assert not any(line in whole for line in lines)
                 checked += 1
     assert checked > 0
+
+
+def test_reaching_copies_every_field() -> None:
+    """The written-out copy of an item keeps every field (a new field must be added to it)."""
+    from dataclasses import fields, replace
+
+    from ctxviewer.engine.worker.window import _reaching
+    from tests.factories import make_item
+
+    item = make_item(span=(1, 2), details={"k": 1})
+    assert len(fields(item)) == 19 and [f.name for f in fields(item)][-2:] == ["reached", "reached_how"]
+    assert _reaching(item, "no", "why") == replace(item, reached="no", reached_how="why")
