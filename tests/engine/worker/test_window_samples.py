@@ -1,0 +1,70 @@
+"""The worker's window on every task of the bundled samples, against what their files say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runs.pipeline import assemble_task
+from ctxviewer.engine.trace.model import MEMORY_BLOCK, REACHED_MEMORY, REACHED_NO, RULE_FILE
+from ctxviewer.engine.worker.memory import task_paths
+
+SAMPLES = Path(__file__).resolve().parents[3] / "sample_projects"
+
+
+def _framing(root: Path, where: str, local: bool = False) -> str:
+    scope = (
+        "user's private project instructions, not checked in"
+        if local
+        else ("project instructions, checked into the codebase")
+    )
+    return f"Contents of {root}/{where} ({scope}):\n\n"
+
+
+def test_ledger_service_every_task_in_its_root(tmp_path: Path) -> None:
+    root = (SAMPLES / "ledger-service").resolve()
+    project = load_project(root)
+    rules = sorted(p.relative_to(root).as_posix() for p in (root / ".claude/rules/security").rglob("*.md"))
+    for feature, task in project.tasks():
+        settings = project.settings.with_overrides({"worker_folder": "root"}, "test")
+        trace = assemble_task(project, feature, task, settings, exact=False)
+        assert trace.worker is not None and trace.worker.folder == ""
+        files = task_paths(task.raw)
+        tests = [f for f in files if f.startswith("tests/") and f.endswith(".py")]
+        auth = [f for f in files if f.startswith("src/ledger/auth/")]
+        expected = [
+            ("CLAUDE.md", "always", True),
+            ("docs/conventions.md", "import", True),
+            *((rel, "always", True) for rel in rules),
+            (".claude/rules/testing.md", "conditional", bool(tests)),
+        ]
+        if auth:
+            expected.append(("src/ledger/auth/CLAUDE.md", "on_demand", True))
+        memory = [(b.name, b.load, b.loaded) for b in trace.worker.blocks if b.kind == MEMORY_BLOCK]
+        assert memory == expected, task.id
+        for block in trace.worker.blocks:
+            if block.kind == MEMORY_BLOCK and block.loaded:
+                text = (root / block.source).read_text(encoding="utf-8")
+                if block.source == ".claude/rules/testing.md":
+                    text = text.split("---\n", 2)[2]  # the front matter is not sent
+                assert block.text == _framing(root, block.name) + text
+                assert block.tokens.chars == len(block.text)
+        # Every security rule file the plugin considered reaches this worker whole, as memory.
+        assert all(i.reached == REACHED_MEMORY for i in trace.items_of(RULE_FILE)), task.id
+
+
+@pytest.mark.parametrize("task_id", ["ING-L3-001"])
+def test_edge_cases_rules_whose_paths_miss(task_id: str) -> None:
+    root = (SAMPLES / "edge-cases").resolve()
+    project = load_project(root)
+    feature, task = next((f, t) for f, t in project.tasks() if t.id == task_id)
+    trace = assemble_task(project, feature, task, exact=False)
+    items = {i.id: i for i in trace.items_of(RULE_FILE)}
+    # Its files are src/web/dashboard.js and the root Dockerfile: the plugin matches both rule
+    # files by extension and name, but their paths: lists name web/** and deploy/**.
+    assert items["rule:languages/javascript/CLAUDE.md"].reached == REACHED_NO
+    assert items["rule:containers/docker/CLAUDE.md"].reached == REACHED_NO
+    assert "web/**/*.js" in items["rule:languages/javascript/CLAUDE.md"].reached_how
+    assert items["rule:languages/python/CLAUDE.md"].reached == REACHED_MEMORY
