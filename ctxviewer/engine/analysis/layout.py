@@ -1,24 +1,10 @@
 """The worker's whole context window, laid out as seed 003 draws it.
 
-Blocks, top to bottom:
-
-1. **Base prompt** -- the file ``window.base_prompt`` names, counted; without one,
-   ``window.base_prompt_tokens`` (seed 003's ~300 tokens) as an assumption.
-2. **Command** -- the command file the worker loads (``window.command``, relative to
-   ``paths.commands``; by default the first of ``worker``, ``kurukshetra``, ``rush``
-   found there).  As the reference ``CommandSplitter.load_command`` does, its
-   ``.core.md`` is loaded when it exists, else the whole file; the block says what a
-   split saves (or would save).
-3. **Task context** -- the assembled context of this task.
-4. **Conversation** -- the ContextTracker's estimate after this task (500 per task plus
-   each read file's ``int(size * 0.25) + 100``).
-5. **Response reserve** -- ``window.reserve_percent`` of the window (20%).
-
-The window is ``max_context_tokens`` (200,000), the tracker's window; the thresholds
-are the checkpoint (``threshold_percent``, 70%), the compaction threshold
-(``window.compaction_percent``, 75%) and any further ``zones``.  Sizes are exact
-(cl100k_base) where the engine can count them and the heuristic otherwise; each block
-carries both.
+:func:`window_layout` gives the blocks top to bottom -- base prompt, command file (its
+``.core.md`` when split), this task's context, the tracker's conversation estimate, the
+response reserve -- against the window and its thresholds, each block counted exactly
+(cl100k_base) where the engine can and by the heuristic beside it.  See
+docs/computed-context.md#the-window-layout-seed-003.
 """
 
 from __future__ import annotations
