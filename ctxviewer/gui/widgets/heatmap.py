@@ -159,7 +159,7 @@ def paint_heatmap(
     """Draw *value* in a *width* x *height* area from (0, 0); *marked* gets an outline.
 
     With *exposed* (a repaint of part of the widget, as scrolling asks) only the rows that
-    cross it are drawn: a sweep of 700 tasks by 29 budgets takes a third of a second whole.
+    cross it are drawn: painting a large sweep whole is too slow for scrolling.
     """
     layout = heatmap_layout(value, width, height, p.font())
     text = palette.color(QPalette.ColorRole.WindowText)
