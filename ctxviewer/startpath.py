@@ -1,17 +1,11 @@
 """Keep the current folder off ``sys.path`` when ctxviewer starts: a project's files are data.
 
-``python -m ctxviewer`` puts the current folder first on ``sys.path``, and an empty entry in
-``PYTHONPATH`` (``PYTHONPATH=/x:``) or a ``.`` does too: run from inside a project, its
-``glob.py`` or ``json.py`` would be imported in place of the standard library's.
-:func:`drop_current_folder` removes those entries; the console script (:func:`run`, which
-imports the command line only after it) and ``python -m ctxviewer`` (``__main__``) call it
-first.  This module imports nothing but ``os`` and ``sys``.
-
-What it cannot undo: the interpreter imports ``sitecustomize`` (and reads ``.pth`` files) from
-those entries before any of ctxviewer runs, and ``python -m`` finds ctxviewer itself in the
-current folder first.  The entry ctxviewer itself was imported from stays (a checkout run
-with ``python -m ctxviewer`` from its own folder): its code is what is running anyway, and
-worker processes started by ``spawn`` import from the same ``sys.path``.
+``python -m ctxviewer``, an empty ``PYTHONPATH`` entry or a ``.`` put the current folder on
+``sys.path``, so a project's ``glob.py`` would be imported in place of the standard library's.
+:func:`drop_current_folder` removes those entries, but not the one ctxviewer itself was imported
+from (its code is running anyway, and ``spawn``-ed workers import from the same path); the
+console script and ``__main__`` call it first.  This module imports nothing but ``os`` and
+``sys``.  What it cannot undo: docs/security.md#python-the-current-folder-is-not-a-source-of-code.
 """
 
 from __future__ import annotations

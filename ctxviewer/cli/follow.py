@@ -1,17 +1,11 @@
 """The ``follow`` command: a real run's fleet (every worker log, state file, token record and
 heartbeat under a path, or one file), once or live; and ctxviewer's own event log as a what-if.
 
-``follow PATH`` finds the run's files (:func:`~ctxviewer.engine.runtime.rundir.discover_run`),
-then either prints one snapshot (``--once``: text, one JSON document, or its changes as JSON
-lines) or follows them: on a terminal the fleet is redrawn in place, elsewhere it is printed
-again whenever it changed; ``--format jsonl`` streams the changes.  New problems go to stderr,
-once each.  Ctrl+C (or SIGTERM) ends it with exit 0, or 2 when any input problem was reported.
-``--recorded`` (with ``--once``) sets each token record's tasks beside what the project's
-upstream profile reproduces (:mod:`ctxviewer.engine.runs.recorded`).
-
-A file in ctxviewer's own event-log format (``docs/event-log.md``), recognised by its first
-line, is folded into ctxviewer's tracker as before: a what-if of a tracker told about file reads
-and tool calls, which real workers never record.
+``--once`` prints one snapshot (text, JSON, or JSON lines of changes); otherwise the fleet is
+redrawn in place on a terminal, printed again on each change elsewhere, or streamed as JSON
+lines.  ``--recorded`` sets each token record beside what the project's upstream profile
+reproduces.  A file of ctxviewer's own event-log format, recognised by its first line, is folded
+into ctxviewer's tracker instead.  See docs/run-files.md#following-a-run-from-the-command-line.
 """
 
 from __future__ import annotations

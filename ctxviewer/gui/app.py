@@ -29,10 +29,10 @@ from ctxviewer.gui.resources import app_icon, style_sheet
 from ctxviewer.gui.window import MainWindow
 
 SCREENSHOT_SIZE = (1280, 800)
-#: Seconds a thread may hold the interpreter lock while another waits for it.  Python's 5 ms
+#: Seconds a thread may hold the interpreter lock while another waits for it.  Python's
 #: default had every Python call of the GUI thread (each slot, each cell a view asks for) wait
-#: up to 5 ms while the background pass ran: a 10 ms heartbeat ran up to 100 ms late on an
-#: otherwise idle machine.  At 1 ms: 15 ms at most, and the pass takes as long as before.
+#: that long while the background pass ran; a shorter one keeps the window responsive and the
+#: pass no slower (bench/README.md#figures-behind-the-windows-design).
 SWITCH_INTERVAL_S = 0.001
 #: How long screenshot mode waits for the pipeline (and the batch pass) at most.
 SCREENSHOT_TIMEOUT_MS = 120_000

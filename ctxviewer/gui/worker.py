@@ -1,20 +1,11 @@
 """One small worker: engine calls run on a thread pool, results come back as signals.
 
-A :class:`Job` is a ``QRunnable`` that calls a plain function ``fn(cancel, progress)``
-with the engine's cancel token (a ``threading.Event``) and progress callback, catches
-everything inside ``run()`` and reports through its :class:`JobSignals`: ``progress``,
-``finished``, ``errored`` or ``cancelled``, exactly one of the last three.  It never
-touches a widget.
-
-A :class:`Lane` runs one kind of job at a time with exclusive semantics: submitting a
-new job cancels the one before it, and signals from a superseded job are ignored, so a
-slow old result can never overwrite a newer one.  The lane has an explicit
-:class:`RunState` that the window shows.
-
-A :class:`Handoff` carries a stream of results (the batch pass's rows) to the GUI thread
-in bursts, one queued call per burst rather than one per item.  :func:`build_frozen`
-builds what stays in memory for a long time (a loaded project) out of the garbage
-collector's way; :func:`reclaim_frozen` hands it back before the next load.
+A :class:`Job` runs a plain ``fn(cancel, progress)`` on the pool and reports exactly one of
+``finished``, ``errored`` or ``cancelled``, never touching a widget; a :class:`Lane` runs one
+kind of job at a time, a newer one cancelling the older, with an explicit :class:`RunState`;
+a :class:`Handoff` brings a stream of results to the GUI thread in bursts;
+:func:`build_frozen` keeps a loaded project out of the garbage collector's way.  See
+docs/architecture.md#threads.
 """
 
 from __future__ import annotations
@@ -211,9 +202,9 @@ class Handoff(QObject):
 
     Only the first item put into an empty buffer posts a call, which hands over everything
     put until then, in order -- *interval_ms* after the burst before it at the earliest.
-    One call (and one repaint of what it changes) per batch row had the GUI thread busy a
-    third of the time during a batch pass of 10,000 tasks, every Python slot waiting for
-    the interpreter lock the worker holds; a burst every 50 ms, a fifth of that.
+    One call (and one repaint) per item would keep the GUI thread busy, every Python slot
+    waiting for the interpreter lock the worker holds
+    (bench/README.md#figures-behind-the-windows-design).
 
     Items still waiting when the producer's job reports that it is done are not handed
     over before that report by themselves: call :meth:`flush` first.
@@ -273,15 +264,12 @@ def reclaim_frozen() -> None:
 def build_frozen(build: Callable[[], T]) -> T:
     """``build()`` -- loading a project, on a worker -- without the garbage collector, then out of its sight.
 
-    A full collection walks every tracked object while holding the interpreter lock, so
-    the GUI thread waits through it however well the work is moved off it: 50-75 ms at
-    10,000 tasks, most of the objects the project's.  So *build* runs with automatic
-    collection off (it allocates ~150,000 objects at 10,000 tasks and frees none: a
+    A full collection walks every tracked object while holding the interpreter lock, so the
+    GUI thread waits through it however well the work is moved off it, and most objects are
+    the project's.  So *build* runs with automatic collection off (it frees nothing: a
     collection during it is wasted work), and everything alive after it is frozen
-    (``gc.freeze``, which collects nothing): later full collections, during the batch
-    pass, skip it.  Frozen objects are still freed by reference counting once nothing
-    refers to them (the project before, once replaced); cycles among them wait for
-    :func:`reclaim_frozen`.
+    (``gc.freeze``): later full collections, during the batch pass, skip it.  Frozen objects
+    are still freed by reference counting; cycles among them wait for :func:`reclaim_frozen`.
 
     Another thread turning collection off and on meanwhile cannot leave it off: it is
     turned back on here if it was on before.

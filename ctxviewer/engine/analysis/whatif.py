@@ -1,23 +1,10 @@
 """What-if: compare a run with a pinned baseline run.
 
-A prompt engineer pins one run as the *baseline*, changes budgets and runs again;
-:func:`diff_traces` says what the change did: which settings differ, each section's
-token delta, which candidates entered or left the context (with the reason they had
-before and the reason they have now), and a unified diff of the assembled context.
-
-Token counts are in the *current* trace's decision tokenizer (``current.tokenizer``),
-for both runs, so before and after are in one unit.  When a count was not measured
-in that tokenizer (a run made without exact counts) the pipeline's own estimate, the
-heuristic, is used instead, as the report does.
-
-A candidate is *in the context* when its status is included or truncated and it kept
-at least one character.  Its tokens are those of the part it kept: the whole
-candidate's count when it is included whole; for a truncated candidate the kept
-prefix (``text[:kept_chars]``, the very text its span covers in the context) is
-counted with the decision tokenizer, falling back to a proportional share of the
-whole count only if that tokenizer cannot be loaded.
-
-Qt-free, like the rest of the engine.
+:func:`diff_traces` says what a change of settings did: which settings differ, each
+section's token delta, which candidates entered or left the context (with their reason
+before and now), and a unified diff of the context.  Both runs are counted in the *current*
+trace's decision tokenizer (the heuristic where a count was not made in it); a candidate in
+the context counts as the part it kept.  See docs/cli.md#whatif.
 """
 
 from __future__ import annotations
@@ -162,7 +149,9 @@ def in_context(item: Item) -> bool:
 
 
 def kept_tokens(item: Item, tokenizer: str) -> int:
-    """Tokens of the part of *item* that is in the context (0 when none is)."""
+    """Tokens of the part of *item* that is in the context (0 when none is): a truncated item's
+    kept prefix counted with *tokenizer*, or a proportional share of its whole count when that
+    tokenizer cannot be loaded."""
     if not in_context(item):
         return 0
     whole = _count(item.tokens, tokenizer)
@@ -272,9 +261,8 @@ def context_diff(before: str, after: str, limit: int = MAX_DIFF_LINES) -> tuple[
     """Unified diff lines of two contexts (``baseline`` → ``current``), at most *limit* + 1.
 
     The common first and last lines are set aside before difflib runs (keeping the
-    unchanged lines a hunk shows around a change), so a multi-megabyte context with a
-    few changed lines diffs in milliseconds; hunk line numbers are those of the whole
-    texts.
+    unchanged lines a hunk shows around a change), so a large context with a few changed
+    lines diffs quickly; hunk line numbers are those of the whole texts.
     """
     if before == after:
         return ()

@@ -1,13 +1,9 @@
 """Exports of one trace: the context as Markdown, the trace as JSON, a standalone HTML report.
 
-With a what-if diff against a pinned baseline (:mod:`ctxviewer.engine.analysis.whatif`) the JSON
-gains a ``whatif`` key and the HTML report a "What-if against the pinned baseline"
-section; the Markdown export stays exactly the context (it is the worker's input), and
-the diff's own Markdown report is the separate ``whatif-md`` format (``.whatif.md``).
-
-The HTML report is meant to be sent to a colleague: one file, no network (CSS and SVG
-inline, no scripts), readable in light and dark mode, deterministic for a given trace.
-Every string taken from the trace is HTML-escaped.  Qt-free, like the rest of the engine.
+With a what-if diff the JSON gains a ``whatif`` key and the HTML report a section; the Markdown
+export stays exactly the context (the worker's input), the diff's own being ``whatif-md``.  The
+HTML report is one file with no network (CSS and SVG inline, no scripts), for light and dark
+mode, deterministic for a trace, every string from the trace HTML-escaped.  See docs/cli.md.
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """A batch's token records in upstream's own format, to diff against what its workers wrote.
 
-From zerg-ai 0.3.2 on, every successful context build ends with a record of what each
-section cost, in ``<state>/tokens-<worker>.json`` (``TokenTracker.record_task``; see
-``RUNTIME.md`` section 6).  :func:`token_records_json` writes the file a worker would leave
-after building the batch's tasks in batch order, starting from no file::
-
-    {"worker_id": "<worker>",
-     "tasks": {"<task id>": {"breakdown": {"<component>": n, ...}, "total": sum,
-                             "mode": "estimated", "timestamp": "<UTC ISO, +00:00>"}},
-     "cumulative": {"total_tokens": sum of totals, "tasks_completed": number of entries}}
-
-as upstream writes it: ``json.dump(indent=2)`` (ASCII escapes, no final newline).  The
-breakdown is each trace's :attr:`~ctxviewer.engine.trace.model.Trace.token_record`.  Like
-upstream, entries are keyed by the task's raw ``id`` (``"unknown"`` when it has none), so
-a task id met again (in another feature) replaces the earlier entry in its place; upstream
-reads its file back before every record, so an id that is not text becomes its JSON text
-(an ``id`` of ``1`` then replaces the entry of ``"1"``), and an id that cannot be a key (a
-list) makes the record fail, which upstream logs and skips.  What upstream counts and
-ctxviewer does not: ``token_metrics.api_counting`` (the Anthropic API's counts, mode
-``exact``) and ``fallback_chars_per_token`` other than 4; the timestamps are the export's.
+:func:`token_records_json` writes the ``<state>/tokens-<worker>.json`` a worker of zerg-ai
+0.3.2 onward would leave after building the batch's tasks in batch order, starting from no
+file (``TokenTracker.record_task``), byte for byte as upstream writes it
+(``json.dump(indent=2)``, ASCII escapes, no final newline); each task's breakdown is its
+trace's :attr:`~ctxviewer.engine.trace.model.Trace.token_record`.  See docs/cli.md#batch.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Every byte the engine reads from or writes to disk.
 
-:mod:`.reading` -- contained, bounded reads of project files (no escaping the project, no
-following links out of it, size limits); :mod:`.writing` -- the one way ctxviewer writes a file
-(atomically, never through a link or into ``.git``), and scratch folders; :mod:`.resources` -- files
-shipped with the package; :mod:`.git` -- a project as it was at a git revision, read with git's
-plumbing into a scratch folder.  A new file *reader* for a project format belongs with its concern (``project``,
-``runtime``) and reads through :mod:`.reading`.
+Contained, bounded reads (:mod:`.reading`), atomic writes and scratch folders
+(:mod:`.writing`), shipped files (:mod:`.resources`) and a project at a git revision
+(:mod:`.git`).  A new *reader* for a project format belongs with its concern (``project``,
+``runtime``) and reads through :mod:`.reading`.  See docs/architecture.md#package-map.
 """

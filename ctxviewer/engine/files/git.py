@@ -1,18 +1,10 @@
 """A project as it was at a git revision, read without touching the user's working tree.
 
-How: ``git ls-tree -r -z`` lists the project's files at a commit and one ``git cat-file
---batch`` process streams their bytes into a private scratch folder, which is then loaded
-like any other project.  Reading blobs applies no filter, attribute or hook.
-
-Safety (docs/security.md): every git command is built by :func:`_command` and nowhere else.
-It runs with no system or global configuration, a neutral ``HOME``, the repository named
-explicitly (``GIT_DIR`` and ``GIT_WORK_TREE``, so no discovery and no ``core.worktree``), and
-``-c`` overrides for every key that names a program on the commands used.  Git never reads
-working-tree content: the working tree is read by ctxviewer's contained reader, and the
-changed lines of a file are found by ``git diff --no-index`` on two scratch files outside any
-repository.  :func:`open_repository` refuses a repository whose git folder is not the
-project's own (a ``.git`` file, a link, ``commondir``, alternates, ``core.worktree``,
-configuration includes).
+``git ls-tree -r -z`` lists the project's files at a commit and one ``git cat-file --batch``
+streams their bytes into a private scratch folder (no filter, attribute or hook applies),
+which is then loaded like any other project.  Every git command is built by :func:`_command`
+and nowhere else, hardened as docs/security.md#the-one-program-it-starts-on-its-own-git-for-revisions
+says; :func:`open_repository` refuses a repository whose git folder is not the project's own.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """Contained, bounded file access for everything the engine reads from a project.
 
-The inspected project may come from anyone (a colleague's branch, a cloned
-repository), so every read goes through :class:`ProjectFS`:
-
-* paths are resolved component by component, following symlinks by hand, and a path
-  that leaves the project root (``..``, an absolute path, a symlink pointing outside)
-  is refused *before* anything outside is opened or stat'ed;
-* symlink loops end with a clear problem instead of a hang;
-* files larger than ``max_file_bytes`` are not read;
-* text is decoded as strict UTF-8 with universal newlines -- exactly what the
-  reproduced pipeline's ``Path.read_text()`` does -- and decoding failures name the
-  line where they happen.
-
-Reads return :class:`ReadResult` rather than raising, because the pipeline being
-reproduced reacts differently to a missing file, an OS error and a decoding error.
+Every read goes through :class:`ProjectFS`: paths are resolved component by component,
+following symlinks by hand, and one that leaves the project root or loops is refused before
+anything outside is opened; files over ``max_file_bytes`` are not read; text is strict UTF-8
+with universal newlines, as the reproduced pipeline's ``Path.read_text()``.  Reads return a
+:class:`ReadResult` rather than raise, because the pipeline reacts differently to a missing
+file, an OS error and a decoding error.  See docs/security.md#limits-hostile-input.
 """
 
 from __future__ import annotations

@@ -1,69 +1,11 @@
 """The one way ctxviewer writes files: atomically, never losing the old file.
 
-Every file ctxviewer writes (exports, ``-o`` outputs, ``ctxviewer.yaml``, command
-splits, screenshots) goes through this module; ``tests/engine/files/test_safe_writes.py``
-fails on any direct write elsewhere in the package.
-
-:func:`atomic_write` writes to a temporary file in the target's folder, flushes and
-fsyncs it, gives it the old file's permissions (or the umask's for a new file),
-renames it over the target with :func:`os.replace` and fsyncs the folder where the
-platform allows, so a reader sees either the old file or the new one, never half of
-either.  On any failure -- including ``KeyboardInterrupt`` -- the temporary file is
-removed and the old file is left exactly as it was.
-
-With ``check_unchanged`` it refuses to overwrite a file whose :func:`file_signature`
-(``(mtime_ns, size)``, or None when it did not exist) differs from
-*expect_unchanged*, the signature taken when the file was read.  It is checked before
-anything is written and again just before the rename.  (A same-size edit within one
-tick of the file system's clock cannot be told apart; a rename cannot be made
-conditional, so a change in the microseconds between the last check and the rename
-cannot be caught either.)
-
-:func:`atomic_write_all` writes several files all or nothing (a command split): every
-temporary file is written and fsynced before the first rename, and if a later rename
-fails, the files already renamed are put back -- an old file from a copy taken
-beforehand, a file this call created removed -- so either every target is new or every
-target is as it was.
-
-Nothing is ever written inside a ``.git`` folder: a target whose path, or whose real
-path once symlinks are followed, has a ``.git`` component is refused (git runs
-commands named in ``.git/config`` and ``.git/hooks``, so a file there is code).
-
-A **project file** (``project_file=True``: a command split, ``ctxviewer.yaml``) comes
-from a project that may not be trusted, so it is never written through a link: a
-target that is a symlink, or a file with other names (hard links, ``st_nlink > 1``), is
-refused -- checked before anything is written and again just before the rename.  (A
-repository can ship a command file that is a link to ``.git/config`` or to a file
-outside it.)
-
-Other targets that are not plain files:
-
-* a **symlink** the user named (``-o``, an export) is written *through*: the new data
-  replaces the file the link points to (the temporary file goes in that file's folder,
-  so the rename stays atomic) and the link itself is kept -- the user chose that path.
-  A link whose target is missing or loops is refused rather than guessed at.
-* a **folder**, a device, a pipe or a socket is refused; nothing is written.
-* a **stream** named as a file (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``,
-  ``/proc/self/fd/N``) is refused as a stream, whatever it is connected to: an atomic
-  write makes a new file and renames it into place, which a pipe or terminal cannot take,
-  and which would silently replace a file the shell opened for appending (``>> log``).
-* a **read-only file** is refused, as a plain write to it would be: renaming over it
-  would succeed, but its mode says it is not to be changed.
-* a **hard link** the user named is replaced by a new file (as any atomic save does);
-  the other names keep the old content.
-
-A streamed output can also be made of **parts** other processes wrote (``batch --jobs``):
-:func:`atomic_write_stream` given a producer makes a private scratch folder beside its staged
-file, the producer's workers write their pieces there (:func:`write_scratch_part`), and each
-:class:`ScratchPart` the producer yields is copied into the staged file in the kernel
-(``os.copy_file_range`` where the platform has it) and removed; the folder goes with
-everything in it when the write ends, whichever way it ends.
-
-**Scratch folders** (:func:`scratch_folder`, :func:`write_scratch`) hold what ctxviewer
-unpacks for itself and throws away -- a project as it was at a git revision
-(``engine/files/git.py``): a private temporary folder, removed with everything in it when
-the ``with`` block ends, into which files are created new (never over an existing one, never
-through a link, never outside the folder or into a ``.git`` folder).
+Every file ctxviewer writes goes through here (``tests/engine/files/test_safe_writes.py`` fails
+on any other write in the package): :func:`atomic_write` stages a temporary file beside the
+target and renames it over; :func:`atomic_write_all` writes several all or nothing;
+:func:`atomic_write_stream` writes output too large to hold, parts of it from other processes;
+:func:`scratch_folder` holds what ctxviewer unpacks for itself.  What each kind of target gets
+(links, streams, ``.git``, read-only files): docs/security.md#writes-what-each-kind-of-target-gets.
 """
 
 from __future__ import annotations
@@ -140,7 +82,12 @@ def atomic_write(
     check_unchanged: bool = False,
     project_file: bool = False,
 ) -> None:
-    """Write *data* (``str`` as UTF-8) to *path* atomically; raises :class:`WriteError` saying why not."""
+    """Write *data* (``str`` as UTF-8) to *path* atomically; raises :class:`WriteError` saying why not.
+
+    With *check_unchanged*, refuses unless the file's :func:`file_signature` is still
+    *expect_unchanged* (None: it did not exist), checked before writing and again just before
+    the rename.  A *project_file* is never written through a symlink or a hard link.
+    """
     atomic_write_all([PlannedWrite(path, data, expect_unchanged, check_unchanged, project_file)])
 
 

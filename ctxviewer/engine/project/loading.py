@@ -1,18 +1,8 @@
 """Loading a MAHABHARATHA/ZERG project: features, task graphs, configuration.
 
-A project is a folder laid out as the real system expects::
-
-    .gsd/specs/<feature>/requirements.md | REQUIREMENTS.md
-    .gsd/specs/<feature>/design.md | DESIGN.md | architecture.md | ARCHITECTURE.md
-    .gsd/specs/<feature>/task-graph.json | task-graph.yaml | task-graph.yml
-    .claude/rules/security/...        security rule files
-    .claude/commands/**/*.md          command files
-    .mahabharatha/config.yaml | .zerg/config.yaml
-    ctxviewer.yaml                    optional ctxviewer overrides
-
-Loading never runs the pipeline; it reads the task graphs and configs only.  A
-feature whose task graph is malformed is still listed, with the error attached, so
-one bad feature does not hide the others; asking for its tasks raises that error.
+Loading never runs the pipeline; it reads the task graphs and configs only.  A feature whose
+task graph is malformed is still listed, with the error attached, so one bad feature does not
+hide the others; asking for its tasks raises that error.  The layout: docs/projects.md.
 """
 
 from __future__ import annotations
@@ -55,9 +45,8 @@ MAX_DOCUMENT_DEPTH = 100
 MAX_YAML_ALIASES = 1_000
 #: Nodes a YAML document may expand to once its aliases are followed ("billion laughs").
 MAX_EXPANDED_NODES = 2_000_000
-#: Largest YAML file read (a JSON file may be as large as any file, 64 MiB).  PyYAML reads
-#: about 1 MB (10,000 tasks) a second with libyaml and 4x slower without: this keeps a load
-#: to seconds.
+#: Largest YAML file read (a JSON file may be as large as any file, 64 MiB): PyYAML is slow,
+#: so this keeps a load to seconds (docs/security.md#limits-hostile-input).
 MAX_YAML_BYTES = 4 * 1024 * 1024
 
 
@@ -184,7 +173,7 @@ class _LimitedLoader(yaml.SafeLoader):
             self._depth -= 1
 
 
-#: libyaml's parser and composer, when PyYAML was built with it (about 3x faster than pure Python).
+#: libyaml's parser and composer, when PyYAML was built with it (faster than pure Python).
 _CSafeLoader: Any = getattr(yaml, "CSafeLoader", None) if getattr(yaml, "__with_libyaml__", False) else None
 
 
@@ -257,8 +246,8 @@ class _Constructor(yaml.constructor.SafeConstructor):
     """``yaml.safe_load``'s constructor, with a shortcut for strings.
 
     A string scalar constructs to its value (``SafeConstructor.construct_yaml_str``); taken
-    directly, it skips the bookkeeping meant for collections -- about a fifth of the time
-    of a task graph, which is mostly strings.
+    directly, it skips the bookkeeping meant for collections, which a task graph, mostly
+    strings, would otherwise pay on every value.
     """
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:

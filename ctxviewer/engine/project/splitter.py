@@ -1,33 +1,9 @@
 """Command splitting: which command files would be split, where, and what it saves.
 
-Reference rules (``CommandSplitter``):
-
-* files under the commands folder (``**/*.md``), skipping ``*.core.md`` and
-  ``*.details.md``; a file is eligible with 300 or more lines
-  (``text.split("\\n")``);
-* sections start at lines beginning ``# `` or ``## ``; the target is
-  ``int(lines * 0.30)``; the split is the end of the first section at which the
-  cumulative section lines reach the target (0 when none does), clamped to
-  ``[10, lines - 10]``;
-* applying writes ``{name}.core.md`` (the first *split* lines), ``{name}.details.md``
-  (a header, then the rest) and rewrites ``{name}.md`` as the core plus a
-  ``<!-- SPLIT: ... -->`` reference -- here atomically, and only for eligible files.
-
-Applying is all or nothing (:func:`ctxviewer.engine.files.writing.atomic_write_all`): the two
-new files are written first and the command file last, and if any step fails the
-files already written are removed (or, when they existed, put back).  It is refused
-when the command file or an existing ``.core.md``/``.details.md`` changed on disk
-since :func:`analyze_project` read them, or one of those appeared meanwhile.
-
-Applying never writes through a link (a project may be hostile: a command file that
-is a symlink to ``.git/config`` would hand the repository's text to git): a command
-file, ``.core.md`` or ``.details.md`` that is a symlink, has other hard links, lies
-under a symlinked folder or inside a ``.git`` folder is refused -- at analysis (the
-command file is reported, not split) and again by the write itself.  Entries under the
-commands folder that are not split because they cannot be followed (a broken or
-looping link, a link out of the project) are reported by name too.
-
-Estimates are ``len(text) // 4`` as the splitter's own; exact counts sit beside them.
+The reference ``CommandSplitter``'s rules, applied all or nothing through
+:func:`ctxviewer.engine.files.writing.atomic_write_all`, refused for a file that changed since
+:func:`analyze_project` read it, and never through a link or into ``.git`` (a command file that
+is a symlink to ``.git/config`` would hand the repository's text to git).  See docs/cli.md#split.
 """
 
 from __future__ import annotations

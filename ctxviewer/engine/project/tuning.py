@@ -1,17 +1,10 @@
 """Saving tuned settings to the project's ``ctxviewer.yaml``.
 
-Only ``ctxviewer.yaml`` is ever written, never the system's own config.  The file is
-updated, not replaced: keys already in it stay unless a tuned value changes them, and
-a tuned value that equals what the project gets anyway (defaults, system config) is not
-added.  Before anything is written the new text is parsed back through the same loader
-functions the project uses, so a file the loader would refuse is never written.  The
-write is atomic (:func:`ctxviewer.engine.files.writing.atomic_write`: a failure leaves the old
-file as it was), and refused when the file changed on disk since it was read: since the
-project was loaded (the tuned values were chosen against what it said then), and
-between :func:`plan_save` and :func:`save_ctxviewer_yaml`.
-
-PyYAML does not keep comments: a leading block of ``#`` lines is kept; comments
-elsewhere are lost, and :class:`SaveResult` says so.
+Only ``ctxviewer.yaml`` is written, never the system's config, and it is updated, not
+replaced.  The new text is parsed back through the project's loader before it is written, and
+the write is atomic and refused when the file changed on disk since the project was loaded or
+since :func:`plan_save`.  PyYAML keeps no comments but a leading block; :class:`SaveResult` says
+what was lost.  See docs/ctxviewer-yaml.md.
 """
 
 from __future__ import annotations

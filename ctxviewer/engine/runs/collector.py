@@ -1,14 +1,8 @@
 """The garbage collector's pace for a short-lived process that assembles tasks: every command but ``gui``.
 
-Such a process allocates millions of short-lived objects (items, dicts, strings) and makes
-almost no reference cycles, so the collector's default pace is mostly wasted: a young
-collection every 700 allocations, and full collections that walk every object of the loaded
-project again (six in a 700-task batch).  :func:`pace_for_batches` makes the young
-generation 20,000 objects and full collections rarer.  ``bench/bench_floor.py``'s 700-task
-batch, ``--jobs 1`` on vm: 16.7 s of CPU with the default pace, 13.7 s with this one.
-Memory is unchanged in practice: what cycles there are still get collected, later.
-
-The window does not use it: its process lives long, and it runs on the default pace.
+Such a process makes millions of short-lived objects and almost no reference cycles, so
+:func:`pace_for_batches` makes the young generation larger and full collections (which walk
+the whole loaded project) rarer.  See docs/architecture.md#processes.
 """
 
 from __future__ import annotations

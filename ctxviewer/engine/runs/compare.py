@@ -1,20 +1,10 @@
 """Compare: one task assembled two ways (two profiles, or two settings of one) and diffed.
 
-A *side* is written as a profile name, optionally with settings on top::
-
-    drift
-    drift:budget=6000,top_k=8
-    mahabharatha:budget=1500
-
-and a pair of sides as ``A,B`` (``mahabharatha,drift:budget=6000,top_k=8``): a comma
-starts a new side unless what follows it is another ``KEY=VALUE`` of the side before.
-Values are read as YAML (``6000`` is a number, ``{compaction: 75}`` a mapping); commas
-inside brackets or quotes do not split.  :func:`compare_task` runs both sides, A as the
-diff's baseline and B as its current run, and returns the
-:class:`~ctxviewer.engine.analysis.whatif.TraceDiff`; :func:`compare_text`,
-:func:`compare_markdown` and :func:`compare_to_json` render it for the CLI.
-
-Qt-free, like the rest of the engine.
+A side is a profile name with optional settings (``drift:budget=6000,top_k=8``, values read
+as YAML) and a pair is ``A,B``: a comma starts a new side unless a ``KEY=VALUE`` of the side
+before follows it, and commas inside brackets or quotes do not split.  :func:`compare_task`
+runs A as the diff's baseline and B as its current run; :func:`compare_text`,
+:func:`compare_markdown` and :func:`compare_to_json` render it.  See docs/cli.md#compare.
 """
 
 from __future__ import annotations

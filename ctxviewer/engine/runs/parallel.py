@@ -1,31 +1,11 @@
 """A batch across processes: ``batch --jobs N``, rows in the same order and bytes as one process.
 
-The batch's targets (every task of every feature, in order) are cut into contiguous ranges
-that keep a feature's tasks together where they can (its spec paragraphs and rule blocks are
-then tokenized once per process, not once per range).  Each worker process loads the project
-once and assembles its ranges, turning every row into its output with the caller's *render*
-function there.  :func:`run_written` has each worker write a range's text into a file of a
-scratch folder beside the output, so only the file's name and the rows' messages cross back
-(a large batch is hundreds of megabytes of JSON, which would otherwise be pickled, sent
-through a pipe and unpickled); the parts come back in range order and are copied into the
-output in the kernel.  :func:`run_rendered` sends the rendered values themselves back, for
-callers that want them (``--format tokens``).  Either way the output is the one process's,
-byte for byte, and bad input raises as there: a task refused in the middle of a range raises
-after that range's earlier rows are out.
-
-How workers start decides how soon they work (on 700 tasks the start was a fifth of the
-batch's wall-clock time).  On Linux, when the caller runs a single thread (the command line),
-they are forked from it: the caller imports the assembly code and, for exact counts, builds
-both tiktoken encodings first, then forks, so every worker starts at once with the code, the
-encodings and the caller's loaded project (nothing to load again, and the pages are shared).
-Forking is only safe with no other thread that might hold a lock, so where the caller has
-threads (the window) or the platform has no ``fork`` worth the name (macOS, Windows),
-workers start with ``forkserver`` where there is one (a fresh interpreter forked from a small
-server that imports the same code and builds the encodings,
-:mod:`ctxviewer.engine.runs.parallel_preload`, before forking the first worker), else
-``spawn``, and load the project themselves.  The parent waits for parts and copies them,
-leaving the cores to the workers.  A batch too small to repay the start runs in-process
-(:func:`effective_jobs`).
+The targets are cut into contiguous ranges that keep a feature's tasks together where they can
+(its paragraphs are then tokenized once per process).  :func:`run_written` has each worker
+write a range's text into a part file beside the output; :func:`run_rendered` sends the
+rendered values back (``--format tokens``).  Bad input raises as in one process, after the
+range's earlier rows.  How workers start (fork, forkserver, spawn) and why:
+docs/architecture.md#processes.
 """
 
 from __future__ import annotations
@@ -51,9 +31,7 @@ from ctxviewer.engine.runs.collector import pace_for_batches
 R = TypeVar("R")
 
 #: A batch whose workers are forked gets one process for every this many tasks, rounded up:
-#: below that, starting one costs more than it saves.  Measured on the generated project (2
-#: cores, medians of 7): a second process took 1.09x the time of one at 20 tasks, 0.95x at 25,
-#: 1.00x at 30, 0.86x at 40 and 0.74x at 80.
+#: below that, starting one costs more than it saves (bench/README.md#batch-against-its-floor-bench_floorpy).
 TASKS_PER_FORKED_PROCESS = 24
 #: The same where workers start afresh (a server's or spawned: each imports the engine, builds
 #: the encodings and loads the project before its first task).
@@ -62,7 +40,7 @@ TASKS_PER_PROCESS = 40
 #: the end, so the workers finish together), and at least :data:`MIN_RANGE` tasks.
 RANGES_PER_PROCESS = 2
 #: The smallest range: a range costs a round trip and a part file, and when it splits a feature
-#: the other process tokenizes that feature's spec paragraphs too (~0.03 s, a task and a half).
+#: the other process tokenizes that feature's spec paragraphs too.
 MIN_RANGE = 4
 #: Imported by the forkserver before it forks workers (with exact counts, the encodings' module
 #: too): the batch's code, and the profiles ``pipeline._runner`` imports on first use.

@@ -1,7 +1,6 @@
 """Imported before ``batch --jobs`` starts its workers, never by a one-process batch: builds both
 exact tiktoken encodings once, in the process the workers are forked from (the batch itself, or
-the forkserver), so every worker starts with them (building one takes ~0.4 s of parsing ranks
-and tiktoken's own set-up, per process otherwise).
+the forkserver), so no worker builds them again.
 
 A rank file that is damaged or missing is left alone here: each worker then fails on it when it
 first counts, with the message one process gives.

@@ -1,28 +1,11 @@
 """What changed since yesterday: the same task(s) assembled at two git revisions, and why.
 
 :func:`diff_revisions` reads the project at revision A and at revision B (the working tree
-when B is not given) -- a revision is unpacked into a temporary folder by
-:mod:`ctxviewer.engine.files.git`, never checked out over the user's files -- assembles the
-chosen tasks on both with the same overrides, and lists every candidate that entered,
-left, grew, shrank or changed fate, each with the edit that caused it:
-
-* ``edit`` -- its own lines changed: the file and the line ranges of ``git diff -U0 A B``
-  hunks that overlap the candidate's lines at A or at B (any hunk, for a rule file);
-* ``task`` -- the task itself changed in its task graph (its keywords or its files), so
-  the candidate scores or matches differently;
-* ``setting`` -- a setting differs (``ctxviewer.yaml``, the system's config), named with
-  its values and where it is set;
-* ``displaced`` -- none of those touched it: it moved because another candidate of its
-  section did, in the other direction (a paragraph outranked by one that now scores
-  higher), and that candidate is named with its own cause;
-* ``other`` -- nothing above explains it; the changed files are listed.
-
-Candidates are paired across the revisions by their text first (an inserted paragraph
-renumbers the ones after it: their ids change, their text does not), then by file and id.
-Token counts and the sections' and settings' deltas come from
-:func:`~ctxviewer.engine.analysis.whatif.diff_traces`.
-
-Qt-free.  Runs take the engine's cancel token and report ``progress(stage, fraction)``.
+when B is not given; a revision is unpacked into a scratch folder by
+:mod:`ctxviewer.engine.files.git`), assembles the chosen tasks on both, and lists every
+candidate whose fate changed with its cause (:data:`CAUSES`).  Candidates are paired by their
+text first, since an inserted paragraph renumbers the ones after it.  See
+docs/revision-diff.md.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """Session replay: a feature's tasks run one after another by one worker.
 
-One :class:`~ctxviewer.engine.runtime.tracker.ContextTracker` (the real one, with an injected
-clock that the replay advances, so nothing sleeps) counts every task as the worker
-would: the task itself, then each of its read/modify files that exists (as
-:func:`~ctxviewer.engine.runs.pipeline.task_reads` lists them), then ``tool_calls`` tool
-calls, then ``minutes`` of conversation.  After each task the replay records the
-tracker's estimate, whether the worker must checkpoint and which usage zones it has
-just entered::
-
-    project = load_project("sample_projects/ledger-service")
-    replay = replay_session(project, project.feature("auth-sessions"))
-    replay.first_checkpoint  # index of the first step that checkpoints, or None
-
-The order is the one the task graph asks for: by ``level``, then within a level in
-dependency order (ties in graph order).  Task graphs written by hand or by a model
-are often inconsistent, so :func:`replay_order` never raises on a bad graph: missing
-or odd levels, odd ``dependencies`` values, unknown ids, dependencies on later levels
-and cycles each produce a note and a sensible fallback.
+:func:`replay_session` feeds one real :class:`~ctxviewer.engine.runtime.tracker.ContextTracker`
+(its clock advanced by the replay, so nothing sleeps) each task, its read/modify files that
+exist, ``tool_calls`` tool calls and ``minutes`` of conversation, and records after each task
+the estimate, whether the worker must checkpoint and the zones it entered.  The order is
+:func:`replay_order`'s, which never raises on an inconsistent graph: it notes what it decided.
+See docs/gui.md (Session).
 """
 
 from __future__ import annotations

@@ -1,29 +1,10 @@
 """A feature sweep: every task at every budget (and, optionally, every value of one share).
 
-The question it answers is "which one budget suits this whole feature?": each cell is one
-task assembled at one setting, reduced to what a heatmap or a spreadsheet shows -- the
-context's size in the decision tokenizer (and exact counts when asked), whether it is over
-budget, how many candidates got in and how many were cut for room, and how many findings
-of each chosen code (``rule-cut``: a matched rule file cut for budget) the run has.
-
-Ranges are written ``START:STOP:STEP`` (``1000:8000:250``, ``1k:8k:250``; the end is
-included when it lands on a step) or as one value; budgets are read with the same parser
-as ``--budget``.  :func:`parse_budget_range` and :func:`parse_share_range` raise
-:class:`~ctxviewer.engine.errors.SettingsError` with a one-line message for anything else.
-
-Speed comes from the batch's ingredients: one file-system pass for the whole sweep (each
-path resolved and stat'ed once, :func:`~ctxviewer.engine.files.reading.one_pass`), token
-counts cached by text, and the profiles' caches by content (a spec's scores and ranking
-for the task's keywords).  The sweep walks task by task, every setting of a task before the
-next task, so those caches are hot: walking budget by budget over the whole project
-instead evicts them between visits (measured on 700 generated tasks x 29 budgets: 66 s
-against 11 s).  It reports progress after each task (and every :data:`PROGRESS_EVERY`
-assemblies within one) and checks its cancel token between assemblies (and between a run's
-stages), raising :class:`~ctxviewer.engine.profiles.base.Cancelled`.
-
-Each axis takes at most :data:`MAX_VALUES` values, and the whole sweep -- grid points times
-tasks, one assembly each -- at most :data:`MAX_ASSEMBLIES`: :func:`check_sweep_size` refuses a
-larger one with :class:`~ctxviewer.engine.errors.SettingsError` before anything is assembled.
+Each cell is one task assembled at one setting, reduced to what a heatmap or a spreadsheet
+shows.  Ranges are ``START:STOP:STEP`` or one value (:func:`parse_budget_range`,
+:func:`parse_share_range`); :func:`check_sweep_size` refuses more than :data:`MAX_ASSEMBLIES`
+before anything runs.  The sweep walks task by task, every setting of a task before the
+next, so the batch's caches stay warm.  See docs/sweeps.md and docs/cli.md#sweep.
 """
 
 from __future__ import annotations
@@ -54,17 +35,16 @@ from ctxviewer.engine.runs.pipeline import assemble_task, decision_tokenizer, ru
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, KEPT, Trace
 
 #: The finding codes a sweep counts unless told otherwise: those a budget moves.  The
-#: keyword and tie checks cost ten times the rest together and hardly change with it.
+#: keyword and tie checks are the costly ones and hardly change with it.
 SWEEP_CODES: tuple[str, ...] = (RULE_CUT, CONTEXT_EMPTY, OVER_BUDGET, SECTION_EMPTY, ESTIMATE_FLIP, SHARE_TOO_SMALL)
 #: The settings a share axis may sweep.
 SHARE_KEYS = ("spec_share", "security_share")
 #: The most values one axis may take (a range of a million budgets is a typo, not a sweep).
 MAX_VALUES = 1_000
 #: The most assemblies one sweep may run: grid points (budgets x share values) times tasks.
-#: One assembly took 1.4-2.3 ms on the sample projects (2-core x86_64 VM, CPython 3.11,
-#: decision tokenizer or exact counts, the default or every finding code), so 50,000 is
-#: about 70-115 s of work: a few minutes at most, even on a loaded machine.  Every sample
-#: project's 29-budget sweep (the window's default range) is under 750 of them.
+#: A few minutes of work at most, even on a loaded machine
+#: (bench/README.md#feature-sweep-against-one-batch-bench_sweeppy); every sample project's
+#: 29-budget sweep (the window's default range) is under 750 of them.
 MAX_ASSEMBLIES = 50_000
 #: Within a task, progress is reported after this many assemblies (as well as at its end).
 PROGRESS_EVERY = 256

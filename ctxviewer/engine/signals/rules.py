@@ -1,19 +1,16 @@
 """Security rule filtering and summarizing, as the reproduced pipeline does them.
 
-Filter (task files = ``create`` + ``modify`` only):
+Filter, on the task's ``create`` + ``modify`` files: ``_core/owasp-2025.md`` whenever it
+exists; ``languages/python/CLAUDE.md`` for ``.py .pyx .pyi`` (suffix lowercased);
+``languages/javascript/CLAUDE.md`` for ``.js .mjs .cjs .ts .tsx .jsx``;
+``containers/docker/CLAUDE.md`` for a lowercased name containing ``dockerfile`` or starting
+with ``docker-compose``; only files that exist, in that order.
 
-* ``_core/owasp-2025.md`` whenever it exists;
-* ``.py .pyx .pyi`` (suffix, lowercased) -> ``languages/python/CLAUDE.md``;
-* ``.js .mjs .cjs .ts .tsx .jsx`` -> ``languages/javascript/CLAUDE.md``;
-* a lowercased file name containing ``dockerfile`` or starting with
-  ``docker-compose`` -> ``containers/docker/CLAUDE.md``;
-* only files that exist; order core, python, javascript, docker.
-
-Summary, per rule file: lines inside ``` fences are dropped (fence lines toggle and
-are dropped too); lines starting ``## Rule:``, ``### Rule:``, ``**Level**`` or
-``**When**`` are kept; the block is ``"### <folder>/<file>\\n"`` + the kept lines;
-a block is added only if the characters used plus its length fit ``max_tokens * 4``
--- a block that does not fit is skipped and later, smaller ones may still fit.
+Summary of a rule file: lines inside ``` fences (and the fences) are dropped; lines starting
+``## Rule:``, ``### Rule:``, ``**Level**`` or ``**When**`` are kept, under
+``"### <folder>/<file>\\n"``.  A block is added only if it fits what is left of
+``max_tokens * 4`` characters; one that does not fit is skipped and later, smaller ones may
+still fit.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
 """Spec paragraphs, their scores, and truncation, as the reproduced pipeline does them.
 
-* A spec file's text is its content ``.strip()``-ed, split on ``"\\n\\n"``.
-* Blank paragraphs are skipped; a paragraph's score is how many task keywords occur
-  in its lowercased text as substrings; only scores above 0 are kept; a stable sort
-  by score, highest first, and the top *k* (5) joined by ``"\\n\\n"``.
-* Truncation to *t* tokens: ``max_chars = t * 4``; unchanged when it fits; else cut
-  at the last ``"\\n\\n"`` if past ``max_chars // 2``, else just after the last
-  ``". "``/``".\\n"`` if past half, else hard; then the truncation marker.
-
-A file that splits into more than :data:`MAX_PARAGRAPHS` paragraphs is not used
-(:func:`paragraph_limit_problem` says why), as a file over the size limit is not read.
-Scoring takes time with the text's size, not with keywords x size (see
-:func:`paragraph_hits`), and calls a cancel check every few thousand steps.
-
-Everything here that depends only on content is cached by content, so a re-run with
-other budgets or shares redoes none of it: stripping a file's text
-(:func:`strip_with_offset`), splitting it (:func:`spec_index`), and scoring and ranking
-its paragraphs against one set of keywords (:func:`ranking`).  A file edited on disk
-has new content and so misses every cache; nothing has to be invalidated by hand.
+A spec file's text is ``.strip()``-ed and split on ``"\\n\\n"``; a non-blank paragraph's score
+is how many task keywords occur in its lowercased text as substrings; :func:`rank` keeps the
+scores above 0, stable-sorted highest first, and the pipeline takes the top *k* (5);
+:func:`truncate` cuts to a token budget.  Scoring takes time with the text's size, not with
+keywords x size (:func:`paragraph_hits`).  What depends only on content is cached by content,
+so an edited file misses every cache and nothing is invalidated by hand.
 """
 
 from __future__ import annotations
@@ -41,9 +29,9 @@ TRUNCATION_MARKER = "\n\n[... truncated for context limits ...]"
 
 #: The most paragraphs a spec file may split into (docs/security.md, "Limits (hostile input)"),
 #: blank ones included.  Every paragraph becomes an item of the trace, so time and memory
-#: grow with their number, not with the bytes (a few microseconds and a few hundred bytes
-#: each): a file over the limit is not used, by every profile.  A file at the 64 MiB size
-#: limit is within it if its paragraphs average 269 bytes or more.
+#: grow with their number, not with the bytes: a file over the limit is not used, by every
+#: profile.  A file at the 64 MiB size limit is within it if its paragraphs average 269 bytes
+#: or more.
 MAX_PARAGRAPHS = 250_000
 
 #: A cancel check: raises (:class:`~ctxviewer.engine.profiles.base.Cancelled`) to stop.
@@ -471,7 +459,7 @@ _ranking_cache = LRU(64)
 _postings_cache = LRU(16)
 _scored_once = LRU(256)
 #: The most paragraph numbers one index's keyword table holds before it starts afresh
-#: (a few tens of megabytes: a flood of keywords cannot make it grow without bound).
+#: (a flood of keywords cannot make it grow without bound).
 KEYWORD_TABLE_LIMIT = 8_000_000
 #: :func:`indexed_hits` gives every paragraph a list up front once the hits are at least
 #: this many times the paragraphs (then the list it makes per paragraph costs less than
@@ -568,9 +556,8 @@ def indexed_hits(index: SpecIndex, keywords: Iterable[str], check: Check | None 
     sorted order, so its tuple comes out sorted: the work is one step per (keyword,
     paragraph) hit, none per paragraph that holds no keyword.  When the hits outnumber
     the paragraphs (the usual case: a task's keywords are its feature's vocabulary),
-    every paragraph gets a list up front and the steps run in C, which is several
-    times cheaper per hit than a Python loop.  Keywords holding whitespace are scanned
-    as :func:`paragraph_hits` scans them.
+    every paragraph gets a list up front and the steps run in C rather than in a Python
+    loop.  Keywords holding whitespace are scanned as :func:`paragraph_hits` scans them.
     """
     words = sorted(set(keywords))
     plain = [w for w in words if w.split() == [w]]
@@ -672,9 +659,11 @@ class Truncation:
 def truncate(text: str, max_tokens: int, counter: TokenCounter) -> Truncation:
     """Truncate *text* to *max_tokens* exactly as the pipeline does.
 
-    With the ``heuristic`` counter this is the reference to the character; with an
-    exact tokenizer the character limit is the longest prefix within *max_tokens*
-    tokens, and the same boundary rules apply.
+    Unchanged when it fits in ``max_chars = max_tokens * 4``; else cut at the last
+    ``"\\n\\n"`` if past ``max_chars // 2``, else just after the last ``". "``/``".\\n"`` if
+    past half, else hard; then :data:`TRUNCATION_MARKER`.  With the ``heuristic`` counter
+    this is the reference to the character; with an exact tokenizer ``max_chars`` is the
+    longest prefix within *max_tokens* tokens, and the same boundary rules apply.
     """
     if counter.name == HEURISTIC:
         max_chars = max_tokens * 4

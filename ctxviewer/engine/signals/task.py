@@ -1,21 +1,8 @@
 """Task signals (seed 004, phase 1): keywords, domains, files mentioned, type and phase.
 
-Every profile's trace carries them; the ``computed`` profile decides with them.
-
-* **Text**: the task's ``title``, ``description`` (seed 004's *objective*; an
-  ``objective`` field is read too) and each entry of ``acceptance_criteria`` (a list
-  of strings, or one string).
-* **Keywords**: the words of that text (letters and digits; camelCase split), lowercased,
-  English plurals folded (``sessions`` -> session), at least three characters, not a
-  number and not a stopword (the ``ctxviewer`` profile's list).  The words removed as
-  stopwords are kept in :attr:`~ctxviewer.engine.trace.model.Signals.stopwords`.
-* **Domains**: a domain is signalled when one of its trigger words is a keyword (seed
-  004's mapping table by default; ``computed.domains`` in ``ctxviewer.yaml`` replaces it).
-* **Files mentioned**: path-like tokens of the text: containing ``/`` (not a URL), or a
-  ``name.ext`` with a letter-led extension of at most eight characters (``passwords.py``,
-  ``docker-compose.yml``).  Quotes, brackets, trailing punctuation and a ``:line``
-  suffix are stripped.
-* **Task type / phase**: ``type``, ``phase`` (or the graph ``level``) and ``complexity``.
+Read from the task's ``title``, ``description`` (or ``objective``) and ``acceptance_criteria``.
+Every profile's trace carries them; the ``computed`` profile decides with them.  Each
+signal's rules: docs/computed-context.md#signals-every-profile.
 """
 
 from __future__ import annotations

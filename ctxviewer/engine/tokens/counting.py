@@ -1,25 +1,12 @@
 """Token counters: the pipeline's own estimate and exact tiktoken counts, offline.
 
-``heuristic`` is the reproduced pipeline's estimate, ``len(text) // 4``.  The exact
-counters use tiktoken's ``cl100k_base`` and ``o200k_base`` encodings.  tiktoken
-normally downloads their rank files on first use; ctxviewer never does.  It ships the
-official files in ``ctxviewer.resources/tiktoken/`` and checks each against its
-official sha256 with tiktoken's own ``check_hash`` before building the encoding, so a
-damaged or missing file is an error (:class:`EncodingUnavailableError`), never a
-silent zero or a guess.
-
-Counts are cached by content: each distinct text is tokenized once per process.
-
-A text longer than :data:`PIECE_CHARS` is counted a piece at a time, so time and memory
-stay proportional to its length (tiktoken holds every token of the text it is given,
-and merges one run without whitespace in time that grows faster than its length: a
-50 MB line took 78 s and 2.6 GB).  Pieces are cut where tiktoken's own pre-tokenizer
-would split the text -- just before whitespace that follows a letter or digit, or before
-a space or tab that follows anything but whitespace -- so the sum is the exact count.
-Where a stretch of :data:`PIECE_CHARS` // 2 characters holds no such place (a run
-without whitespace), it is cut anyway: the count of that text is then an *estimate*
-(each such cut can move it by a few tokens).  :func:`noting_estimates` collects the
-texts counted that way, so a trace can say so.
+``heuristic`` is the reproduced pipeline's ``len(text) // 4``; the exact counters use
+tiktoken's ``cl100k_base`` and ``o200k_base``, built from the rank files shipped in
+``ctxviewer.resources/tiktoken/`` and checked against their official sha256 (never
+downloaded; a damaged or missing file raises :class:`EncodingUnavailableError`).  Counts are
+cached by content.  A text over :data:`PIECE_CHARS` is counted a piece at a time, cut where
+tiktoken's pre-tokenizer splits, so the sum stays exact; a cut forced inside a long run makes
+the count an estimate (:func:`noting_estimates`).  See docs/security.md#limits-hostile-input.
 """
 
 from __future__ import annotations
@@ -221,7 +208,9 @@ class HeuristicCounter:
 
 #: Texts at least this long are tokenized in tiktoken's threaded batch call, shorter ones in a loop.
 BATCH_MIN_CHARS = 4096
-#: Texts longer than this are counted a piece at a time (pieces of half to all of it).
+#: Texts longer than this are counted a piece at a time (pieces of half to all of it): tiktoken
+#: holds every token of the text it is given, and merges a run without whitespace in time that
+#: grows faster than its length.
 PIECE_CHARS = 1 << 16
 #: Just before here, both encodings' pre-tokenizers split: whitespace after a letter or
 #: digit (no pre-token runs from a letter or digit into whitespace), or a space or tab
@@ -317,9 +306,8 @@ class TiktokenCounter:
         items = list(texts)
         missing = {t for t in items if t not in self._cache}
         if missing:
-            # tiktoken's batch call pays a thread-pool task per text: for short texts a
-            # plain loop is several times faster (bench: 34 vs 7 us for a 12-word
-            # paragraph); the batch wins only on long ones.
+            # tiktoken's batch call pays a thread-pool task per text: short texts go
+            # through a plain loop; the batch wins only on long ones.
             short = [t for t in missing if len(t) < BATCH_MIN_CHARS]
             long = sorted(t for t in missing if BATCH_MIN_CHARS <= len(t) <= PIECE_CHARS)
             found = {t: len(self._encoding.encode_ordinary(t)) for t in short}

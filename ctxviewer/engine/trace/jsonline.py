@@ -1,27 +1,11 @@
 """A trace as one line of JSON: ``batch``'s JSON lines.
 
-A batch line holds every candidate of its task (a few hundred items on a big feature), so
-writing the lines is a large share of a batch (issue 20).  The line is the trace's plain data
-(:func:`~ctxviewer.engine.trace.model.trace_to_json`, plus the caller's *extra* keys) written by
-orjson: a serialiser in compiled code that writes dicts, lists and strings about ten times as
-fast as the standard library's ``json`` module does on this data (``bench/bench_jsonline.py``).
-It was chosen over keeping our own writer (the f-string writer with escape caches it
-replaced was 3x slower and 200 lines to keep byte-identical to ``json.dumps``) because it
-is a single well-kept package with wheels for every platform PySide6 has.
-
-The items are most of a line (on a big feature, a few hundred paragraphs and their text) and
-most of them are the same paragraph in every trace of the feature, only outranked or left
-out: :func:`_items_fragment` writes such an item around JSON made once per paragraph, so a
-paragraph's text is escaped once per batch, not once per task.  Every piece is orjson's, so
-the line is byte for byte what orjson writes of the plain data (tested).
-
-The line is compact JSON (no spaces after ``,`` and ``:``), UTF-8 as is (nothing escaped
-to ``\\uXXXX`` but what JSON requires), and strict: a float that is not finite (which only a
-free-form setting could hold) is written ``null``, not the ``NaN`` ``json.dumps`` writes and
-strict readers refuse.  orjson refuses two things the engine never produces but a trace could
-hold: an int beyond 64 bits and a lone surrogate in a string.  A line holding one is written
-by ``json.dumps`` instead, with the same separators and the same non-finite floats as
-``null``, so it reads back to the same data.
+The line is the trace's plain data (:func:`~ctxviewer.engine.trace.model.trace_to_json` plus
+the caller's *extra* keys) written by orjson.  An item that is the same paragraph in every
+trace of its feature is written around JSON made once per paragraph (:func:`_items_fragment`);
+every piece is orjson's, so the line is byte for byte orjson's writing of the plain data.
+What orjson refuses (an int beyond 64 bits, a lone surrogate) is written by ``json`` with the
+same rules.  The format: docs/trace-schema.md; why orjson: docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -204,7 +188,7 @@ def _items_data(items: tuple[Item, ...]) -> list[dict[str, Any]]:
 
 def _item(i: Item) -> dict[str, Any]:
     """``model._item_json``'s data for orjson: tuples left as they are (orjson writes them as
-    lists) and each token count's data built once (a quarter less time on a big batch)."""
+    lists) and each token count's data built once."""
     return {
         "id": i.id,
         "kind": i.kind,

@@ -523,7 +523,7 @@ class Trace:
 
 # A serialiser made for the schema rather than a generic walk over dataclasses: a trace of
 # a large feature holds hundreds of items, and looking up each one's fields and testing
-# each value against abstract base classes cost as much as assembling the trace (issue 20).
+# each value against abstract base classes would cost as much as assembling the trace.
 # Each function below writes one class's fields in declaration order (the JSON's key
 # order); tests/engine/trace/test_trace_json.py checks them against a generic walk on
 # every profile's traces and that no field is missed.  Only free-form values (an item's

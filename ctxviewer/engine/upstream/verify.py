@@ -1,12 +1,10 @@
 """``ctxviewer verify``: the installed upstream plugin against our profile, task by task.
 
-The interpreter given (``--upstream-python``) runs :mod:`.verify_driver` as a script over
-every task of the project; each task's text is compared with what the profile of the
-matching version assembles: the installed package ``zerg`` is ``zerg-ai-0.3.2``,
-``mahabharatha`` is ``latest`` -- unless the user chose a version (``upstream`` set, or a
-version profile), which is then used.  Upstream adds the python and javascript security
-rule files in a set's order, which depends on the hash seed; the driver runs with
-``PYTHONHASHSEED=1``, which puts python first, as the profiles do.
+The interpreter given (``--upstream-python``) runs :mod:`.verify_driver` over every task; each
+text is compared with what our profile of the matching version assembles (``zerg`` is
+``zerg-ai-0.3.2``, ``mahabharatha`` is ``latest``, unless the user chose a version).  The
+driver runs with ``PYTHONHASHSEED=1``: upstream adds the python and javascript rule files in
+a set's order, and that seed puts python first, as the profiles do.  See docs/cli.md#verify.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """Run an installed upstream context plugin over tasks; a script for ``ctxviewer verify``.
 
-Run by the *user's* interpreter (the one with ``zerg-ai`` or ``mahabharatha`` installed),
-as a script, never imported: it imports nothing of ctxviewer and only the standard
-library besides the upstream package.  Reads on stdin a JSON object
-``{"jobs": [{"root", "feature", "task", "env", "budget", "security_rule_filtering",
-"fallback_to_full"}, ...]}``; writes on stdout ``{"package", "version", "prefix",
-"results": [{"context": ...} or {"error": "Type: message"}, ...]}``.
-
-For each job: chdir to the project root, set the plugin's switch variables exactly as
-given (the others removed), build a fresh plugin (it reads compact mode when built),
-clear the repository map's cache between projects, and call ``build_task_context``.
-The plugin's token records are switched off, so the project is never written to; they
-never change the text.  Exit 3 (with a line on stderr) when no upstream package imports.
+Run as a script by the *user's* interpreter (the one with ``zerg-ai`` or ``mahabharatha``), never
+imported: it imports nothing of ctxviewer and only the standard library besides upstream.
+Reads on stdin ``{"jobs": [{"root", "feature", "task", "env", "budget",
+"security_rule_filtering", "fallback_to_full"}, ...]}``; writes on stdout ``{"package",
+"version", "prefix", "results": [{"context": ...} or {"error": "Type: message"}, ...]}``.
+Each job runs in the project root with exactly its switch variables and a fresh plugin, its
+token records off (the project is never written to).  Exit 3 when no upstream package imports.
 """
 
 import json
@@ -65,7 +60,7 @@ def main() -> None:
         source = handle.read()
     prefix = "MAHABHARATHA_" if "MAHABHARATHA_ANALYSIS_DEPTH" in source else "ZERG_"
     plugin_class = plugin_module.ContextEngineeringPlugin
-    plugin_class._record_token_metrics = lambda self, task, components: None
+    plugin_class._record_token_metrics = lambda self, task, components: None  # they never change the text
     home = os.getcwd()
     results = []
     last_root = None
@@ -75,7 +70,7 @@ def main() -> None:
             os.environ.pop(prefix + name, None)
         for name, value in job["env"].items():
             os.environ[prefix + name] = value
-        if job["root"] != last_root:
+        if job["root"] != last_root:  # the repository map is cached per process, not per project
             invalidate = getattr(repo_map, "invalidate_cache", None)
             if invalidate is not None:
                 invalidate()
@@ -86,7 +81,7 @@ def main() -> None:
             fallback_to_full=job["fallback_to_full"],
         )
         try:
-            plugin = plugin_class(config)
+            plugin = plugin_class(config)  # a fresh one: it reads compact mode when built
             results.append({"context": plugin.build_task_context(job["task"], {}, job["feature"])})
         except Exception as exc:
             results.append({"error": f"{type(exc).__name__}: {exc}"})

@@ -1,44 +1,8 @@
 """The prompt a worker receives for a task, as upstream's ``ProtocolHandler._build_task_prompt`` composes it.
 
-The plugin's context reaches a worker only through the task graph's ``context`` field;
-the worker's whole prompt is composed per task from lines joined by ``"\\n"``, in this
-order (``zerg-ai`` 0.3.2, ``zerg/protocol_handler.py``; the same on the repository's
-main):
-
-1. the task's ``context`` if it is truthy: ``# Task Context (Scoped)`` then the text;
-   otherwise the worker's *spec context*, if it has one (below);
-2. ``# Task: {title}`` (the id when there is no ``title`` key; upstream evaluates
-   ``task['id']`` either way, so a task without an id raises), then an empty line;
-3. if ``description`` is truthy: ``## Description``, the description, an empty line;
-4. if ``files`` is truthy: ``## Files``, then ``Create: a, b`` / ``Modify: ...`` /
-   ``Reference: ...`` for ``create`` / ``modify`` / ``read`` when truthy (joined with
-   ``", "``), then an empty line;
-5. if ``verification`` is truthy: ``## Verification``, ``Command: `{command}```` (empty
-   when there is none), an empty line;
-6. ``## Instructions`` and its two fixed lines.
-
-Values are formatted as Python formats them (``# Task: 5``, ``Command: `None```), a
-``files`` that is not a mapping, a verification that is not one, a list entry that is
-not text and a context or description that is not text raise, as upstream raises: the
-worker's task then fails before any model is called.  :func:`build_prompt` reports that
-as :attr:`WorkerPrompt.error` with no text.
-
-The spec context (``protocol_state.py:WorkerProtocol.__init__`` and
-``spec_loader.py:SpecLoader.load_and_format``, 2,000 tokens): the worker's feature
-folder's ``requirements.md`` (else ``REQUIREMENTS.md``) and ``design.md`` (else
-``DESIGN.md``, ``architecture.md``, ``ARCHITECTURE.md``), each stripped; nothing when
-both are empty; otherwise ``# Feature Context: {feature}``, an empty line, then
-``## Requirements Summary`` with the requirements cut to 1,000 tokens (4 characters
-each, at a paragraph or sentence boundary past half, with the truncation note) and an
-empty line, ``## Design Decisions`` with the design cut to
-``max(2000 - len(so far) // 4, 1000)`` tokens and an empty line, then ``---`` and an
-empty line.  A spec file that is not UTF-8 stops the worker from starting at all.
-
-Every part of the prompt is attributed (name, source, span, text) and counted: characters,
-upstream's own estimate ``max(1, round(len / 4))`` and exact cl100k/o200k counts.  When
-the task carries a ``context`` written at design time, :attr:`WorkerPrompt.design` puts
-it beside what the chosen profile's plugin assembles now, with the design step's
-guidance (about 4,000 tokens, ~16,000 characters).
+:func:`compose_prompt` composes it part by part, each part attributed and counted; a task
+upstream raises on gives :attr:`WorkerPrompt.error` and no text.  The order of the parts and
+the spec context's rules: docs/profiles.md#the-workers-whole-prompt.
 """
 
 from __future__ import annotations

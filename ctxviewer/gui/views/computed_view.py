@@ -1,15 +1,10 @@
 """The *Computed* tab: the task's signals, the computed profile's entries, its debug record.
 
-* **Signals** (every profile): keywords, domains, files mentioned, the task's type, phase
-  and complexity, and the stopwords removed, each with the task fields it came from.
-* **Entries** (``computed`` profile): every knowledge node, context-map entry, dependency
-  and blocking question the profile considered, with its section, score, rank, fate and
-  reason; activating one emits :attr:`ComputedTab.itemActivated` with the
-  :class:`~ctxviewer.engine.trace.model.Item` (the window jumps to its span in the context).
-* **Context Debug** (``computed`` profile): seed 004's debug record, verbatim.
-
-For the other profiles the entries and the debug pane say why they are empty.  The row
-and HTML helpers are plain functions so they can be tested without a window.
+The signals show for every profile; the entries (activating one emits
+:attr:`ComputedTab.itemActivated` with its :class:`~ctxviewer.engine.trace.model.Item`) and
+seed 004's Context Debug record for the ``computed`` profile, and say why they are empty for
+the others.  The row and HTML helpers are plain functions, tested without a window.
+See docs/gui.md and docs/computed-context.md.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """The window's findings: the Findings tab, the header's line and the outline's markers.
 
-Findings come from :func:`ctxviewer.engine.analysis.findings.findings_of` (Qt-free): for the
-task on screen from its trace, for every task of the project from the background pass
-(which keeps no traces, so each finding travels with the words naming its item, worked
-out while the trace was at hand: :class:`FindingRow`).
-
-* :class:`FindingsTab` lists them -- this task's, or every task's of the feature --
-  severity, code, task, item, message; a double-click (or Enter) emits
-  ``findingActivated`` and the window shows the item in its tab.
-* :func:`findings_line` is the one line under the task header ("2 findings: ...").
-* :func:`severity_icon` / :func:`findings_tooltip` mark a task in the outline by its
-  worst finding.
+Findings come from :func:`ctxviewer.engine.analysis.findings.findings_of`: for the task on
+screen from its trace, for every task from the background pass, which keeps no traces, so each
+finding travels with the words naming its item (:class:`FindingRow`).  :class:`FindingsTab`
+lists them and emits ``findingActivated``; :func:`findings_line` is the line under the task
+header; :func:`severity_icon` and :func:`findings_tooltip` mark the outline.  See docs/findings.md.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """The project outline: features and their tasks, with batch totals as they arrive.
 
-A two-column tree (task, tokens).  Feature folders without a task graph, or whose
-graph cannot be read, are listed greyed with the reason as a tooltip.  Once the
-background batch pass has assembled a task, its total tokens appear beside it, with
-an over-budget mark when the context exceeds the budget.
-
-Built for projects of tens of thousands of tasks:
-
-* A task is one label item; its tokens cell gets an item only once its total arrives,
-  and the tooltips of both are worked out when asked for (:class:`_LazyTips`).  Which
-  task a row is follows from its position, so no per-task data is stored in the model.
-* The model stays a C++ ``QStandardItemModel`` with no method overridden in Python: the
-  view and the filter proxy walk its rows without calling into Python (which would also
-  have to wait for the interpreter lock a busy worker holds).
-* The tokens column is sized to fit its texts as they arrive, not re-measured over up to
-  a thousand rows on every change as ``ResizeToContents`` does -- that made each batch
-  total cost milliseconds of GUI time.
+A two-column tree (task, tokens); feature folders without a readable task graph are listed
+greyed with the reason as a tooltip, and a task's total appears (with an over-budget mark)
+once the background batch pass has assembled it.  Built for projects of tens of thousands
+of tasks: a task is one label item, its tokens cell and tooltips are made only when needed,
+and a row's task follows from its position.  See docs/gui.md.
 """
 
 from __future__ import annotations
@@ -136,6 +125,8 @@ class ProjectOutline(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # A C++ model with no method overridden in Python: the view and the proxy walk its rows
+        # without calling into Python (and waiting for the interpreter lock a busy worker holds).
         self.model = QStandardItemModel(self)
         self.model.setHorizontalHeaderLabels(["Task", "Tokens"])
         self.proxy = QSortFilterProxyModel(self)
@@ -161,7 +152,7 @@ class ProjectOutline(QWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         # Sized to its texts as they come (see _fit_tokens_column): ResizeToContents re-measures
-        # up to a thousand rows on every change, milliseconds for each batch total.
+        # up to a thousand rows on every change, for each batch total.
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Fixed)
         self.tree.selectionModel().currentChanged.connect(self._on_current)
         layout = QVBoxLayout(self)

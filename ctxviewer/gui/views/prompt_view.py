@@ -1,17 +1,11 @@
 """The Worker prompt view: the whole prompt upstream's worker gives the model for a task.
 
-It shows a :class:`~ctxviewer.engine.worker.prompt.WorkerPrompt` (a plain value, built
-by :func:`~ctxviewer.engine.upstream.prompt.build_prompt` off the GUI thread): the text
-exactly as composed, read-only, monospace and highlighted; a table of its parts (the
-task's design-time ``context`` or the spec fallback, the header, description, files,
-verification and instructions), each with where it came from and its counts; a click on
-a part marks it in the text.  When the task carries a design-time ``context``, a second
-page puts it beside what the plugin assembles now (counts, the design step's guidance,
-a line diff).  The prompt can be copied and exported (the exact text, or the JSON the
-CLI's ``prompt --format json`` writes).
-
-Everything shown comes from the project's files, so text goes into plain-text widgets
-and tooltips through :func:`~ctxviewer.gui.widgets.plaintext.plain_tip`.
+It shows a :class:`~ctxviewer.engine.worker.prompt.WorkerPrompt` (built off the GUI thread):
+the text exactly as composed, read-only and highlighted, a table of its parts with their
+sources and counts (a click marks a part in the text), and, for a design-time ``context``, a
+page beside what the plugin assembles now.  Everything shown is project text, so it goes into
+plain-text widgets and tooltips (:func:`~ctxviewer.gui.widgets.plaintext.plain_tip`).
+See docs/gui.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """The revision diff dialog: the current task at two git revisions, and the edit behind each change.
 
-Two lists offer the project's last 50 commits (``git log``) and the working tree; Compare
-runs :func:`~ctxviewer.engine.runs.revisions.diff_revisions` for the task shown on a worker
-:class:`~ctxviewer.gui.worker.Lane` (progress bar, Cancel), and the table lists every
-candidate that entered, left or changed fate: its fate before and after and the cause, with
-the file and lines of the edit.  Listing the commits runs on the same lane.  Each side runs
-with the settings the project has at that revision (a setting changed in ``ctxviewer.yaml``
-is itself a cause).  Errors (no repository, git missing) are shown in the dialog.
+Two lists offer the project's recent commits and the working tree; Compare runs
+:func:`~ctxviewer.engine.runs.revisions.diff_revisions` for the task shown on a worker
+:class:`~ctxviewer.gui.worker.Lane` (listing the commits runs there too), and the table lists
+every candidate whose fate changed with its cause.  Errors (no repository, git missing) are
+shown in the dialog.  See docs/revision-diff.md.
 """
 
 from __future__ import annotations

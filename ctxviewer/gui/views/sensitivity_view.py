@@ -1,14 +1,10 @@
 """What would get it in?  The selected candidate's exact sensitivity, beside its detail pane.
 
-One :class:`SensitivityView` sits in the detail area of each candidate table (Paragraphs,
-Rules, Computed).  The window computes the task's exact
-:class:`~ctxviewer.engine.runs.sensitivity.Sensitivity` on a worker, for every candidate at
-once, and hands each state to every view: computing (with progress), a first result (the
-budget alone), the whole result, stopped, failed.  The view shows the selected candidate's
-strips (:class:`~ctxviewer.gui.widgets.sensitivity_strip.SensitivityStrip`), the intervals
-in words, and the smallest one-setting change that brings it in with what that change
-pushes out; **Apply** asks the window to set that value through the Budget panel (so Undo
-reverts it).  The words are plain functions, tested without a window.
+One :class:`SensitivityView` sits in the detail area of each candidate table.  The window
+works out the task's :class:`~ctxviewer.engine.runs.sensitivity.Sensitivity` on a worker, for
+every candidate at once, and hands each state (computing, first result, whole result, stopped,
+failed) to every view; **Apply** asks the window to set a value through the Budget panel, so
+Undo reverts it.  The words are plain functions, tested without a window.  See docs/sensitivity.md.
 """
 
 from __future__ import annotations

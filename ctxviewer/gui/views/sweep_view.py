@@ -1,15 +1,10 @@
 """The Sweep view: every task of a feature at every budget of a range, as a heatmap.
 
-The controls say what to sweep (the feature, the budget range ``1000:8000:250``, optionally
-one share's range) and what the colour shows (:data:`METRICS`); the sweep runs on a worker
-:class:`~ctxviewer.gui.worker.Lane` (:func:`~ctxviewer.engine.runs.sweep.run_sweep`) with
-its progress shown and a Cancel button (checked between assemblies); a sweep over the engine's
-ceiling (:data:`~ctxviewer.engine.runs.sweep.MAX_ASSEMBLIES`) is refused in the message line
-before anything runs.  The heatmap (:class:`~ctxviewer.gui.widgets.heatmap.SweepHeatmap`)
-marks over-budget cells red and cells with a matched rule file cut with an amber corner;
-hovering tells a cell's numbers, clicking one emits :attr:`SweepView.openRequested` with the
-task and the settings of that cell, for the window to open it.  The picture exports as PNG
-or SVG.  :class:`SweepDialog` is the view in a window of its own, as the Run menu opens it.
+The sweep runs on a worker :class:`~ctxviewer.gui.worker.Lane`
+(:func:`~ctxviewer.engine.runs.sweep.run_sweep`) with progress and Cancel; one over
+:data:`~ctxviewer.engine.runs.sweep.MAX_ASSEMBLIES` is refused before anything runs.  Clicking
+a cell emits :attr:`SweepView.openRequested` with its task and settings, for the window to open
+it.  :class:`SweepDialog` is the view in a window of its own.  See docs/sweeps.md.
 """
 
 from __future__ import annotations

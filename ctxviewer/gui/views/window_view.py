@@ -1,17 +1,12 @@
 """The *Window* tab: the task's context in the worker's whole context window (seed 003).
 
-:class:`WindowChart` paints seed 003's box diagram: one column whose height stands for
-the whole window, the blocks stacked from the top (base prompt, command, task context,
-conversation), free space, and the response reserve at the bottom, with a dashed line
-across at each threshold (checkpoint, compaction, other zones) measured from the top.
-Every height is to scale.  When the stacked blocks are too thin to see at the window's
-scale (a few thousand tokens of a 200,000-token window), they are drawn a second
-time beside the column, enlarged by a stated factor and still in proportion to each
-other (:func:`inset_geometry`), with guide lines to the part of the column they enlarge
--- nothing is drawn larger than its share of its own column.  The arithmetic lives in
-pure functions (:func:`window_geometry`, :func:`inset_geometry`, :func:`spread_labels`,
-:func:`window_summary`) so it can be tested exactly.  :class:`WindowLayoutTab` puts the
-chart over a summary line and a table of the blocks.
+:class:`WindowChart` paints seed 003's box diagram to scale: the blocks stacked from the top,
+free space, the response reserve at the bottom and a dashed line at each threshold; blocks too
+thin to see are drawn again beside the column, enlarged by a stated factor and still in
+proportion (never larger than their share of their own column).  The arithmetic is in pure
+functions (:func:`window_geometry`, :func:`inset_geometry`, :func:`spread_labels`,
+:func:`window_summary`), tested exactly.  :class:`WindowLayoutTab` adds a summary and a table.
+See docs/gui.md.
 """
 
 from __future__ import annotations

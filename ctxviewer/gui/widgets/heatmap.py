@@ -1,14 +1,10 @@
 """A painted heatmap of rows by columns (a sweep's tasks by budgets), with a legend and axis labels.
 
-The widget takes a frozen :class:`HeatmapValue` -- labels, and per cell a level in [0, 1] and
-two marks (over budget, a matched rule file cut) -- and knows nothing of sweeps.  Colour is
-the level on a pale-to-dark blue scale (:func:`level_color`); an over-budget cell is red
-whatever its level; a cell with a rule file cut carries an amber corner; a cell the engine
-refused is grey.  The layout is a pure function (:func:`heatmap_layout`), so tests can find
-a cell's pixels; :func:`paint_heatmap` draws on any painter, so the same picture goes to
-the screen, a PNG (:func:`png_bytes`) and an SVG (:func:`svg_bytes`, QtSvg's generator).
-Hovering a cell makes its tooltip the widget's; clicking it (or Enter on the cell the arrow keys
-mark) emits :attr:`SweepHeatmap.cellClicked`.
+The widget takes a frozen :class:`HeatmapValue` (labels, and per cell a level in [0, 1] and two
+marks) and knows nothing of sweeps.  The layout is a pure function (:func:`heatmap_layout`), so
+tests can find a cell's pixels; :func:`paint_heatmap` draws on any painter, so the same picture
+goes to the screen, a PNG (:func:`png_bytes`) and an SVG (:func:`svg_bytes`).  Clicking a cell
+emits :attr:`SweepHeatmap.cellClicked`.  See docs/sweeps.md.
 """
 
 from __future__ import annotations
@@ -163,7 +159,7 @@ def paint_heatmap(
     """Draw *value* in a *width* x *height* area from (0, 0); *marked* gets an outline.
 
     With *exposed* (a repaint of part of the widget, as scrolling asks) only the rows that
-    cross it are drawn: a sweep of 700 tasks by 29 budgets takes a third of a second whole.
+    cross it are drawn: painting a large sweep whole is too slow for scrolling.
     """
     layout = heatmap_layout(value, width, height, p.font())
     text = palette.color(QPalette.ColorRole.WindowText)

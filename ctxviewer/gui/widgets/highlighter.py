@@ -1,17 +1,11 @@
 """Markdown highlighting with Pygments, lexed once per text and cached per block.
 
-Pygments lexes a whole document; ``QSyntaxHighlighter.highlightBlock`` is called
-block by block.  Re-lexing the document inside ``highlightBlock`` would be quadratic,
-so :func:`lex_blocks` lexes the text once (it is plain Python and runs on the worker
-thread with the assembly) and splits the tokens into per-block ranges;
-:class:`MarkdownHighlighter` only looks its block's ranges up.  A block whose text
-does not match the cache (edited, or a different text) is lexed on its own.
-
-Offsets: Qt counts UTF-16 code units and turns ``\\r``, ``\\r\\n`` and U+2029 into
-block breaks.  :func:`display_text` makes carriage returns and paragraph separators
-visible (one character each), so a context's character offsets map one-to-one onto
-the document except for characters outside the BMP, which :class:`OffsetMap`
-accounts for.
+Re-lexing the document inside ``highlightBlock`` would be quadratic, so :func:`lex_blocks`
+lexes the text once (on the worker thread, with the assembly) into per-block ranges that
+:class:`MarkdownHighlighter` looks up; a block that does not match the cache is lexed alone.
+Qt counts UTF-16 code units and breaks blocks at ``\r``, ``\r\n`` and U+2029:
+:func:`display_text` makes those visible (one character each), so a context's offsets map
+one-to-one onto the document but for characters outside the BMP (:class:`OffsetMap`).
 """
 
 from __future__ import annotations

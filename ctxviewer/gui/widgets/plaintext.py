@@ -1,17 +1,10 @@
 """Project text in the window: always shown as text, never as Qt rich text or a resource to load.
 
-A project's task ids, titles, feature and file names, paragraphs, rules and a worker
-log's event names are written by whoever wrote the project.  Shown as Qt rich text,
-``<img src="/etc/passwd">`` in a task id makes Qt read a local file (and
-``/proc/self/pagemap`` exhausts memory).  So, in the window:
-
-* labels that show project text say ``Qt.TextFormat.PlainText``; labels whose markup is
-  ours say ``RichText`` and escape every piece of project text (``html.escape``);
-* every tooltip that carries project text goes through :func:`plain_tip` (Qt decides a
-  tooltip is rich text by looking at it, ``Qt.mightBeRichText``, so it cannot be told);
-* rich-text panes are :class:`NoResourceBrowser`, which loads no resource whatever the
-  HTML names (their HTML is ours, with project text escaped; this is the second lock);
-* a file name suggested from project text goes through :func:`safe_file_name`.
+Shown as rich text, ``<img src="/etc/passwd">`` in a task id makes Qt read a local file.  So
+tooltips with project text go through :func:`plain_tip` (Qt guesses whether a tooltip is rich
+text), rich-text panes are :class:`NoResourceBrowser`, and file names suggested from project
+text go through :func:`safe_file_name`.  The rules for every widget:
+docs/security.md#the-window.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """A painted strip per setting: where along it one candidate is in the context, and where out.
 
-The widget takes plain :class:`StripRow` values (one per axis of an exact
-:class:`~ctxviewer.engine.runs.sensitivity.Sensitivity`, made by :func:`strip_rows`) and
-knows nothing of runs.  Each row is a horizontal bar coloured by the candidate's fate along
-the setting, in the fate colours of the tables, with the current value marked by a black
-line.  Numeric axes whose range runs far past where anything changes (the budget goes to
-10,000,000; nothing changes above the refit's ceiling) are drawn linearly up to a little
-above the interesting part and the rest as a short compressed tail on a log scale, behind a
-break mark.  Choice axes (switches) are cells, one per value.  The real system's budget
-range (for the upstream profiles) is a bracket under the bar.  The layout is a pure
-function (:func:`strip_layout`), so tests can find a span's pixels; hovering a span makes
-its exact interval and fate the widget's tooltip (:func:`tip_at`).
+The widget takes plain :class:`StripRow` values (made by :func:`strip_rows` from an exact
+:class:`~ctxviewer.engine.runs.sensitivity.Sensitivity`) and knows nothing of runs.  A numeric
+axis that runs far past where anything changes is drawn linearly over the interesting part and
+the rest as a compressed log tail; choice axes are cells.  The layout is a pure function
+(:func:`strip_layout`) and the tooltip of a point is :func:`tip_at`, so tests can find a span's
+pixels.  See docs/sensitivity.md.
 """
 
 from __future__ import annotations

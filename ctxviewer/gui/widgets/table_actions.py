@@ -1,18 +1,11 @@
 """Copying and context menus shared by every table of the window.
 
-* **Ctrl+C** (the platform's Copy key) copies the selected rows as tab-separated text,
-  with a header row first -- pasted into a spreadsheet the columns keep their names,
-  and one copied row still says what its numbers are.  Cells are the full texts the
-  model holds, never the elided text the view paints; a tab or line break inside a
-  cell becomes a space so a cell stays one cell.
-* A right click on the column names shows or hides columns.
-* A right click on a row opens a menu: *Copy*, *Copy as Markdown* (a Markdown table of the
-  selected rows), and, when the window links the table to the trace's candidates,
-  *Show in context* (jump to the candidate's text in the assembled context) and
-  *Show source lines* (the candidate's lines in its file, read inside the project).
-
-:func:`install_table_actions` is called by :func:`~ctxviewer.gui.widgets.tables.make_table_view`,
-so every table made there gets both; other views call it themselves.
+Ctrl+C copies the selected rows as tab-separated text under a header row, from the full
+texts the model holds (a tab or line break in a cell becomes a space); right-clicking the
+column names shows or hides columns; right-clicking a row offers Copy, Copy as Markdown and,
+where the window links the table to the trace's candidates, Show in context and Show source
+lines.  :func:`~ctxviewer.gui.widgets.tables.make_table_view` installs them
+(:func:`install_table_actions`); other views call it themselves.  See docs/gui.md.
 """
 
 from __future__ import annotations

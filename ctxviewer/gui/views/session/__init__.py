@@ -1,22 +1,10 @@
 """The Session panel: a feature's tasks replayed through the tracker, or a live worker log followed.
 
-One job a module, lowest first:
-
-* ``ticks`` -- axis maths: token labels, nice tick steps, the number guards (no Qt);
-* ``series`` -- :class:`PlotValue`, what the plot shows, built from a replay or a live
-  log's usage, and the plot's top and the thinning of long histories (no Qt);
-* ``player`` -- :class:`ReplayPlayer`, the replay's timing;
-* ``plot`` -- :class:`UsagePlot`, the painted plot of a :class:`PlotValue`;
-* ``steps`` -- the step table: its columns, :class:`StepModel` and the view's set-up;
-* ``controls`` -- Play/Step/Reset, the speed and the replay parameters with their checks;
-* ``live`` -- :class:`~ctxviewer.gui.views.session.live.LiveLog`, when to read a followed
-  event log and what was read;
-* ``fleetvalues`` -- :class:`FleetValue`, a real run's workers as the fleet view shows them (no Qt);
-* ``timelines`` -- :class:`TimelineValue`, one worker's events and recomputed tracker (no Qt);
-* ``runwatch`` -- :class:`RunFollower`, when to read an attached run, read off the GUI thread;
-* ``fleet`` -- :class:`FleetChart`, every worker's painted gauge, and the Fleet tab;
-* ``timeline`` -- :class:`TimelinePlot`, a worker's timeline painted, and the Timeline tab;
-* ``panel`` -- :class:`SessionPanel`, which wires them and shows the current step or poll.
+One job a module: values and axis maths without Qt (``ticks``, ``series``, ``fleetvalues``,
+``timelines``); the replay's timing, plot, step table and controls (``player``, ``plot``,
+``steps``, ``controls``); when to read a followed event log (``live``) and an attached run, off
+the GUI thread (``runwatch``); the Fleet and Timeline tabs (``fleet``, ``timeline``); and
+``panel``, which wires them.
 """
 
 from ctxviewer.gui.views.session.controls import ReplayControls, parse_minutes, parse_tool_calls

@@ -1,12 +1,9 @@
 """The painted fleet view: :class:`FleetChart` draws a :class:`~.fleetvalues.FleetValue`.
 
-One row per worker: its id, recorded status (coloured by kind, the word always written),
-current task and the recorded usage over the threshold on the first line; a bar of the
-recorded ``context_usage`` in upstream's dashboard colour (green, yellow, red) with the
-checkpoint threshold as a red line and the further zones as ticks in their colours; then
-tasks done, checkpoints, the last heartbeat and log line, and ctxviewer's recomputed
-estimate.  A worker at or over the threshold has its figure and its bar's outline in the
-over-threshold red.  Hovering a row shows every figure; clicking it emits ``workerActivated``.
+One row per worker: its status, current task, a bar of its recorded ``context_usage`` in
+upstream's dashboard colour against the checkpoint threshold and zones, and its figures.
+Hovering a row shows every figure; clicking it emits ``workerActivated``.
+See docs/run-files.md#in-the-window.
 """
 
 from __future__ import annotations

@@ -2,11 +2,9 @@
 from a :class:`~ctxviewer.engine.runtime.fleet.FleetSnapshot`.  No Qt:
 :class:`~ctxviewer.gui.views.session.fleet.FleetChart` paints it.
 
-Each gauge is the worker's **recorded** ``context_usage`` (the state file's, the real
-tracker's) against the checkpoint threshold of the project's config and the further zone
-lines; its colour is upstream's own dashboard band for that value (green, yellow, red), and
-:attr:`WorkerGauge.over_threshold` says it reached the checkpoint threshold.  The tracker's
-estimate beside it is ctxviewer's recomputation, named as one.
+A gauge is the worker's **recorded** ``context_usage`` against the project's checkpoint
+threshold, coloured in upstream's own dashboard band; the estimate beside it is ctxviewer's
+recomputation, named as one.
 """
 
 from __future__ import annotations

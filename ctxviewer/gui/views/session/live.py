@@ -17,8 +17,8 @@ from ctxviewer.engine.runtime.eventlog import EventLogFollower, LiveUsage, LogPr
 
 #: Live mode: the log is polled at least this often, file-system notifications or not.
 LIVE_POLL_MS = 1000
-#: Bytes of log one poll reads at most (the rest follows in later polls): about 10 ms of
-#: parsing on the GUI thread here (250 KB took 35-100 ms, and more per byte).
+#: Bytes of log one poll reads at most (the rest follows in later polls): parsing happens on the
+#: GUI thread (bench/README.md#figures-behind-the-windows-design).
 LIVE_READ_LIMIT = 64_000
 #: A poll asked for (the log changed, or a poll stopped at the read limit) runs this much later.
 POLL_AGAIN_MS = 5
@@ -130,8 +130,7 @@ class LiveLog(QObject):
         """Emit ``pollDue`` once the event loop is back (several notifications: once).
 
         A few milliseconds later rather than at once: catching up a long log polls again and
-        again, and a chain of zero-delay calls kept the window's other timers waiting (a
-        10 ms timer fired every 50 ms while a 5 MB backlog was read; every 20 ms now).
+        again, and a chain of zero-delay calls keeps the window's other timers waiting.
         """
         if self._poll_pending or self._follower is None:
             return

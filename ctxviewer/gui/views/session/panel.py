@@ -1,27 +1,10 @@
-"""The session panel: a feature's tasks replayed through one worker's ContextTracker.
+"""The Session panel: a feature's tasks replayed through one worker's ContextTracker.
 
-:class:`SessionPanel` plays a :class:`~ctxviewer.engine.runs.session.SessionReplay` task by
-task: a multi-zone :class:`~ctxviewer.gui.widgets.charts.Gauge`, a
-:class:`~ctxviewer.gui.views.session.plot.UsagePlot` of the cumulative estimate with the
-checkpoint and zone lines, a compact table of the steps and the current task's breakdown.
-Playback is a :class:`~ctxviewer.gui.views.session.player.ReplayPlayer` (a QTimer stepping a
-position), which tests drive by hand; its buttons and the replay parameters are
-:class:`~ctxviewer.gui.views.session.controls.ReplayControls`.
-
-In live mode (:meth:`SessionPanel.follow_log`) the panel follows a running worker's
-JSON-lines event log through :class:`~ctxviewer.gui.views.session.live.LiveLog`, polled on
-file-system notifications and on a one-second timer; the panel shows what each poll read.
-
-Attached to a real run (:meth:`SessionPanel.follow_run`: a project or run folder, or one
-of its files) the panel shows three tabs: **Fleet** (every worker's recorded gauge,
-:class:`~ctxviewer.gui.views.session.fleet.FleetPage`), **Timeline** (what happened to a
-worker, the real tracker recomputed from it,
-:class:`~ctxviewer.gui.views.session.timeline.TimelinePage`) and **What-if replay** (the
-replay above, labelled as ctxviewer's heuristic).  The run is read by a
-:class:`~ctxviewer.gui.views.session.runwatch.RunFollower`, off the GUI thread.
-
-The panel never recomputes a replay itself: a change of the replay parameters emits
-``parametersChanged`` and the window answers with :meth:`SessionPanel.set_replay`.
+:class:`SessionPanel` plays a :class:`~ctxviewer.engine.runs.session.SessionReplay` step by
+step, follows a live worker's event log (:meth:`SessionPanel.follow_log`), or, attached to a
+real run (:meth:`SessionPanel.follow_run`), shows its Fleet, Timeline and What-if replay tabs.
+It never recomputes a replay: a parameter change emits ``parametersChanged`` and the window
+answers with :meth:`SessionPanel.set_replay`.  See docs/gui.md and docs/run-files.md.
 """
 
 from __future__ import annotations
@@ -53,8 +36,7 @@ from ctxviewer.gui.widgets.models import is_dark, status_colour
 from ctxviewer.gui.widgets.plaintext import plain_tip
 
 #: While a long log is read in bounded polls, its figures, gauge and plot are redrawn at most
-#: this often (each redraw costs as much as a poll: catching up a 5 MB log held the GUI thread
-#: for up to 130-180 ms at a time; the last poll of the backlog is always shown).
+#: this often (each redraw costs as much as a poll; the last poll of the backlog is always shown).
 CATCH_UP_SHOW_MS = 250
 
 

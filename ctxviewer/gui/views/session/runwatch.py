@@ -1,13 +1,9 @@
 """Following a real run: when to read its files, reading them off the GUI thread, and what was read.
 
-:class:`RunFollower` owns a :class:`~ctxviewer.engine.runtime.fleet.RunWatcher` for the run
-attached, a file-system watcher on the run's folders and files, a short debounce (a burst
-of notifications from a worker writing line after line is one poll) and a slow fallback
-timer (file systems that do not notify, and the clocks of the live workers' estimates).
-Each poll runs on a private one-thread pool, never two at once: the GUI thread only
-receives a frozen :class:`RunUpdate` (the snapshot, the fleet's gauges and each worker's
-timeline, built on the pool thread too).  A notification during a poll asks for one more.
-Nothing here draws.
+:class:`RunFollower` polls a :class:`~ctxviewer.engine.runtime.fleet.RunWatcher` on a private
+one-thread pool, never two polls at once, woken by a debounced file-system watcher and a slow
+fallback timer; the GUI thread only receives a frozen :class:`RunUpdate`.  Nothing here draws.
+See docs/run-files.md#in-the-window.
 """
 
 from __future__ import annotations

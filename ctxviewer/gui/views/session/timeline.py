@@ -1,11 +1,9 @@
 """Replaying what happened: :class:`TimelinePlot` paints a :class:`~.timelines.TimelineValue`,
 :class:`TimelinePage` puts it over a table of the worker's events with a worker chooser.
 
-The plot draws the real tracker's arithmetic recomputed from the run's files (each process
-its own curve from 0: the clock restarts at every worker start), the checkpoint and zone
-lines as the usage plot draws them, the worker's recorded ``context_usage`` as a ring, and
-two lanes of marks under it: the tasks (started, completed, failed) and the worker's
-processes (start, restart, checkpoint).  Hovering a point or a mark says what it is.
+The plot draws each process's recomputed curve from 0, the checkpoint and zone lines, the
+recorded ``context_usage`` as a ring, and lanes of task and process marks; hovering a point or
+a mark says what it is.  See docs/run-files.md#in-the-window.
 """
 
 from __future__ import annotations

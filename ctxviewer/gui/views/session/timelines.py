@@ -1,13 +1,9 @@
 """What happened to one worker, as the timeline plot draws it: :class:`TimelineValue`.  No Qt.
 
-Built from the run's files, not simulated: the worker's task events from its log
-(``task_started``, ``task_completed``, ``task_failed``), the state file's execution log
-(``worker_checkpoint`` is only there), its process starts (the log's ``Worker <id> starting
-for feature`` lines: a start after the first is a restart), and the real tracker's
-arithmetic recomputed over them by
-:func:`~ctxviewer.engine.runtime.realtracker.tracker_timeline`, its clock restarting at each
-process.  The worker's recorded ``context_usage`` is marked beside the curve.  Times are
-hours since :attr:`TimelineValue.origin`.
+Built from the run's files, not simulated: the worker's task events, the state file's
+execution log, its process starts, and the real tracker's arithmetic recomputed over them
+(:func:`~ctxviewer.engine.runtime.realtracker.tracker_timeline`), its clock restarting at each
+process.  Times are hours since :attr:`TimelineValue.origin`.  See docs/run-files.md#in-the-window.
 """
 
 from __future__ import annotations
