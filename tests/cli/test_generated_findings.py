@@ -1,8 +1,10 @@
 """Generated projects (issue 14, "Done when"): random rule-file matches and budgets.
 
-Every matched rule file that is cut for budget must be a ``rule-cut`` finding in ``batch``
-and make ``check`` exit 1; nothing that was never a candidate may be called a drop -- not
-by its fate, not by a finding, not by ``why``.
+Every matched rule file that is cut for budget must be a finding in ``batch``: ``rule-cut``,
+making ``check`` exit 1, when the worker does not get the file otherwise (some rule files
+carry ``paths:`` front matter that no task file matches, so Claude Code does not load them),
+``rule-cut-loaded`` when it loads as project memory anyway; nothing that was never a
+candidate may be called a drop -- not by its fate, not by a finding, not by ``why``.
 
 Which rule file a task matches is worked out here from the generated file names (the
 triggers are the documented ones: ``.py .pyx .pyi``, ``.js .mjs .cjs .ts .tsx .jsx``,
@@ -73,7 +75,11 @@ def generate(base: Path, seed: int) -> tuple[Path, int, str, dict[str, set[str]]
         core = {CORE} if files["create"] or files["modify"] else set()
         matches[task_id] = core | {rule for _p, _h, rule in chosen if rule is not None and rule in rules}
     paragraphs = [" ".join(rng.choices(WORDS, k=rng.randint(3, 12))) + "." for _ in range(rng.randint(1, 8))]
-    root = make_project(base / f"p{seed}", tasks, requirements="\n\n".join(paragraphs), rules=rules)
+    # Some rule files load only for paths no task file has: the worker never loads them.
+    files = {
+        name: ('---\npaths: ["nowhere/**"]\n---\n' if rng.random() < 0.4 else "") + text for name, text in rules.items()
+    }
+    root = make_project(base / f"p{seed}", tasks, requirements="\n\n".join(paragraphs), rules=files)
     for path, _how, _rule in FILES:  # modified files exist, as in a real checkout
         write(root, path, "x\n")
     budget = rng.choice([150, 300, 600, 1_000, 2_000, 4_000])
@@ -96,19 +102,25 @@ def test_every_cut_matched_rule_file_is_a_finding_and_no_candidate_is_a_drop(
     assert code == 0
     rows = [json.loads(line) for line in out.splitlines()]
     assert sorted(r["task_id"] for r in rows) == sorted(matches)
-    cut_anywhere = False
+    cut_anywhere = loaded_anywhere = False
     for row in rows:
         task_id = row["task_id"]
         items = {i["id"]: i for i in row["items"]}
         fates = {i["id"].removeprefix("rule:"): i["status"] for i in row["items"] if i["kind"] == RULE_FILE}
         findings = row["findings"]
         cuts = {f["item"] for f in findings if f["code"] == "rule-cut"}
+        loaded = {f["item"] for f in findings if f["code"] == "rule-cut-loaded"}
         # No finding is about an item that was never in the running.
         assert [f for f in findings if f["item"] and items[f["item"]]["status"] == NOT_CANDIDATE] == []
-        # Every cut rule file is a rule-cut finding, and every rule-cut is a cut rule file.
-        assert cuts == {f"rule:{name}" for name, fate in fates.items() if fate == CUT_FOR_BUDGET}, task_id
+        # Every cut rule file is one finding: rule-cut when the worker does not load its file,
+        # rule-cut-loaded when it does; and each such finding is about a cut rule file.
+        cut = {f"rule:{name}" for name, fate in fates.items() if fate == CUT_FOR_BUDGET}
+        assert cuts | loaded == cut and not cuts & loaded, task_id
+        assert all(items[i]["reached"] == "memory" for i in loaded), task_id
+        assert all(items[i]["reached"] == "no" for i in cuts), task_id
         assert all(f["severity"] == "error" for f in findings if f["code"] == "rule-cut")
         cut_anywhere |= bool(cuts)
+        loaded_anywhere |= bool(loaded)
         if profile != "mahabharatha":
             continue
         # The default profile: matching and fit as the generator worked them out.
@@ -122,12 +134,14 @@ def test_every_cut_matched_rule_file_is_a_finding_and_no_candidate_is_a_drop(
                     assert fates[name] == CUT_FOR_BUDGET, (task_id, name, limit)
         # A rule file is a drop only where a task file matched it.
         assert {n for n, fate in fates.items() if fate in DROPS} <= matches[task_id], task_id
-    # check fails on every rule-cut (it may fail on other errors too, e.g. an empty context).
+    # check fails on every rule-cut (it may fail on other errors too, e.g. an empty context),
+    # never on a rule file the worker loads anyway.
     code, out = run(capsys, "check", str(root), *opts)
     if cut_anywhere:
         assert code == 1 and "ERROR   rule-cut  " in out, out
     else:
-        assert "rule-cut" not in out, out
+        assert "rule-cut " not in out, out
+    assert ("rule-cut-loaded" in out) == loaded_anywhere, out
 
 
 @pytest.mark.parametrize("seed", SEEDS[:10])
@@ -147,7 +161,10 @@ def test_why_calls_a_rule_file_no_task_file_matched_not_a_candidate(
                 assert m["status"] == NOT_CANDIDATE and not m["findings"], (task_id, name)
             else:
                 assert m["status"] != NOT_CANDIDATE
-                assert bool(m["findings"]) == (m["status"] == CUT_FOR_BUDGET), (task_id, name)
+                # A cut rule file is a finding (rule-cut or rule-cut-loaded), and so is one that
+                # reaches the worker by no path (rule-unseen).
+                expected = m["status"] == CUT_FOR_BUDGET or m["reached"] == "no"
+                assert bool(m["findings"]) == expected, (task_id, name)
         code, text = run(capsys, *argv)
         assert code == 0
         for name in shown:

@@ -412,6 +412,8 @@ def _rules_unseen(view: _View, add: _Add) -> None:
     for item in view.rule_files:
         if item.reached != REACHED_NO or item.status == CUT_FOR_BUDGET or not item.details.get("matched_by"):
             continue
+        if item.status not in KEPT and item.status not in DROPS:
+            continue  # never in the running
         fate = "is in the plugin's context" if item.status in KEPT else "was left out of the plugin's context"
         add(
             RULE_UNSEEN,

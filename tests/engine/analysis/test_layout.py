@@ -1,4 +1,4 @@
-"""The window layout (seed 003): each block's size worked out from the project's files."""
+"""The window layout: each block's size worked out from the project's files and the settings."""
 
 from __future__ import annotations
 
@@ -25,24 +25,38 @@ def sizes(window: WindowLayout) -> dict[str, int]:
     return {b.name: b.tokens for b in window.blocks}
 
 
-def test_defaults_assume_the_base_prompt_and_reserve_a_fifth(tmp_path: Path) -> None:
+def test_defaults_draw_what_the_worker_receives_and_reserve_a_fifth(tmp_path: Path) -> None:
     make_project(tmp_path, [{"id": "T1", "title": "x", "files": {"read": ["src/a.py"]}}])
     write(tmp_path, "src/a.py", "a" * 1000)
+    write(tmp_path, "CLAUDE.md", "m" * 400)
     window = layout(tmp_path)
     assert window.window == 200_000 and window.reserve_percent == 20.0
-    # no command folder: an empty command block that says why
-    command = window.block("command")
-    assert command is not None and command.tokens == 0 and "set window.command" in command.note
+    # No command file and no base prompt: upstream's worker loads none unless settings name one.
+    assert window.block("command") is None and window.block("base_prompt") is None
+    # The prompt: its title, its files and the fixed instructions, each part len // 4.
+    parts = [
+        "# Task: x\n",
+        "## Files\nReference: src/a.py\n",
+        "## Instructions\nImplement the task as specified. Make all necessary changes.\n"
+        "Do NOT commit - the orchestrator handles commits.",
+    ]
+    # Project memory: the worktree's CLAUDE.md with its framing line (the main checkout's copy
+    # does not load again).
+    framing = f"Contents of {tmp_path.resolve()}/.zerg-worktrees/feat/worker-0/CLAUDE.md "
+    framing += "(project instructions, checked into the codebase):\n\n"
     # conversation: 500 for the task + int(1000 * 0.25) + 100 for the read
     assert sizes(window) == {
-        "base_prompt": 300,
-        "command": 0,
-        "task_context": 0,
+        "system_prompt": 3_200,
+        "tools": 11_600,
+        "user_memory": 0,
+        "memory": (len(framing) + 400) // 4,
+        "prompt": sum(len(p) // 4 for p in parts),
         "conversation": 500 + 250 + 100,
         "reserve": 40_000,
     }
     assert window.thresholds == (("checkpoint", 70.0), ("compaction", 75.0))
-    assert window.free == 200_000 - (300 + 850 + 40_000)
+    assert window.free == 200_000 - sum(sizes(window).values())
+    assert all(window.block(n).note.startswith("stated: ") for n in ("system_prompt", "tools", "user_memory"))  # type: ignore[union-attr]
 
 
 def test_a_base_prompt_file_is_counted(tmp_path: Path) -> None:
@@ -67,7 +81,7 @@ def test_an_unsplit_long_command_is_loaded_whole_and_the_saving_named(tmp_path: 
     make_project(tmp_path, [{"id": "T1", "title": "x"}])
     write(tmp_path, f"{CMDS}/team/worker.md", _command(320))  # 3,200 chars: 800 tokens
     write(tmp_path, f"{CMDS}/team/rush.md", "short\n")
-    block = layout(tmp_path).block("command")
+    block = layout(tmp_path, window_command="team/worker.md").block("command")
     assert block is not None
     assert (block.tokens, block.full, block.source) == (800, 800, f"{CMDS}/team/worker.md")
     assert block.title == "Command (full)" and "not split: loads the whole file; a split would load" in block.note
@@ -77,7 +91,7 @@ def test_a_split_command_loads_its_core_as_the_reference_loader_does(tmp_path: P
     make_project(tmp_path, [{"id": "T1", "title": "x"}])
     write(tmp_path, f"{CMDS}/worker.md", "w" * 4000)
     write(tmp_path, f"{CMDS}/worker.core.md", "c" * 1000)
-    block = layout(tmp_path).block("command")
+    block = layout(tmp_path, window_command="worker.md").block("command")
     assert block is not None
     assert (block.tokens, block.full, block.source) == (250, 1000, f"{CMDS}/worker.core.md")
     assert "saves 750" in block.note
@@ -92,17 +106,21 @@ def test_window_command_chooses_the_file(tmp_path: Path) -> None:
     assert "under the splitter's 300" in block.note
 
 
-def test_the_task_context_block_is_the_traces_context(tmp_path: Path) -> None:
+def test_the_prompt_and_memory_blocks_are_the_workers_window(tmp_path: Path) -> None:
     make_project(tmp_path, [{"id": "T1", "title": "Login"}], requirements="Login form.\n")
+    write(tmp_path, "CLAUDE.md", "Be brief.\n")
     trace = assemble(load_project(tmp_path), "feat", "T1", exact=True)
-    assert trace.window is not None
-    block = trace.window.block("task_context")
-    assert block is not None
-    assert (block.tokens, block.exact, block.estimate) == (
-        trace.context_tokens.cl100k_base,
-        trace.context_tokens.cl100k_base,
-        trace.context_tokens.heuristic,
-    )
+    assert trace.window is not None and trace.worker is not None
+    prompt, memory = trace.window.block("prompt"), trace.window.block("memory")
+    assert prompt is not None and memory is not None
+    parts = [b for b in trace.worker.blocks if b.kind == "prompt"]
+    assert (prompt.tokens, prompt.exact) == (sum(b.tokens.cl100k_base or 0 for b in parts),) * 2
+    assert prompt.title == "Prompt (spec fallback)"
+    loaded = [b for b in trace.worker.blocks if b.kind == "memory" and b.loaded]
+    assert [b.source for b in loaded] == ["CLAUDE.md"]
+    assert memory.tokens == loaded[0].tokens.cl100k_base and memory.title == "Project memory (1 file)"
+    # The plugin's assembled context is not a block: it reaches the worker only in a task's context.
+    assert trace.window.block("task_context") is None
 
 
 def test_window_size_reserve_and_thresholds_follow_the_settings(tmp_path: Path) -> None:
