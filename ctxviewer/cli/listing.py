@@ -160,10 +160,6 @@ def _list_text(data: Mapping[str, Any]) -> str:
     out = [head]
     if rounded:
         out.append(f"UPSTREAM: the task's context by the upstream version's own estimate, {ROUNDED}")
-    out.append(
-        "TOKENS: the plugin's context; MEMORY and PROMPT: what the worker's session loads as project memory "
-        "and gets as its prompt, 'fails' where upstream raises composing it (docs/worker-window.md)"
-    )
     at = 1
     for feature in features:
         what = one_line(feature["problem"]) if feature["problem"] else plural(len(feature["tasks"]), "task")
@@ -172,6 +168,11 @@ def _list_text(data: Mapping[str, Any]) -> str:
             out.append(lines[0])
             out += lines[at : at + len(feature["tasks"])]
             at += len(feature["tasks"])
+    out += [
+        "",
+        "TOKENS: the plugin's context; MEMORY and PROMPT: what the worker's session loads as project memory "
+        "and gets as its prompt, 'fails' where upstream raises composing it (docs/worker-window.md)",
+    ]
     return "\n".join(out) + "\n"
 
 

@@ -178,8 +178,6 @@ def _why_text(data: Mapping[str, Any]) -> str:
         f"{len(matches)} of {plural(data['candidates'], 'candidate')} match"
     )
     out = [head]
-    if data.get("worker"):
-        out.append(one_line(data["worker"]))
     if data["keyword_sources"]:
         sources = data["keyword_sources"]
         shown = ", ".join(sources[:3]) + (f" and {len(sources) - 3:,} more" if len(sources) > 3 else "")
@@ -198,17 +196,20 @@ def _why_text(data: Mapping[str, Any]) -> str:
             f"   {one_line(m['reason'])}" if m["reason"] else "   (no reason recorded)",
             f"   {' · '.join(facts)} · found in {', '.join(m['found_in'])}",
         ]
-        if m["reached"]:
-            label = REACHED_LABELS.get(m["reached"], m["reached"])
-            out.append(f"   reached the worker: {label}: {one_line(m['reached_how'])}")
         if m["matched_keywords"]:
             out.append(f"   keywords: {one_line(', '.join(m['matched_keywords']))}")
         if m["excerpt"]:
             out.append(f"   text: {one_line(m['excerpt'])}")
+        if m["reached"]:
+            label = REACHED_LABELS.get(m["reached"], m["reached"])
+            out.append(f"   reached the worker: {label}: {one_line(m['reached_how'])}")
         for f in m["findings"]:
             out.append(f"   finding {f['code']} ({f['severity']}): {one_line(f['message'])}")
         if "suggest" in m:
             out += _suggest_lines(m["suggest"])
+    if data.get("worker"):
+        worker = one_line(data["worker"])
+        out += ["", f"What the worker received: {worker} (ctxviewer window shows each block)."]
     return "\n".join(out) + "\n"
 
 

@@ -28,7 +28,7 @@ def test_assemble_json_and_output_file(project: Path, tmp_path: Path, capsys: py
     )
     assert code == 0 and out == ""
     data = json.loads(out_file.read_text(encoding="utf-8"))
-    assert (data["feature"], data["task_id"], data["schema_version"]) == ("feat", "T1", "2.2")
+    assert (data["feature"], data["task_id"], data["schema_version"]) == ("feat", "T1", "2.3")
     assert data["context_tokens"]["cl100k_base"] > 0
 
 

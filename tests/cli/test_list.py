@@ -49,10 +49,11 @@ def test_list_text_is_aligned_with_features_as_headers(
         "proj: 3 features, 3 tasks · profile mahabharatha · budget 1,000 heuristic tokens · "
         "findings: 1 error, 3 warnings"
     )
-    assert lines[2] == "billing (1 task)" and "feat (2 tasks)" in lines and lines[-1] == "notes (no task graph)"
+    assert lines[2] == "billing (1 task)" and "feat (2 tasks)" in lines and lines[-3] == "notes (no task graph)"
+    assert lines[-1].startswith("TOKENS: the plugin's context; MEMORY and PROMPT: what the worker's session loads")
     table = [line for line in lines if line.startswith("  ")]
     header = table[0]
-    assert header.split() == ["TASK", "TOKENS", "BUDGET", "USED", "FINDINGS", "TITLE"]
+    assert header.split() == ["TASK", "TOKENS", "BUDGET", "USED", "MEMORY", "PROMPT", "FINDINGS", "TITLE"]
     end_tokens = header.index("TOKENS") + len("TOKENS")
     title_at = header.index("TITLE")
     rows = {line.split()[0]: line for line in table if not line.startswith("  TASK")}

@@ -15,7 +15,16 @@ from ctxviewer.engine.runs import sweep as sweep_module
 from tests.cli.helpers import run
 from tests.factories import make_compare_project
 
-CODES = ["rule-cut", "context-empty", "over-budget", "section-empty", "estimate-flip", "share-too-small"]
+CODES = [
+    "rule-cut",
+    "rule-unseen",
+    "context-empty",
+    "over-budget",
+    "section-empty",
+    "estimate-flip",
+    "share-too-small",
+    "rule-cut-loaded",
+]
 
 
 @pytest.fixture
@@ -43,10 +52,17 @@ def test_csv_has_a_row_per_task_and_budget(compare_project: Path, capsys: pytest
     ]
     assert [(r[1], r[2]) for r in rows[1:]] == [("T1", "1000"), ("T1", "4000"), ("T2", "1000"), ("T2", "4000")]
     by = {(r[1], r[2]): dict(zip(rows[0], r, strict=True)) for r in rows[1:]}
-    # At 1,000 the core rule block (1,533 chars) does not fit security's 1,200: one rule-cut
-    # (tests/engine/runs/test_sweep.py works the cells out).
+    # At 1,000 the core rule block (1,533 chars) does not fit security's 1,200: cut, and loaded
+    # by the worker as project memory all the same (tests/engine/runs/test_sweep.py works the
+    # cells out).
     t1 = by[("T1", "1000")]
-    assert (t1["rule-cut"], t1["over_budget"], t1["included"], t1["cut_for_budget"]) == ("1", "False", "1", "2")
+    assert (t1["rule-cut-loaded"], t1["rule-cut"], t1["over_budget"], t1["included"], t1["cut_for_budget"]) == (
+        "1",
+        "0",
+        "False",
+        "1",
+        "2",
+    )
     assert t1["cl100k_base_tokens"] == "" and float(t1["share_of_budget"]) == int(t1["context_tokens"]) / 1000
     assert by[("T1", "4000")]["rule-cut"] == "0"
 

@@ -78,7 +78,7 @@ def test_list_shows_upstreams_own_count_beside_the_decisions(project: Path, caps
     lines = out.splitlines()
     assert lines[1] == "UPSTREAM: the task's context by the upstream version's own estimate, round(len / 4)"
     header = next(line for line in lines if line.strip().startswith("TASK"))
-    assert header.split() == ["TASK", "TOKENS", "UPSTREAM", "BUDGET", "USED", "FINDINGS", "TITLE"]
+    assert header.split() == ["TASK", "TOKENS", "UPSTREAM", "BUDGET", "USED", "MEMORY", "PROMPT", "FINDINGS", "TITLE"]
     row = next(line for line in lines if line.strip().startswith("T1 "))
     assert row.split()[1:3] == [f"{t1['tokens']:,}", f"{t1['own_tokens']:,}"]
     code, out, _err = run(capsys, "list", str(project))  # the seed's: its own estimate is the TOKENS column

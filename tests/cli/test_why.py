@@ -108,16 +108,20 @@ def test_why_says_where_a_keyword_came_from(three_features: Path, capsys: pytest
 
 
 def test_why_lists_the_findings_about_what_matched(capsys: pytest.CaptureFixture[str]) -> None:
-    # The JavaScript rule file matches src/lib/http.ts and does not fit: a rule-cut finding.
+    # The JavaScript rule file matches src/lib/http.ts and does not fit the plugin's context, but
+    # every worker loads it as project memory: a rule-cut-loaded finding, and its path.
     code, out, _ = run(capsys, *CHK, "javascript/CLAUDE.md", "--format", "json")
     assert code == 0
     [m] = json.loads(out)["matches"]
-    assert (m["status"], m["fate"]) == ("cut_for_budget", "cut for budget")
+    assert (m["status"], m["fate"], m["reached"]) == ("cut_for_budget", "cut for budget", "memory")
     [finding] = m["findings"]
-    assert (finding["code"], finding["severity"], finding["item"]) == ("rule-cut", "error", m["id"])
+    assert (finding["code"], finding["severity"], finding["item"]) == ("rule-cut-loaded", "info", m["id"])
     assert "src/lib/http.ts" in finding["message"]
     code, out, _ = run(capsys, *CHK, "javascript/CLAUDE.md")
-    assert "  [cut for budget]\n" in out and "\n   finding rule-cut (error): The security rule file " in out
+    assert "  [cut for budget]\n" in out
+    assert "\n   reached the worker: yes, as project memory: its file loads whole as project memory: " in out
+    assert "\n   finding rule-cut-loaded (info): The plugin cut the security rule file " in out
+    assert "\nWhat the worker received: the worker gets project memory: " in out
 
 
 def test_why_names_a_few_keyword_sources_of_a_task_with_many_files(

@@ -319,7 +319,7 @@ def _context_empty(view: _View, add: _Add) -> None:
     why = "; ".join(e.one_line() for e in trace.errors[:2])
     add(
         CONTEXT_EMPTY,
-        "The plugin's assembled context is empty: no security rules and no spec excerpts"
+        "The task's context is empty: the plugin assembled no security rules and no spec excerpts"
         + (f" ({why})." if why else "."),
     )
 
@@ -410,10 +410,10 @@ def _rule_cuts_loaded(view: _View, add: _Add) -> None:
 
 def _rules_unseen(view: _View, add: _Add) -> None:
     for item in view.rule_files:
-        if item.reached != REACHED_NO or item.status == CUT_FOR_BUDGET or not item.details.get("matched_by"):
+        if item.reached != REACHED_NO or item.status == CUT_FOR_BUDGET:
             continue
         if item.status not in KEPT and item.status not in DROPS:
-            continue  # never in the running
+            continue  # the filter did not choose it: never in the running
         fate = "is in the plugin's context" if item.status in KEPT else "was left out of the plugin's context"
         add(
             RULE_UNSEEN,

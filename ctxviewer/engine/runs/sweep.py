@@ -21,6 +21,8 @@ from ctxviewer.engine.analysis.findings import (
     ESTIMATE_FLIP,
     OVER_BUDGET,
     RULE_CUT,
+    RULE_CUT_LOADED,
+    RULE_UNSEEN,
     SECTION_EMPTY,
     SHARE_TOO_SMALL,
     findings_of,
@@ -36,7 +38,16 @@ from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, KEPT, Trace
 
 #: The finding codes a sweep counts unless told otherwise: those a budget moves.  The
 #: keyword and tie checks are the costly ones and hardly change with it.
-SWEEP_CODES: tuple[str, ...] = (RULE_CUT, CONTEXT_EMPTY, OVER_BUDGET, SECTION_EMPTY, ESTIMATE_FLIP, SHARE_TOO_SMALL)
+SWEEP_CODES: tuple[str, ...] = (
+    RULE_CUT,
+    RULE_UNSEEN,
+    CONTEXT_EMPTY,
+    OVER_BUDGET,
+    SECTION_EMPTY,
+    ESTIMATE_FLIP,
+    SHARE_TOO_SMALL,
+    RULE_CUT_LOADED,
+)
 #: The settings a share axis may sweep.
 SHARE_KEYS = ("spec_share", "security_share")
 #: The most values one axis may take (a range of a million budgets is a typo, not a sweep).

@@ -74,12 +74,12 @@ def task_paths(raw: Mapping[str, Any]) -> tuple[str, ...]:
                 entries.extend(value)
     elif isinstance(files, list):
         entries = files
-    out: list[str] = []
+    out: dict[str, None] = {}
     for entry in entries:
         if isinstance(entry, str) and entry.strip():
             path = "/".join(p for p in entry.strip().lstrip("/").split("/") if p not in ("", "."))
-            if path not in out and not path.startswith("../"):
-                out.append(path)
+            if not path.startswith("../"):
+                out[path] = None
     return tuple(out)
 
 
@@ -318,24 +318,22 @@ def load_memory(
 
 def _nested(loader: _Loader, fs: ProjectFS, task_files: Iterable[str], worktree: str) -> None:
     """``CLAUDE.md`` files below the working folder, in the folders of the task's files."""
-    folders: list[str] = []
+    below: dict[str, list[str]] = {}  # folder -> the first few task files under it
     for path in task_files:
         for folder in _ancestors(path.rsplit("/", 1)[0] if "/" in path else "")[1:]:
-            if folder not in folders:
-                folders.append(folder)
-    for folder in folders:
-        names = (
-            ("CLAUDE.md", ".claude/CLAUDE.md") if worktree else ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
-        )
+            shown = below.setdefault(folder, [])
+            if len(shown) < 3:
+                shown.append(path)
+    names = ("CLAUDE.md", ".claude/CLAUDE.md") if worktree else ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+    for folder, shown in below.items():
+        files = ", ".join(shown) + (" and others" if len(shown) == 3 else "")
         for name in names:
             rel = f"{folder}/{name}"
-            seen_as = f"{worktree}/{rel}" if worktree else rel
-            files = [f for f in task_files if f.startswith(folder + "/")]
             loader.add(
-                seen_as,
+                f"{worktree}/{rel}" if worktree else rel,
                 rel,
                 "nested",
                 ON_DEMAND,
-                f"below the working folder: loads when the worker reads {', '.join(files)}",
+                f"below the working folder: loads when the worker reads {files}",
                 WORKTREE if worktree else CHECKOUT,
             )

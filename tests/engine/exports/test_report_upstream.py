@@ -69,7 +69,7 @@ def test_every_section_explained_and_compact_mode(tmp_path: Path) -> None:
     # R2 never applied: it has no line, so it is named by its id, with the reason
     assert (
         "engineering ruleR2Rule file: .zerg/rules/quality.yaml; Priority: recommended; Applies to (globs): "
-        "['*.ts']not a candidaterule 'R2': no task file's name matches '*.ts'"
+        "['*.ts']not a candidateno: it has no text of its ownrule 'R2': no task file's name matches '*.ts'"
     ) in nine
     assert "def login(user: str) -> bool" in nine  # the symbol, escaped in the page
     assert "def login(user: str) -&gt; bool" in page

@@ -75,12 +75,12 @@ def test_a_run_that_falls_back_records_nothing(tmp_path: Path) -> None:
 def test_the_record_round_trips_and_a_2_1_trace_reads_without_one(tmp_path: Path) -> None:
     trace = _zerg(tmp_path)
     data = json.loads(json.dumps(trace_to_json(trace)))
-    assert data["schema_version"] == "2.2" and list(data)[-1] == "token_record"
+    assert data["schema_version"] == "2.3" and list(data)[-2:] == ["token_record", "worker"]
     assert trace_from_json(data) == trace
-    del data["token_record"]
+    del data["token_record"], data["worker"]
     data["schema_version"] = "2.1"
     old = trace_from_json(data)
-    assert old.token_record is None and old.schema_version == "2.2"
+    assert old.token_record is None and old.worker is None and old.schema_version == "2.3"
 
 
 def test_the_html_section_table_shows_upstreams_own_count_only_where_it_differs(tmp_path: Path) -> None:

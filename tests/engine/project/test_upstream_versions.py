@@ -115,7 +115,7 @@ def test_the_trace_records_the_version_and_round_trips(tmp_path: Path) -> None:
     root = _project(tmp_path, {".zerg/rules/eng.yaml": RULES})
     trace = assemble(load_project(root), "feat", "T1", exact=False)
     data = json.loads(json.dumps(trace_to_json(trace)))
-    assert (data["schema_version"], data["upstream"]) == ("2.2", "zerg-ai-0.3.2")
+    assert (data["schema_version"], data["upstream"]) == ("2.3", "zerg-ai-0.3.2")
     assert trace_from_json(data) == trace
     data["schema_version"] = "2.0"
     del data["upstream"], data["upstream_reason"]

@@ -97,11 +97,13 @@ def test_cells_at_three_budgets_worked_by_hand(project: Project) -> None:
     # In the catalogue's order, the keyword and tie checks left out.
     assert SWEEP_CODES == (
         "rule-cut",
+        "rule-unseen",
         "context-empty",
         "over-budget",
         "section-empty",
         "estimate-flip",
         "share-too-small",
+        "rule-cut-loaded",
     )
     assert [(c.task, c.budget) for c in sweep.cells] == [
         ("T1", 10),
@@ -120,13 +122,15 @@ def test_cells_at_three_budgets_worked_by_hand(project: Project) -> None:
     assert high.share_of_budget == pytest.approx((len(context) // 4) / 4000)
     assert high.count("rule-cut") == high.count("over-budget") == high.count("section-empty") == 0
 
-    # 1,000: security gets 300 tokens = 1,200 chars, too few for the block (cut for budget: a
-    # rule-cut, the section empty); requirements get 250 tokens = 1,000 chars: P1 whole, P2 cut.
+    # 1,000: security gets 300 tokens = 1,200 chars, too few for the block (cut for budget, the
+    # section empty; the worker loads the rule file as project memory all the same: a
+    # rule-cut-loaded); requirements get 250 tokens = 1,000 chars: P1 whole, P2 cut.
     assert (mid.tokens, mid.over_budget, mid.included, mid.cut) == (len(REQ_HEADER + P1 + MARKER) // 4, False, 1, 2)
-    assert (mid.count("rule-cut"), mid.count("section-empty"), mid.count("over-budget")) == (1, 1, 0)
+    assert (mid.count("rule-cut-loaded"), mid.count("section-empty"), mid.count("over-budget")) == (1, 1, 0)
+    assert mid.count("rule-cut") == 0
 
     # 10: requirements get 5 // 2 = 2 tokens, less than the header and the marker: over budget.
-    assert low.tokens > 10 and low.over_budget and low.count("over-budget") == 1 and low.count("rule-cut") == 1
+    assert low.tokens > 10 and low.over_budget and low.count("over-budget") == 1 and low.count("rule-cut-loaded") == 1
 
     # T2 ("Session", no files): no security section; only P1 mentions 'session'.
     t2 = sweep.cells_at()[1]

@@ -46,7 +46,7 @@ def test_the_vocabulary_is_the_contract() -> None:
     assert sorted(DROPS) == [CUT_FOR_BUDGET, OUTRANKED]
     assert sorted(KEPT) == [INCLUDED, TRUNCATED]
     assert fate_label("failed") == "failed"  # a section status passes through unchanged
-    assert SCHEMA_VERSION == "2.2"
+    assert SCHEMA_VERSION == "2.3"
 
 
 def test_one_task_gets_every_kind_of_fate(tmp_path: Path) -> None:

@@ -62,9 +62,22 @@ def test_edge_cases_rules_whose_paths_miss(task_id: str) -> None:
     feature, task = next((f, t) for f, t in project.tasks() if t.id == task_id)
     trace = assemble_task(project, feature, task, exact=False)
     items = {i.id: i for i in trace.items_of(RULE_FILE)}
-    # Its files are src/web/dashboard.js and the root Dockerfile: the plugin matches both rule
-    # files by extension and name, but their paths: lists name web/** and deploy/**.
+    # Its files include src/web/dashboard.js: the plugin matches the JavaScript rule file by its
+    # extension, but the file's paths: names web/**, so the worker never loads it.  The core
+    # file (paths: src/**) loads: the task has files under src/.
     assert items["rule:languages/javascript/CLAUDE.md"].reached == REACHED_NO
-    assert items["rule:containers/docker/CLAUDE.md"].reached == REACHED_NO
     assert "web/**/*.js" in items["rule:languages/javascript/CLAUDE.md"].reached_how
+    assert items["rule:_core/owasp-2025.md"].reached == REACHED_MEMORY
     assert items["rule:languages/python/CLAUDE.md"].reached == REACHED_MEMORY
+
+
+def test_edge_cases_core_rules_scoped_to_src_miss_the_docker_only_tasks() -> None:
+    root = (SAMPLES / "edge-cases").resolve()
+    project = load_project(root)
+    for feature, task in project.tasks():
+        files = task_paths(task.raw)
+        trace = assemble_task(project, feature, task, exact=False)
+        core = trace.item("rule:_core/owasp-2025.md")
+        assert core is not None
+        under_src = any(f.startswith("src/") for f in files)
+        assert core.reached == (REACHED_MEMORY if under_src else REACHED_NO), task.id

@@ -193,6 +193,8 @@ ITEM_FIELDS = (
     "tokens",
     "span",
     "details",
+    "reached",
+    "reached_how",
 )
 
 
@@ -222,7 +224,7 @@ def plain_scored_item(
 def _scored_item_maker() -> Callable[[Item, int, tuple[str, ...], int | None, str, str], Item]:
     """:func:`plain_scored_item`, at half its cost where it is safe.
 
-    :class:`Item` is a frozen dataclass with slots: its ``__init__`` sets each of its 17
+    :class:`Item` is a frozen dataclass with slots: its ``__init__`` sets each of its 19
     fields through ``object.__setattr__``, and that is half of what a task's paragraph
     items cost (a batch makes hundreds per task).  The function made here fills the same
     slots through their descriptors, the span and details as their defaults give them.
@@ -251,6 +253,8 @@ def _scored_item_maker() -> Callable[[Item, int, tuple[str, ...], int | None, st
         set_tokens,
         set_span,
         set_details,
+        set_reached,
+        set_reached_how,
     ) = (Item.__dict__[name].__set__ for name in names)
     new = Item.__new__
 
@@ -273,6 +277,8 @@ def _scored_item_maker() -> Callable[[Item, int, tuple[str, ...], int | None, st
         set_tokens(item, base.tokens)
         set_span(item, None)
         set_details(item, {})
+        set_reached(item, "")
+        set_reached_how(item, "")
         return item
 
     return make
