@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ctxviewer.engine.profiles.ctxprofile_refit import CtxviewerRefit  # noqa: E402
+from ctxviewer.engine.profiles.ctxviewer.refit import CtxviewerRefit  # noqa: E402
 from ctxviewer.engine.project.loading import load_project  # noqa: E402
 from ctxviewer.engine.runs.sensitivity import WholeRunRefit, refit_for  # noqa: E402
 

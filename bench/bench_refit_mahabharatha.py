@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ctxviewer.engine.profiles.refit import budget_range  # noqa: E402
+from ctxviewer.engine.profiles.refit_contract import budget_range  # noqa: E402
 from ctxviewer.engine.project.loading import load_project  # noqa: E402
 from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit  # noqa: E402
 

@@ -70,8 +70,8 @@ PRELOAD = (
     "ctxviewer.engine.runs.parallel",
     "ctxviewer.engine.runs.batch",
     "ctxviewer.engine.profiles.computed",
-    "ctxviewer.engine.profiles.ctxprofile",
-    "ctxviewer.engine.profiles.drift",
+    "ctxviewer.engine.profiles.ctxviewer.run",
+    "ctxviewer.engine.profiles.drift.run",
     "ctxviewer.engine.profiles.shaktiman",
     "ctxviewer.engine.profiles.zerg.profile",
 )

@@ -135,8 +135,8 @@ def run_profile(project: Project, settings: Settings) -> tuple[str, Detection | 
 
 def _runner(settings: Settings, profile: str | None = None) -> type[RunBase]:
     from ctxviewer.engine.profiles.computed import ComputedRun
-    from ctxviewer.engine.profiles.ctxprofile import CtxviewerRun
-    from ctxviewer.engine.profiles.drift import DriftRun
+    from ctxviewer.engine.profiles.ctxviewer.run import CtxviewerRun
+    from ctxviewer.engine.profiles.drift.run import DriftRun
     from ctxviewer.engine.profiles.shaktiman import ShaktimanRun
     from ctxviewer.engine.profiles.zerg.profile import LatestRun, ZergRun
 

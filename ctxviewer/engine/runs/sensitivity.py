@@ -14,7 +14,7 @@ what the others leave).  :func:`sensitivity` answers exactly, holding every othe
 * **top_k** (profiles that rank paragraphs): every value up to the last rank;
 * **switches** (toggles and the upstream variables a profile reads): every value.
 
-Budgets and shares go through a :class:`~ctxviewer.engine.profiles.refit.Refit`, which
+Budgets and shares go through a :class:`~ctxviewer.engine.profiles.refit_contract.Refit`, which
 recomputes only the fit decisions; top_k and switches change scoring, so each value is a
 whole run (a handful of them).  :meth:`Sensitivity.suggestion` then names the smallest
 change that brings a candidate into the context, and what that change pushes out.
@@ -40,12 +40,12 @@ from typing import Any
 
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.files.reading import one_pass
-from ctxviewer.engine.profiles import drift_refit
 from ctxviewer.engine.profiles.base import Cancelled, Progress
 from ctxviewer.engine.profiles.computed import refit as computed_refit
-from ctxviewer.engine.profiles.ctxprofile_refit import build_refit as build_ctxviewer_refit
+from ctxviewer.engine.profiles.ctxviewer.refit import build_refit as build_ctxviewer_refit
+from ctxviewer.engine.profiles.drift import refit as drift_refit
 from ctxviewer.engine.profiles.mahabharatha.refit import build_refit as mahabharatha_refit
-from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, budget_range, with_values
 from ctxviewer.engine.profiles.shaktiman.refit import build_refit as shaktiman_refit
 from ctxviewer.engine.profiles.zerg.refit import ZERG_PROFILES
 from ctxviewer.engine.profiles.zerg.refit import build_refit as build_zerg_refit

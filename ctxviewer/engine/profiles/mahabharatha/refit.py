@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ctxviewer.engine.profiles.mahabharatha.excerpts import DESIGN_HEADER, REQUIREMENTS_HEADER, ScoredPart
 from ctxviewer.engine.profiles.mahabharatha.run import MahabharathaRun
-from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import resolve

@@ -1,4 +1,4 @@
-"""The shaktiman profile's fates at other budgets, in plain arithmetic (a :class:`~..refit.Refit`).
+"""The shaktiman profile's fates at other budgets, in plain arithmetic (a :class:`~..refit_contract.Refit`).
 
 Nothing before packing depends on the budget: the chunks, their ranks, their costs with
 their metadata lines, which ones overlap which, each spec chunk's neighbours.  The refit
@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ctxviewer.engine.profiles.refit import Refit, budget_range, with_values
+from ctxviewer.engine.profiles.refit_contract import Refit, budget_range, with_values
 from ctxviewer.engine.profiles.shaktiman.chunks import Chunk
 from ctxviewer.engine.profiles.shaktiman.packing import EXPANSION_SHARE, MAX_OVERLAP, NEIGHBOURS_PER_CHUNK, neighbours
 from ctxviewer.engine.profiles.shaktiman.run import Candidates, ShaktimanRun, packing_limit

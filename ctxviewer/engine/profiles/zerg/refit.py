@@ -1,4 +1,4 @@
-"""A fast, exact :class:`~ctxviewer.engine.profiles.refit.Refit` for ``zerg-0.3.2`` and ``mahabharatha-latest``.
+"""A fast, exact :class:`~ctxviewer.engine.profiles.refit_contract.Refit` for the nine-section versions.
 
 Only four decisions of the nine-section run depend on the budget, each through its section's
 share, ``int(budget * share)``, and each in characters (4 per token; these profiles always
@@ -36,7 +36,7 @@ from typing import Any
 
 from ctxviewer.engine.profiles.base import ItemDraft
 from ctxviewer.engine.profiles.mahabharatha import DESIGN_HEADER, REQUIREMENTS_HEADER, TaskFiles
-from ctxviewer.engine.profiles.refit import Refit, budget_range
+from ctxviewer.engine.profiles.refit_contract import Refit, budget_range
 from ctxviewer.engine.profiles.zerg import repomap
 from ctxviewer.engine.profiles.zerg.profile import ENGINEERING, REPO_MAP, SECTIONS, LatestRun, ZergRun
 from ctxviewer.engine.project.loading import Feature, Project, Task

@@ -1,10 +1,10 @@
-"""A fast, exact :class:`~ctxviewer.engine.profiles.refit.Refit` for the ``drift`` profile.
+"""A fast, exact :class:`~ctxviewer.engine.profiles.refit_contract.Refit` for the ``drift`` profile.
 
 Drift decides in two stages.  Everything up to its hard caps (gathering, scoring, ranking,
-capping: :meth:`DriftRun.prepare <ctxviewer.engine.profiles.drift.DriftRun.prepare>`) does
+capping: :meth:`DriftRun.prepare <ctxviewer.engine.profiles.drift.run.DriftRun.prepare>`) does
 not depend on the budget.  Trimming then cuts, in a fixed order (``drift_priority``, each
 source from its last unit, one unit or one whole source per cut:
-:meth:`DriftRun.take <ctxviewer.engine.profiles.drift.DriftRun.take>`), until the whole
+:meth:`DriftRun.take <ctxviewer.engine.profiles.drift.run.DriftRun.take>`), until the whole
 context counts the budget or less.  The order of the cuts does not depend on the budget
 either: the budget only decides how many of them are made.  So a refit builds once
 
@@ -35,8 +35,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
-from ctxviewer.engine.profiles.drift import DriftRun
-from ctxviewer.engine.profiles.refit import Refit, budget_range
+from ctxviewer.engine.profiles.drift.run import DriftRun
+from ctxviewer.engine.profiles.refit_contract import Refit, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import resolve

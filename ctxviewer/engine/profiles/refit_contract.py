@@ -8,7 +8,7 @@ cached, far too slow for tens of thousands of budgets.  A :class:`Refit` is buil
 order, their costs in the decision unit -- and recomputes only the decisions that depend
 on the budget.
 
-The contract every refit keeps, and that ``tests/engine/profiles/test_refit_*.py`` check
+The contract every refit keeps, and that ``tests/engine/profiles/*/test_refit.py`` check
 against whole runs at every integer budget on small projects:
 
 * :meth:`Refit.fates` returns, for every item id of the trace the built settings give, the

@@ -1,6 +1,6 @@
-"""A fast, exact :class:`~ctxviewer.engine.profiles.refit.Refit` for the ``ctxviewer`` profile.
+"""A fast, exact :class:`~ctxviewer.engine.profiles.refit_contract.Refit` for the ``ctxviewer`` profile.
 
-Built from one run of :class:`~ctxviewer.engine.profiles.ctxprofile.CtxviewerRun` at the built
+Built from one run of :class:`~ctxviewer.engine.profiles.ctxviewer.run.CtxviewerRun` at the built
 settings: its rule blocks, its scored candidates (worth, keyword counts, exact tokens, part and
 heading), the rarity weights, the headers and the separator.  :meth:`CtxviewerRefit.fates`
 then redoes only what depends on the budget and the two shares, as the run does it:
@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 
 from ctxviewer.engine.profiles.base import ProfileResult
-from ctxviewer.engine.profiles.ctxprofile import (
+from ctxviewer.engine.profiles.ctxviewer.run import (
     CUT_MARKER,
     MIN_PARTIAL_TOKENS,
     Candidate,
@@ -64,7 +64,7 @@ from ctxviewer.engine.profiles.ctxprofile import (
     worth,
 )
 from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
-from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.tokens.counting import (

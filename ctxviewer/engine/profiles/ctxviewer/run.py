@@ -50,8 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ctxviewer.engine.profiles.base import ItemDraft, ProfileResult, fmt, plain_name
-from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
-from ctxviewer.engine.profiles.peers import (
+from ctxviewer.engine.profiles.gathering import (
     PeerRun,
     Placed,
     SectionPlan,
@@ -61,6 +60,7 @@ from ctxviewer.engine.profiles.peers import (
     keep_prefix,
     keep_whole,
 )
+from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
 from ctxviewer.engine.signals.spec import CHECK_EVERY, LRU, Check, SpecIndex, cut_pieces
 from ctxviewer.engine.signals.words import STOPWORDS, forms, normalise, words_of
 from ctxviewer.engine.tokens.counting import TokenCounter

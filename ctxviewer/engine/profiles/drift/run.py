@@ -28,7 +28,7 @@ Tokens are counted with the configured tokenizer: ``heuristic`` is the estimate 
 001 uses (a quarter token per character); an exact encoding is its v2 suggestion.
 
 Nothing before trimming depends on the budget, and the order of the cuts does not either:
-:mod:`ctxviewer.engine.profiles.drift_refit` answers the fates at other budgets from one
+:mod:`ctxviewer.engine.profiles.drift.refit` answers the fates at other budgets from one
 walk of the cuts (exact sensitivity).
 """
 
@@ -37,8 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctxviewer.engine.profiles.base import ItemDraft, ProfileResult, fmt, plain_name
-from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
-from ctxviewer.engine.profiles.peers import (
+from ctxviewer.engine.profiles.gathering import (
     PeerRun,
     Placed,
     RuleCandidate,
@@ -48,6 +47,7 @@ from ctxviewer.engine.profiles.peers import (
     keep_prefix,
     keep_whole,
 )
+from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
 from ctxviewer.engine.signals.spec import CHECK_EVERY, ranking
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, NOT_CANDIDATE, OUTRANKED, SECURITY, SPEC
 

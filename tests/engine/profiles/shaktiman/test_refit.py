@@ -24,7 +24,7 @@ import pytest
 
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.profiles.base import ItemDraft
-from ctxviewer.engine.profiles.refit import budget_range, with_values
+from ctxviewer.engine.profiles.refit_contract import budget_range, with_values
 from ctxviewer.engine.profiles.shaktiman import ShaktimanRun, packing_limit
 from ctxviewer.engine.profiles.shaktiman import refit as shaktiman_refit
 from ctxviewer.engine.profiles.shaktiman.refit import ShaktimanRefit, build_refit, joined_tokens, refit_of
@@ -34,9 +34,9 @@ from ctxviewer.engine.runs.pipeline import spec_source
 from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit, refit_for
 from ctxviewer.engine.tokens.counting import Census, get_counter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE
+from tests.conftest import SAMPLES
 from tests.factories import make_project, write
 
-SAMPLES = Path(__file__).resolve().parents[3] / "sample_projects"
 COUNT = get_counter("cl100k_base").count
 REQ = ".gsd/specs/feat/requirements.md"
 DES = ".gsd/specs/feat/design.md"
