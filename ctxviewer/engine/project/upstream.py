@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ctxviewer.engine.project.settings import UPSTREAM_VERSIONS
+from ctxviewer.engine.registry import find
 
 if TYPE_CHECKING:
     from ctxviewer.engine.files.reading import ProjectFS
@@ -31,8 +32,9 @@ if TYPE_CHECKING:
 
 #: The values of the ``upstream`` setting, ``auto`` first.
 AUTO, SEED, ZERG_0_3_2, LATEST = UPSTREAM_VERSIONS
-#: The profile that runs each version.
+#: The profile that runs each version (the profile of the seed's is the one that picks versions).
 VERSION_PROFILES: Mapping[str, str] = {SEED: "mahabharatha", ZERG_0_3_2: "zerg-0.3.2", LATEST: "mahabharatha-latest"}
+#: The version each of those profiles runs.
 PROFILE_VERSIONS: Mapping[str, str] = {p: v for v, p in VERSION_PROFILES.items()}
 #: Where each nine-section version keeps its rules, config and state (newest first).
 FOLDERS: tuple[tuple[str, str], ...] = ((".mahabharatha", LATEST), (".zerg", ZERG_0_3_2))
@@ -124,13 +126,28 @@ def detect(fs: ProjectFS) -> Detection:
     )
 
 
+def pinned_version(profile: str) -> str | None:
+    """The version *profile* runs whatever ``upstream`` says; None for a profile that pins none
+    (the one that picks the version, or a strategy of ctxviewer's own)."""
+    found = find(profile)
+    if found is None or found.picks_version:
+        return None
+    return PROFILE_VERSIONS.get(profile)
+
+
+def picks_version(profile: str) -> bool:
+    """Whether *profile* runs the version the ``upstream`` setting picks (or detection finds)."""
+    found = find(profile)
+    return found is not None and found.picks_version
+
+
 def resolve(fs: ProjectFS, settings: Settings) -> tuple[str, Detection | None]:
     """The profile that runs and, for the upstream pipeline, its version and why."""
     profile = settings.profile
-    if profile in PROFILE_VERSIONS and profile != VERSION_PROFILES[SEED]:
-        version = PROFILE_VERSIONS[profile]
+    version = pinned_version(profile)
+    if version is not None:
         return profile, Detection(version, f"profile {profile} runs {version}")
-    if profile != VERSION_PROFILES[SEED]:
+    if not picks_version(profile):
         return profile, None
     chosen = settings.upstream
     if chosen != AUTO:

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from ctxviewer.engine.profiles.computed.packing import cut_order, render
 from ctxviewer.engine.profiles.computed.run import ComputedRun
-from ctxviewer.engine.profiles.drift.refit import CutSequenceRefit, SpecSource, WholeRun
-from ctxviewer.engine.profiles.refit_contract import Refit, budget_range
+from ctxviewer.engine.profiles.drift.refit import CutSequenceRefit
+from ctxviewer.engine.profiles.lookup import profile_of_run
+from ctxviewer.engine.profiles.refit_contract import Refit, SpecSource, WholeRun, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import resolve
@@ -36,7 +37,7 @@ def build_refit(
     """The computed refit of *task* under *settings* (*feature* as ``assemble_task`` receives it).
 
     *whole* (``WholeRunRefit``) and *source* (``spec_source``) come from the runs package,
-    passed in by the ``REFITS`` table as for drift
+    passed in by ``runs.sensitivity.refit_for`` as for drift
     (:func:`~ctxviewer.engine.profiles.drift.refit.build_refit`).  It returns
     ``whole(project, feature, task, settings)``, exact but a whole run per call, exactly when
 
@@ -47,7 +48,7 @@ def build_refit(
     Otherwise the run is made once up to packing, with the decision tokenizer (computed
     decides with the configured one).
     """
-    if resolve(project.fs, settings)[0] != "computed":
+    if resolve(project.fs, settings)[0] != profile_of_run(ComputedRun).name:
         return whole(project, feature, task, settings)
     counter = get_counter(settings.tokenizer)
     census = Census(False, settings.tokenizer)

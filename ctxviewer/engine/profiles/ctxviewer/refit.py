@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 
@@ -63,14 +63,13 @@ from ctxviewer.engine.profiles.ctxviewer.run import (
     triples,
     worth,
 )
+from ctxviewer.engine.profiles.lookup import profile_of_run
 from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
-from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, budget_range
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, SpecSource, WholeRun, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.tokens.counting import (
     _CUT,
-    CL100K,
-    HEURISTIC,
     O200K,
     PIECE_CHARS,
     Census,
@@ -79,10 +78,6 @@ from ctxviewer.engine.tokens.counting import (
     get_counter,
 )
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, OUTRANKED, TRUNCATED
-
-#: A whole-run refit (the fallback) and the feature a run reads (``spec_source`` of the pipeline).
-WholeBuilder = Callable[[Project, Feature, Task, Settings], Refit]
-SpecSource = Callable[[Feature, Settings], tuple[Feature, str | None]]
 
 SEP = "\n\n"
 #: Memoised spec and security states kept at most (then cleared: bounded memory).
@@ -622,7 +617,7 @@ def build_refit(
     task: Task,
     settings: Settings,
     *,
-    whole: WholeBuilder,
+    whole: WholeRun,
     source: SpecSource,
 ) -> Refit:
     """The ``ctxviewer`` profile's refit for *task* (*feature* as ``assemble_task`` receives it).
@@ -631,9 +626,7 @@ def build_refit(
     live above the profiles; ``runs.sensitivity`` passes them in).  The fallback is returned
     in the cases the module docstring lists.
     """
-    tokenizer = (
-        CL100K if settings.tokenizer == HEURISTIC else settings.tokenizer
-    )  # the pipeline's rule for exact profiles
+    tokenizer = profile_of_run(CtxviewerRun).decides_with(settings.tokenizer)  # as the pipeline decides
     try:
         counter = get_counter(tokenizer)
         run = CtxviewerRun(project, source(feature, settings)[0], task, settings, counter, Census(False, tokenizer))

@@ -32,24 +32,17 @@ The computed profile's packing has the same shape, and its refit
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from ctxviewer.engine.profiles.drift.run import DriftRun
-from ctxviewer.engine.profiles.refit_contract import Refit, budget_range
+from ctxviewer.engine.profiles.lookup import profile_of_run
+from ctxviewer.engine.profiles.refit_contract import Refit, SpecSource, WholeRun, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import resolve
 from ctxviewer.engine.tokens.counting import Census, get_counter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, TRUNCATED
-
-#: How a refit that cannot take the fast path is made: ``WholeRunRefit`` from
-#: :mod:`ctxviewer.engine.runs.sensitivity` (which this layer cannot import; the ``REFITS``
-#: table passes it in).
-WholeRun = Callable[[Project, Feature, Task, Settings], Refit]
-#: The feature as a run reads it, and a warning: ``spec_source`` from
-#: :mod:`ctxviewer.engine.runs.pipeline` (passed in by the ``REFITS`` table, like *whole*).
-SpecSource = Callable[[Feature, Settings], tuple[Feature, str | None]]
 
 BUDGET_ONLY: frozenset[str] = frozenset({"budget"})
 
@@ -129,8 +122,8 @@ def build_refit(
 ) -> Refit:
     """The drift refit of *task* under *settings* (*feature* as ``assemble_task`` receives it).
 
-    The engine's layers keep this module from importing the runs package, so the ``REFITS``
-    table passes in *whole*, the whole-run refit (``WholeRunRefit``), and *source*, the
+    The engine's layers keep this module from importing the runs package, so the caller
+    (``runs.sensitivity.refit_for``) passes in *whole*, the whole-run refit (``WholeRunRefit``), and *source*, the
     feature as a run reads it (``spec_source``: ``spec_feature: graph`` can name another spec
     folder).  It returns ``whole(project, feature, task, settings)``, exact but a whole run per
     call, exactly when
@@ -142,7 +135,7 @@ def build_refit(
     Otherwise the run is made once up to trimming, with the decision tokenizer (drift decides
     with the configured one), and the cut sequence is walked to its end once.
     """
-    if resolve(project.fs, settings)[0] != "drift":
+    if resolve(project.fs, settings)[0] != profile_of_run(DriftRun).name:
         return whole(project, feature, task, settings)
     counter = get_counter(settings.tokenizer)
     try:

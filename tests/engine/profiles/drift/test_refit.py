@@ -24,11 +24,12 @@ import pytest
 
 from ctxviewer.engine.profiles.drift.refit import CutSequenceRefit, build_refit
 from ctxviewer.engine.profiles.drift.run import DriftRun
+from ctxviewer.engine.profiles.lookup import refit_builder
 from ctxviewer.engine.profiles.refit_contract import budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import spec_source
-from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit, refit_for
+from ctxviewer.engine.runs.sensitivity import WholeRunRefit, refit_for
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, KEPT, NOT_CANDIDATE, TRUNCATED
 from tests.conftest import REPO
 from tests.factories import make_project, write
@@ -267,7 +268,7 @@ class Sentinel:
 def test_the_table_holds_the_drift_builder(tmp_path: Path) -> None:
     project = hand_project(tmp_path)
     feature, task = only_task(project)
-    assert "drift" in REFITS
+    assert refit_builder("drift") is build_refit
     assert isinstance(refit_for(project, feature, task, settings_of(project)), CutSequenceRefit)
 
 

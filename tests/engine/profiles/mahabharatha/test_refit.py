@@ -40,7 +40,7 @@ from ctxviewer.engine.profiles.refit_contract import Refit, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import assemble_task, decision_tokenizer, spec_source
-from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit, refit_for
+from ctxviewer.engine.runs.sensitivity import WholeRunRefit, refit_for
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, TRUNCATED
 from tests.conftest import SAMPLES
 from tests.factories import make_project, write
@@ -77,7 +77,7 @@ def _only(project: Project) -> tuple[Feature, Task]:
 
 
 def _refit(project: Project, feature: Feature, task: Task, settings: Settings) -> Refit:
-    return REFITS["mahabharatha"](project, feature, task, settings)
+    return build_refit(project, feature, task, settings, whole=WholeRunRefit, source=spec_source)
 
 
 def _disagreements(
