@@ -1,47 +1,8 @@
-"""A fast, exact :class:`~ctxviewer.engine.profiles.refit_contract.Refit` for the ``ctxviewer`` profile.
+"""The ``ctxviewer`` profile's refit: its fates at any budget and shares from one run's scored candidates.
 
-Built from one run of :class:`~ctxviewer.engine.profiles.ctxviewer.run.CtxviewerRun` at the built
-settings: its rule blocks, its scored candidates (worth, keyword counts, exact tokens, part and
-heading), the rarity weights, the headers and the separator.  :meth:`CtxviewerRefit.fates`
-then redoes only what depends on the budget and the two shares, as the run does it:
-
-* the split (``int(budget * share)`` per section);
-* the rule blocks fitted in order, the first that does not fit kept line by line;
-* the security section's exact tokens, and so the room it leaves to the spec section;
-* the lazy-greedy packing by worth per token with near-duplicates left out, the partial fill
-  of the room left (the best paragraph that did not fit, cut at a boundary);
-* the exact check, taking out the last packed until every section and the context fit.
-
-**Exact counts as arithmetic.**  The run counts joined sections exactly.  Under tiktoken's
-``cl100k_base`` and ``o200k_base`` the pre-token that holds a ``"\n\n"`` separator ends at its
-last line break, or runs on through the blank lines that start the next piece (its *lead*,
-:func:`split_lead`: a paragraph after three newlines starts with one) and ends at the last of
-them; it never reaches the rest of the piece when that starts, after any spaces and tabs, with
-a character that is not whitespace (nor, under o200k, with ``/``, which its punctuation
-pre-token takes after line breaks); and no pre-token before it looks past it.  So the count of
-pieces joined by ``"\n\n"`` is, over each piece but the last, ``count(body + "\n\n" +
-lead of the next piece)``, plus ``count(last body)`` (and the first piece's lead, if any).
-Each piece's counts are taken once.
-
-**What is memoised.**  Packing depends on the spec budget only through its comparisons
-``used + need <= budget``; a packing is stored with the interval of spec budgets that make
-every comparison come out the same, so any budget in it is a lookup.  The partial fill's cut
-(the counter's own ``fits_prefix`` and the profile's boundary rule) and the counts of each
-kept prefix are taken the first time a room asks for them and kept: the first call at a new
-room of the partial paragraph costs one or two tiktoken calls (tens of microseconds on a
-paragraph), every later one is arithmetic.  The same holds for the first rule block that does
-not fit, kept line by line.
-
-:func:`build_refit` returns the whole-run fallback it is given (``whole``) instead when:
-
-* the run raises (the fallback raises the same way at every budget);
-* the decision counter is not a tiktoken encoding;
-* a piece's body is empty, starts (after spaces and tabs) with other whitespace, or starts
-  with ``/`` under o200k: the sum rule above does not hold there;
-* a piece holds a stretch of :data:`~ctxviewer.engine.tokens.counting.PIECE_CHARS` // 4
-  characters without a place the counter may cut a long text exactly (its count of a long
-  context may then be an estimate);
-* its fates at the built settings differ from the run's (a defensive check: never seen).
+:func:`build_refit` makes a :class:`CtxviewerRefit`, or returns the whole-run fallback where
+its arithmetic does not hold.  How it counts, what it memoises and when it falls back:
+``docs/sensitivity.md`` (how the refits work).
 """
 
 from __future__ import annotations
@@ -270,7 +231,7 @@ class CtxviewerRefit:
         return found
 
     def _tokens(self, pieces: Sequence[_Piece]) -> int:
-        """Exact tokens of the pieces joined by separators (see the module docstring)."""
+        """Exact tokens of the pieces joined by separators (docs/sensitivity.md: how the refits work)."""
         if not pieces:
             return 0
         total = self.counter.count(pieces[0].lead) if pieces[0].lead else 0
@@ -624,7 +585,7 @@ def build_refit(
 
     *whole* builds the whole-run fallback and *source* is the pipeline's ``spec_source`` (both
     live above the profiles; ``runs.sensitivity`` passes them in).  The fallback is returned
-    in the cases the module docstring lists.
+    in the cases ``docs/sensitivity.md`` lists (how the refits work).
     """
     tokenizer = profile_of_run(CtxviewerRun).decides_with(settings.tokenizer)  # as the pipeline decides
     try:

@@ -1,32 +1,8 @@
-"""A fast, exact :class:`~ctxviewer.engine.profiles.refit_contract.Refit` for the ``drift`` profile.
+"""The ``drift`` profile's refit: its fates at any budget from one walk of its cut sequence.
 
-Drift decides in two stages.  Everything up to its hard caps (gathering, scoring, ranking,
-capping: :meth:`DriftRun.prepare <ctxviewer.engine.profiles.drift.run.DriftRun.prepare>`) does
-not depend on the budget.  Trimming then cuts, in a fixed order (``drift_priority``, each
-source from its last unit, one unit or one whole source per cut:
-:meth:`DriftRun.take <ctxviewer.engine.profiles.drift.run.DriftRun.take>`), until the whole
-context counts the budget or less.  The order of the cuts does not depend on the budget
-either: the budget only decides how many of them are made.  So a refit builds once
-
-* the fates with nothing cut (capped units truncated, the other units included, every other
-  draft as the caps left it),
-* the items each cut removes, in order, and
-* ``tokens[k]``, the whole context's count (decision tokenizer) after the first ``k`` cuts,
-
-and a whole run at budget *b* makes the first ``k`` cuts, where ``k`` is the first index with
-``tokens[k] <= b`` (all of them when there is none).  :class:`CutSequenceRefit` finds that
-``k`` by bisection over the running minima of ``tokens`` (only a new minimum can be the first
-state that fits) and hands back the fates after ``k`` cuts, built once per ``k``.
-
-Because more budget never makes more cuts, a drift candidate's fate is monotone in the
-budget: cut below some budget, kept from it on.  The refit does not rely on ``tokens``
-falling at every cut (on the sample projects it does, with both tokenizers; the computed
-profile's does not), which is why the running minima, not ``tokens``, are searched.  Nothing
-changes from ``tokens[0]`` up, the context with nothing cut, so that is the ceiling: exactly
-the last budget at which a fate changes.
-
-The computed profile's packing has the same shape, and its refit
-(:mod:`ctxviewer.engine.profiles.computed.refit`) uses :class:`CutSequenceRefit` too.
+:class:`CutSequenceRefit` (computed's refit uses it too) finds how many cuts a budget makes by
+bisection; :func:`build_refit` builds it from one run.  How and why: ``docs/sensitivity.md``
+(how the refits work).
 """
 
 from __future__ import annotations
