@@ -1,20 +1,9 @@
 """Which upstream version a project runs: the ``upstream`` setting and its detection.
 
-``profile: mahabharatha`` (the default) means *the upstream pipeline*; the setting
-``upstream`` picks its version:
-
-* ``2026-01-30`` -- the seed's two-section plugin (security 30 %, spec 50 %), which the
-  ``mahabharatha`` profile reproduces (:mod:`ctxviewer.engine.profiles.mahabharatha`);
-* ``zerg-ai-0.3.2`` -- the nine-section plugin of PyPI ``zerg-ai`` 0.3.2 (``.zerg/``
-  folders, ``ZERG_*`` variables), run as profile ``zerg-0.3.2``;
-* ``latest`` -- the repository's main today: the same assembly under ``.mahabharatha/``
-  folders and ``MAHABHARATHA_*`` variables, run as profile ``mahabharatha-latest``;
-* ``auto`` (the default) -- detected from the project, see :func:`detect`.
-
-The profiles ``zerg-0.3.2`` and ``mahabharatha-latest`` are synonyms of
-``mahabharatha`` with that version; they pin it whatever ``upstream`` says.  The trace
-records the profile that ran (``profile``), the version (``upstream``) and why
-(``upstream_reason``); its settings table keeps what the user chose.
+The versions table (:data:`VERSION_PROFILES`, the profile that runs each version), the
+version a profile pins (:func:`pinned_version`), :func:`detect`, and :func:`resolve`: the
+profile that runs under a project's settings, with the version and why.  What each version
+is and how detection decides: ``docs/profiles.md`` (which upstream version?).
 """
 
 from __future__ import annotations

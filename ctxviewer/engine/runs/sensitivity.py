@@ -1,30 +1,10 @@
 """Exact sensitivity: at which values of each setting a task's candidates are in its context.
 
-"Why was it dropped?" is followed by "what do I change so it isn't?".  Dragging a slider
-misleads, because a candidate's fate is not monotonic in the settings (a rule file can be
-in at one budget, out at a larger one, in again further up: it fits or not depending on
-what the others leave).  :func:`sensitivity` answers exactly, holding every other setting:
-
-* **budget**: the fates at *every* integer budget from the bottom of the range ctxviewer
-  accepts up to the refit's ceiling (above it nothing changes), so every breakpoint is
-  found, not sampled;
-* **section shares** (profiles with their own section budgets): the fates at every integer
-  section budget ``int(budget * share)`` the share can give, each shown as the smallest
-  share that gives it;
-* **top_k** (profiles that rank paragraphs): every value up to the last rank;
-* **switches** (toggles and the upstream variables a profile reads): every value.
-
-Budgets and shares go through a :class:`~ctxviewer.engine.profiles.refit_contract.Refit`, which
-recomputes only the fit decisions; top_k and switches change scoring, so each value is a
-whole run (a handful of them).  :meth:`Sensitivity.suggestion` then names the smallest
-change that brings a candidate into the context, and what that change pushes out.
-
-How much work that is follows the budget asked about: a share axis has a position for every
-section budget up to ``budget * share``, so at a budget of 1,000,000 one task takes over a
-million refit evaluations (71 s on the ``ctxviewer`` profile).  Before any axis is walked,
-:func:`check_work` counts the evaluations the axes asked for will take and refuses, with
-:class:`~ctxviewer.engine.errors.SettingsError`, more than :data:`MAX_REFIT_EVALUATIONS`
-through a fast refit or :data:`MAX_WHOLE_RUNS` whole runs.
+:func:`sensitivity` walks every axis, holding the other settings: the budget and the shares
+through the refit of the profile that runs (:func:`refit_for`), top_k and the switches by
+whole runs; :func:`check_work` first refuses more than :data:`MAX_REFIT_EVALUATIONS` or
+:data:`MAX_WHOLE_RUNS`; :meth:`Sensitivity.suggestion` names the smallest change that brings
+a candidate in.  What is computed, the limits and why: ``docs/sensitivity.md``.
 """
 
 from __future__ import annotations
