@@ -35,7 +35,7 @@ def _timed(label: str, fn: Callable[[], Any]) -> Any:
 
 
 def bench_keywords(files: int) -> None:
-    from ctxviewer.engine.profiles.ctxprofile import extract
+    from ctxviewer.engine.profiles.ctxviewer.run import extract
     from ctxviewer.engine.signals.keywords import extract_keywords
     from ctxviewer.engine.signals.task import extract_signals
 
@@ -47,7 +47,7 @@ def bench_keywords(files: int) -> None:
 
 
 def bench_match(keywords: int) -> None:
-    from ctxviewer.engine.profiles.ctxprofile import _match_counts
+    from ctxviewer.engine.profiles.ctxviewer.run import _match_counts
     from ctxviewer.engine.signals.spec import build_index
 
     words = ["\u0130stanbul".lower(), *(f"word{i:05d}x" for i in range(keywords - 1))]

@@ -41,10 +41,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _clear() -> None:
     spec_mod.clear_caches()
-    from ctxviewer.engine.profiles import ctxprofile, mahabharatha
+    from ctxviewer.engine.profiles import mahabharatha
+    from ctxviewer.engine.profiles.ctxviewer import run as ctxviewer_run
 
     mahabharatha.clear_caches()
-    ctxprofile._matches.clear()
+    ctxviewer_run._matches.clear()
     for counter in tokens._counters.values():
         if isinstance(counter, tokens.TiktokenCounter):
             counter._cache.clear()

@@ -22,10 +22,11 @@ import time
 from pathlib import Path
 
 from ctxviewer.engine.files.reading import one_pass
+from ctxviewer.engine.profiles.lookup import refit_builder
 from ctxviewer.engine.project.loading import load_project
-from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.pipeline import assemble_task, run_profile
-from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit, sensitivity
+from ctxviewer.engine.runs.sensitivity import WholeRunRefit, sensitivity
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ("storefront-web", "ledger-service", "edge-cases")
@@ -52,7 +53,7 @@ def main() -> None:
             settings = project.settings.with_overrides({"profile": profile}, "bench")
             if profile == "shaktiman":
                 settings = settings.with_overrides({"budget": max(256, min(settings.budget, 32_768))}, "bench")
-            kind = "own" if run_profile(project, settings)[0] in REFITS else "whole runs"
+            kind = "own" if refit_builder(run_profile(project, settings)[0]) is not None else "whole runs"
             fs = one_pass()
             for feature in project.features:
                 for task in feature.tasks:

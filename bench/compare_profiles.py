@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxviewer.engine.profiles.ctxprofile import extract, match_counts
+from ctxviewer.engine.profiles.ctxviewer.run import extract, match_counts
 from ctxviewer.engine.project.loading import load_project
-from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.signals.keywords import KeywordError, extract_keywords
 from ctxviewer.engine.signals.spec import build_index

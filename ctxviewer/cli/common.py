@@ -351,7 +351,7 @@ def add_budget(p: argparse.ArgumentParser) -> None:
 
 
 def add_profile(p: argparse.ArgumentParser) -> None:
-    from ctxviewer.engine.project.settings import PROFILES
+    from ctxviewer.engine.registry import PROFILES
 
     p.add_argument(
         "--profile",

@@ -5,12 +5,13 @@
 * :mod:`.runs` -- running a profile: one task (:mod:`.runs.pipeline`), a batch, a comparison, a
   session replay.
 * :mod:`.analysis` -- what reads a finished trace: explain, findings, what-if, the window layout.
-* :mod:`.profiles` -- one module per pipeline (or upstream version) over a small shared base.
+* :mod:`.profiles` -- a package per profile (its run, its refit) over a small shared base.
 * :mod:`.runtime` -- what a real worker does while it runs: its tracker, its event log.
 * :mod:`.signals` -- what the pipelines read from a task and the project's text: keywords, task
   signals, spec paragraphs and their scores, rule matching, words.
 * :mod:`.trace` -- the immutable record of one run: the contract between engine and views.
 * :mod:`.project` -- the project on disk: loading, settings, the upstream version it runs, tuning.
+* :mod:`.registry` -- every profile, one record each: the facts settings, runs and readers take.
 * :mod:`.tokens` -- the pipeline's estimate and exact tiktoken counts, offline.
 * :mod:`.files` -- every read from and write to disk: contained, bounded, atomic.
 * :mod:`.errors` -- errors for input a user must fix.

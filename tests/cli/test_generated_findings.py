@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from ctxviewer.cli import main
-from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, DROPS, NOT_CANDIDATE, RULE_FILE
 from tests.factories import make_project, write
 

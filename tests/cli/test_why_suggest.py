@@ -17,7 +17,8 @@ import pytest
 from ctxviewer.cli.common import parse_setting
 from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.project.loading import Project, load_project
-from ctxviewer.engine.project.settings import PROFILES, Settings
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.runs.sensitivity import sensitivity
 from ctxviewer.engine.trace.model import KEPT

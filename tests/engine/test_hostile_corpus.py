@@ -40,7 +40,7 @@ from ctxviewer.cli import main
 from ctxviewer.engine.errors import ProjectError, SettingsError, WriteError
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.project.loading import load_project, parse_json, parse_yaml
-from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.pipeline import assemble, assemble_task
 from ctxviewer.engine.runs.session import replay_order, replay_session
 from ctxviewer.engine.trace.model import Trace

@@ -4,7 +4,7 @@ and cancellation from inside the scoring loops.
 * A spec file that splits into more than ``spec.MAX_PARAGRAPHS`` paragraphs is not used:
   an ``input`` error in the trace names the count and the limit; ``mahabharatha`` treats
   the file as empty (as it does a file over the size limit), the peer profiles leave it out.
-* ``spec.paragraph_hits`` (the reference's substring score) and ``ctxprofile.match_counts``
+* ``spec.paragraph_hits`` (the reference's substring score) and the ctxviewer profile's ``match_counts``
   (whole-word counts) go through each paragraph's words once for all keywords; both are
   checked here against the plain definitions they replace, on generated text, with every
   strategy forced in turn.
@@ -27,8 +27,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxviewer.engine.profiles import ctxprofile, mahabharatha
+from ctxviewer.engine.profiles import mahabharatha
 from ctxviewer.engine.profiles.base import Cancelled
+from ctxviewer.engine.profiles.ctxviewer import run as ctxviewer_run
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.pipeline import assemble
 from ctxviewer.engine.signals import spec as spec_mod
@@ -51,7 +52,7 @@ def _fresh_caches() -> Iterator[None]:
 
 def _clear_caches() -> None:
     spec_mod.clear_caches()
-    ctxprofile._matches.clear()
+    ctxviewer_run._matches.clear()
     mahabharatha.clear_caches()
 
 
@@ -298,7 +299,7 @@ def plain_counts(text: str, words: tuple[str, ...]) -> dict[int, list[tuple[str,
                 current = ""
         counts: Counter[str] = Counter()
         for run in runs:
-            owner = next((w for w in ordered if run.lower() in ctxprofile.forms(w)), None)
+            owner = next((w for w in ordered if run.lower() in ctxviewer_run.forms(w)), None)
             if owner is not None:
                 counts[owner] += 1
         if counts:
@@ -314,8 +315,8 @@ def test_match_counts_are_the_whole_words_equal_to_a_form(
 ) -> None:
     words = tuple(sorted(set(keywords)))
     with monkeypatch.context() as m:
-        m.setattr(ctxprofile, "_PIECE_CHARS", piece)
-        counts = ctxprofile._match_counts(build_index(text, 1), words, None)
+        m.setattr(ctxviewer_run, "_PIECE_CHARS", piece)
+        counts = ctxviewer_run._match_counts(build_index(text, 1), words, None)
     # The same counts, in the same order (a paragraph's worth sums its keywords in this order).
     assert {n: list(c.items()) for n, c in counts.items()} == plain_counts(text, words)
 
@@ -323,7 +324,7 @@ def test_match_counts_are_the_whole_words_equal_to_a_form(
 def test_a_form_two_keywords_share_counts_for_the_longer_keyword() -> None:
     # "boxes" is a form of "box" (box + es) and of "boxe" (boxe + s): the longer keyword owns it.
     text = "Boxes and a box; boxe-boxes.\n\nA box_boxes."
-    counts = ctxprofile._match_counts(build_index(text, 1), ("box", "boxe"), None)
+    counts = ctxviewer_run._match_counts(build_index(text, 1), ("box", "boxe"), None)
     expected = {0: [("boxe", 3), ("box", 1)], 1: [("box", 1), ("boxe", 1)]}
     assert {n: list(c.items()) for n, c in counts.items()} == expected
     assert plain_counts(text, ("box", "boxe")) == expected
@@ -333,9 +334,9 @@ def test_a_word_holding_a_dotted_capital_i_is_one_word() -> None:
     # "İbox" lowercases to "i", a combining dot and "box": one word of the text, so the
     # keyword "box" does not match inside it, and the keyword made from it ("i̇box") does.
     text = "İbox and box.\n\nİBOX"
-    counts = ctxprofile._match_counts(build_index(text, 1), ("box", "i\u0307box"), None)
+    counts = ctxviewer_run._match_counts(build_index(text, 1), ("box", "i\u0307box"), None)
     assert {n: dict(c) for n, c in counts.items()} == {0: {"i\u0307box": 1, "box": 1}, 1: {"i\u0307box": 1}}
-    counts = ctxprofile._match_counts(build_index(text, 1), ("box",), None)
+    counts = ctxviewer_run._match_counts(build_index(text, 1), ("box",), None)
     assert {n: dict(c) for n, c in counts.items()} == {0: {"box": 1}}
 
 
@@ -346,7 +347,7 @@ def test_matching_stays_linear_with_a_keyword_whose_lowercase_is_longer() -> Non
     # faulthandler_timeout is the backstop.
     words = ("\u0130stanbul".lower(), *(f"word{i:05d}x" for i in range(19_999)))
     text = "\n\n".join(f"Paragraph {i}: word{i:05d}x, WORD{i:05d}X and \u0130STANBUL." for i in range(2000))
-    counts = ctxprofile._match_counts(build_index(text, 1), tuple(sorted(words)), None)
+    counts = ctxviewer_run._match_counts(build_index(text, 1), tuple(sorted(words)), None)
     assert len(counts) == 2000
     assert counts[7] == {"word00007x": 2, "i\u0307stanbul": 1}
 

@@ -23,7 +23,7 @@ from itertools import chain, groupby, repeat
 from operator import attrgetter, contains, countOf, sub
 from typing import Any
 
-from ctxviewer.engine.project.settings import WHOLE_BUDGET_PROFILES
+from ctxviewer.engine.registry import Profile, find
 from ctxviewer.engine.tokens.counting import CL100K, HEURISTIC, O200K, TokenCounts
 from ctxviewer.engine.trace.model import (
     CUT_FOR_BUDGET,
@@ -104,8 +104,6 @@ CODES: Mapping[str, tuple[str, str]] = {
 STOPWORD_SHARE = 0.5
 #: ... in a file of at least this many paragraphs (in two or three, "most" means nothing).
 STOPWORD_MIN_PARAGRAPHS = 4
-#: Profiles whose ranks order equal scores by their place in the file.
-_ORDER_BREAKS_TIES = ("mahabharatha", "drift", "computed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +143,12 @@ class _View:
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
+        #: The record of the profile that ran (None: a profile this ctxviewer does not know).
+        self.profile: Profile | None = find(trace.profile)
+
+    def profile_is(self, fact: Callable[[Profile], bool]) -> bool:
+        """Whether the profile that ran has *fact* (False for a profile this ctxviewer does not know)."""
+        return self.profile is not None and fact(self.profile)
 
     @cached_property
     def order(self) -> dict[str, int]:
@@ -519,7 +523,7 @@ def _empty_sections(view: _View, add: _Add) -> None:
         mine = view.by_section.get(section.name, [])
         if section.text.strip() and any(i.status in KEPT and i.kept_chars for i in mine):
             continue
-        if section.text.strip() and trace.profile == "computed" and not mine:
+        if section.text.strip() and view.profile_is(lambda p: p.every_heading) and not mine:
             # The injection format writes every heading, "None" under an empty one: a section
             # nothing was ever chosen for is the format working, not a finding.
             continue
@@ -566,14 +570,14 @@ def _estimate_flips(view: _View, add: _Add) -> None:
     trace = view.trace
     if trace.tokenizer != HEURISTIC:
         return  # decided with an exact count: nothing estimated
-    if trace.profile == "mahabharatha":
+    if view.profile_is(lambda p: p.reference):
         security = trace.section(SECURITY)
         if security is not None:
             _rule_flips(view, security, add)
         spec = trace.section(SPEC)
         if spec is not None:
             _spec_flips(view, spec, add)
-    if trace.profile in WHOLE_BUDGET_PROFILES:
+    if view.profile_is(lambda p: p.whole_budget):
         exact = _exact(trace.context_tokens)
         estimate = trace.context_tokens.heuristic
         if exact is not None and estimate <= trace.budget < exact:
@@ -651,7 +655,7 @@ def _spec_flips(view: _View, spec: Section, add: _Add) -> None:
 def _stopwords(view: _View, add: _Add) -> None:
     trace = view.trace
     top_k = _setting(trace, "top_k", 5)
-    reference = trace.profile == "mahabharatha"
+    reference = view.profile_is(lambda p: p.reference)
     for source, paragraphs in view.paragraphs_by_file.items():
         nonblank = [p for p in paragraphs if p.text.strip()]
         if len(nonblank) < STOPWORD_MIN_PARAGRAPHS:
@@ -803,7 +807,7 @@ class _Ranking:
 
 def _ties(view: _View, add: _Add) -> None:
     trace = view.trace
-    if trace.profile not in _ORDER_BREAKS_TIES:
+    if not view.profile_is(lambda p: p.ties_by_order):
         return
     groups: dict[tuple[str, str, str], list[Item]] = {}
     # A trace lists a group's items together: one run, one dict lookup.

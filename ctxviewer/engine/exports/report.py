@@ -477,7 +477,7 @@ def _upstream(trace: Trace) -> str:
     if chosen is not None:
         pairs.append(("Setting upstream", f"{chosen.value} (from {chosen.origin})"))
     body = [_facts(pairs) + "</dl>"]
-    version = VERSIONS.get(trace.profile)
+    version = VERSIONS.get(trace.upstream)
     if version is not None:
         made = {i.id.removeprefix("switch:"): i for i in trace.items if i.kind == nine.SWITCH}
         rows = []

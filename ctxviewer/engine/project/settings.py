@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import Any
 
 from ctxviewer.engine.errors import SettingsError
+from ctxviewer.engine.registry import DEFAULT_PROFILE, PROFILES, find
 from ctxviewer.engine.tokens.counting import TOKENIZERS
 
 DEFAULT = "default"
@@ -33,16 +34,6 @@ SYSTEM_BUDGET_RANGE = (500, 20_000)
 #: The budget range ctxviewer accepts (wider, for what-if tuning).
 BUDGET_RANGE = (1, 10_000_000)
 
-#: The assembly strategies, the reproduced pipeline first (see ctxviewer.engine.profiles).
-PROFILES: tuple[str, ...] = (
-    "mahabharatha",
-    "drift",
-    "shaktiman",
-    "ctxviewer",
-    "computed",
-    "zerg-0.3.2",
-    "mahabharatha-latest",
-)
 #: The upstream versions the ``upstream`` setting names (see ctxviewer.engine.project.upstream).
 UPSTREAM_VERSIONS: tuple[str, ...] = ("auto", "2026-01-30", "zerg-ai-0.3.2", "latest")
 #: Where a worker's session runs: detected from the upstream version (its git worktree), the
@@ -54,58 +45,9 @@ MEMORY_DUPLICATES: tuple[str, ...] = ("once", "twice")
 #: Which folder a task's spec is read from: its task graph's folder (what a user means), or the
 #: folder the graph's own ``feature`` value names (what upstream's orchestrator passes the plugin).
 SPEC_FEATURES: tuple[str, ...] = ("folder", "graph")
-#: What each profile is, in a line (for menus, tooltips and ``--help``).
-PROFILE_SUMMARIES: Mapping[str, str] = {
-    "mahabharatha": "the upstream pipeline, reproduced decision for decision; setting upstream picks the version "
-    "(default: detected from the project)",
-    "drift": "build everything, then cut in priority order, least important first, until the budget is met",
-    "shaktiman": "rank every candidate and pack the best into the budget with exact counts, skipping overlaps",
-    "ctxviewer": "exact per-section budgets, word-boundary keywords, near-duplicate removal, "
-    "packing by score per token, partial trimming",
-    "computed": "seed 004: patterns, warnings, decisions, prior work and code references chosen by the task's signals",
-    "zerg-0.3.2": "zerg-ai 0.3.2's nine sections (rules, security, spec, MCP, depth, mode, TDD, efficiency, "
-    "repository map), byte for byte",
-    "mahabharatha-latest": "the repository's main today: zerg-ai 0.3.2's nine sections under .mahabharatha/ "
-    "and MAHABHARATHA_* variables",
-}
-#: Profiles that hold the whole context to the budget; their sections have no budgets of their own.
-WHOLE_BUDGET_PROFILES: tuple[str, ...] = ("drift", "shaktiman", "computed")
-#: Settings a profile does not use, and why (for the Budget panel).
-UNUSED_SETTINGS: Mapping[str, Mapping[str, str]] = {
-    "mahabharatha": {},
-    "drift": {
-        "security_share": "not used by drift: it holds the whole context to the budget",
-        "spec_share": "not used by drift: it holds the whole context to the budget",
-        "top_k": "not used by drift: it caps paragraphs with drift.caps.paragraphs",
-    },
-    "shaktiman": {
-        "security_share": "not used by shaktiman: it packs the whole context into the budget",
-        "spec_share": "not used by shaktiman: it packs the whole context into the budget",
-        "top_k": "not used by shaktiman: it packs by rank while chunks fit",
-    },
-    "ctxviewer": {"top_k": "not used by ctxviewer: it packs by worth per token while paragraphs fit"},
-    "computed": {
-        "security_share": "not used by computed: it holds the whole context to the budget",
-        "spec_share": "not used by computed: it holds the whole context to the budget",
-        "top_k": "not used by computed: it reads the context map and handoffs, not spec paragraphs",
-    },
-    "zerg-0.3.2": {
-        "security_share": "not used by zerg-0.3.2: its shares are fixed (10 % security, 20 % spec, ...)",
-        "spec_share": "not used by zerg-0.3.2: its shares are fixed (10 % security, 20 % spec, ...)",
-        "tokenizer": "zerg-0.3.2 decides in characters and len // 4, as upstream does; other counts are only shown",
-    },
-    "mahabharatha-latest": {
-        "security_share": "not used by mahabharatha-latest: its shares are fixed (10 % security, 20 % spec, ...)",
-        "spec_share": "not used by mahabharatha-latest: its shares are fixed (10 % security, 20 % spec, ...)",
-        "tokenizer": "mahabharatha-latest decides in characters and len // 4, as upstream does; "
-        "other counts are only shown",
-    },
-}
 #: Settings that stand for environment variables of the process running an upstream plugin
 #: (``ZERG_ANALYSIS_DEPTH`` ...); None is unset, as in the orchestrator's own process.
 SWITCH_KEYS: tuple[str, ...] = ("analysis_depth", "behavioral_mode", "tdd_mode", "compact_mode", "worker_id")
-#: The budget range the shaktiman profile accepts (seed 002).
-SHAKTIMAN_BUDGET_RANGE = (256, 32_768)
 #: Sources the drift profile can cut, as its priority list names them.
 DRIFT_SOURCES: tuple[str, ...] = ("design", "requirements", "rules")
 
@@ -182,7 +124,7 @@ class Paths:
 class Settings:
     """Everything a run depends on besides the project's files."""
 
-    profile: str = "mahabharatha"
+    profile: str = DEFAULT_PROFILE
     #: The upstream version profile ``mahabharatha`` runs: one of UPSTREAM_VERSIONS.
     upstream: str = "auto"
     tokenizer: str = "heuristic"
@@ -453,17 +395,24 @@ def _as_priority(origin: str, key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def accepted_budgets(profile: str) -> tuple[int, int]:
+    """The budgets ctxviewer accepts for *profile*: its own narrower range (shaktiman's), else :data:`BUDGET_RANGE`."""
+    found = find(profile)
+    return BUDGET_RANGE if found is None or found.budgets is None else found.budgets
+
+
 def check_profile_budget(settings: Settings, origin: str) -> None:
     """Refuse a budget the chosen profile does not take (shaktiman: 256-32,768)."""
-    if settings.profile != "shaktiman":
+    found = find(settings.profile)
+    if found is None or found.budgets is None:
         return
-    lo, hi = SHAKTIMAN_BUDGET_RANGE
+    lo, hi = found.budgets
     if not lo <= settings.budget <= hi:
         where = ""
         if settings.origin("budget") != settings.origin("profile"):
             where = f" (budget from {settings.origin('budget')}, profile from {settings.origin('profile')})"
         raise SettingsError(
-            f"budget: the shaktiman profile takes a budget of {lo:,}-{hi:,} tokens, not {settings.budget:,}{where}; "
+            f"budget: the {found.name} profile takes a budget of {lo:,}-{hi:,} tokens, not {settings.budget:,}{where}; "
             "change the budget or choose another profile",
             origin,
         )

@@ -1,20 +1,9 @@
 """Which upstream version a project runs: the ``upstream`` setting and its detection.
 
-``profile: mahabharatha`` (the default) means *the upstream pipeline*; the setting
-``upstream`` picks its version:
-
-* ``2026-01-30`` -- the seed's two-section plugin (security 30 %, spec 50 %), which the
-  ``mahabharatha`` profile reproduces (:mod:`ctxviewer.engine.profiles.mahabharatha`);
-* ``zerg-ai-0.3.2`` -- the nine-section plugin of PyPI ``zerg-ai`` 0.3.2 (``.zerg/``
-  folders, ``ZERG_*`` variables), run as profile ``zerg-0.3.2``;
-* ``latest`` -- the repository's main today: the same assembly under ``.mahabharatha/``
-  folders and ``MAHABHARATHA_*`` variables, run as profile ``mahabharatha-latest``;
-* ``auto`` (the default) -- detected from the project, see :func:`detect`.
-
-The profiles ``zerg-0.3.2`` and ``mahabharatha-latest`` are synonyms of
-``mahabharatha`` with that version; they pin it whatever ``upstream`` says.  The trace
-records the profile that ran (``profile``), the version (``upstream``) and why
-(``upstream_reason``); its settings table keeps what the user chose.
+The versions table (:data:`VERSION_PROFILES`, the profile that runs each version), the
+version a profile pins (:func:`pinned_version`), :func:`detect`, and :func:`resolve`: the
+profile that runs under a project's settings, with the version and why.  What each version
+is and how detection decides: ``docs/profiles.md`` (which upstream version?).
 """
 
 from __future__ import annotations
@@ -24,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ctxviewer.engine.project.settings import UPSTREAM_VERSIONS
+from ctxviewer.engine.registry import find
 
 if TYPE_CHECKING:
     from ctxviewer.engine.files.reading import ProjectFS
@@ -31,8 +21,9 @@ if TYPE_CHECKING:
 
 #: The values of the ``upstream`` setting, ``auto`` first.
 AUTO, SEED, ZERG_0_3_2, LATEST = UPSTREAM_VERSIONS
-#: The profile that runs each version.
+#: The profile that runs each version (the profile of the seed's is the one that picks versions).
 VERSION_PROFILES: Mapping[str, str] = {SEED: "mahabharatha", ZERG_0_3_2: "zerg-0.3.2", LATEST: "mahabharatha-latest"}
+#: The version each of those profiles runs.
 PROFILE_VERSIONS: Mapping[str, str] = {p: v for v, p in VERSION_PROFILES.items()}
 #: Where each nine-section version keeps its rules, config and state (newest first).
 FOLDERS: tuple[tuple[str, str], ...] = ((".mahabharatha", LATEST), (".zerg", ZERG_0_3_2))
@@ -124,13 +115,28 @@ def detect(fs: ProjectFS) -> Detection:
     )
 
 
+def pinned_version(profile: str) -> str | None:
+    """The version *profile* runs whatever ``upstream`` says; None for a profile that pins none
+    (the one that picks the version, or a strategy of ctxviewer's own)."""
+    found = find(profile)
+    if found is None or found.picks_version:
+        return None
+    return PROFILE_VERSIONS.get(profile)
+
+
+def picks_version(profile: str) -> bool:
+    """Whether *profile* runs the version the ``upstream`` setting picks (or detection finds)."""
+    found = find(profile)
+    return found is not None and found.picks_version
+
+
 def resolve(fs: ProjectFS, settings: Settings) -> tuple[str, Detection | None]:
     """The profile that runs and, for the upstream pipeline, its version and why."""
     profile = settings.profile
-    if profile in PROFILE_VERSIONS and profile != VERSION_PROFILES[SEED]:
-        version = PROFILE_VERSIONS[profile]
+    version = pinned_version(profile)
+    if version is not None:
         return profile, Detection(version, f"profile {profile} runs {version}")
-    if profile != VERSION_PROFILES[SEED]:
+    if not picks_version(profile):
         return profile, None
     chosen = settings.upstream
     if chosen != AUTO:

@@ -37,7 +37,8 @@ from ctxviewer.engine.analysis.whatif import (
 )
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.project.loading import Feature, Project, Task
-from ctxviewer.engine.project.settings import PROFILES, Settings
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.trace.model import Trace
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ctxviewer.engine.files.writing import ScratchPart, write_scratch_part
+from ctxviewer.engine.profiles.lookup import run_modules
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 from ctxviewer.engine.runs.collector import pace_for_batches
 
@@ -43,16 +44,8 @@ RANGES_PER_PROCESS = 2
 #: the other process tokenizes that feature's spec paragraphs too.
 MIN_RANGE = 4
 #: Imported by the forkserver before it forks workers (with exact counts, the encodings' module
-#: too): the batch's code, and the profiles ``pipeline._runner`` imports on first use.
-PRELOAD = (
-    "ctxviewer.engine.runs.parallel",
-    "ctxviewer.engine.runs.batch",
-    "ctxviewer.engine.profiles.computed",
-    "ctxviewer.engine.profiles.ctxprofile",
-    "ctxviewer.engine.profiles.drift",
-    "ctxviewer.engine.profiles.shaktiman",
-    "ctxviewer.engine.profiles.zerg.profile",
-)
+#: too): the batch's code, and every profile's run, which the pipeline imports on first use.
+PRELOAD = ("ctxviewer.engine.runs.parallel", "ctxviewer.engine.runs.batch", *run_modules())
 ENCODINGS_PRELOAD = "ctxviewer.engine.runs.parallel_preload"
 
 

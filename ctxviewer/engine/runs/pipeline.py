@@ -21,20 +21,16 @@ from ctxviewer.engine.analysis.layout import window_layout
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.profiles.base import Cancelled, Progress, RunBase
-from ctxviewer.engine.profiles.mahabharatha import MahabharathaRun
+from ctxviewer.engine.profiles.lookup import run_class
 from ctxviewer.engine.project.loading import Feature, Project, Task
-from ctxviewer.engine.project.settings import PROFILES, SYSTEM_BUDGET_RANGE, Settings, check_profile_budget
+from ctxviewer.engine.project.settings import SYSTEM_BUDGET_RANGE, Settings, check_profile_budget
 from ctxviewer.engine.project.upstream import Detection, detect
+from ctxviewer.engine.registry import PROFILES, find, profile_of
 from ctxviewer.engine.runtime.tracker import ContextTracker, budget_for_task, file_read_tokens
 from ctxviewer.engine.signals.task import extract_signals
-from ctxviewer.engine.tokens.counting import CL100K, HEURISTIC, PIECE_CHARS, Census, get_counter, noting_estimates
+from ctxviewer.engine.tokens.counting import PIECE_CHARS, Census, get_counter, noting_estimates
 from ctxviewer.engine.trace.model import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
 from ctxviewer.engine.worker.window import with_reach, worker_window
-
-#: Profiles that count exactly: with the ``heuristic`` tokenizer set they decide with cl100k_base.
-EXACT_PROFILES = ("shaktiman", "ctxviewer")
-#: Profiles that reproduce an upstream version whose every cut is in characters (4 per token).
-CHARACTER_PROFILES = ("zerg-0.3.2", "mahabharatha-latest")
 
 __all__ = ["Cancelled", "assemble", "assemble_task", "task_reads", "tracker_state"]
 
@@ -120,11 +116,8 @@ def profile_tokenizer(profile: str, settings: Settings) -> str:
     Split from :func:`decision_tokenizer` so :func:`assemble_task`, which has already
     resolved the running profile, does not detect the upstream version a second time.
     """
-    if profile in EXACT_PROFILES and settings.tokenizer == HEURISTIC:
-        return CL100K
-    if profile in CHARACTER_PROFILES:
-        return HEURISTIC
-    return settings.tokenizer
+    found = find(profile)
+    return settings.tokenizer if found is None else found.decides_with(settings.tokenizer)
 
 
 def run_profile(project: Project, settings: Settings) -> tuple[str, Detection | None]:
@@ -135,26 +128,12 @@ def run_profile(project: Project, settings: Settings) -> tuple[str, Detection | 
 
 
 def _runner(settings: Settings, profile: str | None = None) -> type[RunBase]:
-    from ctxviewer.engine.profiles.computed import ComputedRun
-    from ctxviewer.engine.profiles.ctxprofile import CtxviewerRun
-    from ctxviewer.engine.profiles.drift import DriftRun
-    from ctxviewer.engine.profiles.shaktiman import ShaktimanRun
-    from ctxviewer.engine.profiles.zerg.profile import LatestRun, ZergRun
-
-    runners: dict[str, type[RunBase]] = {
-        "mahabharatha": MahabharathaRun,
-        "drift": DriftRun,
-        "shaktiman": ShaktimanRun,
-        "ctxviewer": CtxviewerRun,
-        "computed": ComputedRun,
-        "zerg-0.3.2": ZergRun,
-        "mahabharatha-latest": LatestRun,
-    }
-    runner = runners.get(profile or settings.profile)
-    if runner is None:
+    """The run class of *profile* (the one that runs; default: *settings*'), its budget checked."""
+    name = profile or settings.profile
+    if find(name) is None:
         raise SettingsError(f"profile: unknown profile {settings.profile!r}; choose one of {', '.join(PROFILES)}")
     check_profile_budget(settings, settings.origin("budget"))
-    return runner
+    return run_class(name)
 
 
 def estimate_note(texts: int, longest: int) -> str:
@@ -228,7 +207,7 @@ def assemble_task(
     if estimated:
         warnings.append(estimate_note(len(estimated), max(estimated.values())))
     lo, hi = SYSTEM_BUDGET_RANGE
-    if profile in ("mahabharatha", *CHARACTER_PROFILES) and not lo <= settings.budget <= hi:
+    if profile_of(profile).upstream and not lo <= settings.budget <= hi:
         warnings.append(
             f"budget {settings.budget:,} is outside {lo:,}-{hi:,}, the range the real system's "
             "config accepts; shown as a what-if"

@@ -33,7 +33,8 @@ from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.profiles.base import Cancelled
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
-from ctxviewer.engine.runs.pipeline import CHARACTER_PROFILES, assemble_task, run_profile
+from ctxviewer.engine.registry import VERSION_PICKER, find, profile_of
+from ctxviewer.engine.runs.pipeline import assemble_task, run_profile
 from ctxviewer.engine.runtime.tokenrecords import TokenRecord
 from ctxviewer.engine.trace.model import SPEC, Trace
 
@@ -150,11 +151,12 @@ def compare_sections(recorded: Sequence[tuple[str, int]], reproduced: dict[str, 
 
 
 def upstream_settings(settings: Settings) -> Settings:
-    """*settings* running the upstream pipeline: a pinned upstream profile stays, any other
-    profile becomes ``mahabharatha`` (the version set or detected)."""
-    if settings.profile in CHARACTER_PROFILES or settings.profile == "mahabharatha":
+    """*settings* running the upstream pipeline: an upstream profile stays, any other becomes
+    the one that runs the version set or detected (:data:`~ctxviewer.engine.registry.VERSION_PICKER`)."""
+    found = find(settings.profile)
+    if found is not None and found.upstream:
         return settings
-    return settings.with_overrides({"profile": "mahabharatha"}, "follow --recorded")
+    return settings.with_overrides({"profile": VERSION_PICKER}, "follow --recorded")
 
 
 def _pick(found: Sequence[tuple[Feature, Task]], prefer: Sequence[str]) -> tuple[tuple[Feature, Task] | None, str]:
@@ -188,7 +190,7 @@ def compare_records(
     profile, detection = run_profile(project, chosen)
     reason = detection.reason if detection is not None else f"profile {profile}"
     entries = [(record, task) for record in records for task in record.tasks]
-    if profile not in CHARACTER_PROFILES:
+    if not profile_of(profile).token_records:
         version = detection.version if detection is not None else profile
         why = f"not reproduced: the pipeline that runs here ({version}) writes no token records"
         return RecordedComparison(

@@ -1,30 +1,10 @@
 """Exact sensitivity: at which values of each setting a task's candidates are in its context.
 
-"Why was it dropped?" is followed by "what do I change so it isn't?".  Dragging a slider
-misleads, because a candidate's fate is not monotonic in the settings (a rule file can be
-in at one budget, out at a larger one, in again further up: it fits or not depending on
-what the others leave).  :func:`sensitivity` answers exactly, holding every other setting:
-
-* **budget**: the fates at *every* integer budget from the bottom of the range ctxviewer
-  accepts up to the refit's ceiling (above it nothing changes), so every breakpoint is
-  found, not sampled;
-* **section shares** (profiles with their own section budgets): the fates at every integer
-  section budget ``int(budget * share)`` the share can give, each shown as the smallest
-  share that gives it;
-* **top_k** (profiles that rank paragraphs): every value up to the last rank;
-* **switches** (toggles and the upstream variables a profile reads): every value.
-
-Budgets and shares go through a :class:`~ctxviewer.engine.profiles.refit.Refit`, which
-recomputes only the fit decisions; top_k and switches change scoring, so each value is a
-whole run (a handful of them).  :meth:`Sensitivity.suggestion` then names the smallest
-change that brings a candidate into the context, and what that change pushes out.
-
-How much work that is follows the budget asked about: a share axis has a position for every
-section budget up to ``budget * share``, so at a budget of 1,000,000 one task takes over a
-million refit evaluations (71 s on the ``ctxviewer`` profile).  Before any axis is walked,
-:func:`check_work` counts the evaluations the axes asked for will take and refuses, with
-:class:`~ctxviewer.engine.errors.SettingsError`, more than :data:`MAX_REFIT_EVALUATIONS`
-through a fast refit or :data:`MAX_WHOLE_RUNS` whole runs.
+:func:`sensitivity` walks every axis, holding the other settings: the budget and the shares
+through the refit of the profile that runs (:func:`refit_for`), top_k and the switches by
+whole runs; :func:`check_work` first refuses more than :data:`MAX_REFIT_EVALUATIONS` or
+:data:`MAX_WHOLE_RUNS`; :meth:`Sensitivity.suggestion` names the smallest change that brings
+a candidate in.  What is computed, the limits and why: ``docs/sensitivity.md``.
 """
 
 from __future__ import annotations
@@ -35,32 +15,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, Decimal
-from functools import partial
 from typing import Any
 
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.files.reading import one_pass
-from ctxviewer.engine.profiles import drift_refit
 from ctxviewer.engine.profiles.base import Cancelled, Progress
-from ctxviewer.engine.profiles.computed import refit as computed_refit
-from ctxviewer.engine.profiles.ctxprofile_refit import build_refit as build_ctxviewer_refit
-from ctxviewer.engine.profiles.mahabharatha.refit import build_refit as mahabharatha_refit
-from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range, with_values
-from ctxviewer.engine.profiles.shaktiman.refit import build_refit as shaktiman_refit
-from ctxviewer.engine.profiles.zerg.refit import ZERG_PROFILES
-from ctxviewer.engine.profiles.zerg.refit import build_refit as build_zerg_refit
+from ctxviewer.engine.profiles.lookup import refit_builder
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, budget_range, with_values
 from ctxviewer.engine.project.loading import Feature, Project, Task
-from ctxviewer.engine.project.settings import (
-    SWITCH_KEYS,
-    SYSTEM_BUDGET_RANGE,
-    UNUSED_SETTINGS,
-    Settings,
-    show_setting,
-)
+from ctxviewer.engine.project.settings import SWITCH_KEYS, SYSTEM_BUDGET_RANGE, Settings, show_setting
+from ctxviewer.engine.registry import REGISTRY, SHARES, Choice, profile_of
 from ctxviewer.engine.runs.pipeline import assemble_task, run_profile, spec_source
 from ctxviewer.engine.trace.model import KEPT, Trace
-
-RefitBuilder = Callable[[Project, Feature, Task, Settings], Refit]
 
 #: The most evaluations a fast refit may make for one task.  Measured on storefront-web's first
 #: task (2-core x86_64 VM, CPython 3.11): 24 us an evaluation on ``mahabharatha``, 59 us on
@@ -89,12 +55,10 @@ class WholeRunRefit:
     """
 
     def __init__(self, project: Project, feature: Feature, task: Task, settings: Settings) -> None:
-        from ctxviewer.engine.project.settings import WHOLE_BUDGET_PROFILES
-
         self.project, self.feature, self.task, self.settings = project, feature, task, settings
         self._pass = one_pass()
         profile = run_profile(project, settings)[0]
-        sectioned = profile in ("mahabharatha", "ctxviewer") and profile not in WHOLE_BUDGET_PROFILES
+        sectioned = profile_of(profile).budgeting == SHARES
         self._keys = frozenset({"budget", *(SHARE_KEYS if sectioned else ())})
         self._ceiling: int | None = None
 
@@ -130,27 +94,17 @@ class WholeRunRefit:
         return budget_range(self.settings)[1]
 
 
-#: Fast refits by the profile that runs (``mahabharatha`` is the seed's version; see
-#: :func:`~ctxviewer.engine.runs.pipeline.run_profile`).  A profile missing here gets
-#: :class:`WholeRunRefit`: exact, a whole run per budget.
-#: Each builder lives with its profile, below the runs, so the whole-run fallback and
-#: spec_source are passed in.
-REFITS: dict[str, RefitBuilder] = {
-    "mahabharatha": partial(mahabharatha_refit, whole=WholeRunRefit, source=spec_source),
-    **dict.fromkeys(ZERG_PROFILES, partial(build_zerg_refit, whole=WholeRunRefit, source=spec_source)),
-    "drift": partial(drift_refit.build_refit, whole=WholeRunRefit, source=spec_source),
-    "computed": partial(computed_refit.build_refit, whole=WholeRunRefit, source=spec_source),
-    "ctxviewer": partial(build_ctxviewer_refit, whole=WholeRunRefit, source=spec_source),
-    "shaktiman": partial(shaktiman_refit, whole=WholeRunRefit, source=spec_source),
-}
-
-
 def refit_for(project: Project, feature: Feature, task: Task, settings: Settings) -> Refit:
-    """The fastest refit there is for *task* under *settings*."""
-    builder = REFITS.get(run_profile(project, settings)[0])
+    """The fastest refit there is for *task* under *settings*: the refit of the profile that runs
+    (its registry record names it), else :class:`WholeRunRefit`, exact but a whole run per budget.
+
+    A profile's refit lives with it, below the runs, so the whole-run fallback and
+    :func:`~ctxviewer.engine.runs.pipeline.spec_source` are passed in.
+    """
+    builder = refit_builder(run_profile(project, settings)[0])
     if builder is None:
         return WholeRunRefit(project, feature, task, settings)
-    return builder(project, feature, task, settings)
+    return builder(project, feature, task, settings, whole=WholeRunRefit, source=spec_source)
 
 
 # -- the result ---------------------------------------------------------------------------
@@ -163,25 +117,9 @@ BUDGET, TOP_K = "budget", "top_k"
 #: fraction, ``choice`` a list of values.
 TOKENS, SHARE, COUNT, CHOICE = "tokens", "share", "count", "choice"
 
-#: The switches each profile that runs reads, with the values worth trying (None: unset).
-_UPSTREAM_SWITCHES: tuple[tuple[str, tuple[Any, ...]], ...] = (
-    ("compact_mode", (None, "1")),
-    ("tdd_mode", (None, "1")),
-    ("analysis_depth", (None, "quick", "think", "think_hard", "ultrathink")),
-    ("behavioral_mode", (None, "speed", "exploration", "refactor", "debug")),
-)
-CHOICES: Mapping[str, tuple[tuple[str, tuple[Any, ...]], ...]] = {
-    "mahabharatha": (("security_rule_filtering", (True, False)),),
-    "ctxviewer": (("security_rule_filtering", (True, False)),),
-    "drift": (("drift_partial", (True, False)), ("security_rule_filtering", (True, False))),
-    "shaktiman": (("security_rule_filtering", (True, False)),),
-    "computed": (),
-    "zerg-0.3.2": _UPSTREAM_SWITCHES,
-    "mahabharatha-latest": _UPSTREAM_SWITCHES,
-}
-#: Profiles whose budgets the real system's config holds to SYSTEM_BUDGET_RANGE: a suggestion
-#: for them stays inside it.
-UPSTREAM_PROFILES = ("mahabharatha", "zerg-0.3.2", "mahabharatha-latest")
+#: The switch axes of each profile that runs, as its registry record gives them (:attr:`Profile.choices
+#: <ctxviewer.engine.registry.Profile.choices>`).
+CHOICES: Mapping[str, tuple[Choice, ...]] = {p.name: p.choices for p in REGISTRY}
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,7 +466,8 @@ def _budget_axis(
     )
     if ceiling < top:
         segments[-1] = Segment(segments[-1].lo, top, segments[-1].vector)
-    s_lo, s_hi = SYSTEM_BUDGET_RANGE if profile in UPSTREAM_PROFILES else (bottom, top)
+    # The real system's config holds an upstream version's budget to its range: a suggestion stays inside it.
+    s_lo, s_hi = SYSTEM_BUDGET_RANGE if profile_of(profile).upstream else (bottom, top)
     return Axis(
         BUDGET, TOKENS, settings.budget, bottom, top, tuple(segments), suggest_lo=s_lo, suggest_hi=s_hi, ceiling=ceiling
     )
@@ -578,7 +517,7 @@ def sensitivity(
     profile = run_profile(project, settings)[0]
     item_ids = tuple(item.id for item in trace.items)
     collect = _Collector(item_ids, cancel, progress)
-    fast = refit is not None or profile in REFITS
+    fast = refit is not None or refit_builder(profile) is not None
     refit = refit or refit_for(project, feature, task, settings)
     wanted = set(keys) if keys is not None else None
     shares = {k: getattr(settings, k) for k in SHARE_KEYS}
@@ -608,9 +547,9 @@ def sensitivity(
     ]
     ranks = [item.rank for item in trace.items if item.rank is not None]
     last = max(1, min(10_000, max(ranks, default=1)))
-    if want(TOP_K) and TOP_K not in UNUSED_SETTINGS.get(profile, {}):
+    if want(TOP_K) and TOP_K not in profile_of(profile).unused:
         work.append((TOP_K, last, True))
-    work += [(key, len(values), True) for key, values in CHOICES.get(profile, ()) if want(key)]
+    work += [(key, len(values), True) for key, values in profile_of(profile).choices if want(key)]
     check_work(task.id, settings.budget, work)
 
     if want(BUDGET):
@@ -618,7 +557,7 @@ def sensitivity(
     for key in SHARE_KEYS:
         if key in refit.keys and want(key):
             axes.append(_share_axis(refit, key, settings.budget, shares, collect))
-    if want(TOP_K) and TOP_K not in UNUSED_SETTINGS.get(profile, {}):
+    if want(TOP_K) and TOP_K not in profile_of(profile).unused:
         collect.report(TOP_K, 0.75)
         top_k = _segments(
             range(1, last + 1),
@@ -628,7 +567,7 @@ def sensitivity(
         if last < 10_000:
             top_k[-1] = Segment(top_k[-1].lo, 10_000, top_k[-1].vector)
         axes.append(Axis(TOP_K, COUNT, settings.top_k, 1, 10_000, tuple(top_k), suggest_lo=1, suggest_hi=10_000))
-    for key, values in CHOICES.get(profile, ()):
+    for key, values in profile_of(profile).choices:
         if not want(key):
             continue
         collect.report(key, 0.9)

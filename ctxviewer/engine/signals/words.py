@@ -1,7 +1,7 @@
 """Words of task text as the ctxviewer and computed profiles read them: splitting, plurals, stopwords.
 
 Shared by the task signals (:mod:`.task`) and the profiles that match keywords on word
-boundaries (:mod:`ctxviewer.engine.profiles.ctxprofile`, :mod:`ctxviewer.engine.profiles.computed`).
+boundaries (:mod:`ctxviewer.engine.profiles.ctxviewer.run`, :mod:`ctxviewer.engine.profiles.computed`).
 """
 
 from __future__ import annotations

@@ -21,17 +21,10 @@ from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.files.writing import scratch_folder
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import SWITCH_KEYS
-from ctxviewer.engine.project.upstream import (
-    AUTO,
-    LATEST,
-    PROFILE_VERSIONS,
-    SEED,
-    VERSION_PROFILES,
-    ZERG_0_3_2,
-    detect,
-)
+from ctxviewer.engine.project.upstream import AUTO, LATEST, SEED, VERSION_PROFILES, ZERG_0_3_2, detect, pinned_version
 
 DRIVER = Path(__file__).with_name("verify_driver.py")
+#: The version each installable Python package (not a profile) of the plugin is.
 PACKAGE_VERSIONS = {"zerg": ZERG_0_3_2, "mahabharatha": LATEST}
 HASH_SEED = "1"
 
@@ -189,8 +182,9 @@ def verify(
     package = str(data.get("package"))
     installed = PACKAGE_VERSIONS.get(package, ZERG_0_3_2)
     notes: list[str] = []
-    if settings.profile in PROFILE_VERSIONS and settings.profile != VERSION_PROFILES[SEED]:
-        version, why = PROFILE_VERSIONS[settings.profile], f"profile {settings.profile}"
+    pinned = pinned_version(settings.profile)
+    if pinned is not None:
+        version, why = pinned, f"profile {settings.profile}"
     elif settings.upstream != AUTO:
         version, why = settings.upstream, f"setting upstream ({settings.origin('upstream')})"
     else:

@@ -35,24 +35,15 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.errors import SettingsError
-from ctxviewer.engine.profiles.zerg.profile import IGNORED_BUDGETS
-from ctxviewer.engine.profiles.zerg.profile import SECTIONS as NINE_SECTIONS
-from ctxviewer.engine.project.settings import (
-    CTXVIEWER_YAML_KEYS,
-    FLAT_KEYS,
-    PROFILE_SUMMARIES,
-    PROFILES,
-    SWITCH_KEYS,
-    UNUSED_SETTINGS,
-    UPSTREAM_VERSIONS,
-    WHOLE_BUDGET_PROFILES,
-    Settings,
-)
+from ctxviewer.engine.profiles.zerg.profile import IGNORED_BUDGETS, section_shares
+from ctxviewer.engine.profiles.zerg.profile import SHARES as NINE_SHARES
+from ctxviewer.engine.project.settings import CTXVIEWER_YAML_KEYS, FLAT_KEYS, SWITCH_KEYS, UPSTREAM_VERSIONS, Settings
 from ctxviewer.engine.project.tuning import TUNABLE
-from ctxviewer.engine.project.upstream import AUTO, PROFILE_VERSIONS, SEED, VERSION_PROFILES
-from ctxviewer.engine.runs.pipeline import CHARACTER_PROFILES, decision_tokenizer
+from ctxviewer.engine.project.upstream import AUTO, VERSION_PROFILES, picks_version, pinned_version
+from ctxviewer.engine.registry import FIXED_SHARES, PROFILES, profile_of
+from ctxviewer.engine.runs.pipeline import decision_tokenizer
 from ctxviewer.engine.tokens.counting import TOKENIZERS
-from ctxviewer.engine.trace.model import Trace
+from ctxviewer.engine.trace.model import SECURITY, SPEC, Trace
 from ctxviewer.gui.views.switches import SwitchBox, variable_name
 from ctxviewer.gui.widgets.charts import segment_color
 from ctxviewer.gui.widgets.models import is_dark
@@ -499,7 +490,7 @@ class BudgetPanel(QWidget):
         self.profile = QComboBox(self)
         for index, name in enumerate(PROFILES):
             self.profile.addItem(name)
-            self.profile.setItemData(index, f"{name}: {PROFILE_SUMMARIES[name]}", Qt.ItemDataRole.ToolTipRole)
+            self.profile.setItemData(index, f"{name}: {profile_of(name).summary}", Qt.ItemDataRole.ToolTipRole)
         self.profile.currentTextChanged.connect(self._choose_profile)
         self.profile_message = QLabel("", self)
         self.profile_message.setTextFormat(Qt.TextFormat.PlainText)
@@ -523,7 +514,7 @@ class BudgetPanel(QWidget):
         self.profile.blockSignals(True)
         self.profile.setCurrentText(name)
         self.profile.blockSignals(False)
-        self.profile.setToolTip(f"The assembly strategy: {name}, {PROFILE_SUMMARIES.get(name, '')}")
+        self.profile.setToolTip(f"The assembly strategy: {name}, {profile_of(name).summary}")
 
     def _add_upstream(self, grid: QGridLayout, line: int) -> int:
         """The upstream version profile mahabharatha runs, with what auto detected and why."""
@@ -586,12 +577,12 @@ class BudgetPanel(QWidget):
         self.upstream.setItemText(0, auto)
         self.upstream.setCurrentIndex(max(0, self.upstream.findData(chosen)))
         self.upstream.blockSignals(False)
-        pinned = profile in PROFILE_VERSIONS and profile != VERSION_PROFILES[SEED]
-        used = profile == VERSION_PROFILES[SEED]
+        pinned = pinned_version(profile)
+        used = picks_version(profile)
         for widget in (self.upstream_label, self.upstream):
             widget.setEnabled(used)
-        if pinned:
-            why = f"profile {profile} runs {PROFILE_VERSIONS[profile]} whatever upstream says"
+        if pinned is not None:
+            why = f"profile {profile} runs {pinned} whatever upstream says"
         elif not used:
             why = f"not used by {profile}: it is not upstream's pipeline"
         else:
@@ -607,8 +598,8 @@ class BudgetPanel(QWidget):
         """Learn from a shown *trace* what ``upstream: auto`` detected, and show the figures that follow."""
         chosen = trace.settings.get("upstream")
         profile = trace.settings.get("profile")
-        seed_profile = profile is not None and profile.value == VERSION_PROFILES[SEED]
-        if trace.upstream and chosen is not None and chosen.value == AUTO and seed_profile:
+        picker = profile is not None and picks_version(profile.value)
+        if trace.upstream and chosen is not None and chosen.value == AUTO and picker:
             self.detected = (trace.upstream, trace.upstream_reason)
         self._show_upstream()
         self._show_state()
@@ -847,7 +838,8 @@ class BudgetPanel(QWidget):
     def _show_state(self) -> None:
         settings = self.settings()
         running = self.running_profile()  # mahabharatha may run a later version: its settings count
-        unused = UNUSED_SETTINGS.get(running, {})
+        facts = profile_of(running)
+        unused = facts.unused
         for key, row in self.rows.items():
             row.set_used(unused.get(key, ""))
         self.switches.show_values(self.values, running)
@@ -855,14 +847,13 @@ class BudgetPanel(QWidget):
         for widget in (self.tokenizer, self.tokenizer_label):
             widget.setEnabled(not tokenizer_unused)
             widget.setToolTip(tokenizer_unused or TOKENIZER_TIP)
-        fixed = running in CHARACTER_PROFILES  # the nine sections' shares are fixed
-        whole = running in WHOLE_BUDGET_PROFILES or fixed
+        fixed = facts.budgeting == FIXED_SHARES  # the nine sections' shares
+        whole = facts.whole_budget or fixed
         self.share_bar.setEnabled(not whole)
         self.buffer_label.setEnabled(not whole)
         if fixed:
-            shares = nine_section_shares(settings.budget)
-            buffer = settings.budget - sum(shares.values())
-            self.share_bar.set_shares(NINE_SHARES["security_rules"], NINE_SHARES["spec_excerpts"])
+            buffer = settings.budget - sum(section_shares(settings.budget).values())
+            self.share_bar.set_shares(NINE_SHARES[SECURITY], NINE_SHARES[SPEC])
             self.share_bar.setToolTip(f"{running}'s shares are fixed: 10 % for each section, 20 % for the spec")
             self.buffer_label.setText(f"{buffer / settings.budget * 100:.0f}% \u00b7 {buffer:,}")
         else:
@@ -892,14 +883,15 @@ def budget_line(settings: Settings, running: str | None = None) -> str:
     profile but ``mahabharatha`` on a project of a later version).
     """
     profile = running or settings.profile
+    facts = profile_of(profile)
     unit = decision_tokenizer(replace(settings, profile=profile))
-    if profile in CHARACTER_PROFILES:
+    if facts.budgeting == FIXED_SHARES:
         return nine_section_line(settings.budget)
-    if profile in WHOLE_BUDGET_PROFILES:
+    if facts.whole_budget:
         return f"whole context <b>{settings.budget:,}</b> {unit} tokens; no per-section budgets"
     budgets = settings.section_budgets
     spec = f"spec <b>{budgets['spec_excerpts']:,}</b>"
-    if profile == "ctxviewer":
+    if facts.spec_gets_rest:
         spec += " + what security leaves"
     return (
         f"security <b>{budgets['security_rules']:,}</b> \u00b7 {spec} "
@@ -907,18 +899,9 @@ def budget_line(settings: Settings, running: str | None = None) -> str:
     )
 
 
-#: The nine-section pipeline's fixed shares of the budget, by section (those with a budget).
-NINE_SHARES: dict[str, float] = {name: share for name, _, share in NINE_SECTIONS if share is not None}
-
-
-def nine_section_shares(budget: int) -> dict[str, int]:
-    """Each budgeted section's ``int(budget * share)``, as upstream takes it."""
-    return {name: int(budget * share) for name, share in NINE_SHARES.items()}
-
-
 def nine_section_line(budget: int) -> str:
     """The nine-section pipeline's fixed shares of *budget*, in its unit (heuristic: characters / 4)."""
-    shares = nine_section_shares(budget)
+    shares = {name: tokens for name, tokens in section_shares(budget).items() if name in NINE_SHARES}
     used = [f"{_NINE_WORDS[n]} <b>{b:,}</b>" for n, b in shares.items() if n not in IGNORED_BUDGETS]
     ignored = [n for n in shares if n in IGNORED_BUDGETS]
     amounts = sorted({shares[n] for n in ignored})
@@ -949,7 +932,7 @@ def _version_tip(value: str) -> str:
             "under .zerg/ or .mahabharatha/"
         )
     profile = VERSION_PROFILES[value]
-    return f"{VERSION_WORDS[value]}, run as profile {profile}: {PROFILE_SUMMARIES[profile]}"
+    return f"{VERSION_WORDS[value]}, run as profile {profile}: {profile_of(profile).summary}"
 
 
 def _detection_note(chosen: str, detected: tuple[str, str] | None) -> str:

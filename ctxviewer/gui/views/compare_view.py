@@ -36,7 +36,8 @@ from PySide6.QtWidgets import (
 from ctxviewer.engine.analysis.whatif import TraceDiff, setting_text, signed
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.project.loading import Feature, Project, Task
-from ctxviewer.engine.project.settings import PROFILE_SUMMARIES, PROFILES, Settings
+from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.registry import PROFILES, counterpart, find, profile_of
 from ctxviewer.engine.runs.compare import SIDE_MEANINGS, Side, compare_task, make_side, overshoot, parse_sides
 from ctxviewer.gui.views.whatif_view import ChangeTable, DiffPane, RunNames, diff_caption
 from ctxviewer.gui.widgets.charts import ShareChart, ShareValue
@@ -80,7 +81,7 @@ class SideEditor(QWidget):
         self.profile = QComboBox(self)
         for index, profile in enumerate(PROFILES):
             self.profile.addItem(profile)
-            self.profile.setItemData(index, f"{profile}: {PROFILE_SUMMARIES[profile]}", Qt.ItemDataRole.ToolTipRole)
+            self.profile.setItemData(index, f"{profile}: {profile_of(profile).summary}", Qt.ItemDataRole.ToolTipRole)
         self.profile.currentTextChanged.connect(self._explain_profile)
         self.settings = QLineEdit(self)
         self.settings.setPlaceholderText(SETTINGS_HINT)
@@ -99,7 +100,9 @@ class SideEditor(QWidget):
         self._explain_profile(self.profile.currentText())
 
     def _explain_profile(self, profile: str) -> None:
-        self.profile.setToolTip(f"Profile of side {self.name}: {profile}, {PROFILE_SUMMARIES.get(profile, '')}")
+        found = find(profile)
+        summary = found.summary if found is not None else ""
+        self.profile.setToolTip(f"Profile of side {self.name}: {profile}, {summary}")
 
     def side(self) -> Side:
         """The side as chosen; a :class:`SettingsError` when the settings text is malformed."""
@@ -202,7 +205,7 @@ class CompareTab(QWidget):
         """The task to compare and the settings in force; re-run now if shown, else when shown."""
         self._target = Target(project, feature, task, base)
         if self._state() == self._defaults:  # sides not chosen: the profile in force against another
-            other = "mahabharatha" if base.profile == "ctxviewer" else "ctxviewer"
+            other = counterpart(base.profile)
             self.a.editor.set_side(make_side(base.profile, "", "side A"))
             self.b.editor.set_side(make_side(other, "", "side B"))
             self._defaults = self._state()

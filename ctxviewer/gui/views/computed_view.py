@@ -33,6 +33,7 @@ from ctxviewer.engine.profiles.computed import (
     SECTIONS,
     WARNINGS,
 )
+from ctxviewer.engine.registry import find
 from ctxviewer.engine.trace.model import INCLUDED, KEPT, Item, Signals, Trace, fate_label
 from ctxviewer.engine.trace.model import Signal as TaskSignal
 from ctxviewer.gui.widgets.details import reached_rows
@@ -74,7 +75,6 @@ COMPONENT_WEIGHTS: tuple[tuple[str, int, str], ...] = (
     ("file", 3, "file mentioned, in the location"),
 )
 
-COMPUTED = "computed"
 NOT_COMPUTED = (
     "Knowledge, prior work and code references are chosen by the computed profile \u2014 "
     "choose Profile \u25b8 computed in the Budget panel. The signals on the left are every profile's."
@@ -541,7 +541,8 @@ class ComputedTab(QWidget):
             self.debug.setPlainText(nine_debug_text(trace))
             self.debug.verticalScrollBar().setValue(0)  # from the top: the cuts come first
             return
-        if not trace.debug and trace.profile != COMPUTED:
+        profile = find(trace.profile)
+        if not trace.debug and (profile is None or not profile.debug_record):
             self._show_entries(NOT_COMPUTED, [])
             self.debug.setPlainText(
                 f"This run used the {trace.profile} profile, which keeps no Context Debug record.\n\n" + NOT_COMPUTED

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.engine.analysis import upstream_items as nine
-from ctxviewer.engine.project.settings import WHOLE_BUDGET_PROFILES
+from ctxviewer.engine.registry import find
 from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.widgets.charts import ShareChart, ShareValue
 from ctxviewer.gui.widgets.models import (
@@ -68,7 +68,8 @@ class SectionsTab(QWidget):
 def budget_arithmetic(trace: Trace) -> str:
     """The budget split in words: total, shares, buffer, sub-budgets, and any section's trouble."""
     settings = {k: s.value for k, s in trace.settings.items()}
-    if trace.profile in WHOLE_BUDGET_PROFILES:
+    profile = find(trace.profile)
+    if profile is not None and profile.whole_budget:
         return _whole_budget_arithmetic(trace)
     parts = [f"<b>Budget {trace.budget:,}</b> {html.escape(trace.tokenizer)} tokens"]
     fixed = nine.is_nine_section(trace)  # upstream's nine sections: fixed shares, not the settings'

@@ -19,15 +19,15 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from ctxviewer.engine.profiles.zerg.profile import VERSIONS
 from ctxviewer.engine.project.settings import SWITCH_KEYS
-from ctxviewer.engine.runs.pipeline import CHARACTER_PROFILES
+from ctxviewer.engine.project.upstream import PROFILE_VERSIONS
+from ctxviewer.engine.registry import DEFAULT_PROFILE, find
 
 #: How an unset variable is shown (and typed: empty text is unset too).
 UNSET = "unset"
 #: The variable's name without its version's prefix, per setting.
 VARIABLES: Mapping[str, str] = {key: key.upper() for key in SWITCH_KEYS}
-#: The prefix each nine-section version reads its variables with (PIPELINE.md, section 9).
-PREFIXES: Mapping[str, str] = {"zerg-0.3.2": "ZERG_", "mahabharatha-latest": "MAHABHARATHA_"}
 #: The values offered in each list (any other text can be typed: the variable is free text).
 CHOICES: Mapping[str, tuple[str, ...]] = {
     "analysis_depth": ("quick", "think", "think_hard", "ultrathink", "standard"),
@@ -69,12 +69,14 @@ UNSET_TIP = "Unset the five variables, as in the orchestrator's own process, whe
 
 def variable_name(key: str, running: str) -> str:
     """The environment variable *key* stands for under the profile *running* (``ZERG_*`` unless main)."""
-    return PREFIXES.get(running, "ZERG_") + VARIABLES[key]
+    version = VERSIONS.get(PROFILE_VERSIONS.get(running, ""))
+    return (version.env_prefix if version is not None else "ZERG_") + VARIABLES[key]
 
 
 def unused_reason(running: str) -> str:
     """Why the switches do nothing under *running* ('' when it reads them)."""
-    if running in CHARACTER_PROFILES:
+    profile = find(running)
+    if profile is not None and profile.reads_switches:
         return ""
     return (
         f"not used by {running}: only the nine-section versions (zerg-ai 0.3.2, latest) read these "
@@ -160,7 +162,7 @@ class SwitchBox(QWidget):
         layout.addLayout(head)
         layout.addLayout(grid)
         layout.addWidget(self.reason)
-        self.show_values(dict.fromkeys(SWITCH_KEYS), "mahabharatha")
+        self.show_values(dict.fromkeys(SWITCH_KEYS), DEFAULT_PROFILE)
 
     def _edited(self, key: str) -> None:
         self.picked.emit(key, parse_switch(self.boxes[key].currentText()))

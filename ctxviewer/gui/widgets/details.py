@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ctxviewer.engine.project.upstream import PROFILE_VERSIONS
+from ctxviewer.engine.registry import find
 from ctxviewer.engine.trace.model import REACHED_LABELS, TRUNCATED, Item, Trace, fate_label
 
 
@@ -95,7 +95,7 @@ def paragraph_html(trace: Trace, item: Item, mark: str = "#ffe58a", cut: str = "
     )
     kws = ", ".join(html.escape(k) for k in item.matched_keywords) or "none"
     parts = [head, *(f"<br>{row}" for row in reached_rows(item)), f"<br>Matched keywords: {kws}"]
-    if trace.profile in PROFILE_VERSIONS:  # the upstream versions: the seed's top-k cut
+    if (profile := find(trace.profile)) is not None and profile.upstream:  # the seed's top-k cut
         parts.append(f"<br><i>Top-k cut:</i> {html.escape(cut_line(trace, item))}")
     elif item.details:
         parts.append(f"<br><i>Details:</i> {html.escape(details_text(item.details))}")

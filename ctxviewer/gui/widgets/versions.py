@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ctxviewer.engine.project.upstream import AUTO, LATEST, PROFILE_VERSIONS, SEED, VERSION_PROFILES, ZERG_0_3_2
+from ctxviewer.engine.project.upstream import (
+    AUTO,
+    LATEST,
+    SEED,
+    VERSION_PROFILES,
+    ZERG_0_3_2,
+    picks_version,
+    pinned_version,
+)
 from ctxviewer.engine.trace.model import Trace
 
 #: Each version as people name it.
@@ -67,11 +75,7 @@ def upstream_line(trace: Trace, *, with_profile: bool = True) -> str:
     words = VERSION_WORDS.get(trace.upstream, trace.upstream)
     chosen_profile = trace.settings.get("profile")
     chosen_upstream = trace.settings.get("upstream")
-    if (
-        chosen_profile is not None
-        and chosen_profile.value in PROFILE_VERSIONS
-        and chosen_profile.value != (VERSION_PROFILES[SEED])
-    ):
+    if chosen_profile is not None and pinned_version(chosen_profile.value) is not None:
         why = f"pinned by profile {chosen_profile.value}"
     elif chosen_upstream is not None and chosen_upstream.value != AUTO:
         why = f"upstream={chosen_upstream.value}, {origin_words(chosen_upstream.origin)}"
@@ -88,7 +92,7 @@ def running_profile(profile: str, upstream: str, detected: str | None) -> str:
     project: ``mahabharatha`` runs the chosen version, or the detected one under
     ``auto`` (the seed's while nothing has been detected yet).
     """
-    if profile != VERSION_PROFILES[SEED]:
+    if not picks_version(profile):
         return profile
     version = upstream if upstream != AUTO else (detected or SEED)
     return VERSION_PROFILES.get(version, profile)

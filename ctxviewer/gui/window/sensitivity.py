@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from ctxviewer.engine.profiles.refit import SHARE_KEYS
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.sensitivity import BUDGET, CHOICES, TOP_K, Sensitivity, merged, sensitivity

@@ -17,7 +17,7 @@ from ctxviewer.engine.analysis.findings import (
     findings_to_json,
 )
 from ctxviewer.engine.project.loading import load_project
-from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.pipeline import assemble, assemble_task
 from ctxviewer.engine.tokens.counting import get_counter
 from ctxviewer.engine.trace.model import Trace

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine.project.loading import load_project
-from ctxviewer.engine.project.settings import PROFILES, WHOLE_BUDGET_PROFILES
+from ctxviewer.engine.registry import PROFILES, profile_of
 from ctxviewer.engine.runs.pipeline import assemble, assemble_task
 from ctxviewer.engine.trace.model import Trace, TrimStep, step_label
 from tests.conftest import sample_projects
@@ -36,7 +36,7 @@ def _chains(steps: list[TrimStep]) -> list[str]:
 def check(trace: Trace) -> None:
     steps = list(trace.trim_steps)
     assert [s.order for s in steps] == list(range(1, len(steps) + 1))
-    if trace.profile in WHOLE_BUDGET_PROFILES:
+    if profile_of(trace.profile).whole_budget:
         assert _chains(steps) == []
         if steps:
             assert steps[-1].chars_after == len(trace.context)

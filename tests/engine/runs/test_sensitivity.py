@@ -15,7 +15,7 @@ import pytest
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.profiles.base import Cancelled
 from ctxviewer.engine.project.loading import Project, load_project
-from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs import sensitivity as sensitivity_module
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.runs.sensitivity import (

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine.project.loading import load_project
-from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.pipeline import assemble, assemble_task
 from ctxviewer.engine.trace.model import (
     CUT_FOR_BUDGET,

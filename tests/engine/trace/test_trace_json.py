@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ctxviewer.engine.project.loading import load_project
-from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.batch import run_batch
 from ctxviewer.engine.tokens.counting import TokenCounts
 from ctxviewer.engine.trace import model

@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from ctxviewer.engine.project.loading import load_project
-from ctxviewer.engine.project.settings import PROFILES
+from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.batch import run_batch
 from ctxviewer.engine.tokens.counting import TokenCounts
 from ctxviewer.engine.trace import jsonline

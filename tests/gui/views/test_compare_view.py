@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QWidget
 
 from ctxviewer.engine.analysis.whatif import TraceDiff
 from ctxviewer.engine.project.loading import Project, load_project
-from ctxviewer.engine.project.settings import PROFILE_SUMMARIES, PROFILES
+from ctxviewer.engine.registry import PROFILES, profile_of
 from ctxviewer.engine.runs.compare import Side
 from ctxviewer.engine.trace.model import Setting
 from ctxviewer.gui.views.compare_view import CompareTab
@@ -67,11 +67,11 @@ def test_choosing_sides(tab: CompareTab) -> None:
     combo = tab.a.editor.profile
     assert [combo.itemText(i) for i in range(combo.count())] == list(PROFILES)
     for i, name in enumerate(PROFILES):
-        assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == f"{name}: {PROFILE_SUMMARIES[name]}"
+        assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == f"{name}: {profile_of(name).summary}"
     assert tab.set_spec("mahabharatha,drift:budget=6000,top_k=8")
     assert (tab.a.editor.profile.currentText(), tab.a.editor.settings.text()) == ("mahabharatha", "")
     assert (tab.b.editor.profile.currentText(), tab.b.editor.settings.text()) == ("drift", "budget=6000, top_k=8")
-    assert PROFILE_SUMMARIES["drift"] in tab.b.editor.profile.toolTip()
+    assert profile_of("drift").summary in tab.b.editor.profile.toolTip()
     # Chosen by hand: a profile and settings typed with semicolons.
     tab.a.editor.profile.setCurrentText("shaktiman")
     tab.a.editor.settings.setText("budget=2000; top_k=3")
@@ -232,7 +232,7 @@ def test_the_budget_dock_chooses_the_profile_of_the_main_run(qtbot, window: Main
     combo = window.budget.profile
     assert combo.currentText() == "mahabharatha"
     assert combo.itemData(PROFILES.index("drift"), Qt.ItemDataRole.ToolTipRole) == (
-        f"drift: {PROFILE_SUMMARIES['drift']}"
+        f"drift: {profile_of('drift').summary}"
     )
     with qtbot.waitSignal(window.traceShown, timeout=20_000) as shown:
         combo.setCurrentText("drift")

@@ -1,4 +1,4 @@
-"""A fast, exact :class:`~ctxviewer.engine.profiles.refit.Refit` for the ``computed`` profile.
+"""A fast, exact :class:`~ctxviewer.engine.profiles.refit_contract.Refit` for the ``computed`` profile.
 
 Only packing (:mod:`.packing`) depends on the budget.  Everything before it -- the task's
 signals and limits, the context map, the handoffs, phases 2-4 (:meth:`ComputedRun.prepare
@@ -9,7 +9,7 @@ work, warnings, blocking questions), re-rendering the injection after each cut, 
 whole counts the budget or less.  So the refit renders once per cut, counting the injection
 after ``k`` cuts for every ``k``, and the whole run at budget *b* makes the first ``k`` cuts
 with ``tokens[k] <= b`` (all of them when there is none), which
-:class:`~ctxviewer.engine.profiles.drift_refit.CutSequenceRefit` answers by bisection.
+:class:`~ctxviewer.engine.profiles.drift.refit.CutSequenceRefit` answers by bisection.
 
 The counts need not fall at every cut: a section left with no entries says so in a line of
 its own ("No specific patterns identified for this task."), which can be longer than the
@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from ctxviewer.engine.profiles.computed.packing import cut_order, render
 from ctxviewer.engine.profiles.computed.run import ComputedRun
-from ctxviewer.engine.profiles.drift_refit import CutSequenceRefit, SpecSource, WholeRun
-from ctxviewer.engine.profiles.refit import Refit, budget_range
+from ctxviewer.engine.profiles.drift.refit import CutSequenceRefit
+from ctxviewer.engine.profiles.lookup import profile_of_run
+from ctxviewer.engine.profiles.refit_contract import Refit, SpecSource, WholeRun, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import resolve
@@ -36,8 +37,8 @@ def build_refit(
     """The computed refit of *task* under *settings* (*feature* as ``assemble_task`` receives it).
 
     *whole* (``WholeRunRefit``) and *source* (``spec_source``) come from the runs package,
-    passed in by the ``REFITS`` table as for drift
-    (:func:`~ctxviewer.engine.profiles.drift_refit.build_refit`).  It returns
+    passed in by ``runs.sensitivity.refit_for`` as for drift
+    (:func:`~ctxviewer.engine.profiles.drift.refit.build_refit`).  It returns
     ``whole(project, feature, task, settings)``, exact but a whole run per call, exactly when
 
     * the profile that runs under *settings* is not ``computed``; or
@@ -47,7 +48,7 @@ def build_refit(
     Otherwise the run is made once up to packing, with the decision tokenizer (computed
     decides with the configured one).
     """
-    if resolve(project.fs, settings)[0] != "computed":
+    if resolve(project.fs, settings)[0] != profile_of_run(ComputedRun).name:
         return whole(project, feature, task, settings)
     counter = get_counter(settings.tokenizer)
     census = Census(False, settings.tokenizer)

@@ -22,25 +22,19 @@ an exact tokenizer each new part budget costs one ``fits_prefix`` (remembered).
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ctxviewer.engine.profiles.lookup import profile_of_run
 from ctxviewer.engine.profiles.mahabharatha.excerpts import DESIGN_HEADER, REQUIREMENTS_HEADER, ScoredPart
 from ctxviewer.engine.profiles.mahabharatha.run import MahabharathaRun
-from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, SpecSource, WholeRun, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import resolve
 from ctxviewer.engine.signals.spec import TRUNCATION_MARKER
 from ctxviewer.engine.tokens.counting import HEURISTIC, Census, TokenCounter, get_counter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, TRUNCATED
-
-#: The profile this refit reproduces: the seed's version of ``mahabharatha``.
-PROFILE = "mahabharatha"
-
-RefitBuilder = Callable[[Project, Feature, Task, Settings], Refit]
-#: The feature as a run reads it (:func:`~ctxviewer.engine.runs.pipeline.spec_source`).
-SpecSource = Callable[[Feature, Settings], tuple[Feature, str | None]]
 
 
 @dataclass(frozen=True)
@@ -205,7 +199,7 @@ class MahabharathaRefit:
 
 
 def build_refit(
-    project: Project, feature: Feature, task: Task, settings: Settings, *, whole: RefitBuilder, source: SpecSource
+    project: Project, feature: Feature, task: Task, settings: Settings, *, whole: WholeRun, source: SpecSource
 ) -> Refit:
     """A refit of *task* under the seed's ``mahabharatha`` run; *feature* as
     :func:`~ctxviewer.engine.runs.pipeline.assemble_task` receives it.
@@ -217,8 +211,8 @@ def build_refit(
 
     It returns ``whole(...)`` instead of a :class:`MahabharathaRefit` exactly when
 
-    * the profile that runs is not the seed's ``mahabharatha`` (``settings.profile`` names
-      another profile, or ``mahabharatha`` resolves to another upstream version); or
+    * the profile that runs is not the seed's (``settings.profile`` names another profile,
+      or the upstream pipeline resolves to another version); or
     * the built run raises (a tokenizer whose encoding is missing, a setting the run
       refuses): the whole run then raises the same at every budget.
 
@@ -226,7 +220,7 @@ def build_refit(
     as is a run whose security or spec section is left out by a failure: those fates do not
     depend on the budget, or only through what would have been kept.
     """
-    if resolve(project.fs, settings)[0] != PROFILE:
+    if resolve(project.fs, settings)[0] != profile_of_run(MahabharathaRun).name:
         return whole(project, feature, task, settings)
     try:
         # As assemble_task runs it: the seed decides with the tokenizer set, and counts

@@ -29,7 +29,7 @@ The context lists the rule chunks, then the spec chunks in the order they were
 selected, each with its metadata line, separated by blank lines.
 
 The run (:mod:`.run`) is a sequence of stages, each readable and testable alone: the
-peer profiles' gathering (:class:`~ctxviewer.engine.profiles.peers.PeerRun`) -> the
+peer profiles' gathering (:class:`~ctxviewer.engine.profiles.gathering.PeerRun`) -> the
 candidates and their ranking (:mod:`.chunks`) -> primary selection, structural
 expansion and the final exact check (:mod:`.packing`) -> the sections' layout.
 :mod:`.refit` replays the packing stages alone at other budgets, for exact sensitivity.

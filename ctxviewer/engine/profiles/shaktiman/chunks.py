@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ctxviewer.engine.profiles.base import ItemDraft, plain_name
-from ctxviewer.engine.profiles.peers import RuleCandidate, SpecPart, heading_level
+from ctxviewer.engine.profiles.gathering import RuleCandidate, SpecPart, heading_level
 from ctxviewer.engine.signals.spec import CHECK_EVERY, Paragraph, ranking
 from ctxviewer.engine.trace.model import RULE_FILE
 
@@ -94,7 +94,7 @@ class ParagraphChunks:
 
 
 class Drafter(Protocol):
-    """What drafts the spec's items (and records them in the run): :class:`~.peers.PeerRun`."""
+    """What drafts the spec's items (and records them in the run): :class:`~..gathering.PeerRun`."""
 
     def paragraph_draft(self, part: SpecPart, para: Paragraph, reason: str) -> ItemDraft: ...
 

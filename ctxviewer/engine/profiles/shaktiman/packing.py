@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from ctxviewer.engine.profiles.base import fmt
-from ctxviewer.engine.profiles.peers import Placed, joined
+from ctxviewer.engine.profiles.gathering import Placed, joined
 from ctxviewer.engine.profiles.shaktiman.chunks import Chunk, ParagraphChunks
 from ctxviewer.engine.tokens.counting import TokenCounter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, OUTRANKED, RULE_FILE, SECURITY, SPEC, SPEC_PARAGRAPH

@@ -1,4 +1,4 @@
-"""The shaktiman profile's fates at other budgets, in plain arithmetic (a :class:`~..refit.Refit`).
+"""The shaktiman profile's fates at other budgets, in plain arithmetic (a :class:`~..refit_contract.Refit`).
 
 Nothing before packing depends on the budget: the chunks, their ranks, their costs with
 their metadata lines, which ones overlap which, each spec chunk's neighbours.  The refit
@@ -33,25 +33,21 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ctxviewer.engine.profiles.refit import Refit, budget_range, with_values
+from ctxviewer.engine.profiles.lookup import profile_of_run
+from ctxviewer.engine.profiles.refit_contract import Refit, SpecSource, WholeRun, budget_range, with_values
 from ctxviewer.engine.profiles.shaktiman.chunks import Chunk
 from ctxviewer.engine.profiles.shaktiman.packing import EXPANSION_SHARE, MAX_OVERLAP, NEIGHBOURS_PER_CHUNK, neighbours
 from ctxviewer.engine.profiles.shaktiman.run import Candidates, ShaktimanRun, packing_limit
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings, check_profile_budget
 from ctxviewer.engine.project.upstream import resolve
-from ctxviewer.engine.tokens.counting import CL100K, HEURISTIC, O200K, PIECE_CHARS, Census, TokenCounter, get_counter
+from ctxviewer.engine.tokens.counting import CL100K, O200K, PIECE_CHARS, Census, TokenCounter, get_counter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, OUTRANKED
 
-#: What the caller passes in from the runs package, which this one may not import.
-RefitBuilder = Callable[[Project, Feature, Task, Settings], Refit]
-SpecSource = Callable[[Feature, Settings], tuple[Feature, str | None]]
-
-PROFILE = "shaktiman"
 #: Encodings whose pre-tokenizer always splits just before a chunk's ``<!--`` when a blank
 #: line precedes it (see :func:`joined_tokens`).
 SPLIT_AT_CHUNKS = (CL100K, O200K)
@@ -325,7 +321,7 @@ def _cuts_exactly(text: str) -> bool:
 
 
 def build_refit(
-    project: Project, feature: Feature, task: Task, settings: Settings, *, whole: RefitBuilder, source: SpecSource
+    project: Project, feature: Feature, task: Task, settings: Settings, *, whole: WholeRun, source: SpecSource
 ) -> Refit:
     """A refit of *task* under the shaktiman profile; *feature* as
     :func:`~ctxviewer.engine.runs.pipeline.assemble_task` receives it.
@@ -351,10 +347,10 @@ def build_refit(
     A run with no rule files, no spec text, no keywords or input errors is modelled: those
     only leave fewer chunks (none at all: every fate is fixed).
     """
-    if resolve(project.fs, settings)[0] != PROFILE:
+    mine = profile_of_run(ShaktimanRun)
+    if resolve(project.fs, settings)[0] != mine.name:
         return whole(project, feature, task, settings)
-    # The pipeline's decision_tokenizer: the exact profiles never decide with the estimate.
-    tokenizer = CL100K if settings.tokenizer == HEURISTIC else settings.tokenizer
+    tokenizer = mine.decides_with(settings.tokenizer)  # as the pipeline's decision_tokenizer
     if tokenizer not in SPLIT_AT_CHUNKS:
         return whole(project, feature, task, settings)
     try:

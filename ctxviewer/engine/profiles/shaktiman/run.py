@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 
 from ctxviewer.engine.profiles.base import ProfileResult, fmt
-from ctxviewer.engine.profiles.peers import PeerRun, SectionPlan
+from ctxviewer.engine.profiles.gathering import PeerRun, SectionPlan
 from ctxviewer.engine.profiles.shaktiman.chunks import Chunk, ParagraphChunks, rank_chunks, rule_chunks, spec_chunks
 from ctxviewer.engine.profiles.shaktiman.packing import Packer, mark_covered
 from ctxviewer.engine.trace.model import RULE_FILE, SECURITY, SPEC, SPEC_PARAGRAPH

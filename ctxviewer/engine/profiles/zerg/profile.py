@@ -42,6 +42,7 @@ from ctxviewer.engine.profiles.mahabharatha import MahabharathaRun, TaskFiles, f
 from ctxviewer.engine.profiles.zerg import compact, engrules, repomap, switches
 from ctxviewer.engine.profiles.zerg.fates import CUT_FOR_BUDGET, LOST_TO_FAILURE, NOT_CANDIDATE, OUTRANKED
 from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.project.upstream import LATEST, ZERG_0_3_2
 from ctxviewer.engine.signals.keywords import describe_value
 from ctxviewer.engine.tokens.counting import rounded_estimate
 from ctxviewer.engine.trace.model import INCLUDED, SECURITY, SPEC, TRUNCATED, Section
@@ -65,6 +66,8 @@ SECTIONS: tuple[tuple[str, str, float | None], ...] = (
     (EFFICIENCY, "Token efficiency", None),
     (REPO_MAP, "Repository symbol map", 0.10),
 )
+#: Each section that has a budget, with its share of the budget (``int(budget * share)``).
+SHARES: Mapping[str, float] = {name: share for name, _, share in SECTIONS if share is not None}
 #: Sections that receive a budget and never look at it.
 IGNORED_BUDGETS = (MCP, DEPTH, MODE, TDD)
 
@@ -73,15 +76,16 @@ IGNORED_BUDGETS = (MCP, DEPTH, MODE, TDD)
 class Upstream:
     """What differs between upstream versions of the nine-section pipeline."""
 
-    name: str
+    version: str  # the value of the ``upstream`` setting
     state_dir: str  # where rules, config and state live
     env_prefix: str  # of the switch variables
 
 
-ZERG_0_3_2 = Upstream("zerg-0.3.2", ".zerg", "ZERG_")
+ZERG = Upstream(ZERG_0_3_2, ".zerg", "ZERG_")
 #: The repository's main since 2026-02-21: the same assembly, renamed folders and variables.
-LATEST = Upstream("mahabharatha-latest", ".mahabharatha", "MAHABHARATHA_")
-VERSIONS: Mapping[str, Upstream] = {v.name: v for v in (ZERG_0_3_2, LATEST)}
+MAIN = Upstream(LATEST, ".mahabharatha", "MAHABHARATHA_")
+#: The nine-section versions by the ``upstream`` setting's value (a trace's ``upstream``).
+VERSIONS: Mapping[str, Upstream] = {v.version: v for v in (ZERG, MAIN)}
 #: The settings that stand for the plugin process's environment variables.
 SWITCHES: tuple[tuple[str, str], ...] = (
     ("analysis_depth", "ANALYSIS_DEPTH"),
@@ -344,7 +348,7 @@ def repo_map_cut(result: repomap.MapResult) -> tuple[str, str, str] | None:
 class ZergRun(MahabharathaRun):
     """One run of zerg-ai 0.3.2's context plugin over one task."""
 
-    upstream: Upstream = ZERG_0_3_2
+    upstream: Upstream = ZERG
 
     def run(self) -> ProfileResult:
         self._check("start", 0.0)
@@ -545,4 +549,4 @@ class LatestRun(ZergRun):
     """The repository's main today (profile ``mahabharatha-latest``): 0.3.2's assembly, byte for
     byte, reading ``.mahabharatha/rules`` and naming ``MAHABHARATHA_*`` variables (PIPELINE.md, section 9)."""
 
-    upstream = LATEST
+    upstream = MAIN

@@ -1,4 +1,4 @@
-"""A fast, exact :class:`~ctxviewer.engine.profiles.refit.Refit` for ``zerg-0.3.2`` and ``mahabharatha-latest``.
+"""A fast, exact :class:`~ctxviewer.engine.profiles.refit_contract.Refit` for the nine-section versions.
 
 Only four decisions of the nine-section run depend on the budget, each through its section's
 share, ``int(budget * share)``, and each in characters (4 per token; these profiles always
@@ -30,15 +30,16 @@ cut is made, so it changes no fate; it is held fixed like the other switches.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ctxviewer.engine.profiles.base import ItemDraft
+from ctxviewer.engine.profiles.lookup import profile_of_run
 from ctxviewer.engine.profiles.mahabharatha import DESIGN_HEADER, REQUIREMENTS_HEADER, TaskFiles
-from ctxviewer.engine.profiles.refit import Refit, budget_range
+from ctxviewer.engine.profiles.refit_contract import Refit, SpecSource, WholeRun, budget_range
 from ctxviewer.engine.profiles.zerg import repomap
-from ctxviewer.engine.profiles.zerg.profile import ENGINEERING, REPO_MAP, SECTIONS, LatestRun, ZergRun
+from ctxviewer.engine.profiles.zerg.profile import ENGINEERING, REPO_MAP, SHARES, LatestRun, ZergRun
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import resolve
@@ -46,20 +47,12 @@ from ctxviewer.engine.signals.spec import TRUNCATION_MARKER
 from ctxviewer.engine.tokens.counting import HEURISTIC, Census, get_counter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, SECURITY, SPEC, TRUNCATED
 
-#: The profiles this refit serves (the names :func:`~ctxviewer.engine.project.upstream.resolve` gives).
-ZERG_PROFILES: tuple[str, ...] = ("zerg-0.3.2", "mahabharatha-latest")
 #: Each budget-dependent section's share of the budget, as the run takes it (``int(budget * share)``).
-_SHARES = {name: share for name, _, share in SECTIONS if share is not None}
 ENGINEERING_SHARE, SECURITY_SHARE, SPEC_SHARE, MAP_SHARE = (
-    _SHARES[ENGINEERING], _SHARES[SECURITY], _SHARES[SPEC], _SHARES[REPO_MAP],
+    SHARES[ENGINEERING], SHARES[SECURITY], SHARES[SPEC], SHARES[REPO_MAP],
 )  # fmt: skip
 #: Cached decisions per share value kept at most (a sweep of every budget meets each ten times in a row).
 _CACHE_LIMIT = 4096
-
-#: The whole-run refit builder (``runs.sensitivity.WholeRunRefit``), passed in from above.
-RefitBuilder = Callable[[Project, Feature, Task, Settings], Refit]
-#: ``runs.pipeline.spec_source``: the feature as a run reads it, passed in from above.
-FeatureSource = Callable[[Feature, Settings], tuple[Feature, str | None]]
 
 
 # -- the four decisions, each on plain lengths --------------------------------------------------------
@@ -324,8 +317,10 @@ class _LatestRecording(_ZergRecording, LatestRun):
     """:class:`_ZergRecording` for ``mahabharatha-latest``."""
 
 
-#: The recording run of each profile this refit serves.
-RECORDING: Mapping[str, type[_ZergRecording]] = {"zerg-0.3.2": _ZergRecording, "mahabharatha-latest": _LatestRecording}
+#: The recording run of each profile this refit serves, by the profile's name.
+RECORDING: Mapping[str, type[_ZergRecording]] = {
+    profile_of_run(run).name: recording for run, recording in ((ZergRun, _ZergRecording), (LatestRun, _LatestRecording))
+}
 
 
 def _spec_parts(top: Sequence[tuple[str, str, int | None, str]]) -> list[SpecPart]:
@@ -371,9 +366,9 @@ def _map_modules(picks: Sequence[repomap.ModulePick]) -> list[MapModule]:
 
 
 def build_refit(
-    project: Project, feature: Feature, task: Task, settings: Settings, *, whole: RefitBuilder, source: FeatureSource
+    project: Project, feature: Feature, task: Task, settings: Settings, *, whole: WholeRun, source: SpecSource
 ) -> Refit:
-    """*task*'s refit under *settings* (whose profile runs ``zerg-0.3.2`` or ``mahabharatha-latest``).
+    """*task*'s refit under *settings* (whose profile runs a nine-section version).
 
     One run at the built settings, as :func:`~ctxviewer.engine.runs.pipeline.assemble_task`
     makes it (the feature through *source*, the estimate counter), records the candidates.

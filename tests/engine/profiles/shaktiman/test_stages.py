@@ -1,6 +1,6 @@
 """The shaktiman profile's stages, each alone on tiny hand-built chunks (no project, no run).
 
-The whole run is tested in ``test_shaktiman.py``.  Here a tokenizer of one token per
+The whole run is tested in ``test_run.py``.  Here a tokenizer of one token per
 character makes every cost a length, worked out in the comments.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ctxviewer.engine.profiles.base import ItemDraft
-from ctxviewer.engine.profiles.peers import SpecPart
+from ctxviewer.engine.profiles.gathering import SpecPart
 from ctxviewer.engine.profiles.shaktiman import (
     Chunk,
     Packer,
@@ -101,7 +101,7 @@ def test_rules_rank_first_then_score_then_the_smaller_chunk_then_document_order(
 
 
 class Drafter:
-    """Drafts as :class:`~ctxviewer.engine.profiles.peers.PeerRun` does, keeping them in a list."""
+    """Drafts as :class:`~ctxviewer.engine.profiles.gathering.PeerRun` does, keeping them in a list."""
 
     def __init__(self) -> None:
         self.items: list[ItemDraft] = []

@@ -1,42 +1,10 @@
-"""Profile ``ctxviewer``: what we think a task's context should be, within its budgets exactly.
+"""The ``ctxviewer`` profile's run: exact budgets, word-boundary keywords, worth per token, near-duplicates out.
 
-It fixes what the reference pipeline gets wrong, one rule each:
-
-* **Exact budgets.** Counted with an exact encoding (cl100k_base unless an exact
-  tokenizer is set).  The security section gets ``int(budget * security_share)``;
-  the spec section ``int(budget * spec_share)`` plus whatever the security section
-  left unused (so the two budgets can add up to more than the shares: the unused part
-  is counted in both, used in one); the buffer is what the shares leave.  After packing, each section and the whole
-  context are counted exactly and the last-packed item comes out until all fit, so
-  no section is ever over its budget and the context never over the total.
-* **Keywords on word boundaries.** Words of the title and description (split on
-  anything not a letter or digit, and at camelCase humps) and of the task's file
-  stems, lowercased, at least 3 characters, a plural ``s`` taken off; stopwords
-  (:data:`STOPWORDS`: English function words and task boilerplate such as
-  "implement") are listed in the trace with a note and not used.  A keyword matches
-  a whole word, optionally followed by ``s``/``es``: "session" matches "sessions"
-  and "session_id", never "obsession".  Each item records how often each keyword
-  occurs in it.
-* **Relevance weighted by rarity.** A paragraph's worth is the sum over its distinct
-  keywords of ``log(1 + N / df)`` (N non-blank paragraphs, df those with the
-  keyword), a keyword the context already covers counting a quarter.
-* **Near-duplicates removed.** A paragraph sharing at least ``near_duplicate`` (0.8)
-  of its word triples with one already packed is dropped, saying which.
-* **Packing by worth per token**, not a fixed top five: the best worth-per-token
-  paragraph first (lazily re-valued as coverage grows), each whole if it fits; then
-  the room left is filled with the best paragraph that did not fit, cut at a
-  sentence (else word) boundary and marked ``[…]``.  Rule blocks are packed whole in
-  the reference order; the first that does not fit is kept line by line.
-* Paragraphs appear in document order under the reference's headers, so the
-  context reads as the spec does.
-
-:meth:`CtxviewerRun.run` is these stages in order: gather (the peers' task, rule and spec
-reading); the budget split (:func:`split_budget`); the rule blocks fitted in order
-(:func:`fit_in_order`) with the first that does not fit kept line by line; the candidates
-scored (:func:`match_counts`, :func:`rarity_weights`, :func:`worth`); packing
-(:class:`Packer`: whole paragraphs, then a partial fill); the layout in document order
-(:func:`document_order`); the exact check, taking out the last packed
-(:func:`last_packed`) until everything fits; and the result.
+:meth:`CtxviewerRun.run` is these stages in order: gather (:mod:`..gathering`); the budget split
+(:func:`split_budget`); the rule blocks fitted in order (:func:`fit_in_order`); the candidates
+scored (:func:`match_counts`, :func:`rarity_weights`, :func:`worth`); packing (:class:`Packer`);
+the layout in document order (:func:`document_order`); the exact check (:func:`last_packed`).
+The rules, which the tests are written against: ``docs/profiles.md`` (ctxviewer).
 """
 
 from __future__ import annotations
@@ -50,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ctxviewer.engine.profiles.base import ItemDraft, ProfileResult, fmt, plain_name
-from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
-from ctxviewer.engine.profiles.peers import (
+from ctxviewer.engine.profiles.gathering import (
     PeerRun,
     Placed,
     SectionPlan,
@@ -61,6 +28,7 @@ from ctxviewer.engine.profiles.peers import (
     keep_prefix,
     keep_whole,
 )
+from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
 from ctxviewer.engine.signals.spec import CHECK_EVERY, LRU, Check, SpecIndex, cut_pieces
 from ctxviewer.engine.signals.words import STOPWORDS, forms, normalise, words_of
 from ctxviewer.engine.tokens.counting import TokenCounter

@@ -8,20 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.engine.profiles import ctxprofile_refit
-from ctxviewer.engine.profiles.ctxprofile import CtxviewerRun
-from ctxviewer.engine.profiles.ctxprofile_refit import CtxviewerRefit
-from ctxviewer.engine.profiles.refit import Refit
+from ctxviewer.engine.profiles.ctxviewer import refit as ctxviewer_refit
+from ctxviewer.engine.profiles.ctxviewer.refit import CtxviewerRefit
+from ctxviewer.engine.profiles.ctxviewer.run import CtxviewerRun
+from ctxviewer.engine.profiles.refit_contract import Refit
 from ctxviewer.engine.project.loading import Project, load_project
 from ctxviewer.engine.project.settings import BUDGET_RANGE
 from ctxviewer.engine.runs import pipeline
 from ctxviewer.engine.runs.sensitivity import WholeRunRefit, refit_for
 from ctxviewer.engine.tokens.counting import CL100K, TiktokenCounter, get_counter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, OUTRANKED, TRUNCATED
+from tests.conftest import SAMPLES
 from tests.factories import make_project
 
 CL = get_counter(CL100K)
-SAMPLES = Path(__file__).resolve().parents[3] / "sample_projects"
 TOP = BUDGET_RANGE[1]
 
 
@@ -244,7 +244,7 @@ class Inflating(TiktokenCounter):
 def test_agrees_when_the_exact_check_takes_pieces_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     counter = Inflating(CL100K)
     monkeypatch.setattr(pipeline, "get_counter", lambda name: counter)
-    monkeypatch.setattr(ctxprofile_refit, "get_counter", lambda name: counter)
+    monkeypatch.setattr(ctxviewer_refit, "get_counter", lambda name: counter)
     taken: list[int] = []
     verify = CtxviewerRefit._verify
 
@@ -270,7 +270,7 @@ def test_agrees_with_blank_lines_that_start_paragraphs(tmp_path: Path) -> None:
     requirements = REQUIREMENTS.replace("\n\n## Store", "\n\n\n## Store") + (
         "\n\n\n\nThe session token expires.\n\n \n  \n  Docker session rotation, indented."
     )
-    assert ctxprofile_refit.split_lead("\n \n  Docker") == ("\n \n", "  Docker")
+    assert ctxviewer_refit.split_lead("\n \n  Docker") == ("\n \n", "  Docker")
     for tokenizer in (CL100K, "o200k_base"):
         refit, whole = _pair(_small(tmp_path, requirements), tokenizer=tokenizer)
         assert isinstance(refit, CtxviewerRefit)
@@ -327,7 +327,7 @@ def test_prefix_fits_are_the_counters(text: str) -> None:
     # The refit's fits_prefix (encoded once) against the counter's, at every token count.
     for name in (CL100K, "o200k_base"):
         counter = get_counter(name)
-        prefixes = ctxprofile_refit._Prefixes(counter, text)
+        prefixes = ctxviewer_refit._Prefixes(counter, text)
         assert prefixes.ends is not None
         top = counter.count(text) + 2
         assert [prefixes.fits(m) for m in range(-1, top)] == [counter.fits_prefix(text, m) for m in range(-1, top)]

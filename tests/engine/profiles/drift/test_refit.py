@@ -6,7 +6,7 @@ replaced), plus one small case worked by hand below.
 A drift candidate's fate is monotone in the budget, and the tests say so rather than look
 for a candidate that is in, out and in again: trimming makes its cuts in one fixed order and
 stops at the first state that fits, and a larger budget never stops later (see
-:mod:`ctxviewer.engine.profiles.drift_refit`).  What the tests make sure does occur is a long
+:mod:`ctxviewer.engine.profiles.drift.refit`).  What the tests make sure does occur is a long
 chain of breakpoints (many distinct fate vectors along the budget), capped (truncated) units,
 sources never cut (the context stays over budget) and whole-source cuts; counts that rise
 after a cut (which drift's do not on these inputs, computed's do) are checked on the class.
@@ -22,17 +22,18 @@ from typing import Any
 
 import pytest
 
-from ctxviewer.engine.profiles.drift import DriftRun
-from ctxviewer.engine.profiles.drift_refit import CutSequenceRefit, build_refit
-from ctxviewer.engine.profiles.refit import budget_range
+from ctxviewer.engine.profiles.drift.refit import CutSequenceRefit, build_refit
+from ctxviewer.engine.profiles.drift.run import DriftRun
+from ctxviewer.engine.profiles.lookup import refit_builder
+from ctxviewer.engine.profiles.refit_contract import budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import spec_source
-from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit, refit_for
+from ctxviewer.engine.runs.sensitivity import WholeRunRefit, refit_for
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, KEPT, NOT_CANDIDATE, TRUNCATED
+from tests.conftest import REPO
 from tests.factories import make_project, write
 
-REPO = Path(__file__).resolve().parents[3]
 SAMPLES = [REPO / "sample_projects" / name for name in ("ledger-service", "storefront-web", "edge-cases")]
 
 CORE_FILE, PY_FILE = "_core/owasp-2025.md", "languages/python/CLAUDE.md"
@@ -60,7 +61,7 @@ def assert_agrees(project: Project, feature: Feature, task: Task, settings: Sett
 
 # -- a small case worked by hand ----------------------------------------------------------------------
 
-# The project of tests/engine/profiles/test_drift.py: task "login session token" with a.py.
+# The project of tests/engine/profiles/drift/test_run.py: task "login session token" with a.py.
 # Whole context: "## Security Rules (task-scoped)" (31), the core block (37), the python block
 # (32), "## Relevant Requirements" (24), R3 (23), R2 (17), R1 (9), "## Relevant Design" (18),
 # D2 (17), D1 (9), joined by nine blank lines: 217 + 18 = 235 characters, 235 // 4 = 58 tokens.
@@ -267,7 +268,7 @@ class Sentinel:
 def test_the_table_holds_the_drift_builder(tmp_path: Path) -> None:
     project = hand_project(tmp_path)
     feature, task = only_task(project)
-    assert "drift" in REFITS
+    assert refit_builder("drift") is build_refit
     assert isinstance(refit_for(project, feature, task, settings_of(project)), CutSequenceRefit)
 
 

@@ -10,7 +10,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from ctxviewer.engine.profiles.base import ItemDraft
-from ctxviewer.engine.profiles.ctxprofile import (
+from ctxviewer.engine.profiles.ctxviewer.run import (
     CUT_MARKER,
     Budgets,
     Candidate,
@@ -23,8 +23,8 @@ from ctxviewer.engine.profiles.ctxprofile import (
     split_budget,
     worth,
 )
+from ctxviewer.engine.profiles.gathering import Placed, SpecPart
 from ctxviewer.engine.profiles.mahabharatha import DESIGN_HEADER, REQUIREMENTS_HEADER
-from ctxviewer.engine.profiles.peers import Placed, SpecPart
 from ctxviewer.engine.signals.spec import spec_index
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, OUTRANKED, SPEC, TRUNCATED
 

@@ -36,15 +36,15 @@ import pytest
 
 from ctxviewer.engine.profiles.mahabharatha import refit as maha_refit
 from ctxviewer.engine.profiles.mahabharatha.refit import MahabharathaRefit, build_refit
-from ctxviewer.engine.profiles.refit import Refit, budget_range
+from ctxviewer.engine.profiles.refit_contract import Refit, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import assemble_task, decision_tokenizer, spec_source
-from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit, refit_for
+from ctxviewer.engine.runs.sensitivity import WholeRunRefit, refit_for
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, TRUNCATED
+from tests.conftest import SAMPLES
 from tests.factories import make_project, write
 
-SAMPLES = Path(__file__).resolve().parents[3] / "sample_projects"
 SEED = {"profile": "mahabharatha", "upstream": "2026-01-30"}
 
 CORE_RULE = "## Rule: " + "c" * (400 - 24 - 9) + "\n"  # "### _core/owasp-2025.md\n" is 24
@@ -77,7 +77,7 @@ def _only(project: Project) -> tuple[Feature, Task]:
 
 
 def _refit(project: Project, feature: Feature, task: Task, settings: Settings) -> Refit:
-    return REFITS["mahabharatha"](project, feature, task, settings)
+    return build_refit(project, feature, task, settings, whole=WholeRunRefit, source=spec_source)
 
 
 def _disagreements(

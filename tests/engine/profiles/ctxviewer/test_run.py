@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ctxviewer.engine.profiles.base import NEVER_CONSIDERED
-from ctxviewer.engine.profiles.ctxprofile import CUT_MARKER, extract, match_counts, similarity, triples
+from ctxviewer.engine.profiles.ctxviewer.run import CUT_MARKER, extract, match_counts, similarity, triples
 from ctxviewer.engine.profiles.mahabharatha import REQUIREMENTS_HEADER
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs import pipeline

@@ -1,55 +1,24 @@
-"""A fast, exact :class:`~ctxviewer.engine.profiles.refit.Refit` for the ``drift`` profile.
+"""The ``drift`` profile's refit: its fates at any budget from one walk of its cut sequence.
 
-Drift decides in two stages.  Everything up to its hard caps (gathering, scoring, ranking,
-capping: :meth:`DriftRun.prepare <ctxviewer.engine.profiles.drift.DriftRun.prepare>`) does
-not depend on the budget.  Trimming then cuts, in a fixed order (``drift_priority``, each
-source from its last unit, one unit or one whole source per cut:
-:meth:`DriftRun.take <ctxviewer.engine.profiles.drift.DriftRun.take>`), until the whole
-context counts the budget or less.  The order of the cuts does not depend on the budget
-either: the budget only decides how many of them are made.  So a refit builds once
-
-* the fates with nothing cut (capped units truncated, the other units included, every other
-  draft as the caps left it),
-* the items each cut removes, in order, and
-* ``tokens[k]``, the whole context's count (decision tokenizer) after the first ``k`` cuts,
-
-and a whole run at budget *b* makes the first ``k`` cuts, where ``k`` is the first index with
-``tokens[k] <= b`` (all of them when there is none).  :class:`CutSequenceRefit` finds that
-``k`` by bisection over the running minima of ``tokens`` (only a new minimum can be the first
-state that fits) and hands back the fates after ``k`` cuts, built once per ``k``.
-
-Because more budget never makes more cuts, a drift candidate's fate is monotone in the
-budget: cut below some budget, kept from it on.  The refit does not rely on ``tokens``
-falling at every cut (on the sample projects it does, with both tokenizers; the computed
-profile's does not), which is why the running minima, not ``tokens``, are searched.  Nothing
-changes from ``tokens[0]`` up, the context with nothing cut, so that is the ceiling: exactly
-the last budget at which a fate changes.
-
-The computed profile's packing has the same shape, and its refit
-(:mod:`ctxviewer.engine.profiles.computed.refit`) uses :class:`CutSequenceRefit` too.
+:class:`CutSequenceRefit` (computed's refit uses it too) finds how many cuts a budget makes by
+bisection; :func:`build_refit` builds it from one run.  How and why: ``docs/sensitivity.md``
+(how the refits work).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from ctxviewer.engine.profiles.drift import DriftRun
-from ctxviewer.engine.profiles.refit import Refit, budget_range
+from ctxviewer.engine.profiles.drift.run import DriftRun
+from ctxviewer.engine.profiles.lookup import profile_of_run
+from ctxviewer.engine.profiles.refit_contract import Refit, SpecSource, WholeRun, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import resolve
 from ctxviewer.engine.tokens.counting import Census, get_counter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, TRUNCATED
-
-#: How a refit that cannot take the fast path is made: ``WholeRunRefit`` from
-#: :mod:`ctxviewer.engine.runs.sensitivity` (which this layer cannot import; the ``REFITS``
-#: table passes it in).
-WholeRun = Callable[[Project, Feature, Task, Settings], Refit]
-#: The feature as a run reads it, and a warning: ``spec_source`` from
-#: :mod:`ctxviewer.engine.runs.pipeline` (passed in by the ``REFITS`` table, like *whole*).
-SpecSource = Callable[[Feature, Settings], tuple[Feature, str | None]]
 
 BUDGET_ONLY: frozenset[str] = frozenset({"budget"})
 
@@ -129,8 +98,8 @@ def build_refit(
 ) -> Refit:
     """The drift refit of *task* under *settings* (*feature* as ``assemble_task`` receives it).
 
-    The engine's layers keep this module from importing the runs package, so the ``REFITS``
-    table passes in *whole*, the whole-run refit (``WholeRunRefit``), and *source*, the
+    The engine's layers keep this module from importing the runs package, so the caller
+    (``runs.sensitivity.refit_for``) passes in *whole*, the whole-run refit (``WholeRunRefit``), and *source*, the
     feature as a run reads it (``spec_source``: ``spec_feature: graph`` can name another spec
     folder).  It returns ``whole(project, feature, task, settings)``, exact but a whole run per
     call, exactly when
@@ -142,7 +111,7 @@ def build_refit(
     Otherwise the run is made once up to trimming, with the decision tokenizer (drift decides
     with the configured one), and the cut sequence is walked to its end once.
     """
-    if resolve(project.fs, settings)[0] != "drift":
+    if resolve(project.fs, settings)[0] != profile_of_run(DriftRun).name:
         return whole(project, feature, task, settings)
     counter = get_counter(settings.tokenizer)
     try:

@@ -24,19 +24,20 @@ import pytest
 
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.profiles.base import ItemDraft
-from ctxviewer.engine.profiles.refit import budget_range, with_values
+from ctxviewer.engine.profiles.lookup import refit_builder
+from ctxviewer.engine.profiles.refit_contract import budget_range, with_values
 from ctxviewer.engine.profiles.shaktiman import ShaktimanRun, packing_limit
 from ctxviewer.engine.profiles.shaktiman import refit as shaktiman_refit
 from ctxviewer.engine.profiles.shaktiman.refit import ShaktimanRefit, build_refit, joined_tokens, refit_of
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import spec_source
-from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit, refit_for
+from ctxviewer.engine.runs.sensitivity import WholeRunRefit, refit_for
 from ctxviewer.engine.tokens.counting import Census, get_counter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE
+from tests.conftest import SAMPLES
 from tests.factories import make_project, write
 
-SAMPLES = Path(__file__).resolve().parents[3] / "sample_projects"
 COUNT = get_counter("cl100k_base").count
 REQ = ".gsd/specs/feat/requirements.md"
 DES = ".gsd/specs/feat/design.md"
@@ -443,7 +444,7 @@ def test_registered_for_the_profile_that_runs(tmp_path: Path) -> None:
     project = mixed_project(tmp_path)
     feature, task = only_task(project)
     assert isinstance(refit_for(project, feature, task, shaktiman(project)), ShaktimanRefit)
-    assert "shaktiman" in REFITS
+    assert refit_builder("shaktiman") is build_refit
 
 
 # -- the fallbacks --------------------------------------------------------------------------------

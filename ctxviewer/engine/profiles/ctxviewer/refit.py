@@ -1,59 +1,20 @@
-"""A fast, exact :class:`~ctxviewer.engine.profiles.refit.Refit` for the ``ctxviewer`` profile.
+"""The ``ctxviewer`` profile's refit: its fates at any budget and shares from one run's scored candidates.
 
-Built from one run of :class:`~ctxviewer.engine.profiles.ctxprofile.CtxviewerRun` at the built
-settings: its rule blocks, its scored candidates (worth, keyword counts, exact tokens, part and
-heading), the rarity weights, the headers and the separator.  :meth:`CtxviewerRefit.fates`
-then redoes only what depends on the budget and the two shares, as the run does it:
-
-* the split (``int(budget * share)`` per section);
-* the rule blocks fitted in order, the first that does not fit kept line by line;
-* the security section's exact tokens, and so the room it leaves to the spec section;
-* the lazy-greedy packing by worth per token with near-duplicates left out, the partial fill
-  of the room left (the best paragraph that did not fit, cut at a boundary);
-* the exact check, taking out the last packed until every section and the context fit.
-
-**Exact counts as arithmetic.**  The run counts joined sections exactly.  Under tiktoken's
-``cl100k_base`` and ``o200k_base`` the pre-token that holds a ``"\n\n"`` separator ends at its
-last line break, or runs on through the blank lines that start the next piece (its *lead*,
-:func:`split_lead`: a paragraph after three newlines starts with one) and ends at the last of
-them; it never reaches the rest of the piece when that starts, after any spaces and tabs, with
-a character that is not whitespace (nor, under o200k, with ``/``, which its punctuation
-pre-token takes after line breaks); and no pre-token before it looks past it.  So the count of
-pieces joined by ``"\n\n"`` is, over each piece but the last, ``count(body + "\n\n" +
-lead of the next piece)``, plus ``count(last body)`` (and the first piece's lead, if any).
-Each piece's counts are taken once.
-
-**What is memoised.**  Packing depends on the spec budget only through its comparisons
-``used + need <= budget``; a packing is stored with the interval of spec budgets that make
-every comparison come out the same, so any budget in it is a lookup.  The partial fill's cut
-(the counter's own ``fits_prefix`` and the profile's boundary rule) and the counts of each
-kept prefix are taken the first time a room asks for them and kept: the first call at a new
-room of the partial paragraph costs one or two tiktoken calls (tens of microseconds on a
-paragraph), every later one is arithmetic.  The same holds for the first rule block that does
-not fit, kept line by line.
-
-:func:`build_refit` returns the whole-run fallback it is given (``whole``) instead when:
-
-* the run raises (the fallback raises the same way at every budget);
-* the decision counter is not a tiktoken encoding;
-* a piece's body is empty, starts (after spaces and tabs) with other whitespace, or starts
-  with ``/`` under o200k: the sum rule above does not hold there;
-* a piece holds a stretch of :data:`~ctxviewer.engine.tokens.counting.PIECE_CHARS` // 4
-  characters without a place the counter may cut a long text exactly (its count of a long
-  context may then be an estimate);
-* its fates at the built settings differ from the run's (a defensive check: never seen).
+:func:`build_refit` makes a :class:`CtxviewerRefit`, or returns the whole-run fallback where
+its arithmetic does not hold.  How it counts, what it memoises and when it falls back:
+``docs/sensitivity.md`` (how the refits work).
 """
 
 from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 
 from ctxviewer.engine.profiles.base import ProfileResult
-from ctxviewer.engine.profiles.ctxprofile import (
+from ctxviewer.engine.profiles.ctxviewer.run import (
     CUT_MARKER,
     MIN_PARTIAL_TOKENS,
     Candidate,
@@ -63,14 +24,13 @@ from ctxviewer.engine.profiles.ctxprofile import (
     triples,
     worth,
 )
+from ctxviewer.engine.profiles.lookup import profile_of_run
 from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
-from ctxviewer.engine.profiles.refit import SHARE_KEYS, Refit, budget_range
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, SpecSource, WholeRun, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.tokens.counting import (
     _CUT,
-    CL100K,
-    HEURISTIC,
     O200K,
     PIECE_CHARS,
     Census,
@@ -79,10 +39,6 @@ from ctxviewer.engine.tokens.counting import (
     get_counter,
 )
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, OUTRANKED, TRUNCATED
-
-#: A whole-run refit (the fallback) and the feature a run reads (``spec_source`` of the pipeline).
-WholeBuilder = Callable[[Project, Feature, Task, Settings], Refit]
-SpecSource = Callable[[Feature, Settings], tuple[Feature, str | None]]
 
 SEP = "\n\n"
 #: Memoised spec and security states kept at most (then cleared: bounded memory).
@@ -275,7 +231,7 @@ class CtxviewerRefit:
         return found
 
     def _tokens(self, pieces: Sequence[_Piece]) -> int:
-        """Exact tokens of the pieces joined by separators (see the module docstring)."""
+        """Exact tokens of the pieces joined by separators (docs/sensitivity.md: how the refits work)."""
         if not pieces:
             return 0
         total = self.counter.count(pieces[0].lead) if pieces[0].lead else 0
@@ -622,18 +578,16 @@ def build_refit(
     task: Task,
     settings: Settings,
     *,
-    whole: WholeBuilder,
+    whole: WholeRun,
     source: SpecSource,
 ) -> Refit:
     """The ``ctxviewer`` profile's refit for *task* (*feature* as ``assemble_task`` receives it).
 
     *whole* builds the whole-run fallback and *source* is the pipeline's ``spec_source`` (both
     live above the profiles; ``runs.sensitivity`` passes them in).  The fallback is returned
-    in the cases the module docstring lists.
+    in the cases ``docs/sensitivity.md`` lists (how the refits work).
     """
-    tokenizer = (
-        CL100K if settings.tokenizer == HEURISTIC else settings.tokenizer
-    )  # the pipeline's rule for exact profiles
+    tokenizer = profile_of_run(CtxviewerRun).decides_with(settings.tokenizer)  # as the pipeline decides
     try:
         counter = get_counter(tokenizer)
         run = CtxviewerRun(project, source(feature, settings)[0], task, settings, counter, Census(False, tokenizer))

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ctxviewer.engine.profiles.lookup import refit_builder
 from ctxviewer.engine.profiles.mahabharatha import DESIGN_HEADER, REQUIREMENTS_HEADER
 from ctxviewer.engine.profiles.zerg import refit as zerg_refit
 from ctxviewer.engine.profiles.zerg.profile import ZergRun
@@ -33,7 +34,7 @@ from ctxviewer.engine.profiles.zerg.refit import (
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 from ctxviewer.engine.project.settings import BUDGET_RANGE, Settings
 from ctxviewer.engine.runs.pipeline import assemble_task, spec_source
-from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit, refit_for
+from ctxviewer.engine.runs.sensitivity import WholeRunRefit, refit_for
 from ctxviewer.engine.signals import rules as R
 from ctxviewer.engine.signals.spec import TRUNCATION_MARKER
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, OUTRANKED, TRUNCATED
@@ -399,7 +400,7 @@ def test_fast_fates_that_miss_the_build_run_fall_back(project: Project, monkeypa
 def test_refit_for_gives_the_fast_refit_where_a_nine_section_version_runs(
     project: Project, overrides: Mapping[str, str], fast_one: bool
 ) -> None:
-    assert set(PROFILES) <= set(REFITS)
+    assert all(refit_builder(profile) is zerg_refit.build_refit for profile in PROFILES)
     feature, task = task_of(project, "T1")
     refit = refit_for(project, feature, task, project.settings.with_overrides(overrides, "test"))
     assert isinstance(refit, ZergRefit) is fast_one

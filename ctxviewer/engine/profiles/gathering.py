@@ -1,21 +1,9 @@
-"""What the peer profiles (drift, shaktiman, ctxviewer) gather before deciding.
+"""What ``drift``, ``shaktiman`` and ``ctxviewer`` read before deciding, read leniently.
 
-The reference pipeline's failure modes (a bad ``files`` entry empties the whole
-context, say) belong to the ``mahabharatha`` profile alone.  The peer profiles read
-the same inputs leniently: a value they cannot use is left out with an ``input``
-error in the trace that says so, and the rest of the context is still built.
-
-:class:`PeerRun` gathers, for one task:
-
-* the task's create/modify files (``task_files``);
-* every candidate rule file of the reference filter, with its summary block when it
-  matched and has kept lines (:class:`RuleCandidate`), and a draft for each candidate
-  (not a candidate until a profile decides otherwise);
-* the requirements and design files, split into paragraphs (:class:`SpecPart`), with
-  the reference's file-name fallbacks.
-
-It also lays the decided pieces out as sections (:meth:`PeerRun.layout`), with every
-kept item's place in the context.
+:class:`PeerRun` gathers the task's files, the reference filter's rule files
+(:class:`RuleCandidate`) and the spec's paragraphs (:class:`SpecPart`), and lays the decided
+pieces out as sections (:meth:`PeerRun.layout`).  What is read, and how a value these profiles
+cannot use is left out: ``docs/profiles.md`` (what drift, shaktiman and ctxviewer read).
 """
 
 from __future__ import annotations

@@ -1,35 +1,8 @@
-"""Profile ``drift``: build everything, then cut in priority order until the budget is met.
+"""The ``drift`` profile's run (seed 001): hard caps while extracting, then cuts in priority order.
 
-Seed 001's strategy, mapped to ctxviewer's sources:
-
-1. **Hard caps while extracting** (before any trimming), seed 001's "data source
-   limits": at most ``drift_max_rule_files`` matched rule files (in the reference
-   order core, python, javascript, docker), at most ``drift_max_rule_lines`` kept lines
-   per rule file, and at most ``drift_max_paragraphs`` scoring paragraphs per spec
-   file (ranked as the reference ranks them: keyword count, stable).  Each cap that
-   bites is a trim step (``cap_*``).
-2. **Sections** as the reference formats them: ``## Security Rules (task-scoped)``
-   with the rule blocks, then ``## Relevant Requirements`` / ``## Relevant Design``
-   with the paragraphs in rank order; sections and parts joined by a blank line.
-   Drift has no per-section budgets: the whole context is held to the total budget.
-3. **Priority trimming**: while the whole context counts over the budget, cut from the
-   sources in ``drift_priority`` order (least important first; by default design,
-   requirements, rules), re-counting after every cut and stopping as soon as the
-   budget is met.  With ``drift_partial`` (seed 001's v2 note, the default) a cut
-   removes one item -- the lowest-ranked paragraph of the source, or its last rule
-   file -- instead of the whole source.  A part or section left with no items loses
-   its header too.  Each cap and each cut is a trim step measured on the whole context
-   (what drift holds to the budget), before and after, so the steps chain: the first
-   cap starts from everything uncapped, the last cut ends at the context.  A source
-   missing from the priority list is never cut, so the context can stay over budget; the
-   trace says so.
-
-Tokens are counted with the configured tokenizer: ``heuristic`` is the estimate seed
-001 uses (a quarter token per character); an exact encoding is its v2 suggestion.
-
-Nothing before trimming depends on the budget, and the order of the cuts does not either:
-:mod:`ctxviewer.engine.profiles.drift_refit` answers the fates at other budgets from one
-walk of the cuts (exact sensitivity).
+:meth:`DriftRun.prepare` makes everything up to the caps, none of which depends on the budget;
+:meth:`DriftRun.take` makes the next cut, in an order that does not either, so :mod:`.refit`
+answers other budgets from one walk of the cuts.  The rules: ``docs/profiles.md`` (drift).
 """
 
 from __future__ import annotations
@@ -37,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctxviewer.engine.profiles.base import ItemDraft, ProfileResult, fmt, plain_name
-from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
-from ctxviewer.engine.profiles.peers import (
+from ctxviewer.engine.profiles.gathering import (
     PeerRun,
     Placed,
     RuleCandidate,
@@ -48,6 +20,7 @@ from ctxviewer.engine.profiles.peers import (
     keep_prefix,
     keep_whole,
 )
+from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
 from ctxviewer.engine.signals.spec import CHECK_EVERY, ranking
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, NOT_CANDIDATE, OUTRANKED, SECURITY, SPEC
 

@@ -1,6 +1,6 @@
 """The ``drift`` profile worked by hand: hard caps, then priority trimming to the budget.
 
-Every expected context below is written out from the rules in the profile's docstring,
+Every expected context below is written out from the rules in docs/profiles.md (drift),
 with the ``heuristic`` tokenizer (tokens = characters // 4), never taken from a run.
 
 The project used throughout (task title "login session token", one ``.py`` file, so

@@ -1,6 +1,6 @@
 """The computed profile's stages, each alone on tiny hand-built inputs (no project, no run).
 
-The whole run is tested in ``test_computed.py``; here each stage's inputs are built by
+The whole run is tested in ``test_run.py``; here each stage's inputs are built by
 hand and every expected value is worked out from them in the comments.
 """
 

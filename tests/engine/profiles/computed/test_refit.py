@@ -21,16 +21,17 @@ import yaml
 
 from ctxviewer.engine.profiles.computed import refit as computed_refit
 from ctxviewer.engine.profiles.computed.run import ComputedRun, Prepared
-from ctxviewer.engine.profiles.drift_refit import CutSequenceRefit
-from ctxviewer.engine.profiles.refit import budget_range
+from ctxviewer.engine.profiles.drift.refit import CutSequenceRefit
+from ctxviewer.engine.profiles.lookup import refit_builder
+from ctxviewer.engine.profiles.refit_contract import budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import spec_source
-from ctxviewer.engine.runs.sensitivity import REFITS, WholeRunRefit, refit_for
+from ctxviewer.engine.runs.sensitivity import WholeRunRefit, refit_for
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, KEPT
+from tests.conftest import REPO
 from tests.factories import make_project, write
 
-REPO = Path(__file__).resolve().parents[3]
 SAMPLES = [REPO / "sample_projects" / name for name in ("ledger-service", "storefront-web", "edge-cases")]
 CMAP = ".mahabharatha/context-map.yaml"
 
@@ -248,7 +249,7 @@ class Sentinel:
 def test_the_table_holds_the_computed_builder(tmp_path: Path) -> None:
     project = hand_project(tmp_path)
     feature, task = task_of(project)
-    assert "computed" in REFITS
+    assert refit_builder("computed") is computed_refit.build_refit
     assert isinstance(refit_for(project, feature, task, settings_of(project)), CutSequenceRefit)
 
 

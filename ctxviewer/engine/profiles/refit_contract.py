@@ -1,0 +1,64 @@
+"""What a profile's refit promises: a task's fates at other budgets, without reading or scoring again.
+
+Each profile's refit (``<package>/refit.py``, named in its registry record) keeps the
+:class:`Refit` contract; ``docs/sensitivity.md`` (the refit contract) states it and says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Protocol
+
+from ctxviewer.engine.project.loading import Feature, Project, Task
+from ctxviewer.engine.project.settings import Settings, accepted_budgets
+
+#: The settings a refit may vary besides the budget: the two section shares.
+SHARE_KEYS: tuple[str, ...] = ("security_share", "spec_share")
+
+
+class Refit(Protocol):
+    """A task's fates as a function of its budget (and, for sectioned profiles, its shares)."""
+
+    #: ``"budget"`` always; ``"security_share"``/``"spec_share"`` when :meth:`fates` honours them.
+    @property
+    def keys(self) -> frozenset[str]: ...
+
+    def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
+        """Item id -> status with *budget* (and *shares*, keys of :attr:`keys`) in place of the built settings'."""
+        ...
+
+    def ceiling(self) -> int:
+        """A budget at and above which :meth:`fates` (with the built shares) no longer changes."""
+        ...
+
+
+def with_values(settings: Settings, budget: int, shares: Mapping[str, float] | None = None) -> Settings:
+    """*settings* with *budget* and *shares* in place, unchecked (the caller keeps them in range)."""
+    shares = shares or {}
+    return replace(
+        settings,
+        budget=budget,
+        security_share=shares.get("security_share", settings.security_share),
+        spec_share=shares.get("spec_share", settings.spec_share),
+    )
+
+
+def budget_range(settings: Settings) -> tuple[int, int]:
+    """The budgets ctxviewer accepts for *settings*' profile."""
+    return accepted_budgets(settings.profile)
+
+
+#: The whole-run refit a builder falls back to (``runs.sensitivity.WholeRunRefit``, which this
+#: layer cannot import: the caller passes it in).
+WholeRun = Callable[[Project, Feature, Task, Settings], Refit]
+#: The feature as a run reads it, and a warning (``runs.pipeline.spec_source``, passed in likewise).
+SpecSource = Callable[[Feature, Settings], tuple[Feature, str | None]]
+
+
+class RefitBuilder(Protocol):
+    """A profile's refit builder: its fast refit of a task, or *whole*'s where it has none to offer."""
+
+    def __call__(
+        self, project: Project, feature: Feature, task: Task, settings: Settings, *, whole: WholeRun, source: SpecSource
+    ) -> Refit: ...
