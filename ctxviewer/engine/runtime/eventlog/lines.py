@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
-from ctxviewer.engine.runtime.jsondoc import json_type, short
+from ctxviewer.engine.errors import json_type, short
 
 TASK_EXECUTED = "task_executed"
 FILE_READ = "file_read"

@@ -1,6 +1,6 @@
 """Following a real run: when to read its files, reading them off the GUI thread, and what was read.
 
-:class:`RunFollower` owns a :class:`~ctxviewer.engine.runtime.fleet.RunWatcher` for the run
+:class:`RunFollower` owns a :class:`~ctxviewer.engine.runfiles.fleet.RunWatcher` for the run
 attached, a file-system watcher on the run's folders and files, a short debounce (a burst
 of notifications from a worker writing line after line is one poll) and a slow fallback
 timer (file systems that do not notify, and the clocks of the live workers' estimates).
@@ -20,10 +20,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QThreadPool, QTimer, Signal, Slot
 
-from ctxviewer.engine.runtime.fleet import FleetSnapshot, RunEvent, RunWatcher, WorkerRow
-from ctxviewer.engine.runtime.realtracker import TrackerPoint, tracker_timeline
-from ctxviewer.engine.runtime.rundir import RunFiles
-from ctxviewer.engine.runtime.workerlog import LogRecord
+from ctxviewer.engine.runfiles.fleet import FleetSnapshot, RunEvent, RunWatcher, WorkerRow
+from ctxviewer.engine.runfiles.realtracker import TrackerPoint, tracker_timeline
+from ctxviewer.engine.runfiles.rundir import RunFiles
+from ctxviewer.engine.runfiles.workerlog import LogRecord
 from ctxviewer.gui.views.session.fleetvalues import FleetValue
 from ctxviewer.gui.views.session.timelines import TimelineValue, worker_timeline
 from ctxviewer.gui.worker import Job

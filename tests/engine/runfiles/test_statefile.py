@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.runtime.heartbeats import HeartbeatReader
-from ctxviewer.engine.runtime.jsondoc import line_of
-from ctxviewer.engine.runtime.statefile import StateFileReader
-from ctxviewer.engine.runtime.tokenrecords import TokenRecordReader
+from ctxviewer.engine.runfiles.heartbeats import HeartbeatReader
+from ctxviewer.engine.runfiles.jsondoc import line_of
+from ctxviewer.engine.runfiles.statefile import StateFileReader
+from ctxviewer.engine.runfiles.tokenrecords import TokenRecordReader
 
 STATE = ".zerg/state/shop.json"
 

@@ -24,34 +24,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ctxviewer.engine.errors import json_type, short
 from ctxviewer.engine.files.reading import ProjectFS, utf8_error_line
-from ctxviewer.engine.runtime.plausible import TIME, implausible
-from ctxviewer.engine.runtime.problems import ProblemList, RunProblem, file_kind
+from ctxviewer.engine.runfiles.plausible import TIME, implausible
+from ctxviewer.engine.runfiles.problems import ProblemList, RunProblem, file_kind
 
 _WS = " \t\n\r"
 _BOM = "\ufeff"
-
-
-def json_type(value: Any) -> str:
-    """The JSON name of *value*'s type, for messages: ``a string``, ``a number``, ``null``..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def short(text: str, limit: int = 40) -> str:
-    """``repr`` of *text*, cut to about *limit* characters."""
-    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def parse_time(text: str, *, naive_is_utc: bool) -> float | None:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ctxviewer.engine.runfiles.workerlog import PROCESS_START, TASK_COMPLETED, LogRecord
 from ctxviewer.engine.runtime.tracker import MAX_CONTEXT_TOKENS, TOKENS_PER_MINUTE, TOKENS_PER_TASK
-from ctxviewer.engine.runtime.workerlog import PROCESS_START, TASK_COMPLETED, LogRecord
 
 #: The message ``WorkerProtocol.start`` logs first in every worker process.
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from ctxviewer.engine.runtime.fleet import RunWatcher, follow_run, read_run
-from ctxviewer.engine.runtime.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
-from ctxviewer.engine.runtime.fleetjson import fleet_changes, fleet_document
-from ctxviewer.engine.runtime.fleettext import ago, gauge, render_fleet_text, worker_line
-from ctxviewer.engine.runtime.realtracker import TrackerPoint, tracker_estimate, tracker_timeline
-from ctxviewer.engine.runtime.rundir import discover_run
+from ctxviewer.engine.exports.fleet_json import fleet_changes, fleet_document
+from ctxviewer.engine.exports.fleet_text import ago, gauge, render_fleet_text, worker_line
+from ctxviewer.engine.runfiles.fleet import RunWatcher, follow_run, read_run
+from ctxviewer.engine.runfiles.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
+from ctxviewer.engine.runfiles.realtracker import TrackerPoint, tracker_estimate, tracker_timeline
+from ctxviewer.engine.runfiles.rundir import discover_run
 
 DAY = 20_500 * 86_400  # 2026-02-16T00:00:00Z
 

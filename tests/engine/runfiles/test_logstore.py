@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from ctxviewer.gui.views.logview.store import ANY_EVENT, LogFilter, LogStore, values_of
-from tests.gui.views.logview.small_log import WORKER_1, WORKER_2
+from ctxviewer.engine.runfiles.logstore import ANY_EVENT, LogFilter, LogStore, values_of
+from tests.engine.runfiles.small_log import WORKER_1, WORKER_2
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine.errors import ProjectError
-from ctxviewer.engine.runtime.rundir import discover_run, rescan, scan_signature, worker_of_log
+from ctxviewer.engine.runfiles.rundir import discover_run, rescan, scan_signature, worker_of_log
 
 
 def touch(root: Path, *rels: str) -> None:

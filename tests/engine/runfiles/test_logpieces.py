@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.gui.views.logview.tail import LogTail
+from ctxviewer.engine.runfiles.logpieces import LogTail
 
 REL = "logs/workers/worker-1.jsonl"
 
@@ -104,7 +104,7 @@ def test_a_pipe_in_place_of_the_log_never_blocks(tmp_path: Path) -> None:
 
 
 def test_a_line_longer_than_the_limit_is_skipped_without_being_held(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("ctxviewer.gui.views.logview.tail.MAX_LINE_BYTES", 10)
+    monkeypatch.setattr("ctxviewer.engine.runfiles.logpieces.MAX_LINE_BYTES", 10)
     path, tail = make(tmp_path)
     path.write_bytes(b"ok\n" + b"x" * 25)
     read = tail.poll(1 << 20)

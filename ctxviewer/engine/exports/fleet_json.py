@@ -3,7 +3,7 @@
 For ``follow --once --format json`` (:func:`fleet_document`) and ``--format jsonl``
 (:func:`fleet_changes`, one object per line).  Values are as recorded: ``context_usage``
 is 0-1 from the state file; ``tracker`` is ctxviewer's recomputation (see
-:class:`~.realtracker.TrackerEstimate`), named apart from it.  Times are ISO-8601 UTC strings
+:class:`~ctxviewer.engine.runfiles.realtracker.TrackerEstimate`), named apart from it.  Times are ISO-8601 UTC strings
 (``2026-02-16T12:30:00Z``) or null.  Every value is a plain ``dict``/``list``/``str``/
 number/bool/None, so ``json.dumps`` takes it as it is.
 """
@@ -14,9 +14,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from ctxviewer.engine.runtime.fleet import FleetSnapshot, RunEvent, WorkerRow
-from ctxviewer.engine.runtime.realtracker import TrackerEstimate
-from ctxviewer.engine.runtime.tokenrecords import TokenRecord
+from ctxviewer.engine.runfiles.fleet import FleetSnapshot, RunEvent, WorkerRow
+from ctxviewer.engine.runfiles.realtracker import TrackerEstimate
+from ctxviewer.engine.runfiles.tokenrecords import TokenRecord
 
 #: Changes to the document's shape bump this.
 DOCUMENT_VERSION = 1

@@ -2,7 +2,7 @@
 
 A figure of the right type can still be absurd: ``context_usage: 1e308`` would be drawn as
 ``inf%``, ``tasks_completed: 1e308`` as a 300-digit estimate.  Every number and time the
-readers of :mod:`ctxviewer.engine.runtime` take from a run (state files, token records,
+readers of :mod:`ctxviewer.engine.runfiles` take from a run (state files, token records,
 heartbeats, worker logs) goes through :func:`implausible` with its :data:`KIND`; a figure
 outside its range is reported as a problem, with the file and the field, and read as absent.
 The ranges are wide: each is far beyond what a real run writes, so only nonsense is refused.

@@ -22,10 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxviewer.engine.errors import json_type
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.runtime.jsondoc import Fields, JsonDocument, json_type
-from ctxviewer.engine.runtime.plausible import COUNT, USAGE
-from ctxviewer.engine.runtime.problems import ProblemList, RunProblem, worker_order
+from ctxviewer.engine.runfiles.jsondoc import Fields, JsonDocument
+from ctxviewer.engine.runfiles.plausible import COUNT, USAGE
+from ctxviewer.engine.runfiles.problems import ProblemList, RunProblem, worker_order
 
 #: ``constants.py:WorkerStatus``.
 WORKER_STATUSES = (

@@ -20,11 +20,10 @@ import hypothesis.strategies as st
 import pytest
 
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.runtime.eventlog.lines import LineSplitter
-from ctxviewer.engine.runtime.fleet import RunEvent, _merge, _time_key
-from ctxviewer.engine.runtime.jsondoc import parse_log_time, parse_time
-from ctxviewer.engine.runtime.problems import RunProblem
-from ctxviewer.engine.runtime.workerlog import (
+from ctxviewer.engine.runfiles.fleet import RunEvent, _merge, _time_key
+from ctxviewer.engine.runfiles.jsondoc import parse_log_time, parse_time
+from ctxviewer.engine.runfiles.problems import RunProblem
+from ctxviewer.engine.runfiles.workerlog import (
     PROCESS_START,
     LogRecord,
     RecordFold,
@@ -32,6 +31,7 @@ from ctxviewer.engine.runtime.workerlog import (
     _BadLine,
     _parse_line,
 )
+from ctxviewer.engine.runtime.eventlog.lines import LineSplitter
 
 LOG = "logs/workers/worker-1.jsonl"
 TS = "2026-02-16T15:31:07.747137Z"

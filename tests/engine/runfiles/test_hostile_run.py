@@ -9,10 +9,10 @@ from typing import Any
 import hypothesis
 import hypothesis.strategies as st
 
-from ctxviewer.engine.runtime.fleet import read_run
-from ctxviewer.engine.runtime.fleetjson import fleet_document
-from ctxviewer.engine.runtime.fleettext import render_fleet_text
-from ctxviewer.engine.runtime.rundir import discover_run
+from ctxviewer.engine.exports.fleet_json import fleet_document
+from ctxviewer.engine.exports.fleet_text import render_fleet_text
+from ctxviewer.engine.runfiles.fleet import read_run
+from ctxviewer.engine.runfiles.rundir import discover_run
 
 KEYS = st.sampled_from(
     ["ts", "level", "worker_id", "feature", "message", "event", "task_id", "duration_ms", "data", "workers",

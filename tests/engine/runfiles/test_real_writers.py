@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.engine.runtime.fleet import read_run
-from ctxviewer.engine.runtime.rundir import discover_run
+from ctxviewer.engine.runfiles.fleet import read_run
+from ctxviewer.engine.runfiles.rundir import discover_run
 
 CACHE = Path(os.environ.get("CTXVIEWER_TEST_CACHE") or Path.home() / ".cache" / "ctxviewer-tests")
 VENV = CACHE / "zerg-ai-0.3.2"

@@ -25,20 +25,20 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.runtime.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
-from ctxviewer.engine.runtime.heartbeats import HeartbeatReader
-from ctxviewer.engine.runtime.problems import RunProblem, worker_order
-from ctxviewer.engine.runtime.realtracker import TrackerEstimate, tracker_estimate
-from ctxviewer.engine.runtime.rundir import RunFiles, rescan, scan_signature
-from ctxviewer.engine.runtime.statefile import (
+from ctxviewer.engine.runfiles.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
+from ctxviewer.engine.runfiles.heartbeats import HeartbeatReader
+from ctxviewer.engine.runfiles.problems import RunProblem, worker_order
+from ctxviewer.engine.runfiles.realtracker import TrackerEstimate, tracker_estimate
+from ctxviewer.engine.runfiles.rundir import RunFiles, rescan, scan_signature
+from ctxviewer.engine.runfiles.statefile import (
     CHECKPOINT_EVENT,
     LIVE_STATUSES,
     ExecutionEvent,
     FeatureState,
     StateFileReader,
 )
-from ctxviewer.engine.runtime.tokenrecords import TokenRecord, TokenRecordReader
-from ctxviewer.engine.runtime.workerlog import (
+from ctxviewer.engine.runfiles.tokenrecords import TokenRecord, TokenRecordReader
+from ctxviewer.engine.runfiles.workerlog import (
     PROCESS_START,
     TASK_COMPLETED,
     LogPoll,

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.runtime import fleet, workerlog
-from ctxviewer.engine.runtime.fleet import RunWatcher, read_run
-from ctxviewer.engine.runtime.realtracker import tracker_timeline
-from ctxviewer.engine.runtime.rundir import discover_run
-from ctxviewer.engine.runtime.workerlog import WorkerLogReader
+from ctxviewer.engine.runfiles import fleet, workerlog
+from ctxviewer.engine.runfiles.fleet import RunWatcher, read_run
+from ctxviewer.engine.runfiles.realtracker import tracker_timeline
+from ctxviewer.engine.runfiles.rundir import discover_run
+from ctxviewer.engine.runfiles.workerlog import WorkerLogReader
 from tests.runfactory import utc, write_run
 
 pytestmark = pytest.mark.usefixtures("utc_local_time")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.engine.runtime.fleet import RunWatcher, read_run
-from ctxviewer.engine.runtime.rundir import discover_run
+from ctxviewer.engine.runfiles.fleet import RunWatcher, read_run
+from ctxviewer.engine.runfiles.rundir import discover_run
 from tests.runfactory import write_run
 
 pytestmark = pytest.mark.usefixtures("utc_local_time")

@@ -19,8 +19,8 @@ from ctxviewer.engine.project.settings import (
     flatten_ctxviewer_yaml,
     flatten_system_config,
 )
-from ctxviewer.engine.runtime.problems import RunProblem
-from ctxviewer.engine.runtime.rundir import RunFiles
+from ctxviewer.engine.runfiles.problems import RunProblem
+from ctxviewer.engine.runfiles.rundir import RunFiles
 from ctxviewer.engine.runtime.tracker import MAX_CONTEXT_TOKENS
 
 #: Upstream's default ``workers.context_threshold_percent`` (``config.py``: 0.70 x 100).

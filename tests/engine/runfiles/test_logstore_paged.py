@@ -13,9 +13,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.gui.views.logview.store import LogFilter, LogStore, parse_line
-from ctxviewer.gui.views.logview.tail import LogTail
-from tests.gui.views.logview.small_log import WORKER_1, line
+from ctxviewer.engine.runfiles.logpieces import LogTail
+from ctxviewer.engine.runfiles.logstore import LogFilter, LogStore, parse_line
+from tests.engine.runfiles.small_log import WORKER_1, line
 
 REL = "logs/workers/worker-1.jsonl"
 

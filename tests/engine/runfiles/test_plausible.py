@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ctxviewer.engine.runtime.plausible import COUNT, DURATION_MS, TIME, USAGE, implausible
+from ctxviewer.engine.runfiles.plausible import COUNT, DURATION_MS, TIME, USAGE, implausible
 
 Y2000, Y2100 = (datetime(year, 1, 1, tzinfo=UTC).timestamp() for year in (2000, 2100))
 

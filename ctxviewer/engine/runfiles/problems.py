@@ -1,6 +1,6 @@
 """What a reader of a real run's files could not use, said once, with the file and the line.
 
-Every reader of :mod:`ctxviewer.engine.runtime` (worker logs, feature state, token records)
+Every reader of :mod:`ctxviewer.engine.runfiles` (worker logs, feature state, token records)
 reports trouble as a :class:`RunProblem` instead of raising: a run directory is written by
 other processes while it is read, and one bad line must not hide the rest.  A
 :class:`ProblemList` keeps the first :data:`MAX_KEPT_PROBLEMS` of a reader and counts the

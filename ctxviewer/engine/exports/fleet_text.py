@@ -5,16 +5,16 @@ Each worker's line holds, in columns: ``W<id>``, its recorded status, a gauge of
 the usage and threshold in percent, the highest zone line reached (ctxviewer's tracker
 zones), upstream's dashboard colour for that value (green, yellow, red), the current task,
 the ``task_completed`` events in its log, ``est``: ctxviewer's recomputation of the real
-tracker (:class:`~.realtracker.TrackerEstimate`, not a recorded value), and how long ago its
+tracker (:class:`~ctxviewer.engine.runfiles.realtracker.TrackerEstimate`, not a recorded value), and how long ago its
 last log line and its last health check were.  A status ending in ``?`` is a worker
-recorded as live that has been silent for an hour (:data:`~.fleet.STALE_AFTER_SECONDS`).
+recorded as live that has been silent for an hour (:data:`~ctxviewer.engine.runfiles.fleet.STALE_AFTER_SECONDS`).
 With ``color`` the gauge and percentage are coloured by the band (ANSI escapes).
 ``docs/run-files.md`` shows an example.
 """
 
 from __future__ import annotations
 
-from ctxviewer.engine.runtime.fleet import FleetSnapshot, WorkerRow
+from ctxviewer.engine.runfiles.fleet import FleetSnapshot, WorkerRow
 
 GAUGE_CELLS = 20
 _ANSI = {"green": "\x1b[32m", "yellow": "\x1b[33m", "red": "\x1b[31m"}

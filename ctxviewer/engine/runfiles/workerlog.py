@@ -39,11 +39,12 @@ from typing import Any
 
 import orjson
 
+from ctxviewer.engine.errors import json_type, short
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
+from ctxviewer.engine.runfiles.jsondoc import parse_log_time
+from ctxviewer.engine.runfiles.plausible import DURATION_MS, PLAUSIBLE, TIME, implausible
+from ctxviewer.engine.runfiles.problems import ProblemList, RunProblem, file_kind
 from ctxviewer.engine.runtime.eventlog.lines import Line, LineSplitter
-from ctxviewer.engine.runtime.jsondoc import json_type, parse_log_time, short
-from ctxviewer.engine.runtime.plausible import DURATION_MS, PLAUSIBLE, TIME, implausible
-from ctxviewer.engine.runtime.problems import ProblemList, RunProblem, file_kind
 
 #: The keys every line upstream writes has.
 REQUIRED_KEYS = ("ts", "level", "worker_id", "feature", "message")

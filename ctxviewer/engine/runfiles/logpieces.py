@@ -3,7 +3,7 @@
 :class:`LogTail` hands out pieces of complete lines (``\\n``-terminated) of a worker log
 and its rotation ``.1``, at most *limit* bytes a poll, without parsing them (the store
 does, in the viewer's own time).  It follows what upstream does the way the engine's
-:class:`~ctxviewer.engine.runtime.workerlog.WorkerLogReader` does: the ``.1`` first, a
+:class:`~ctxviewer.engine.runfiles.workerlog.WorkerLogReader` does: the ``.1`` first, a
 rotation (the file we were reading renamed to ``.1``) finished under its old name and the
 new file read from its start, a torn last line held until its newline arrives.  What
 upstream never does -- the file truncated, rewritten or replaced -- is answered with
@@ -19,7 +19,7 @@ import stat
 from dataclasses import dataclass, field
 
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
-from ctxviewer.engine.runtime.problems import file_kind
+from ctxviewer.engine.runfiles.problems import file_kind
 
 #: A line longer than this is skipped (its bytes dropped as they come), as the engine's reader does.
 MAX_LINE_BYTES = 4_000_000

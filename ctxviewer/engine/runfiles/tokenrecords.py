@@ -20,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ctxviewer.engine.errors import json_type
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.runtime.jsondoc import Fields, JsonDocument, json_type
-from ctxviewer.engine.runtime.plausible import COUNT, TOKENS
-from ctxviewer.engine.runtime.problems import ProblemList, RunProblem
+from ctxviewer.engine.runfiles.jsondoc import Fields, JsonDocument
+from ctxviewer.engine.runfiles.plausible import COUNT, TOKENS
+from ctxviewer.engine.runfiles.problems import ProblemList, RunProblem
 
 PREFIX, SUFFIX = "tokens-", ".json"
 

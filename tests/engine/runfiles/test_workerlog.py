@@ -16,7 +16,7 @@ import hypothesis.strategies as st
 import pytest
 
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.runtime.workerlog import LogPoll, WorkerLogReader
+from ctxviewer.engine.runfiles.workerlog import LogPoll, WorkerLogReader
 
 LOG = "logs/workers/worker-1.jsonl"
 

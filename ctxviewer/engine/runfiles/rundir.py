@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ctxviewer.engine.errors import ProjectError
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.runtime.problems import file_kind, worker_order
+from ctxviewer.engine.runfiles.problems import file_kind, worker_order
 
 #: Upstream's folders, the current name first.
 LAYOUTS = (".mahabharatha", ".zerg")
