@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import stat
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -41,10 +39,10 @@ import orjson
 
 from ctxviewer.engine.errors import json_type, short
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
+from ctxviewer.engine.files.tail import Change, FileTail, Line, LineSplitter, Opened, Refused, TailedFile
 from ctxviewer.engine.runfiles.jsondoc import parse_log_time
 from ctxviewer.engine.runfiles.plausible import DURATION_MS, PLAUSIBLE, TIME, implausible
 from ctxviewer.engine.runfiles.problems import ProblemList, RunProblem, file_kind
-from ctxviewer.engine.runtime.eventlog.lines import Line, LineSplitter
 
 #: The keys every line upstream writes has.
 REQUIRED_KEYS = ("ts", "level", "worker_id", "feature", "message")
@@ -74,7 +72,6 @@ TASK_COMPLETED = "task_completed"
 #: Records a file keeps for the tracker (starts, finished tasks, each gap's latest); older ones go.
 MAX_TRACKER_RECORDS = 100_000
 ROTATED_SUFFIX = ".1"
-_HEAD_BYTES = 64
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -142,14 +139,9 @@ _Gap = tuple[str, int, float, int | str | None, str | None, str | None]
 
 
 @dataclass(slots=True)
-class _Segment:
-    """One file (an inode) of the log: where reading is, and what was read from it."""
+class _Segment(TailedFile):
+    """One file (an inode) of the log, as the tail reads it, and what was read from it."""
 
-    identity: tuple[int, int]
-    shown: str
-    splitter: LineSplitter
-    offset: int = 0
-    head: bytes = b""
     count: int = 0
     """Records read from this file."""
     kept: deque[LogRecord] = field(default_factory=lambda: deque(maxlen=MAX_TRACKER_RECORDS))
@@ -222,12 +214,6 @@ _scan: Callable[[str, int], tuple[Any, int]] = make_scanner(_decoder)  # type: i
 _ORJSON_MAX_BYTES = 1024
 _TIME_LOW, _TIME_HIGH = PLAUSIBLE[TIME].low, PLAUSIBLE[TIME].high
 _DURATION_HIGH = PLAUSIBLE[DURATION_MS].high
-
-
-def _read_at(fd: int, offset: int, size: int) -> bytes:
-    """Up to *size* bytes of *fd* from *offset* (``os.pread`` is not everywhere)."""
-    os.lseek(fd, offset, os.SEEK_SET)
-    return os.read(fd, size)
 
 
 def _parse_line(raw: bytes, line: int, shown: str) -> tuple[LogRecord | None, list[str]]:
@@ -365,11 +351,17 @@ class WorkerLogReader:
         self.problems = ProblemList()
         self.bytes_read = 0
         """Bytes read from disk so far (both files): a poll with nothing new reads none."""
-        self._current: _Segment | None = None
-        self._rotated: _Segment | None = None
+        self._tail = FileTail[_Segment](
+            fs, rel, self.shown, _Segment, rotation=ROTATED_SUFFIX, max_line_bytes=max_line_bytes
+        )
         self._trouble: dict[str, str] = {}  # file-level problem reported last, per file (not repeated)
 
     # -- what was read -----------------------------------------------------------------
+
+    @property
+    def _files(self) -> tuple[_Segment, ...]:
+        """The rotated file and the current one, those there are."""
+        return tuple(s for s in (self._tail.rotated, self._tail.current) if s is not None)
 
     @property
     def tracker_records(self) -> tuple[LogRecord, ...]:
@@ -377,55 +369,37 @@ class WorkerLogReader:
         task, and between two of a worker's, its latest-timed record, each a slim copy (no
         text, no data; at most :data:`MAX_TRACKER_RECORDS` a file, the latest)."""
         out: list[LogRecord] = []
-        for segment in (self._rotated, self._current):
-            if segment is not None:
-                out.extend(segment.kept)
-                out.extend(_slim(*gap) for gap in segment.gaps.values())
+        for segment in self._files:
+            out.extend(segment.kept)
+            out.extend(_slim(*gap) for gap in segment.gaps.values())
         return tuple(out)
 
     @property
     def record_count(self) -> int:
         """How many records the files hold now (both files), as read so far."""
-        return sum(s.count for s in (self._rotated, self._current) if s is not None)
+        return sum(s.count for s in self._files)
 
     def replay(self) -> Iterator[LogRecord]:
         """Every record read so far that is still on disk, the rotated file's first, read again
         from the files (a file no longer there, or another file now, gives none)."""
-        for segment, rel in ((self._rotated, self.rel + ROTATED_SUFFIX), (self._current, self.rel)):
-            if segment is not None:
-                yield from self._replay(segment, rel)
+        for segment in self._files:
+            yield from self._replay(segment)
 
-    def _replay(self, segment: _Segment, rel: str) -> Iterator[LogRecord]:
-        opened = self._open(rel, segment.shown, [])
-        if opened is None:
-            return
-        fd, identity = opened
-        try:
-            if identity != segment.identity:
-                return
-            splitter = LineSplitter(self.max_line_bytes)
-            offset, end = 0, segment.offset - len(segment.splitter.held)
-            while offset < end:
-                data = _read_at(fd, offset, min(end - offset, 1 << 22))
-                if not data:
-                    return
-                offset += len(data)
-                for line in splitter.feed(data):
-                    if (record := _replayed(line, segment.shown)) is not None:
-                        yield record
-            if splitter.lines < segment.splitter.lines:  # a last line finish() took as complete
-                last = splitter.finish()
-                if last is not None and (record := _replayed(last, segment.shown)) is not None:
+    def _replay(self, segment: _Segment) -> Iterator[LogRecord]:
+        splitter = LineSplitter(self.max_line_bytes)
+        for data in self._tail.reread(segment):
+            for line in splitter.feed(data):
+                if (record := _replayed(line, segment.shown)) is not None:
                     yield record
-        except OSError:
-            return
-        finally:
-            os.close(fd)
+        if splitter.lines < segment.splitter.lines:  # a last line finish() took as complete
+            last = splitter.finish()
+            if last is not None and (record := _replayed(last, segment.shown)) is not None:
+                yield record
 
     @property
     def pending_line(self) -> int | None:
         """The line held back until its newline arrives (in the current file), or None."""
-        segment = self._current
+        segment = self._tail.current
         if segment is None or not segment.splitter.held:
             return None
         return segment.splitter.lines + 1
@@ -441,72 +415,47 @@ class WorkerLogReader:
         take = _Take(new_records.append if fold is None else fold.record, None if fold is None else fold.plain)
         new: list[RunProblem] = []
         restarted = False
-        budget = [self.read_limit]
-        rotated_rel = self.rel + ROTATED_SUFFIX
-        rot_fd = self._open(rotated_rel, self.shown + ROTATED_SUFFIX, new)
-        cur_fd = self._open(self.rel, self.shown, new)
-        try:
-            rot_id = None if rot_fd is None else rot_fd[1]
-            cur_id = None if cur_fd is None else cur_fd[1]
-            old_cur, old_rot = self._current, self._rotated
-            # The rotated file: our current one renamed, the one we had, or one we never saw.
-            was_rotated = old_cur is not None and rot_id == old_cur.identity
-            if rot_id is None:
-                self._rotated = None
-            elif was_rotated:
-                assert old_cur is not None
-                self._rotated = old_cur
-                old_cur.shown = self.shown + ROTATED_SUFFIX
-            elif old_rot is not None and rot_id == old_rot.identity:
-                pass
-            else:
-                self._rotated = _Segment(rot_id, self.shown + ROTATED_SUFFIX, LineSplitter(self.max_line_bytes))
-                if old_cur is not None and old_cur.identity != cur_id:
-                    self._add(
-                        RunProblem(
-                            self.shown,
-                            0,
-                            "rotated more than once between two reads: what followed line "
-                            f"{old_cur.splitter.lines:,} is lost",
-                        ),
-                        new,
-                    )
-                    was_rotated = True  # the new current file is expected, not a replacement
-            # The current file: the one we had (grown, or truncated), or a new one.
-            if cur_id is None:
-                if old_cur is not None and not was_rotated and old_cur.offset > 0:
-                    self._trouble_once(self.shown, "was deleted; waiting for it to reappear", new)
-                self._current = None
-            elif old_cur is not None and not was_rotated and cur_id == old_cur.identity:
-                assert cur_fd is not None
-                why = self._truncated(cur_fd[0], old_cur)
-                if why is not None:
-                    self._add(RunProblem(self.shown, 0, f"{why}; read again from the start"), new)
-                    self._current = _Segment(cur_id, self.shown, LineSplitter(self.max_line_bytes))
-                    restarted = True
-            else:
-                if old_cur is not None and not was_rotated:
-                    self._add(RunProblem(self.shown, 0, "was replaced by another file; read again from the start"), new)
-                    restarted = True
-                self._current = _Segment(cur_id, self.shown, LineSplitter(self.max_line_bytes))
-            if cur_id is not None:
+        tail = self._tail
+        with tail.poll(self.read_limit) as poll:
+            self._refused(poll.rotated, self.shown + ROTATED_SUFFIX, new)
+            self._refused(poll.current, self.shown, new)
+            change = poll.follow()
+            old = poll.old
+            if change is Change.ROTATED and old is not None:
+                old.shown = self.shown + ROTATED_SUFFIX
+            elif change is Change.ROTATED_TWICE and old is not None:
+                self._add(
+                    RunProblem(
+                        self.shown,
+                        0,
+                        f"rotated more than once between two reads: what followed line {old.splitter.lines:,} is lost",
+                    ),
+                    new,
+                )
+            elif change is Change.DELETED and old is not None and old.offset > 0:
+                self._trouble_once(self.shown, "was deleted; waiting for it to reappear", new)
+            elif change in (Change.TRUNCATED, Change.REWRITTEN):
+                self._add(RunProblem(self.shown, 0, f"{change.value}; read again from the start"), new)
+                restarted = True
+            elif change is Change.REPLACED:
+                self._add(RunProblem(self.shown, 0, "was replaced by another file; read again from the start"), new)
+                restarted = True
+            if isinstance(poll.current, Opened):
                 self._trouble.pop(self.shown, None)
             # Read: the rotated file's rest first, then the current file.
-            if rot_fd is not None and self._rotated is not None:
-                self._read(rot_fd[0], self._rotated, budget, take, new)
-                splitter = self._rotated.splitter
-                if budget[0] > 0 and splitter.held and not splitter.discarding:
+            for segment in poll.files():
+                try:
+                    for data in poll.blocks(segment):
+                        self.bytes_read += len(data)
+                        self._feed(segment, data, take, new)
+                except OSError as exc:
+                    self._trouble_once(segment.shown, f"cannot be read ({exc.strerror or exc})", new)
+                if segment is tail.rotated and not poll.more:
                     # Upstream rotates between whole lines: a part line at the end of .1 stays one.
-                    splitter.held.clear()
-                    splitter.lines += 1
-                    self._add(RunProblem(self._rotated.shown, splitter.lines, "cut off: no newline at the end"), new)
-            if cur_fd is not None and self._current is not None and budget[0] > 0:
-                self._read(cur_fd[0], self._current, budget, take, new)
-            more = budget[0] <= 0
-        finally:
-            for opened in (rot_fd, cur_fd):
-                if opened is not None:
-                    os.close(opened[0])
+                    cut = segment.splitter.cut()
+                    if cut is not None:
+                        self._add(RunProblem(segment.shown, cut, "cut off: no newline at the end"), new)
+            more = poll.more
         return LogPoll(tuple(new_records), tuple(new), restarted, more)
 
     def finish(self, fold: RecordFold | None = None) -> LogPoll:
@@ -514,7 +463,7 @@ class WorkerLogReader:
         *fold* as for :meth:`poll`."""
         new_records: list[LogRecord] = []
         new: list[RunProblem] = []
-        segment = self._current
+        segment = self._tail.current
         if segment is not None:
             line = segment.splitter.finish()
             if line is not None:
@@ -532,70 +481,19 @@ class WorkerLogReader:
             self._trouble[shown] = message
             self._add(RunProblem(shown, 0, message), new)
 
-    def _open(self, rel: str, shown: str, new: list[RunProblem]) -> tuple[int, tuple[int, int]] | None:
-        """An open descriptor of *rel* and its identity, or None (absent, or reported once)."""
-        try:
-            path = self.fs.resolve(rel)
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-        except OutsideRootError as exc:
+    def _refused(self, found: Opened | Refused | None, shown: str, new: list[RunProblem]) -> None:
+        """Say, once while it lasts, why what is at a log's name is not read."""
+        if not isinstance(found, Refused):
+            return
+        exc = found.error
+        if isinstance(exc, OutsideRootError):
             self._trouble_once(shown, f"not read: {exc.why}", new)
-            return None
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        except IsADirectoryError:
+        elif isinstance(exc, IsADirectoryError):
             self._trouble_once(shown, "is a folder, not a log file", new)
-            return None
-        except (OSError, ValueError) as exc:
+        elif exc is not None:
             self._trouble_once(shown, f"cannot be read ({getattr(exc, 'strerror', None) or exc})", new)
-            return None
-        try:
-            info = os.fstat(fd)
-        except OSError as exc:
-            os.close(fd)
-            self._trouble_once(shown, f"cannot be read ({exc.strerror or exc})", new)
-            return None
-        if not stat.S_ISREG(info.st_mode):
-            os.close(fd)
-            self._trouble_once(shown, f"is {file_kind(info.st_mode)}, not a log file", new)
-            return None
-        return fd, (info.st_dev, info.st_ino)
-
-    @staticmethod
-    def _truncated(fd: int, segment: _Segment) -> str | None:
-        """Why the file we were reading must be read again from the start, or None."""
-        try:
-            size = os.fstat(fd).st_size
-            if size < segment.offset:
-                return "was truncated"
-            if segment.head and _read_at(fd, 0, len(segment.head)) != segment.head:
-                return "was truncated and rewritten"
-        except OSError:
-            return None
-        return None
-
-    def _read(
-        self,
-        fd: int,
-        segment: _Segment,
-        budget: list[int],
-        take: _Take,
-        new: list[RunProblem],
-    ) -> None:
-        """Read *segment*'s file from where it stopped, within *budget* bytes."""
-        while budget[0] > 0:
-            try:
-                data = _read_at(fd, segment.offset, min(budget[0], 1 << 22))
-            except OSError as exc:
-                self._trouble_once(segment.shown, f"cannot be read ({exc.strerror or exc})", new)
-                return
-            if not data:
-                return
-            budget[0] -= len(data)
-            self.bytes_read += len(data)
-            if segment.offset < _HEAD_BYTES:
-                segment.head += data[: _HEAD_BYTES - segment.offset]
-            segment.offset += len(data)
-            self._feed(segment, data, take, new)
+        else:
+            self._trouble_once(shown, f"is {file_kind(found.mode)}, not a log file", new)
 
     # -- lines -----------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ import hypothesis.strategies as st
 import pytest
 
 from ctxviewer.engine.files.reading import ProjectFS
+from ctxviewer.engine.files.tail import LineSplitter
 from ctxviewer.engine.runfiles.fleet import RunEvent, _merge, _time_key
 from ctxviewer.engine.runfiles.jsondoc import parse_log_time, parse_time
 from ctxviewer.engine.runfiles.problems import RunProblem
@@ -31,7 +32,6 @@ from ctxviewer.engine.runfiles.workerlog import (
     _BadLine,
     _parse_line,
 )
-from ctxviewer.engine.runtime.eventlog.lines import LineSplitter
 
 LOG = "logs/workers/worker-1.jsonl"
 TS = "2026-02-16T15:31:07.747137Z"
