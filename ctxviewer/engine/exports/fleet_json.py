@@ -1,11 +1,8 @@
 """A fleet snapshot as JSON-ready data: one document, or the changes between two snapshots.
 
-For ``follow --once --format json`` (:func:`fleet_document`) and ``--format jsonl``
-(:func:`fleet_changes`, one object per line).  Values are as recorded: ``context_usage``
-is 0-1 from the state file; ``tracker`` is ctxviewer's recomputation (see
-:class:`~ctxviewer.engine.runfiles.realtracker.TrackerEstimate`), named apart from it.  Times are ISO-8601 UTC strings
-(``2026-02-16T12:30:00Z``) or null.  Every value is a plain ``dict``/``list``/``str``/
-number/bool/None, so ``json.dumps`` takes it as it is.
+:func:`fleet_document` for ``follow --once --format json``, :func:`fleet_changes` for
+``--format jsonl`` (one object per line); every value is plain, so ``json.dumps`` takes it as
+it is.  The fields: ``docs/run-files.md#as-json``.
 """
 
 from __future__ import annotations

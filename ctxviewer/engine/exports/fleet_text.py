@@ -1,15 +1,9 @@
 """A fleet snapshot as plain text for a terminal: a header, then one line per worker.
 
-Each worker's line holds, in columns: ``W<id>``, its recorded status, a gauge of its
-**recorded** ``context_usage`` (``#`` filled, ``.`` free, ``|`` at the checkpoint threshold),
-the usage and threshold in percent, the highest zone line reached (ctxviewer's tracker
-zones), upstream's dashboard colour for that value (green, yellow, red), the current task,
-the ``task_completed`` events in its log, ``est``: ctxviewer's recomputation of the real
-tracker (:class:`~ctxviewer.engine.runfiles.realtracker.TrackerEstimate`, not a recorded value), and how long ago its
-last log line and its last health check were.  A status ending in ``?`` is a worker
-recorded as live that has been silent for an hour (:data:`~ctxviewer.engine.runfiles.fleet.STALE_AFTER_SECONDS`).
-With ``color`` the gauge and percentage are coloured by the band (ANSI escapes).
-``docs/run-files.md`` shows an example.
+Each worker's line: its recorded status, a gauge of its recorded ``context_usage`` with the
+checkpoint threshold, zone and band, current task, tasks done, the tracker's recomputed
+estimate and how long ago its last log line and health check were; ``color`` colours the gauge
+by its band.  The columns and an example: ``docs/run-files.md#in-a-terminal``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Following a growing file: its appended complete lines, read a bounded number of bytes at a time.
 
-The one tail of the engine, under every reader that follows a file as it is written: upstream's
-worker logs (:mod:`ctxviewer.engine.runfiles.workerlog`), the log viewer's rows
-(:mod:`ctxviewer.engine.runfiles.logpieces`) and ctxviewer's own event log
-(:mod:`ctxviewer.engine.runtime.eventlog`).  :class:`LineSplitter` cuts bytes into numbered
-complete lines, holding a torn last line back and dropping one longer than its limit as it
-comes; :class:`FileTail` opens the file (and its rotation ``<name>.1`` where it has one) on
-every poll, never blocking, tells a rotation, a truncation, a rewrite, a replacement and a
-deletion apart, and reads on from where it stopped.  What a reader makes of each is its own:
-``docs/run-files.md`` (worker logs, the log viewer) and ``docs/event-log.md``.
+The one tail under every reader that follows a file: upstream's worker logs, the log viewer's
+rows and ctxviewer's own event log.  :class:`LineSplitter` cuts the bytes into numbered lines
+(a torn last line held back, one too long dropped as it comes); :class:`FileTail` opens the
+file and its rotation without blocking, says what became of it, and reads on.  What each reader
+does about a change: ``docs/run-files.md#worker-logs`` and ``docs/event-log.md``.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """The fleet of a real run: one frozen snapshot per poll of every worker's recorded state.
 
-:class:`RunWatcher` owns a reader per file :func:`~.rundir.discover_run` found (worker logs,
-feature state files, token records) and, on each :meth:`~RunWatcher.poll`, reads only what
-changed and returns a :class:`FleetSnapshot`: for every worker its status, its **recorded**
-``context_usage`` (the state file's, the real tracker's gauge) against the checkpoint
-threshold of the project's config, its zone, current task, tasks done, last heartbeat and
-last log time; and the run's events (the logs' task events and the state files'
-execution log, checkpoints included).
-
-Beside the recorded gauge, each row carries a :class:`~.realtracker.TrackerEstimate`:
-ctxviewer's *recomputation* of the real tracker for the worker's current process, named as
-one; the recorded value is ``context_usage``.  The threshold and zones come from
-:mod:`.fleetconfig`.
+:class:`RunWatcher` owns a reader per file of the run and, on each :meth:`~RunWatcher.poll`,
+reads what changed and returns a :class:`FleetSnapshot`: per worker its recorded status and
+``context_usage`` against the threshold (:mod:`.fleetconfig`), beside ctxviewer's
+recomputation of the real tracker (:mod:`.realtracker`), and the run's events.
+:func:`follow_run` and :func:`read_run` poll it live and once.  ``docs/run-files.md#the-fleet``.
 """
 
 from __future__ import annotations

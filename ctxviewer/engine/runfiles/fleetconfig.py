@@ -1,9 +1,8 @@
 """The scale of a fleet's gauges: the checkpoint threshold, the zone lines, upstream's colours.
 
-The threshold is the project's ``workers.context_threshold_percent`` (upstream's
-``.mahabharatha/config.yaml`` or ``.zerg/config.yaml``; 70 by default, as upstream's); the
-further zones are ``zones`` of ``ctxviewer.yaml``, as ctxviewer's tracker draws them; the
-band is the colour upstream's own dashboard gives a context bar.
+The threshold is the project's ``workers.context_threshold_percent`` (70 by default, as
+upstream's), the further zones those of ``ctxviewer.yaml``, and the band the colour upstream's
+dashboard gives a context bar: ``docs/run-files.md#the-fleet``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """Reading upstream's worker heartbeats, ``state/heartbeat-<id>.json``: the last sign of life.
 
-Upstream's ``HeartbeatWriter.write`` replaces the file atomically while a worker runs a
-task (``{worker_id, timestamp (UTC), task_id, step, progress_pct, current_step,
-total_steps, step_states}``) and deletes it when the worker shuts down cleanly: a heartbeat
-file that goes away is normal, not a problem.  :class:`HeartbeatReader` re-reads the file
-only when it changed; a value of the wrong type is one :class:`~.problems.RunProblem` with
-its line (reported once).
+:class:`HeartbeatReader` re-reads the file when it changed; a heartbeat that goes away is a
+worker that shut down cleanly, not a problem.  The fields: ``docs/run-files.md#state-files-and-token-records``.
 """
 
 from __future__ import annotations

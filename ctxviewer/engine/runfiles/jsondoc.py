@@ -1,16 +1,10 @@
 """Reading the JSON a run writes: whole documents re-read when they change, checked field by field.
 
-Upstream writes its feature state and token records as whole JSON documents, replaced
-atomically (a temporary file renamed over the old one), so a reader sees either the old or
-the new document, never half of one.  :class:`JsonDocument` re-reads such a file only when
-its signature (inode, size, modification and change times) differs from the last read, through
-:class:`~ctxviewer.engine.files.reading.ProjectFS` (contained in the run's root, bounded in
-size, never blocking on a pipe).  A document that cannot be read or parsed is one
-:class:`~.problems.RunProblem`, and the last good document stays in use.
-
-:class:`Fields` checks the values of a parsed document (or of one log line) and reports a
-value of the wrong type with the line it is on (:func:`line_of` finds it in the text), so
-every reader words the same trouble the same way.
+:class:`JsonDocument` re-reads a file upstream replaces whole only when its signature changed,
+through :class:`~ctxviewer.engine.files.reading.ProjectFS`, keeping the last good document when
+a new one cannot be read; :class:`Fields` checks a document's values and reports a wrong one
+with the line it is on (:func:`line_of`), so every reader words it the same way
+(``docs/run-files.md#state-files-and-token-records``).
 """
 
 from __future__ import annotations

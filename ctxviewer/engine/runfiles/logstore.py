@@ -1,19 +1,9 @@
 """The log viewer's rows: every line of a run's worker logs, indexed, its text read back on demand.
 
-A worker log can run to millions of lines; holding each line's text would make the viewer's
-memory grow with the log (a 338 MB log took gigabytes).  :class:`LogStore` keeps, per line, only
-numbers in typed arrays -- where the line is (its log segment, byte offset and length), its file
-and line number, and the few-valued fields (level, worker, feature, task, event) as small
-integer codes into a table of their values -- about 44 bytes a line.  A row's text (time,
-message, phase, duration) is read back from the file when it is shown (the last few thousand
-are kept), and a text search reads the lines it tests from disk a stretch at a time.  A line
-whose file has since been overwritten (a log rotated twice) shows that its text is gone; its
-coded fields still filter.
-
-A line is parsed with the standard library's C JSON scanner (one call per line, no Python-level
-decoder around it).  A line that is not a JSON object is kept too, as a row whose message is
-the line itself (marked ``bad``): a log viewer shows what is in the file.  Nothing here imports
-Qt.
+:class:`LogStore` keeps only numbers per line, in typed arrays (where the line is, its file and
+line number, its few-valued fields as integer codes), and reads a row's text back from the file
+when it is shown or searched; :class:`RowTest` filters the rows.  A line that is not a record
+is a row too.  Nothing here imports Qt.  ``docs/run-files.md#the-log-viewer``.
 """
 
 from __future__ import annotations

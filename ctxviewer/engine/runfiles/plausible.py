@@ -1,11 +1,8 @@
 """The range each kind of figure in a run's files can take: one table, one check, for every reader.
 
-A figure of the right type can still be absurd: ``context_usage: 1e308`` would be drawn as
-``inf%``, ``tasks_completed: 1e308`` as a 300-digit estimate.  Every number and time the
-readers of :mod:`ctxviewer.engine.runfiles` take from a run (state files, token records,
-heartbeats, worker logs) goes through :func:`implausible` with its :data:`KIND`; a figure
-outside its range is reported as a problem, with the file and the field, and read as absent.
-The ranges are wide: each is far beyond what a real run writes, so only nonsense is refused.
+Every number and time the readers take from a run goes through :func:`implausible` with its
+kind; one outside its range is a problem naming the file and field, and reads as absent.  The
+table: ``docs/run-files.md#state-files-and-token-records`` (Figures out of any real run's range).
 """
 
 from __future__ import annotations

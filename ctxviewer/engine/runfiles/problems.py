@@ -1,10 +1,8 @@
 """What a reader of a real run's files could not use, said once, with the file and the line.
 
-Every reader of :mod:`ctxviewer.engine.runfiles` (worker logs, feature state, token records)
-reports trouble as a :class:`RunProblem` instead of raising: a run directory is written by
-other processes while it is read, and one bad line must not hide the rest.  A
-:class:`ProblemList` keeps the first :data:`MAX_KEPT_PROBLEMS` of a reader and counts the
-rest, so a log that is garbage from end to end costs bounded memory.
+Every reader reports trouble as a :class:`RunProblem` instead of raising, and a
+:class:`ProblemList` keeps its first :data:`MAX_KEPT_PROBLEMS` and counts the rest, so a file
+that is garbage from end to end costs bounded memory (``docs/run-files.md``).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The real tracker as production calls it, recomputed from a worker's log (an estimate).
 
-Upstream's ``ContextTracker.estimate_tokens`` adds file reads, tasks, tool calls and
-minutes; in production only ``track_task_execution`` is ever called, so the gauge a worker
-records is ``(500 x tasks completed in this process + int(100 x minutes since the process
-started)) / 200,000``.  One tracker per worker process: the clock restarts at each process
-start, which the log shows as the line ``Worker <id> starting for feature <f>`` (the first
-line every process writes), never one clock over a whole log that spans days.
-
-:func:`tracker_estimate` is that arithmetic at one moment; :func:`tracker_timeline` the
-curve over a worker's log, process by process.  Both are ctxviewer's recomputation, named
-apart from the recorded ``context_usage``.
+:func:`tracker_estimate` is that arithmetic at one moment, :func:`tracker_timeline` the curve
+over a worker's log, process by process (the clock restarts at each worker process).  Both
+are ctxviewer's recomputation, named apart from the recorded ``context_usage``:
+``docs/run-files.md#the-fleet``.
 """
 
 from __future__ import annotations

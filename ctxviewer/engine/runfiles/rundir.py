@@ -1,19 +1,9 @@
-"""Finding a run's files: every worker log, feature state file and token record under a path.
+"""Finding a run's files: every worker log, feature state file, token record and heartbeat under a path.
 
-Upstream keeps a run's files in the project's ``.mahabharatha/`` folder (``.zerg/`` before
-the rename; a project may have both)::
-
-    <layout>/logs/workers/worker-<id>.jsonl   (+ worker-<id>.jsonl.1 after a rotation)
-    <layout>/state/<feature>.json
-    <layout>/state/tokens-<worker>.json
-    <layout>/config.yaml                      (workers.context_threshold_percent)
-
-:func:`discover_run` takes what a user names -- the project folder, its ``.mahabharatha``
-or ``.zerg`` folder, the ``state`` or ``logs`` folder inside one (the whole run is found
-from either), any other folder holding such files, or a single file -- and lists the files
-relative to one root, which every later read is contained in.  The state folder's other
-files (``token-cache.json``, ``heartbeat-*.json``, ``progress-*.json``, backups and locks)
-are not feature state and are left out.
+:func:`discover_run` takes a project folder, its ``.mahabharatha`` or ``.zerg`` folder (or
+the ``state`` or ``logs`` folder inside one), any other folder of copied files, or one file,
+and lists the files relative to one root that every later read is contained in; :func:`rescan`
+finds the ones added since.  Which files, and which are left out: ``docs/run-files.md#which-files``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """Reading upstream's feature state, ``state/<feature>.json``: workers, tasks, the execution log.
 
-Upstream's ``PersistenceLayer`` rewrites the whole file (a temporary file renamed over it)
-whenever a worker or the orchestrator changes anything.  What ctxviewer reads from it:
-
-* ``workers["<id>"]``: ``status``, ``current_task``, ``tasks_completed`` (in the worker's
-  current process), ``context_usage`` (0-1: the real tracker's gauge, persisted nowhere
-  else), ``started_at``, ``health_check_at``, ``ready_at``, ``last_task_completed_at``;
-* ``tasks["<id>"]``: ``status`` and ``worker_id``;
-* ``execution_log[]``: ``{timestamp, event, data}``, including ``worker_checkpoint`` (a
-  checkpoint is recorded here only, never in the worker logs).
-
-Upstream writes these times with ``datetime.now().isoformat()``: local times without an
-offset, read here as this machine's local time.  :class:`StateFileReader` re-reads the file
-only when it changed; a value of the wrong type is one :class:`~.problems.RunProblem` with
-its line (reported once, not again on every rewrite) and is left out.
+:class:`StateFileReader` re-reads the file when it changed (upstream replaces it whole) and
+takes each worker's status and recorded ``context_usage``, the tasks and the execution log;
+a value of the wrong type is one :class:`~.problems.RunProblem` with its line, and is left
+out.  The fields and their problems: ``docs/run-files.md#state-files-and-token-records``.
 """
 
 from __future__ import annotations

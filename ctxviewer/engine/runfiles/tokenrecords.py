@@ -1,18 +1,9 @@
 """Reading upstream's token records, ``state/tokens-<worker>.json``: what each task's context cost.
 
-Upstream's ``TokenTracker.record_task`` rewrites the file atomically each time a worker
-builds a task's context (before the task runs)::
-
-    {"worker_id": "1",
-     "tasks": {"TASK-001": {"breakdown": {"<section>": tokens, ...}, "total": Σ breakdown,
-                            "mode": "estimated" | "exact", "timestamp": "...+00:00"}},
-     "cumulative": {"total_tokens": Σ totals, "tasks_completed": number of task entries}}
-
-A task built again overwrites its entry.  :class:`TokenRecordReader` re-reads the file
-only when it changed; a value of the wrong type, or a ``total`` that is not the sum of its
-sections, is one :class:`~.problems.RunProblem` with its line (reported once).  The
-worker id comes from the file's name when the document lacks it (upstream names the file
-after it: ``tokens-unknown.json`` when the worker had no id).
+:class:`TokenRecordReader` re-reads the file when it changed (upstream replaces it whole)
+and takes each task's sections and total; a value of the wrong type, or a total that is not
+its sections' sum, is one :class:`~.problems.RunProblem` with its line.  The fields and their
+problems: ``docs/run-files.md#state-files-and-token-records``.
 """
 
 from __future__ import annotations

@@ -1,27 +1,10 @@
 """Reading upstream's worker logs, ``logs/workers/worker-<id>.jsonl``, as they grow and rotate.
 
-Upstream's ``StructuredLogWriter`` appends one JSON object per line --
-``{ts, level, worker_id, feature, message}``, task lines adding ``task_id``, ``phase``,
-``event``, ``duration_ms`` and sometimes ``data`` -- and when the file passes its size limit
-renames it to ``worker-<id>.jsonl.1`` (overwriting the previous one) and starts a new file.
-Most lines carry no ``event``: they are log records, all of them kept, not problems.
-
-:class:`WorkerLogReader` follows one such log, both files, incrementally:
-
-* each :meth:`~WorkerLogReader.poll` reads only the bytes appended since the last one (at
-  most ``read_limit`` of them; ``more`` says to poll again), through a non-blocking open of
-  the path resolved inside the run's root;
-* a last line without its newline is held back until the rest arrives;
-* a rotation is followed: the tail of the old file is finished under its new name ``.1``,
-  then the new file is read from its start; nothing is reported, it is what upstream does;
-* records are not kept: each poll hands its new ones to the caller, and only the few a
-  tracker needs stay (:attr:`~WorkerLogReader.tracker_records`), so memory does not grow with
-  the log; what was read can be read again from disk (:meth:`~WorkerLogReader.replay`);
-* a file truncated or replaced by another one (not by a rotation), two rotations between
-  polls (lines lost), a line longer than ``max_line_bytes`` (skipped without being held in
-  memory), a line that is not UTF-8, not JSON or not an object, and a field of the wrong
-  type are each one :class:`~.problems.RunProblem` with the file and line -- never an
-  exception, never a hang.  A record with a wrong field is kept with that field empty.
+:class:`WorkerLogReader` follows one log and its rotation ``.1`` through the engine's tail
+(:class:`~ctxviewer.engine.files.tail.FileTail`), checks every line's fields, and hands each
+poll's records to the caller, keeping only the few a tracker needs; every fault is one
+:class:`~.problems.RunProblem`, never an exception.  What it reads and what it says about a
+rotation, a truncation or a bad line: ``docs/run-files.md#worker-logs``.
 """
 
 from __future__ import annotations
