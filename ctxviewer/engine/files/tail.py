@@ -204,7 +204,7 @@ class Opened:
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """Something at the path that cannot be read: why, in the reader's words."""
+    """Something at the path that is not read, and why (each reader words it its own way)."""
 
     error: Exception | None = None
     """The error opening it (:class:`OutsideRootError`, an ``OSError``, a ``ValueError`` for a
@@ -272,7 +272,8 @@ class FileTail(Generic[F]):
     says what changed and reads on, at most a poll's limit of bytes in blocks of *block*.
     Each file of the tail is made by *new_file* (a :class:`TailedFile` or a subclass that
     carries a reader's own counts); its lines are cut by a :class:`LineSplitter` of
-    *max_line_bytes*.  Nothing here raises for trouble with the files.
+    *max_line_bytes*.  Opening never raises for trouble with the files; a read error is raised
+    by :meth:`TailPoll.blocks`, for the reader to word.
     """
 
     def __init__(
@@ -305,6 +306,7 @@ class FileTail(Generic[F]):
         self.current = self.rotated = self.gone = None
 
     def new_file(self, identity: tuple[int, int], shown: str) -> F:
+        """A file of the tail, not read yet."""
         return self._new_file(identity, shown, LineSplitter(self.max_line_bytes))
 
     def open(self, name: str) -> Opened | Refused | None:
