@@ -1,4 +1,4 @@
-"""The fleet of a run: recorded gauges, threshold, zones, the tracker's estimate, events; and its text."""
+"""The fleet of a run: recorded gauges, threshold, zones, the tracker's estimate, events."""
 
 from __future__ import annotations
 
@@ -6,93 +6,21 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from ctxviewer.engine.exports.fleet_json import fleet_changes, fleet_document
-from ctxviewer.engine.exports.fleet_text import ago, gauge, render_fleet_text, worker_line
 from ctxviewer.engine.runfiles.fleet import RunWatcher, follow_run, read_run
 from ctxviewer.engine.runfiles.fleetconfig import FleetConfig, read_fleet_config, upstream_band, zone_of
 from ctxviewer.engine.runfiles.realtracker import TrackerPoint, tracker_estimate, tracker_timeline
 from ctxviewer.engine.runfiles.rundir import discover_run
-
-DAY = 20_500 * 86_400  # 2026-02-16T00:00:00Z
-
-
-def at(hh: int, mm: int) -> float:
-    return DAY + hh * 3600 + mm * 60
-
-
-def line(worker: int | str, hh: int, mm: int, message: str, **extra: Any) -> str:
-    entry = {"ts": f"2026-02-16T{hh:02d}:{mm:02d}:00.000000Z", "level": "info", "worker_id": worker}
-    entry |= {"feature": "shop", "message": message, **extra}
-    return json.dumps(entry) + "\n"
-
-
-def done(worker: int, hh: int, mm: int, task: str) -> str:
-    return line(worker, hh, mm, f"Task {task} completed", task_id=task, phase="execute", event="task_completed")
-
+from tests.engine.runfiles.fleet_project import at, done, line, write_fleet_project
 
 pytestmark = pytest.mark.usefixtures("utc_local_time")
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    zerg = tmp_path / ".zerg"
-    (zerg / "logs" / "workers").mkdir(parents=True)
-    (zerg / "state").mkdir()
-    (zerg / "config.yaml").write_text("workers:\n  context_threshold_percent: 80\n")
-    (tmp_path / "ctxviewer.yaml").write_text("zones:\n  compaction: 75\n")
-    logs = zerg / "logs" / "workers"
-    # Worker 1: two processes; the second started at 12:00, completed T2 and T3, checkpointed at 12:30.
-    (logs / "worker-1.jsonl").write_text(
-        line(1, 10, 0, "Worker 1 starting for feature shop")
-        + done(1, 10, 10, "T1")
-        + line(1, 12, 0, "Worker 1 starting for feature shop")
-        + done(1, 12, 5, "T2")
-        + done(1, 12, 20, "T3")
-        + line(1, 12, 30, "Worker 1 checkpointing")
-    )
-    # Worker 2: started at 11:00, completed T4 at 11:30; still running.
-    (logs / "worker-2.jsonl").write_text(line(2, 11, 0, "Worker 2 starting for feature shop") + done(2, 11, 30, "T4"))
-    # Worker 4: only a log names it.
-    (logs / "worker-4.jsonl").write_text(
-        line(4, 8, 0, "Worker 4 starting for feature shop") + done(4, 8, 15, "T0") + line(4, 8, 20, "bye")
-    )
-    (logs / "worker-orchestrator.jsonl").write_text(line("orchestrator", 9, 0, "Level 1", event="level_started"))
-    state = {
-        "feature": "shop",
-        "workers": {
-            "1": {"status": "checkpointing", "context_usage": 0.78, "tasks_completed": 2, "current_task": None},
-            "2": {
-                "status": "running",
-                "context_usage": 0.9,
-                "tasks_completed": 1,
-                "current_task": "T5",
-                "health_check_at": "2026-02-16T11:50:00",
-            },
-            "3": {
-                "status": "crashed",
-                "tasks_completed": 3,
-                "started_at": "2026-02-16T09:00:00",
-                "health_check_at": "2026-02-16T09:30:00",
-            },
-        },
-        "tasks": {},
-        "execution_log": [
-            {
-                "timestamp": "2026-02-16T12:30:00",
-                "event": "worker_checkpoint",
-                "data": {"worker_id": 1, "tasks_completed": 2, "current_task": None},
-            }
-        ],
-    }
-    (zerg / "state" / "shop.json").write_text(json.dumps(state, indent=2))
-    (zerg / "state" / "tokens-1.json").write_text(
-        json.dumps({"worker_id": "1", "tasks": {"T2": {"breakdown": {"repo_map": 70}, "total": 70}}})
-    )
-    return tmp_path
+    return write_fleet_project(tmp_path)
 
 
 def test_config_threshold_and_zones(project: Path) -> None:
@@ -255,104 +183,6 @@ def test_read_run_takes_a_torn_last_line(project: Path) -> None:
     snapshot = read_run(discover_run(project), now=at(12, 40))
     assert snapshot.workers[1].tasks_done == 2
     assert [log.pending_line for log in snapshot.logs] == [None, None, None, None]
-
-
-def test_the_text(project: Path) -> None:
-    snapshot = RunWatcher(discover_run(project)).poll(now=at(12, 40))
-    text = render_fleet_text(snapshot)
-    first, w1, w2, w3, w4, end = text.split("\n")
-    assert first == f"run {project.resolve()}: 4 workers, threshold 80% (.zerg/config.yaml), 12 log lines, 0 problems"
-    # 0.78 of 20 cells: 16 filled; the threshold's | at cell 16 of 0-19.
-    assert w1 == (
-        "W1   checkpointing  [################|...]  78.0% / 80%  compaction  yellow  -               3 done"
-        "  est   2.0%  log 10m ago   hb -"
-    )
-    # 0.9 of 20 cells: 18 filled, the 17th of them the threshold's |.
-    assert w2.startswith("W2   running        [################|#..]  90.0% / 80%  checkpoint  red     T5  ")
-    assert w3.startswith("W3   crashed        [                |   ]    n/a / 80%  -           -       -   ")
-    assert w4.startswith("W4   (log only)") and end == ""
-    coloured = worker_line(snapshot.workers[1], snapshot.taken_at, color=True)
-    assert "\x1b[31m[################|#..]\x1b[0m" in coloured
-
-
-def test_gauge_and_ago() -> None:
-    assert gauge(0.5, 70, cells=10) == "[#####..|..]"
-    assert gauge(1.4, 70, cells=10) == "[#######|##]"
-    assert gauge(None, 100, cells=4) == "[   |]"
-    assert gauge(1e308, 50, cells=4) == "[##|#]"  # recorded far past 1: a full gauge, no overflow
-    assert [ago(None, 100), ago(95, 100), ago(100 - 180, 100), ago(100 - 7200, 100), ago(200, 100)] == [
-        "-",
-        "5s ago",
-        "3m ago",
-        "2h ago",
-        "in 1m",
-    ]
-
-
-def test_the_json_document(project: Path) -> None:
-    snapshot = RunWatcher(discover_run(project)).poll(now=at(12, 40))
-    document = json.loads(json.dumps(fleet_document(snapshot)))  # plain JSON values only
-    assert (document["threshold_percent"], document["threshold_origin"]) == (80.0, ".zerg/config.yaml")
-    assert document["zones"] == [{"name": "compaction", "percent": 75.0}, {"name": "checkpoint", "percent": 80.0}]
-    one = document["workers"][0]
-    assert (one["worker_id"], one["status"], one["context_usage"], one["zone"], one["band"]) == (
-        "1",
-        "checkpointing",
-        0.78,
-        "compaction",
-        "yellow",
-    )
-    assert one["last_log"] == "2026-02-16T12:30:00Z" and one["last_heartbeat"] is None
-    assert one["tracker"] == {
-        "tokens": 4000,
-        "percent": 2.0,
-        "tasks": 2,
-        "minutes": 30.0,
-        "process_started": "2026-02-16T12:00:00Z",
-        "at": "2026-02-16T12:30:00Z",
-    }
-    first_log = document["logs"][0]
-    assert (first_log["file"], first_log["records"], first_log["tasks_executed"]) == (
-        ".zerg/logs/workers/worker-1.jsonl",
-        6,
-        3,
-    )
-    assert [(e["time"], e["event"], e["task_id"], e["line"]) for e in first_log["events"]] == [
-        ("2026-02-16T10:10:00Z", "task_completed", "T1", 2),
-        ("2026-02-16T12:05:00Z", "task_completed", "T2", 4),
-        ("2026-02-16T12:20:00Z", "task_completed", "T3", 5),
-    ]
-    assert [(e["event"], e["worker_id"], e["line"]) for e in document["execution_log"]] == [
-        ("worker_checkpoint", "1", 1)
-    ]
-    assert document["token_records"] == [
-        {
-            "file": ".zerg/state/tokens-1.json",
-            "worker_id": "1",
-            "tasks": [{"task_id": "T2", "total": 70, "mode": None, "timestamp": None, "sections": {"repo_map": 70}}],
-            "cumulative": {"total_tokens": None, "tasks_completed": None},
-        }
-    ]
-    assert document["problems"] == [] and document["problem_count"] == 0
-
-
-def test_the_changes_between_two_snapshots(project: Path) -> None:
-    watcher = RunWatcher(discover_run(project))
-    first = watcher.poll(now=at(12, 40))
-    assert [c["worker_id"] for c in fleet_changes(None, first) if c["type"] == "worker"] == ["1", "2", "3", "4"]
-    # Only the clock moved: worker 2's estimate grew, nothing else changed.
-    assert fleet_changes(first, watcher.poll(now=at(12, 41))) == []
-    with open(project / ".zerg/logs/workers/worker-2.jsonl", "a") as handle:
-        handle.write(done(2, 12, 41, "T5") + "{oops\n")
-    second = watcher.poll(now=at(12, 42))
-    changes = fleet_changes(first, second)
-    assert [(c["type"], c.get("worker_id"), c.get("task_id")) for c in changes] == [
-        ("worker", "2", None),
-        ("event", "2", "T5"),
-        ("problem", None, None),
-    ]
-    assert changes[0]["tasks_done"] == 2
-    assert changes[2]["problem"].startswith(".zerg/logs/workers/worker-2.jsonl:4: not JSON")
 
 
 def test_a_worker_in_two_layouts_logs_is_taken_from_the_newer(project: Path) -> None:

@@ -1,4 +1,4 @@
-"""Fixtures shared by the run-file tests."""
+"""Fixtures shared by the engine tests of a real run's files and what is made of them."""
 
 from __future__ import annotations
 
