@@ -41,7 +41,7 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from ctxviewer.gui.views.logview import LogView
-from ctxviewer.gui.views.logview.store import LogFilter
+from ctxviewer.engine.runfiles.logstore import LogFilter
 view = LogView()
 view.resize(1280, 400)
 view.show()

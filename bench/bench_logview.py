@@ -37,9 +37,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QElapsedTimer, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, QTimer
 from PySide6.QtWidgets import QApplication
 
-from ctxviewer.engine.runtime.rundir import discover_run
+from ctxviewer.engine.runfiles.logstore import LogFilter
+from ctxviewer.engine.runfiles.rundir import discover_run
 from ctxviewer.gui.views.logview import LogView
-from ctxviewer.gui.views.logview.store import LogFilter
 from tests.runfactory import write_run
 
 

@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ctxviewer.engine.runtime.fleet import RunWatcher, read_run
-from ctxviewer.engine.runtime.rundir import discover_run
+from ctxviewer.engine.runfiles.fleet import RunWatcher, read_run
+from ctxviewer.engine.runfiles.rundir import discover_run
 from tests.runfactory import local, utc, write_run
 
 

@@ -1,6 +1,6 @@
 """The documentation holds together: every relative link and picture resolves, the README stays
-a front door, docs/index.md lists every page, and docs/cli.md names every command and option
-the parser has.
+a front door, docs/index.md lists every page, docs/cli.md names every command and option
+the parser has, and docs/architecture.md's map names every package and module of the engine.
 
 Links are checked in README.md, docs/**/*.md and bench/README.md: the file (or folder) a link
 names must exist, and an ``#anchor`` must be a heading of the Markdown file it points into,
@@ -23,6 +23,8 @@ from tests.conftest import REPO
 README = REPO / "README.md"
 CLI_DOC = REPO / "docs" / "cli.md"
 INDEX = REPO / "docs" / "index.md"
+ARCHITECTURE = REPO / "docs" / "architecture.md"
+ENGINE = REPO / "ctxviewer" / "engine"
 README_MAX_LINES = 300
 
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -30,6 +32,7 @@ HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+MAP_ROW = re.compile(r"^\| `engine/(\w+)(?:/|\.py)` \|(.*)\|\s*$")
 
 
 def documents() -> list[Path]:
@@ -181,3 +184,56 @@ def test_cli_doc_has_the_program_s_own_options() -> None:
 def test_the_readme_table_names_every_command() -> None:
     text = README.read_text(encoding="utf-8")
     assert [name for name in commands() if f"`ctxviewer {name}" not in text] == []
+
+
+def unmapped(doc: str, engine: Path) -> list[str]:
+    """What of *engine* the architecture page *doc* does not name: a package without its row in
+    the package table or its place in the tree; a module (or a package inside a package) its
+    package's row does not name, as `` `name` `` (`` `name/` `` for a package); a module of the
+    engine itself without its row."""
+    rows = {m.group(1): m.group(2) for line in doc.splitlines() if (m := MAP_ROW.match(line))}
+    tree = doc[: doc.index("| package |")]
+    missing = []
+    for package in sorted(p for p in engine.iterdir() if (p / "__init__.py").is_file()):
+        row = rows.get(package.name)
+        if row is None or not re.search(rf"(?<![\w/]){package.name}/", tree):
+            missing.append(f"engine/{package.name}/")
+            continue
+        for part in sorted(package.iterdir()):
+            if part.suffix == ".py" and part.name != "__init__.py":
+                name = part.stem
+            elif (part / "__init__.py").is_file():
+                name = part.name + "/"
+            else:
+                continue
+            if f"`{name}`" not in row:
+                missing.append(f"engine/{package.name}/{name}")
+    for module in sorted(engine.glob("*.py")):
+        if module.name != "__init__.py" and module.stem not in rows:
+            missing.append(f"engine/{module.name}")
+    return missing
+
+
+def test_the_architecture_map_names_every_engine_package_and_module() -> None:
+    assert unmapped(ARCHITECTURE.read_text(encoding="utf-8"), ENGINE) == []
+
+
+def test_the_map_check_catches_a_package_a_module_and_a_nested_package_left_off(tmp_path: Path) -> None:
+    engine = tmp_path / "engine"
+    for folder in ("runs", "runs/inner", "files", "tail_less"):
+        (engine / folder).mkdir(parents=True)
+        (engine / folder / "__init__.py").write_text("", encoding="utf-8")
+    for module in ("runs/batch.py", "runs/sweep.py", "files/tail.py", "errors.py", "extra.py"):
+        (engine / module).write_text("", encoding="utf-8")
+    doc = (
+        "```\nengine/\n├── runs/\n├── files/\n```\n\n| package | what |\n|---|---|\n"
+        "| `engine/runs/` | every task (`batch`) |\n"
+        "| `engine/files/` | a file followed (`tail`) |\n"
+        "| `engine/errors.py` | errors |\n"
+    )
+    assert unmapped(doc, engine) == [
+        "engine/runs/inner/",
+        "engine/runs/sweep",
+        "engine/tail_less/",
+        "engine/extra.py",
+    ]

@@ -125,7 +125,7 @@ def fleet_config(run: Any, overrides: dict[str, Any]) -> tuple[Any, int]:
     how many problems its files had (each said on stderr); None when none is given (the watcher
     reads the run's own, reporting what is wrong with it)."""
     from ctxviewer.engine.project.settings import Settings
-    from ctxviewer.engine.runtime.fleetconfig import read_fleet_config
+    from ctxviewer.engine.runfiles.fleetconfig import read_fleet_config
 
     given = {k: v for k, v in overrides.items() if k in FLEET_KEYS}
     if not given:
@@ -177,7 +177,7 @@ def use_color(stream: Any) -> bool:
 
 
 def fleet_text(snapshot: Any, color: bool) -> str:
-    from ctxviewer.engine.runtime.fleettext import render_fleet_text
+    from ctxviewer.engine.exports.fleet_text import render_fleet_text
 
     return str(render_fleet_text(shown_snapshot(snapshot), color=color))
 
@@ -243,9 +243,9 @@ def recorded_text(comparison: Any) -> str:
 
 def follow_once(run: Any, config: Any, args: argparse.Namespace, problems_before: int = 0) -> int:
     """One snapshot of the whole run; exit 2 with problems, 1 when ``--recorded`` found a task that differs."""
+    from ctxviewer.engine.exports.fleet_json import fleet_changes, fleet_document
+    from ctxviewer.engine.runfiles.fleet import read_run
     from ctxviewer.engine.runs.recorded import comparison_data, task_data
-    from ctxviewer.engine.runtime.fleet import read_run
-    from ctxviewer.engine.runtime.fleetjson import fleet_changes, fleet_document
 
     snapshot = read_run(run, config=config)
     for problem in snapshot.new_problems:
@@ -298,8 +298,8 @@ def follow_live(
     fleet redrawn in place every poll (new problems land above it), else the fleet printed
     again whenever a poll changed something.
     """
-    from ctxviewer.engine.runtime.fleet import follow_run
-    from ctxviewer.engine.runtime.fleetjson import fleet_changes
+    from ctxviewer.engine.exports.fleet_json import fleet_changes
+    from ctxviewer.engine.runfiles.fleet import follow_run
 
     previous = None
     drawn = 0  # rows of the fleet last drawn on the terminal
@@ -344,8 +344,8 @@ def _on_sigterm(stop: threading.Event) -> Callable[[], None]:
 
 
 def cmd_follow(args: argparse.Namespace) -> int:
+    from ctxviewer.engine.runfiles.rundir import discover_run
     from ctxviewer.engine.runtime.eventlog import is_event_log
-    from ctxviewer.engine.runtime.rundir import discover_run
 
     if not math.isfinite(args.interval):  # nan or inf: a wait cannot take it
         err(f"--interval: {args.interval:g} is not a number of seconds")

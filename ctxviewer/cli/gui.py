@@ -51,7 +51,7 @@ def _check_gui_target(args: argparse.Namespace, tune: Mapping[str, Any]) -> None
     if args.screenshot == STDOUT:  # -o - means standard output; a picture is not written there
         raise CtxViewerError("--screenshot needs a file name for the PNG (a file named - is ./-)")
     if args.follow and os.path.isdir(args.follow):
-        from ctxviewer.engine.runtime.rundir import discover_run
+        from ctxviewer.engine.runfiles.rundir import discover_run
 
         discover_run(args.follow)  # a folder without a run's files in it is refused here, not in the window
     if not args.project:  # the window reopens the last project: only the values can be checked here

@@ -3,7 +3,8 @@
 Every error renders as one line that names the file (and the line, where known), so
 the CLI can print it as is and the GUI can show it in a panel.  Failures that the
 reproduced pipeline itself tolerates are *not* raised: they are recorded in the
-trace (see :class:`ctxviewer.engine.trace.model.TraceError`).
+trace (see :class:`ctxviewer.engine.trace.model.TraceError`).  :func:`json_type` and
+:func:`short` word a bad value the same way in every such message.
 """
 
 from __future__ import annotations
@@ -54,3 +55,25 @@ class EncodingUnavailableError(CtxViewerError):
 
 class WriteError(CtxViewerError):
     """A file could not be written; the previous file (if any) is intact."""
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of *value*'s type, for messages: ``a string``, ``a number``, ``null``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def short(text: str, limit: int = 40) -> str:
+    """``repr`` of *text*, cut to about *limit* characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")

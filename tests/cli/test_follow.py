@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ctxviewer.cli import follow as follow_cli
-from ctxviewer.engine.runtime.rundir import discover_run
+from ctxviewer.engine.runfiles.rundir import discover_run
 from tests.cli.helpers import run
 from tests.factories import write
 from tests.runfactory import write_run
@@ -141,7 +141,7 @@ def test_once_json_of_a_generated_run(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_once_json_of_a_run_the_real_writers_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.engine.runtime.test_real_writers import DRIVER, VENV
+    from tests.engine.runfiles.test_real_writers import DRIVER, VENV
 
     python = VENV / "bin" / "python"
     if not (VENV / "ready").exists() or not python.exists():

@@ -1,5 +1,6 @@
 """A trace written out for people and scripts: the context as Markdown, the trace as JSON, a
 standalone HTML report (:mod:`.report`); a batch's traces as upstream's own token record
-file (:mod:`.tokens`).  Every write goes through
+file (:mod:`.tokens`); a real run's fleet snapshot as text for a terminal (:mod:`.fleet_text`)
+and as JSON (:mod:`.fleet_json`).  Every write goes through
 :mod:`ctxviewer.engine.files.writing`.
 """

@@ -2,7 +2,7 @@
 
 Upstream's context plugin (zerg-ai 0.3.2 and the repository's main) writes, for every task
 whose context it builds, the tokens of each non-empty section to
-``state/tokens-<worker>.json`` (see :mod:`ctxviewer.engine.runtime.tokenrecords`), counted
+``state/tokens-<worker>.json`` (see :mod:`ctxviewer.engine.runfiles.tokenrecords`), counted
 with upstream's estimate ``max(1, round(len / 4))`` (mode ``estimated``) or Anthropic's
 count (mode ``exact``).  :func:`compare_records` runs, for each recorded task, the profile
 of the upstream version that runs in the project (``zerg-0.3.2`` or
@@ -34,8 +34,8 @@ from ctxviewer.engine.profiles.base import Cancelled
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.registry import VERSION_PICKER, find, profile_of
+from ctxviewer.engine.runfiles.tokenrecords import TokenRecord
 from ctxviewer.engine.runs.pipeline import assemble_task, run_profile
-from ctxviewer.engine.runtime.tokenrecords import TokenRecord
 from ctxviewer.engine.trace.model import SPEC, Trace
 
 SAME = "same"

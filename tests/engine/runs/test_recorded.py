@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.runfiles.fleet import read_run
+from ctxviewer.engine.runfiles.rundir import discover_run
+from ctxviewer.engine.runfiles.tokenrecords import TaskTokens, TokenRecord
 from ctxviewer.engine.runs.recorded import (
     DIFFERS,
     ONLY_RECORDED,
@@ -21,9 +24,6 @@ from ctxviewer.engine.runs.recorded import (
     compare_records,
     upstream_count,
 )
-from ctxviewer.engine.runtime.fleet import read_run
-from ctxviewer.engine.runtime.rundir import discover_run
-from ctxviewer.engine.runtime.tokenrecords import TaskTokens, TokenRecord
 from tests.cli.helpers import CORE, TASK
 from tests.factories import make_project, write
 

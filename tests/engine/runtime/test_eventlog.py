@@ -13,7 +13,8 @@ import hypothesis
 import hypothesis.strategies as st
 import pytest
 
-from ctxviewer.engine.runtime.eventlog import Event, EventLogFollower, LogProblem, PollResult, tail
+from ctxviewer.engine.files import tail
+from ctxviewer.engine.runtime.eventlog import Event, EventLogFollower, LogProblem, PollResult
 from ctxviewer.engine.runtime.tracker import ContextTracker
 from tests.conftest import SAMPLES
 
@@ -88,7 +89,7 @@ def test_an_unreadable_file_is_a_problem_until_it_can_be_read(tmp_path: Path, mo
     def refuse(path: Path) -> Any:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(tail, "open_log", refuse)
+    monkeypatch.setattr(tail, "open_nonblocking", refuse)
     follower = EventLogFollower(log)
     first = follower.poll()
     assert first.status == f"cannot open {log}: Permission denied"
@@ -132,26 +133,10 @@ def test_a_read_error_does_not_lose_data(tmp_path: Path, monkeypatch: pytest.Mon
     follower.poll()
     append(log, READ)
 
-    class Broken:
-        def __init__(self, path: Path) -> None:
-            self.handle = open(path, "rb")  # noqa: SIM115 - closed by __exit__
+    def broken(fd: int, offset: int, size: int) -> bytes:
+        raise OSError(5, "Input/output error")
 
-        def __enter__(self) -> Broken:
-            return self
-
-        def __exit__(self, *args: object) -> None:
-            self.handle.close()
-
-        def fileno(self) -> int:
-            return self.handle.fileno()
-
-        def seek(self, offset: int) -> int:
-            return self.handle.seek(offset)
-
-        def read(self, size: int) -> bytes:
-            raise OSError(5, "Input/output error")
-
-    monkeypatch.setattr(tail, "open_log", Broken)
+    monkeypatch.setattr(tail, "read_at", broken)
     result = follower.poll()
     assert result.status == f"cannot read {log}: Input/output error" and len(result.problems) == 1
     monkeypatch.undo()
@@ -379,7 +364,8 @@ def test_an_overlong_line_is_not_buffered_while_it_grows(tmp_path: Path) -> None
     for _ in range(50):  # 50 kB of one line, no newline yet
         append(log, "x" * 1000)
         problems.extend(follower.poll().problems)
-        assert len(follower._lines.held) <= 101  # held memory stays bounded
+        lines = follower._tail.lines
+        assert lines is not None and len(lines.held) <= 101  # held memory stays bounded
     append(log, "yyy\n" + TOOL)
     result = follower.poll()
     problems.extend(result.problems)

@@ -1,4 +1,4 @@
-"""The event-log follower's stages, each alone: tailing the file, cutting and parsing lines, folding.
+"""The event-log follower's stages, each alone: tailing the file, parsing lines, folding.
 
 The follower as a whole is tested in ``test_eventlog.py``; every value here is worked out
 by hand from the bytes written.
@@ -14,8 +14,6 @@ from ctxviewer.engine.runtime.eventlog import (
     Appended,
     BadLine,
     Event,
-    Line,
-    LineSplitter,
     LogTail,
     Missing,
     Unreadable,
@@ -93,37 +91,6 @@ def test_a_folder_is_unreadable_with_a_message(tmp_path: Path) -> None:
 
 
 # -- lines ----------------------------------------------------------------------------------------
-
-
-def test_lines_are_cut_at_newlines_and_a_torn_last_line_is_held_back() -> None:
-    lines = LineSplitter(100)
-    assert list(lines.feed(b"a\nb")) == [Line(1, b"a")]
-    assert lines.held == b"b"
-    assert list(lines.feed(b"c\r\n")) == [Line(2, b"bc\r")]  # the CR is the parser's to drop
-    assert lines.finish() is None
-
-
-def test_a_complete_line_over_the_limit_is_too_long_not_counting_its_cr() -> None:
-    lines = LineSplitter(3)
-    assert list(lines.feed(b"abcd\nabc\r\n")) == [Line(1, b"", too_long=True), Line(2, b"abc\r")]
-
-
-def test_a_growing_line_over_the_limit_is_reported_once_and_dropped_up_to_its_newline() -> None:
-    lines = LineSplitter(3)
-    assert list(lines.feed(b"ab")) == []
-    # 2 held + 3 new = 5 bytes, over 3 and a CR to come: reported as line 1, not held.
-    assert list(lines.feed(b"cde")) == [Line(1, b"", too_long=True)]
-    assert lines.held == b"" and lines.discarding
-    assert list(lines.feed(b"fg")) == []
-    assert list(lines.feed(b"h\nok\n")) == [Line(2, b"ok")]
-    assert lines.finish() is None
-
-
-def test_finish_takes_the_held_back_line_once() -> None:
-    lines = LineSplitter(100)
-    assert list(lines.feed(b"x")) == []
-    assert lines.finish() == Line(1, b"x")
-    assert lines.finish() is None and lines.lines == 1
 
 
 def test_a_line_is_parsed_into_its_event() -> None:

@@ -8,8 +8,9 @@ timestamp, so the live estimate is exactly what the tracker reports for the same
 
 Each poll runs three stages, a module each, each readable and testable alone:
 :mod:`.tail` (what was appended, and whether the file must be read from the start
-again) -> :mod:`.lines` (complete lines cut out and parsed into events) ->
-:mod:`.fold` (each event fed to the tracker); :mod:`.follower` runs them.
+again, over the engine's :mod:`ctxviewer.engine.files.tail`) -> :mod:`.lines` (complete
+lines parsed into events) -> :mod:`.fold` (each event fed to the tracker);
+:mod:`.follower` runs them.
 
 The follower is written for a GUI that polls it on a timer:
 
@@ -33,12 +34,10 @@ from ctxviewer.engine.runtime.eventlog.lines import (
     TOOL_CALL,
     BadLine,
     Event,
-    Line,
-    LineSplitter,
     is_event_log_head,
     parse_line,
 )
-from ctxviewer.engine.runtime.eventlog.tail import Appended, LogTail, Missing, Unreadable, is_event_log, open_log
+from ctxviewer.engine.runtime.eventlog.tail import Appended, LogTail, Missing, Unreadable, is_event_log
 
 __all__ = [
     "EVENT_KINDS",
@@ -52,8 +51,6 @@ __all__ = [
     "BadLine",
     "Event",
     "EventLogFollower",
-    "Line",
-    "LineSplitter",
     "LiveUsage",
     "LogProblem",
     "LogTail",
@@ -63,6 +60,5 @@ __all__ = [
     "UsageFold",
     "is_event_log",
     "is_event_log_head",
-    "open_log",
     "parse_line",
 ]

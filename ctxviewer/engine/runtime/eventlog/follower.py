@@ -15,8 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxviewer.engine.files.tail import Line
 from ctxviewer.engine.runtime.eventlog.fold import LiveUsage, UsageFold
-from ctxviewer.engine.runtime.eventlog.lines import BadLine, Event, Line, LineSplitter, parse_line
+from ctxviewer.engine.runtime.eventlog.lines import BadLine, Event, parse_line
 from ctxviewer.engine.runtime.eventlog.tail import LogTail, Missing, Unreadable
 
 MAX_STORED_PROBLEMS = 1000
@@ -83,14 +84,14 @@ class EventLogFollower:
         self.max_line_bytes = max_line_bytes
         self.read_limit = read_limit
         self._last_error: str | None = None
-        self._tail = LogTail(self.path, read_limit)
+        self._tail = LogTail(self.path, read_limit, max_line_bytes)
         self._start_over()
 
     # -- state --------------------------------------------------------------------------
 
     def _start_over(self) -> None:
-        """Forget the lines, the events and the problems (not the file, not ``_last_error``)."""
-        self._lines = LineSplitter(self.max_line_bytes)
+        """Forget the events and the problems (not the file, not ``_last_error``; a file read
+        again from its start has lines of its own)."""
         self._fold = UsageFold(self.threshold_percent, self.max_tokens)
         self._problems: list[LogProblem] = []
         self._problem_count = 0
@@ -134,7 +135,8 @@ class EventLogFollower:
         if isinstance(read, Unreadable):
             return self._failure(read.message, problems, read.restart is not None)
         self._last_error = None
-        events = self._take(self._lines.feed(read.data), problems)
+        lines = self._tail.lines
+        events = [] if lines is None else self._take(lines.feed(read.data), problems)
         return PollResult(tuple(events), tuple(problems), read.restart is not None, self._status(read.more), read.more)
 
     def finish(self) -> PollResult:
@@ -144,7 +146,8 @@ class EventLogFollower:
         will arrive to complete it.  A following :meth:`poll` continues after it.
         """
         problems: list[LogProblem] = []
-        last = self._lines.finish()
+        lines = self._tail.lines
+        last = None if lines is None else lines.finish()
         events = self._take([] if last is None else [last], problems)
         return PollResult(tuple(events), tuple(problems), False, f"finished {self.path}", False)
 

@@ -1,9 +1,9 @@
-"""Stage 2, lines: the bytes read cut into complete lines, and each line parsed into an event.
+"""Stage 2, lines: each complete line parsed into an event.
 
-:class:`LineSplitter` holds back a last line without its newline until the newline
-arrives, and drops a line longer than the limit without holding it in memory.
-:func:`parse_line` turns one complete line into an :class:`Event` (None for a blank line),
-or raises :class:`BadLine` saying what is wrong with it.  The format is in
+The bytes read are cut into lines by the tail's
+:class:`~ctxviewer.engine.files.tail.LineSplitter` (a torn last line held back, one too long
+dropped as it comes); :func:`parse_line` turns one complete line into an :class:`Event` (None
+for a blank line), or raises :class:`BadLine` saying what is wrong with it.  The format is in
 ``docs/event-log.md``.
 """
 
@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
-from ctxviewer.engine.runtime.jsondoc import json_type, short
+from ctxviewer.engine.errors import json_type, short
 
 TASK_EXECUTED = "task_executed"
 FILE_READ = "file_read"
@@ -160,118 +159,6 @@ def parse_line(raw: bytes, line: int) -> Event | None:
         return Event(line=line, kind=kind, ts=ts, path=path, size=_whole_number(obj, "size", 0))
     count = _whole_number(obj, "count", 1) if "count" in obj else 1
     return Event(line=line, kind=kind, ts=ts, count=count)
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One complete line of the log (without its line ending), or a note that it was too long."""
-
-    number: int
-    """1-based line number in the current file."""
-    raw: bytes
-    """The line's bytes (empty when :attr:`too_long`)."""
-    too_long: bool = False
-    """Longer than the limit: skipped (and, while it grew, not held in memory)."""
-
-
-class LineSplitter:
-    """Cuts the bytes after each read into complete lines, numbering them from 1.
-
-    A last line without its newline is held back until the newline arrives; one that
-    grows past *max_line_bytes* (not counting its line ending) is reported once as too
-    long and its bytes dropped up to its newline.
-    """
-
-    def __init__(self, max_line_bytes: int) -> None:
-        self.max_line_bytes = max_line_bytes
-        self.lines = 0  # complete lines seen
-        self.held = bytearray()  # the last line, until its newline arrives
-        self.discarding = False  # inside an overlong line: drop bytes up to its newline
-
-    def feed(self, data: bytes) -> Iterator[Line]:
-        """The lines *data* completes, in order (read them all before the next feed)."""
-        start = 0
-        if self.discarding:
-            end = data.find(b"\n")
-            if end < 0:
-                return
-            self.discarding = False
-            self.lines += 1
-            start = end + 1
-        while True:
-            end = data.find(b"\n", start)
-            if end < 0:
-                break
-            if self.held:
-                self.held += data[start:end]
-                raw = bytes(self.held)
-                self.held.clear()
-            else:
-                raw = data[start:end]
-            start = end + 1
-            self.lines += 1
-            yield self._complete(raw)
-        rest = len(data) - start
-        if len(self.held) + rest > self.max_line_bytes + 1:  # + 1: a CR before the newline to come
-            self.held.clear()
-            self.discarding = True
-            yield Line(self.lines + 1, b"", too_long=True)
-        elif rest:
-            self.held += data[start:]
-
-    def split(self, data: bytes) -> tuple[int, list[bytes | None]]:
-        """What :meth:`feed` gives for *data*, as a list: the first line's number and each
-        line's bytes in order (None for a line too long), the lines numbered one after another."""
-        first = self.lines + 1
-        out: list[bytes | None] = []
-        start = 0
-        if self.discarding:
-            end = data.find(b"\n")
-            if end < 0:
-                return first, out
-            self.discarding = False
-            self.lines += 1
-            first += 1
-            start = end + 1
-        last = data.rfind(b"\n")
-        if last >= start:
-            if self.held:
-                end = data.find(b"\n", start)
-                self.held += data[start:end]
-                out.append(bytes(self.held))
-                self.held.clear()
-                start = end + 1
-            if last >= start:
-                out += data[start:last].split(b"\n")
-                start = last + 1
-            self.lines += len(out)
-            limit = self.max_line_bytes
-            if max(map(len, out)) > limit:  # type: ignore[arg-type]
-                for i, raw in enumerate(out):
-                    if raw is not None and len(raw) - raw.endswith(b"\r") > limit:
-                        out[i] = None
-        rest = len(data) - start
-        if len(self.held) + rest > self.max_line_bytes + 1:  # + 1: a CR before the newline to come
-            self.held.clear()
-            self.discarding = True
-            out.append(None)
-        elif rest:
-            self.held += data[start:]
-        return first, out
-
-    def finish(self) -> Line | None:
-        """The held-back last line taken as complete (None: nothing held back)."""
-        if not self.held or self.discarding:
-            return None
-        raw = bytes(self.held)
-        self.held.clear()
-        self.lines += 1
-        return self._complete(raw)
-
-    def _complete(self, raw: bytes) -> Line:
-        if len(raw) - raw.endswith(b"\r") > self.max_line_bytes:
-            return Line(self.lines, b"", too_long=True)
-        return Line(self.lines, raw)
 
 
 #: How much of a file :func:`is_event_log_head` looks at.

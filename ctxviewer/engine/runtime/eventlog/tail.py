@@ -1,9 +1,10 @@
 """Stage 1, tailing: what was appended to the log since the last read, and whether to start over.
 
-The file is opened, read and closed on every :meth:`LogTail.read`, so a writer that
-rotates or replaces it (or a platform that locks open files) is not disturbed; it is
-opened without blocking (a named pipe would block a plain open).  A truncated, replaced
-or deleted-and-recreated file is read again from the start, and the read says why.
+The engine's tail (:class:`~ctxviewer.engine.files.tail.FileTail`) opens, reads and closes the
+file on every :meth:`LogTail.read`, never blocking, so a writer that rotates or replaces it (or
+a platform that locks open files) is not disturbed.  Here is what the event log makes of it: a
+truncated, replaced or deleted-and-recreated file is read again from the start, and the read
+says why (``docs/event-log.md``).
 """
 
 from __future__ import annotations
@@ -12,23 +13,12 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
+from ctxviewer.engine.files.tail import Change, FileTail, LineSplitter, Opened, TailedFile, open_nonblocking, read_at
 from ctxviewer.engine.runtime.eventlog.lines import SNIFF_BYTES, is_event_log_head
 
-#: The file's first bytes are kept, to notice a rewrite that keeps (or grows) its size.
-HEAD_BYTES = 64
-
-
-def open_log(path: Path) -> IO[bytes]:
-    """Open *path* for reading without ever blocking (a FIFO would block a plain open)."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
-    try:
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+#: A line longer than this is skipped, unless the tail is given another limit.
+MAX_LINE_BYTES = 1_000_000
 
 
 def is_event_log(path: Path) -> bool:
@@ -37,8 +27,11 @@ def is_event_log(path: Path) -> bool:
     try:
         if not path.is_file():
             return False
-        with open_log(path) as handle:
-            head = handle.read(SNIFF_BYTES)
+        fd = open_nonblocking(path)
+        try:
+            head = read_at(fd, 0, SNIFF_BYTES)
+        finally:
+            os.close(fd)
     except OSError:
         return False
     return is_event_log_head(head)
@@ -76,72 +69,78 @@ class Appended:
 
 Read = Missing | Unreadable | Appended
 
+#: Why a change of the file starts the reading over, in the event log's words.
+_RESTARTS = {
+    Change.RECREATED: "file was deleted and re-created",
+    Change.REPLACED: "file was replaced (rotated)",
+    Change.TRUNCATED: "file was truncated",
+    Change.REWRITTEN: "file was truncated and rewritten",
+}
+
 
 class LogTail:
-    """Where a follower is in one log file, and reading on from there, *read_limit* bytes at most."""
+    """Where a follower is in one log file, and reading on from there, *read_limit* bytes at most
+    (in one read); its lines are cut by :attr:`lines`, *max_line_bytes* at most."""
 
-    def __init__(self, path: Path, read_limit: int) -> None:
+    def __init__(self, path: Path, read_limit: int, max_line_bytes: int = MAX_LINE_BYTES) -> None:
         self.path = path
         self.read_limit = read_limit
-        self.reset()
+        self._tail = FileTail(None, str(path), str(path), TailedFile, max_line_bytes=max_line_bytes, block=read_limit)
 
     def reset(self) -> None:
         """Forget the file: the next read starts at its beginning."""
-        self.offset = 0  # bytes read, including a held-back partial line
-        self.identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file read
-        self.head = b""  # its first bytes, to notice a rewrite that keeps the size
-        self.vanished = False  # the file disappeared after it had been read
+        self._tail.reset()
+
+    @property
+    def _file(self) -> TailedFile | None:
+        """The file read last: the one at the path, or the one deleted from it."""
+        return self._tail.current or self._tail.gone
+
+    @property
+    def offset(self) -> int:
+        """Bytes read of the file, a held-back part line included."""
+        return 0 if self._file is None else self._file.offset
+
+    @property
+    def head(self) -> bytes:
+        """The file's first bytes, to notice a rewrite that keeps the size."""
+        return b"" if self._file is None else self._file.head
+
+    @property
+    def lines(self) -> LineSplitter | None:
+        """The lines of the file read last (a new one after a restart), or None before a read."""
+        return None if self._file is None else self._file.splitter
 
     def read(self) -> Read:
         """What was appended since the last read (never raises for trouble with the file)."""
-        try:
-            handle = open_log(self.path)
-        except (FileNotFoundError, NotADirectoryError):
-            if self.identity is not None and self.offset > 0:
-                self.vanished = True
-                return Missing(vanished=True)
-            self.identity = None
-            return Missing(vanished=False)
-        except OSError as exc:
-            if os.path.isdir(self.path):
-                return Unreadable(f"{self.path} is a folder, not a log file")
-            return Unreadable(f"cannot open {self.path}: {exc.strerror or exc}")
-        except ValueError as exc:  # a path the system cannot take (a NUL character, say)
-            return Unreadable(f"cannot open {self.path}: {exc}")
-        restart: str | None = None
-        try:
-            with handle:
-                info = os.fstat(handle.fileno())
-                if stat.S_ISDIR(info.st_mode):
-                    return Unreadable(f"{self.path} is a folder, not a log file")
-                if not stat.S_ISREG(info.st_mode):
+        with self._tail.poll(self.read_limit) as poll:
+            found = poll.current
+            if found is None:
+                poll.follow()
+                gone = self._tail.gone
+                return Missing(vanished=gone is not None and gone.offset > 0)
+            if not isinstance(found, Opened):
+                exc = found.error
+                if exc is None:
+                    if stat.S_ISDIR(found.mode):
+                        return Unreadable(f"{self.path} is a folder, not a log file")
                     return Unreadable(f"{self.path} is not a regular file")
-                identity = (info.st_dev, info.st_ino)
-                restart = self.restart_reason(handle, identity, info.st_size)
-                if restart is not None:
-                    self.reset()
-                self.identity = identity
-                handle.seek(self.offset)
-                data = handle.read(self.read_limit)
-                more = len(data) >= self.read_limit and os.fstat(handle.fileno()).st_size > self.offset + len(data)
-        except OSError as exc:
-            return Unreadable(f"cannot read {self.path}: {exc.strerror or exc}", restart)
-        if self.offset < HEAD_BYTES:
-            self.head += data[: HEAD_BYTES - self.offset]
-        self.offset += len(data)
-        return Appended(data, restart, more)
-
-    def restart_reason(self, handle: IO[bytes], identity: tuple[int, int], size: int) -> str | None:
-        """Why the open file (*identity*, *size* bytes) must be read again from the start, or None."""
-        if self.identity is None or self.offset == 0:
-            return None
-        if self.vanished:
-            return "file was deleted and re-created"
-        if identity != self.identity and identity[1] != 0:
-            return "file was replaced (rotated)"
-        if size < self.offset:
-            return "file was truncated"
-        handle.seek(0)
-        if handle.read(len(self.head)) != self.head:
-            return "file was truncated and rewritten"
-        return None
+                if found.opened:
+                    return Unreadable(f"cannot read {self.path}: {getattr(exc, 'strerror', None) or exc}")
+                if isinstance(exc, ValueError):  # a path the system cannot take (a NUL character, say)
+                    return Unreadable(f"cannot open {self.path}: {exc}")
+                if os.path.isdir(self.path):
+                    return Unreadable(f"{self.path} is a folder, not a log file")
+                return Unreadable(f"cannot open {self.path}: {getattr(exc, 'strerror', None) or exc}")
+            change = poll.follow()
+            old = poll.old
+            restart = None
+            if change in _RESTARTS and old is not None and old.offset > 0:
+                restart = _RESTARTS[change]
+            file = self._tail.current
+            assert file is not None
+            try:
+                data = b"".join(poll.blocks(file))
+            except OSError as exc:
+                return Unreadable(f"cannot read {self.path}: {exc.strerror or exc}", restart)
+            return Appended(data, restart, poll.more and poll.unread(file))

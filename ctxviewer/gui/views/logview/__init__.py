@@ -1,8 +1,9 @@
-"""The Worker logs panel: a run's worker logs as a filterable, live table (issue 18).
+"""The Worker logs panel: a run's worker logs as a filterable, live table.
 
-``store`` holds the rows column by column and filters them (no Qt); ``tail`` reads the
-logs' new bytes as whole lines (no Qt); ``model`` is the table's model; ``panel`` the
-widget: the filter bar, the table, the line's detail, reading in slices and following.
+The rows and their filters are the engine's (:mod:`ctxviewer.engine.runfiles.logstore`, fed by
+:mod:`ctxviewer.engine.runfiles.logpieces`); here ``model`` is the table's model and ``panel``
+the widget: the filter bar, the table, the line's detail, reading in slices and following
+(``docs/run-files.md``, The log viewer).
 """
 
 from ctxviewer.gui.views.logview.panel import LogView, ask_worker_logs

@@ -1,12 +1,14 @@
-"""The log table's model: the rows of a :class:`~.store.LogStore` that pass the filter.
+"""The log table's model: the rows of a :class:`~ctxviewer.engine.runfiles.logstore.LogStore`
+that pass the filter.
 
 A ``QSortFilterProxyModel`` asks a Python ``filterAcceptsRow`` about every row, one call
 each: at 300,000 rows a filter change blocks the window for seconds (``bench/bench_logview.py``
 measures it).  So :class:`LogTableModel` filters itself: it keeps the list of store rows
 shown, and :meth:`LogTableModel.scan` tests the rows not tested yet a bounded number at a
-time (integer codes, and for a text search the lines read back from disk: :class:`~.store.RowTest`),
-appending the matches.  A new filter empties the table and the scans refill it; rows read
-from the log later are tested by the same scans.  Rows stay in the order read.
+time (integer codes, and for a text search the lines read back from disk:
+:class:`~ctxviewer.engine.runfiles.logstore.RowTest`), appending the matches.  A new filter
+empties the table and the scans refill it; rows read from the log later are tested by the
+same scans.  Rows stay in the order read.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from ctxviewer.gui.views.logview.store import LogFilter, LogRow, LogStore, RowTest
+from ctxviewer.engine.runfiles.logstore import LogFilter, LogRow, LogStore, RowTest
 from ctxviewer.gui.widgets.models import RowRole, is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
 

@@ -1,6 +1,6 @@
 """The Worker logs panel: a run's worker logs as one filterable, live table.
 
-:class:`LogView` reads the logs of a run (:func:`~ctxviewer.engine.runtime.rundir.discover_run`)
+:class:`LogView` reads the logs of a run (:func:`~ctxviewer.engine.runfiles.rundir.discover_run`)
 on the GUI thread in slices of about :data:`SLICE_SECONDS` each, with the event loop running
 between them: the first slice shows the first screenful at once, the rest of a 50 MB log
 follows in about a second (``bench/bench_logview.py``), and the window never waits on it.
@@ -36,10 +36,10 @@ from PySide6.QtWidgets import (
 
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.files.reading import ProjectFS
-from ctxviewer.engine.runtime.rundir import RunFiles, discover_run, rescan
+from ctxviewer.engine.runfiles.logpieces import LogTail
+from ctxviewer.engine.runfiles.logstore import ANY_EVENT, Codes, LogFilter, LogRow, LogStore, values_of
+from ctxviewer.engine.runfiles.rundir import RunFiles, discover_run, rescan
 from ctxviewer.gui.views.logview.model import LogTableModel
-from ctxviewer.gui.views.logview.store import ANY_EVENT, Codes, LogFilter, LogRow, LogStore, values_of
-from ctxviewer.gui.views.logview.tail import LogTail
 from ctxviewer.gui.widgets.table_actions import install_table_actions
 
 #: The GUI thread works on the logs at most this long at a time, then lets the event loop run.

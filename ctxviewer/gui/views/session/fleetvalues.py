@@ -1,5 +1,5 @@
 """What the fleet view shows: :class:`FleetValue`, one :class:`WorkerGauge` per worker, built
-from a :class:`~ctxviewer.engine.runtime.fleet.FleetSnapshot`.  No Qt:
+from a :class:`~ctxviewer.engine.runfiles.fleet.FleetSnapshot`.  No Qt:
 :class:`~ctxviewer.gui.views.session.fleet.FleetChart` paints it.
 
 A gauge is the worker's **recorded** ``context_usage`` against the project's checkpoint
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxviewer.engine.runtime.fleet import FleetSnapshot, WorkerRow
-from ctxviewer.engine.runtime.fleettext import ago
+from ctxviewer.engine.exports.fleet_text import ago
+from ctxviewer.engine.runfiles.fleet import FleetSnapshot, WorkerRow
 
 #: How a recorded status is coloured: a kind per status (the word itself is always shown).
 STATUS_KINDS = {

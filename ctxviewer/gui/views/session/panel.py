@@ -19,9 +19,9 @@ from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from ctxviewer.engine.runfiles.rundir import RunFiles, discover_run
 from ctxviewer.engine.runs.session import ReplayStep, SessionReplay
 from ctxviewer.engine.runtime.eventlog import LiveUsage, PollResult
-from ctxviewer.engine.runtime.rundir import RunFiles, discover_run
 from ctxviewer.gui.views.session.controls import ReplayControls
 from ctxviewer.gui.views.session.fleet import FleetPage
 from ctxviewer.gui.views.session.live import LiveLog

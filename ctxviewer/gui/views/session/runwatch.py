@@ -1,6 +1,6 @@
 """Following a real run: when to read its files, reading them off the GUI thread, and what was read.
 
-:class:`RunFollower` polls a :class:`~ctxviewer.engine.runtime.fleet.RunWatcher` on a private
+:class:`RunFollower` polls a :class:`~ctxviewer.engine.runfiles.fleet.RunWatcher` on a private
 one-thread pool, never two polls at once, woken by a debounced file-system watcher and a slow
 fallback timer; the GUI thread only receives a frozen :class:`RunUpdate`.  Nothing here draws.
 See docs/run-files.md#in-the-window.
@@ -16,10 +16,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QThreadPool, QTimer, Signal, Slot
 
-from ctxviewer.engine.runtime.fleet import FleetSnapshot, RunEvent, RunWatcher, WorkerRow
-from ctxviewer.engine.runtime.realtracker import TrackerPoint, tracker_timeline
-from ctxviewer.engine.runtime.rundir import RunFiles
-from ctxviewer.engine.runtime.workerlog import LogRecord
+from ctxviewer.engine.runfiles.fleet import FleetSnapshot, RunEvent, RunWatcher, WorkerRow
+from ctxviewer.engine.runfiles.realtracker import TrackerPoint, tracker_timeline
+from ctxviewer.engine.runfiles.rundir import RunFiles
+from ctxviewer.engine.runfiles.workerlog import LogRecord
 from ctxviewer.gui.views.session.fleetvalues import FleetValue
 from ctxviewer.gui.views.session.timelines import TimelineValue, worker_timeline
 from ctxviewer.gui.worker import Job

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.engine.runtime.fleet import RunEvent
+from ctxviewer.engine.runfiles.fleet import RunEvent
 from ctxviewer.gui.views.session.plot import LINE_COLORS
 from ctxviewer.gui.views.session.ticks import nice_ticks, tokens_k
 from ctxviewer.gui.views.session.timelines import LANES, TimelineMark, TimelineValue

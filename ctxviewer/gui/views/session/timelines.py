@@ -2,7 +2,7 @@
 
 Built from the run's files, not simulated: the worker's task events, the state file's
 execution log, its process starts, and the real tracker's arithmetic recomputed over them
-(:func:`~ctxviewer.engine.runtime.realtracker.tracker_timeline`), its clock restarting at each
+(:func:`~ctxviewer.engine.runfiles.realtracker.tracker_timeline`), its clock restarting at each
 process.  Times are hours since :attr:`TimelineValue.origin`.  See docs/run-files.md#in-the-window.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ctxviewer.engine.runtime.fleet import RunEvent, WorkerRow
-from ctxviewer.engine.runtime.fleetconfig import FleetConfig
-from ctxviewer.engine.runtime.realtracker import TrackerPoint
-from ctxviewer.engine.runtime.statefile import CHECKPOINT_EVENT
+from ctxviewer.engine.runfiles.fleet import RunEvent, WorkerRow
+from ctxviewer.engine.runfiles.fleetconfig import FleetConfig
+from ctxviewer.engine.runfiles.realtracker import TrackerPoint
+from ctxviewer.engine.runfiles.statefile import CHECKPOINT_EVENT
 
 #: The marks drawn under the curve, by the event that makes them; other events are listed only.
 MARK_KINDS = {

@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QAbstractItemModelTester
 
+from ctxviewer.engine.runfiles.logstore import ANY_EVENT, LogFilter
 from ctxviewer.gui.views.logview import LogView
 from ctxviewer.gui.views.logview.model import COLUMNS
-from ctxviewer.gui.views.logview.store import ANY_EVENT, LogFilter
+from tests.engine.runfiles.small_log import line, write_small_run
 from tests.gui.hostile_text import OpenWatch, hostile_strings, inotify_available, interpreted, model_texts
-from tests.gui.views.logview.small_log import line, write_small_run
 
 
 @pytest.fixture

@@ -253,7 +253,7 @@ def test_detaching_and_following_a_log_instead(qtbot, attached: SessionPanel, tm
 
 
 def test_reader_poll_is_plain_python(generated: GeneratedRun) -> None:
-    from ctxviewer.engine.runtime.rundir import discover_run
+    from ctxviewer.engine.runfiles.rundir import discover_run
 
     reader = RunReader(discover_run(generated.root))
     update = reader.poll(now=generated.workers["4"].last_time + 120)

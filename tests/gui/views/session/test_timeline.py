@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QColor, QImage
 
-from ctxviewer.engine.runtime.rundir import discover_run
+from ctxviewer.engine.runfiles.rundir import discover_run
 from ctxviewer.gui.views.session import TimelinePage, TimelinePlot, TimelineValue
 from ctxviewer.gui.views.session.plot import LINE_COLORS
 from ctxviewer.gui.views.session.runwatch import RunReader
