@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
 from ctxviewer.engine.project.loading import Project, load_project, refresh_project
@@ -119,6 +120,12 @@ def first_target(
     elif last is not None:
         target = resolve_target(project, *last)
     return target or resolve_target(project, None, None), notice
+
+
+def ask_project_folder(parent: QWidget, project: Project | None) -> str:
+    """Ask for a project folder to open (starting beside the open one); ``''`` if none."""
+    start = str(project.root.parent) if project else str(Path.home())
+    return QFileDialog.getExistingDirectory(parent, "Open project folder", start)
 
 
 def failed_folder_paths(folder: str) -> list[str]:

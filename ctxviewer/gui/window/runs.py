@@ -1,10 +1,9 @@
-"""The worker requests behind the result views: assembling the selected task and the background pass.
+"""The worker requests behind the result views: the selected task's run and prompt, and the background pass.
 
-:func:`assembly_job` is what the assembly lane runs for the selected task (its result an
-:class:`Assembled`); :class:`BatchPass` runs every task of the project in the background
-for the outline's totals and the whole feature's findings (:func:`feature_findings`).
-The session replay's requests are in :mod:`.session`.  Nothing here touches a widget from
-the pool thread.
+:class:`TaskRun` assembles the selected task and then composes the worker's prompt for it;
+:class:`BatchPass` runs every task in the background for the outline's totals and the whole
+feature's findings.  Nothing here touches a widget from the pool thread.  See
+docs/architecture.md (Threads).
 """
 
 from __future__ import annotations
@@ -93,6 +92,39 @@ def prompt_job(project: Project, feat: Feature, task: Task, settings: Settings) 
         return ComposedPrompt(prompt, lex_blocks(display_text(prompt.text)))
 
     return job
+
+
+class TaskRun(QObject):
+    """The selected task's run on *run_lane*, then the worker's prompt for it on *prompt_lane*.
+
+    :meth:`request` asks for a task (a newer request cancels the older); :attr:`assembled`
+    carries its :class:`Assembled`, after which the prompt is composed and :attr:`composed`
+    carries it.  Errors come from the lanes themselves.
+    """
+
+    assembled = Signal(object)  # Assembled
+    composed = Signal(object)  # ComposedPrompt
+
+    def __init__(self, run_lane: Lane, prompt_lane: Lane, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.run_lane = run_lane
+        self.prompt_lane = prompt_lane
+        self._prompt_for: JobFn | None = None
+        run_lane.finished.connect(self._on_assembled)
+        prompt_lane.finished.connect(self.composed)
+
+    def request(self, project: Project, feat: Feature, task: Task, settings: Settings, baseline: Trace | None) -> None:
+        """Assemble *task* with *settings* (diffed against *baseline*); its prompt follows the trace."""
+        self.run_lane.submit(assembly_job(project, feat, task, settings, baseline))
+        self._prompt_for = prompt_job(project, feat, task, settings)
+
+    def is_busy(self) -> bool:
+        return self.run_lane.is_busy() or self.prompt_lane.is_busy()
+
+    def _on_assembled(self, result: Assembled) -> None:
+        self.assembled.emit(result)
+        if self._prompt_for is not None:
+            self.prompt_lane.submit(self._prompt_for)
 
 
 def feature_findings(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from ctxviewer.engine.profiles.refit import SHARE_KEYS
 from ctxviewer.engine.project.loading import Feature, Project, Task
@@ -49,9 +49,9 @@ class SensitivityFeed(QObject):
     applyRequested = Signal(object, str)
     worked = Signal(object)
 
-    def __init__(self, pool: QThreadPool, parent: QObject | None = None) -> None:
+    def __init__(self, lane: Lane, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.lane = Lane(pool, "sensitivity", self)
+        self.lane = lane
         self.views: list[SensitivityView] = []
         #: Set once a view has been shown: every shown trace is worked out from then on.
         self.wanted = False
