@@ -323,7 +323,7 @@ class ClickTimer:
         from PySide6.QtTest import QTest
         from PySide6.QtWidgets import QApplication
 
-        outline = self.window.outline
+        outline = self.window.docks.outline
         at = outline._locate(feature, task_id)
         source = outline.model.index(at[1], 0, outline.model.index(at[0], 0))
         index = outline.proxy.mapFromSource(source)

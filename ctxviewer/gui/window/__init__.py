@@ -1,7 +1,7 @@
-"""The inspector window, in parts: ``MainWindow`` (:mod:`.main`) makes them and binds the actions to them.
+"""The inspector window, in parts: ``MainWindow`` (:mod:`.main`) makes them and wires them.
 
-Each part is a module here; docs/architecture.md lists them.  ``from ctxviewer.gui.window
-import MainWindow`` is the way in; the other names here are what tests and tools use.
+``from ctxviewer.gui.window import MainWindow`` is the way in; the other names here are what
+tests and tools use.  The parts: docs/architecture.md (The window).
 """
 
 from ctxviewer.gui.window.docks import search_dock_height

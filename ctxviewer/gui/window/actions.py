@@ -1,8 +1,7 @@
 """The window's actions as a table: text, shortcut, tip, menu and group, and when each is enabled.
 
-:data:`ACTIONS` lists every action in menu order; :mod:`.menus` builds the menu bar from it
-and binds each command to the slot the window gives under its id.  Nothing here knows the
-window.  See docs/gui.md (Menus and shortcuts).
+:mod:`.menus` builds the menu bar from :data:`ACTIONS`; nothing here knows the window.
+See docs/architecture.md (The window).
 """
 
 from __future__ import annotations

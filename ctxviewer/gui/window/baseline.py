@@ -1,4 +1,4 @@
-"""The pinned what-if baseline: the run every later run is compared with, and the shown run's diff against it.
+"""The pinned what-if baseline and the shown run's diff against it.
 
 See docs/gui.md (What-if).
 """

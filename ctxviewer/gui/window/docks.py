@@ -1,10 +1,7 @@
-"""The window's docked panels: the project outline, Budget, Tracker, Session, Window, the search and the worker logs.
+"""The window's docked panels (outline, Budget, Tracker, Session, Window, search, worker logs) and their layout.
 
-:class:`DockPanels` makes the panels and their docks on a main window, lays them out
-(the outline on the left, the four right-hand panels tabbed together, the search results
-at the bottom, hidden until the first query, its field in a toolbar; the worker logs tabbed
-with it, hidden until asked for) and brings one to
-the front when asked.  The window wires the panels' signals; the docks only place them.
+The window wires the panels' signals; the docks only place them and bring one to the front.
+See docs/gui.md.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
-"""Exporting the shown run: the save dialog and the writing, through the engine's exports, off the GUI thread.
+"""Exporting the shown run: the save dialog, the writing on the export lane, the clipboard.
 
-:class:`Exporter` asks for a path and writes a trace there on its lane, saying how it went
-by signals; it copies the context to the clipboard too.  Every file goes through
-``ctxviewer.engine.exports.report``, which writes atomically.  See docs/gui.md (Export).
+Every file goes through ``ctxviewer.engine.exports.report``, which writes atomically.
+See docs/gui.md (Export).
 """
 
 from __future__ import annotations

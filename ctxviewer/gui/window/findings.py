@@ -1,4 +1,4 @@
-"""The findings the window shows: the shown task's, the whole feature's from the background pass, and going to one.
+"""The findings the window lists: the shown task's, its feature's from the background pass, and going to one.
 
 See docs/gui.md (Findings) and docs/findings.md.
 """

@@ -1,4 +1,4 @@
-"""Following what workers do: a worker's event log or a real run in the Session panel, worker logs in their panel.
+"""Following what workers do: an event log or a real run in the Session panel, worker logs in theirs.
 
 See docs/gui.md (Session, Worker logs) and docs/run-files.md.
 """

@@ -1,6 +1,6 @@
 """The window's worker lanes, one per kind of job, on one private thread pool.
 
-See docs/architecture.md (Threads) for what a lane is and which jobs the window runs.
+See docs/architecture.md (Threads).
 """
 
 from __future__ import annotations

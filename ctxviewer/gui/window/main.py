@@ -1,7 +1,6 @@
 """The inspector window: it makes its parts, binds the action table to them, and passes the shown task between them.
 
-Each part is a module of this package (listed in docs/architecture.md); what the window
-shows is described in docs/gui.md.
+The parts: docs/architecture.md (The window); what the window shows: docs/gui.md.
 """
 
 from __future__ import annotations

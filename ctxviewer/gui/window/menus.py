@@ -1,9 +1,7 @@
-"""The menu bar, built from the action table (:mod:`.actions`), and the actions it holds.
+"""The menu bar built from the action table (:mod:`.actions`), each command bound to the slot given for its id.
 
-:func:`build_menus` makes each command's ``QAction``, connects it to the slot bound to its
-id, places the actions parts make (the undo stack's, the docks' toggles) and returns the
-:class:`MenuActions` the window enables by condition.  It knows the window only as a
-``QMainWindow`` and its slots as a mapping.  See docs/gui.md (Menus and shortcuts).
+It knows the window only as a ``QMainWindow`` and its slots as a mapping.
+See docs/architecture.md (The window).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Opening projects in the window: the folder and task asked for, a failed open and its retry, the recent list.
 
-:class:`Opening` asks :class:`~ctxviewer.gui.window.project.ProjectOpener` to load; the window
-shows what loaded.  See docs/gui.md and docs/security.md (The window) for reopening at start.
+Reopening at start: docs/security.md (The window).  See docs/gui.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Compare Revisions window: the task shown assembled at two git revisions, made when first asked for.
+"""The Compare Revisions window: the task shown assembled at two git revisions.
 
 See docs/revision-diff.md.
 """

@@ -1,9 +1,6 @@
 """The worker requests behind the result views: the selected task's run and prompt, and the background pass.
 
-:class:`TaskRun` assembles the selected task and then composes the worker's prompt for it;
-:class:`BatchPass` runs every task in the background for the outline's totals and the whole
-feature's findings.  Nothing here touches a widget from the pool thread.  See
-docs/architecture.md (Threads).
+Nothing here touches a widget from the pool thread.  See docs/architecture.md (Threads).
 """
 
 from __future__ import annotations
@@ -40,7 +37,7 @@ BATCH_AFTER_TRACE_MS = 150
 BATCH_ROWS_MS = 50
 #: The pass waits for the selected task's run at most this long before each of its tasks.
 HOLD_LIMIT_S = 2.0
-#: ... and this long more once the run is shown, for the paint that follows (up to ~60 ms here).
+#: ... and this long more once the run is shown, for the paint that follows.
 HOLD_AFTER_MS = 100
 
 JobFn = Callable[[threading.Event, Callable[[str, float], None]], Any]
@@ -81,8 +78,8 @@ def assembly_job(project: Project, feat: Feature, task: Task, settings: Settings
 
 def prompt_job(project: Project, feat: Feature, task: Task, settings: Settings) -> JobFn:
     """The prompt lane's job for *task*, asked for once its trace is shown: the worker's whole
-    prompt, lexed.  Composed after the run rather than in it, the trace reaches the views a
-    third sooner on a generated project (the prompt's lexing was 19 ms of a 57 ms job)."""
+    prompt, lexed.  Composed after the run rather than in it, so the trace reaches the views
+    without waiting for the prompt's lexing."""
 
     def job(_cancel: threading.Event, _progress: Callable[[str, float], None]) -> ComposedPrompt:
         try:
@@ -170,8 +167,8 @@ class BatchPass(QObject):
     The pass gives way to the task the user asked for (:meth:`give_way_to`): while that
     run is in flight and until its result is painted, the pass waits before its next task.
     Both want the interpreter lock, and so does every Python call of the GUI thread filling
-    the views; with the pass running a click took 130 ms (median) to 850 ms (p95) to show,
-    with the pass waiting as long as with no pass.
+    the views: with the pass waiting, a click shows about as fast as with no pass
+    (bench/README.md, The window's targets).
     """
 
     due = Signal()
@@ -269,7 +266,7 @@ class BatchPass(QObject):
         """Hold the pass an open asks for until the first task is shown (see :meth:`start_deferred`).
 
         Filling every view asks Python for hundreds of cells, and each ask waits for the
-        interpreter lock while a pass holds it (measured: a 300-550 ms freeze at 1,000 tasks).
+        interpreter lock while a pass holds it: the window would freeze on a large project.
         """
         self._after_trace = True
 
@@ -302,8 +299,8 @@ class BatchPass(QObject):
         if fresh:
             # The totals live until the next pass replaces them (then reference counting frees
             # them: no cycles).  Out of the collector's sight, as the project is: each full
-            # collection during a pass walked every total so far, 50-240 ms at 700 tasks
-            # (34,000 findings), holding the lock the GUI thread waits for.
+            # collection during a pass would walk every total so far, holding the lock the GUI
+            # thread waits for.
             gc.freeze()
             self._done += len(fresh)
             self.label.setText(f"batch pass: {self._done} of {self._size}")

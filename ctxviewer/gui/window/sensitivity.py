@@ -1,12 +1,6 @@
-"""The exact sensitivity of the task shown, worked out on its own lane and handed to the views.
+"""The shown task's exact sensitivity ("What would get it in?"), worked out on its lane and handed to the views.
 
-Once a task's trace is shown, :class:`SensitivityFeed` works out every candidate's fate at
-every value of each setting (:func:`~ctxviewer.engine.runs.sensitivity.sensitivity`) on the
-worker, in two jobs: the budget first, so the strips appear early, then the shares, top-k
-and switches, merged into one result.  A new run (another task, a settings change) cancels
-it.  Nothing is worked out until one of the "What would get it in?" pages has been shown:
-from then on every shown trace is (the whole-run fallback costs seconds of a shared CPU,
-which nobody who never looks should pay).
+Nothing is worked out until one of its pages has been shown.  See docs/sensitivity.md.
 """
 
 from __future__ import annotations

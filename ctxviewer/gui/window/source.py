@@ -1,6 +1,6 @@
 """The Show source lines window: a candidate's lines in its file, read inside the project only.
 
-See docs/gui.md (Every table) and docs/security.md.
+See docs/gui.md and docs/security.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """What the window shows, as its parts read it: the project, the task selected, its trace, the settings.
 
-The window is the one :class:`Shown`; a part is given it rather than the window, so it reads
-these four and nothing else.  See docs/gui.md (The window and its parts).
+See docs/architecture.md (The window).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The window's status bar: passing messages, the assembly's progress and state, the background pass's line.
 
-See docs/gui.md for what the window shows while it works.
+See docs/gui.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The Feature Sweep window: made the first time the Run menu asks for it, run on its own lane.
+"""The Feature Sweep window on the shown feature, in a window of its own (it needs more width than a dock).
 
-:class:`SweepLauncher` holds the :class:`~ctxviewer.gui.views.sweep_view.SweepDialog`, points
-it at the open project and the feature shown, and passes on its request to open a task at a
-cell's settings.  A non-modal window rather than a dock: a heatmap of a feature's tasks by 29
-budgets needs more width than the right-hand docks have at 1280 x 800, and stays open beside
-the window while the cells it opens are inspected.  See docs/sweeps.md.
+See docs/sweeps.md.
 """
 
 from __future__ import annotations

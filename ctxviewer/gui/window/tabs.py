@@ -1,10 +1,6 @@
 """The result tabs: the views of the shown trace, built once and refilled for every run.
 
-:class:`ResultTabs` holds the eleven tabs (:data:`TABS` names them in order) and the trace
-they show, and moves between them: to a section or a candidate's place in the context, to
-a candidate's row in its table.  What it cannot do itself (a status-bar message) it says
-with :attr:`ResultTabs.message`.  The Window panel's view is filled here too, with the
-tabs, though the window docks it.
+:data:`TABS` names them in order.  See docs/gui.md.
 """
 
 from __future__ import annotations

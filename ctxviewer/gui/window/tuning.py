@@ -1,8 +1,6 @@
-"""Tuning the settings in the Budget panel: values set from elsewhere, and saving them to ``ctxviewer.yaml``.
+"""Tuning the settings in the Budget panel from elsewhere, and saving them to the project's ``ctxviewer.yaml``.
 
-:class:`Tuner` sets values the window is asked to (a suggestion, a sweep cell, ``--set``)
-and saves; :func:`save_tuned` plans the write, asks first when told to, and writes through
-the engine (``ctxviewer.engine.project.tuning``, atomically).  See docs/gui.md (Budget).
+See docs/gui.md (Budget) and docs/ctxviewer-yaml.md.
 """
 
 from __future__ import annotations
