@@ -56,16 +56,15 @@ class MainWindow(QMainWindow):
     disk, or F5), ``traceShown(Trace)``, ``batchFinished()``, ``replayShown(SessionReplay)``,
     ``exportFinished(path, error)`` (error ``''`` when it worked), ``settingsSaved(SaveResult)``.
 
-    Methods: :meth:`open_project`, :meth:`select_task`,
-    :meth:`show_trace`, :meth:`start_batch`, :meth:`run_settings`, :meth:`is_settled`; what is
-    shown: :attr:`project`, :attr:`current` (feature, task), :attr:`trace`, :attr:`tuned`.
+    Methods: :meth:`open_project`, :meth:`select_task`, :meth:`show_trace`, :meth:`start_batch`,
+    :meth:`run_settings`, :meth:`is_settled`.  What is shown: :attr:`project`, :attr:`current`
+    (feature, task), :attr:`trace` (the window is the parts' ``Shown``).
 
     Parts, each reached by its name: ``tabs`` (the views, by tab name), ``docks`` (the panels),
     ``header``, ``findings_line``, ``problems``, ``status``, ``menus`` (the actions by id),
-    ``lanes``, ``store`` (what is kept between sessions), ``opening`` (and its ``opener``), ``runs``,
-    ``batch``, ``baseline``,
-    ``findings``, ``exporter``, ``following``, ``replays``, ``sensitivity``, ``sweeps``,
-    ``revisions``, ``tuner``, ``source``.
+    ``lanes``, ``store`` (what is kept between sessions), ``opening`` and ``opener``, ``runs``,
+    ``batch``, ``baseline``, ``findings``, ``exporter``, ``following``, ``replays``,
+    ``sensitivity``, ``sweeps``, ``revisions``, ``tuner``, ``source``.
     """
 
     projectLoaded = Signal(object)
@@ -83,8 +82,6 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.current: tuple[str, str] | None = None
-        #: Settings tuned in the budget panel; None while they are the project's own.
-        self.tuned: Settings | None = None
         self.lanes = Lanes(self)
         self.runs = TaskRun(self.lanes.run, self.lanes.prompt, self)
         self.sensitivity = SensitivityFeed(self.lanes.sensitivity, self)
@@ -143,8 +140,6 @@ class MainWindow(QMainWindow):
         docks.outline.taskChosen.connect(self.select_task)
         docks.logs.taskRequested.connect(self.select_task)  # "Open this task's assembly"
         docks.search.matchChosen.connect(lambda match: tabs.select_candidate(match.kind, match.item_id))
-        docks.budget.settingsChanged.connect(self._on_tuned)
-        docks.budget.saveRequested.connect(self.tuner.save)
         docks.session.parametersChanged.connect(self._on_replay_parameters)
         docks.session.taskActivated.connect(self._on_replay_task)
         linked = (
@@ -163,6 +158,7 @@ class MainWindow(QMainWindow):
         self.batch.due.connect(self.start_batch)
         self.batch.totalsArrived.connect(self._on_batch_totals)
         self.batch.finished.connect(self._on_batch_finished)
+        self.tuner.retuned.connect(self._on_retuned)
         self.tuner.saved.connect(self._on_saved)
         self.projectLoaded.connect(self.sweeps.retarget)
         self.projectRefreshed.connect(self.sweeps.retarget)
@@ -246,7 +242,7 @@ class MainWindow(QMainWindow):
         if recovered:
             self.problems.dismiss()  # the notice that the open failed
         self.tabs.trace = None
-        self.tuned = None
+        self.tuner.tuned = None
         self.current = None
         self.baseline.keep_for(str(project.root))
         self.tabs.compare.clear()  # the next selected task is compared
@@ -281,10 +277,8 @@ class MainWindow(QMainWindow):
 
     def _on_refreshed(self, project: Project, before: Project, changed: tuple[str, ...]) -> None:
         if project is not before:
-            budget = self.docks.budget
             if project.settings != before.settings:
-                budget.rebase(project.settings)
-                self.tuned = budget.settings() if budget.is_tuned() else None
+                self.tuner.rebase(project.settings)
             self.docks.outline.set_project(project, self.batch.totals.values())
             self.replays.feature = None
             self.status.say(f"Reloaded: {', '.join(changed)} changed on disk", 6000)
@@ -320,14 +314,9 @@ class MainWindow(QMainWindow):
 
     def run_settings(self) -> Settings:
         """The settings runs use: the tuned ones, else the project's (the panel's with none open)."""
-        if self.project is None:
-            return self.docks.budget.settings()
-        return self.tuned or self.project.settings
+        return self.tuner.settings_for(self.project)
 
-    def _on_tuned(self, settings: Settings) -> None:
-        if self.project is None:  # the panel is disabled then; nothing to run in any case
-            return
-        self.tuned = settings if self.docks.budget.is_tuned() else None
+    def _on_retuned(self) -> None:
         if self.current is not None:
             self.select_task(*self.current)
         self.batch.schedule()

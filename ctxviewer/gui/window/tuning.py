@@ -67,12 +67,14 @@ def save_tuned(parent: QWidget, project: Project, tuned: Settings, confirm: bool
 
 
 class Tuner(QObject):
-    """Sets values in *budget* for the window and saves them (see the module docstring).
+    """The settings tuned in *budget* (:attr:`tuned`), values set there for the window, and saving them.
 
-    :attr:`saved` carries what a save wrote; the project is then opened again, and
-    :meth:`take_note` gives the Budget panel its note on what was saved.
+    :attr:`retuned` says the settings in force changed while a project is open; :attr:`saved`
+    carries what a save wrote (the project is then opened again, and :meth:`take_note` gives
+    the Budget panel its note on what was saved).
     """
 
+    retuned = Signal()
     saved = Signal(object)  # SaveResult
 
     def __init__(
@@ -84,7 +86,28 @@ class Tuner(QObject):
         self.budget = budget
         self.problems = problems
         self.status = status
+        #: Settings tuned in the budget panel; None while they are the project's own.
+        self.tuned: Settings | None = None
         self._note = ""
+        budget.settingsChanged.connect(self._on_changed)
+        budget.saveRequested.connect(self.save)
+
+    def settings_for(self, project: Project | None) -> Settings:
+        """The settings runs use: the tuned ones, else *project*'s (the panel's with none open)."""
+        if project is None:
+            return self.budget.settings()
+        return self.tuned or project.settings
+
+    def rebase(self, settings: Settings) -> None:
+        """The project's own settings changed on disk: the panel keeps what was tuned over them."""
+        self.budget.rebase(settings)
+        self.tuned = self.budget.settings() if self.budget.is_tuned() else None
+
+    def _on_changed(self, settings: Settings) -> None:
+        if self.shown.project is None:  # the panel is disabled then; nothing to run in any case
+            return
+        self.tuned = settings if self.budget.is_tuned() else None
+        self.retuned.emit()
 
     def set_values(self, values: dict[str, Any], words: str, refused: str) -> bool:
         """Set *values* (*words* name them in the undo stack) as one change and run it at once;

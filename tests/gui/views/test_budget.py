@@ -130,7 +130,7 @@ def test_undo_redo_and_reset(qtbot, window: MainWindow) -> None:
 
     trace = _tuned_trace(qtbot, window, panel.reset_button.click)
     assert (trace.budget, trace.settings["top_k"].value) == (4000, 5)
-    assert window.tuned is None and not panel.is_tuned()
+    assert window.tuner.tuned is None and not panel.is_tuned()
     assert trace.settings["budget"].origin != "gui"
     # Reset is itself undoable.
     trace = _tuned_trace(qtbot, window, panel.undo_stack.undo)
@@ -312,7 +312,7 @@ def test_shares_take_percents_or_fractions(text: str, share: float) -> None:
 def test_without_a_project_the_panel_waits(window: MainWindow) -> None:
     assert not window.docks.budget.isEnabled()
     assert not window.docks.budget.undo_button.isEnabled() and not window.docks.budget.redo_button.isEnabled()
-    window._on_tuned(window.docks.budget.settings())  # nothing to run, and no error
+    window.docks.budget.settingsChanged.emit(window.docks.budget.settings())  # nothing to run, and no error
     assert window.run_settings() == window.docks.budget.settings()
 
 
