@@ -20,7 +20,7 @@ SEP = ("---", None)
 SUBMENU = "submenu"
 
 #: The menus as the window has always had them: text and shortcut, separators as "---".
-EXPECTED = {
+EXPECTED: dict[str, list[tuple[str, object]]] = {
     "&File": [
         ("&Open Folder\u2026", Key.Open),
         ("Open &Recent", SUBMENU),
@@ -188,7 +188,8 @@ def test_each_command_calls_the_slot_bound_to_its_id(qtbot) -> None:  # type: ig
     qtbot.addWidget(window)
     called: list[str] = []
     specs = (_spec("a"), _spec("b", enabled=When.FOLLOWING))
-    built = build_menus(window, {i: (lambda i=i: called.append(i)) for i in "ab"}, {}, specs)
+    slots = {"a": lambda: called.append("a"), "b": lambda: called.append("b")}
+    built = build_menus(window, slots, {}, specs)
     built["a"].trigger()
     built["b"].trigger()  # disabled: nothing happens
     built.set_condition(When.FOLLOWING, True)

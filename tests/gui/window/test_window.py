@@ -321,8 +321,9 @@ def test_keyboard_shortcuts_reach_the_actions(qtbot, window: MainWindow) -> None
 
 def test_rerun_gives_an_equal_trace(qtbot, window: MainWindow) -> None:
     first = open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
+    assert window.current == ("auth-sessions", "AUTH-L1-001")
     with qtbot.waitSignal(window.traceShown, timeout=30_000) as blocker:
-        window.select_task(*window.current)  # what Run > Re-run does after a refresh
+        window.select_task(*window.current)
     second: Trace = blocker.args[0]
     assert second == first and second is not first
 
