@@ -55,8 +55,9 @@ class ShownRun:
 
     def prompt_json(self) -> Mapping[str, Any] | None:
         """The prompt as the HTML report takes it, if it is the shown task's."""
-        same_task = self.prompt is not None and self.trace is not None and self.prompt.task_id == self.trace.task_id
-        return self.prompt.to_json() if same_task and self.prompt else None
+        if self.prompt is None or self.trace is None or self.prompt.task_id != self.trace.task_id:
+            return None
+        return self.prompt.to_json()
 
 
 class Exporter(QObject):
