@@ -53,7 +53,7 @@ def _wait_signal(signal, timeout_ms: int = 120_000) -> None:
 def _open(window: MainWindow, root: Path) -> None:
     window.open_project(root)
     _wait_signal(window.traceShown)
-    if window.batch_lane.is_busy():
+    if window.lanes.batch.is_busy():
         _wait_signal(window.batchFinished)
 
 

@@ -330,7 +330,9 @@ def child_gui(root: Path, profile: _Profile, timeout_s: float, one_pass: bool) -
     began = time.perf_counter()
     progress = QTimer()
     progress.setInterval(int(PROGRESS_S * 1000))
-    progress.timeout.connect(lambda: _log(f"  window {time.perf_counter() - began:.0f} s: {window.batch_label.text()}"))
+    progress.timeout.connect(
+        lambda: _log(f"  window {time.perf_counter() - began:.0f} s: {window.status.batch_label.text()}")
+    )
     progress.start()
 
     # 1. Open the project: first trace shown, and the batch pass the window starts on its own.

@@ -323,7 +323,7 @@ class ClickTimer:
         from PySide6.QtTest import QTest
         from PySide6.QtWidgets import QApplication
 
-        outline = self.window.outline
+        outline = self.window.docks.outline
         at = outline._locate(feature, task_id)
         source = outline.model.index(at[1], 0, outline.model.index(at[0], 0))
         index = outline.proxy.mapFromSource(source)
@@ -485,8 +485,11 @@ def bench_log(window: Any, beat: Heartbeat, args: argparse.Namespace, results: d
         events = _write_log(log, args.log_mb, t0)
         beat.start()
         started = time.perf_counter()
-        window.follow_log(log)
-        _spin_until(lambda: window.session.live.last_poll is not None and not window.session.live.last_poll.more, 300)
+        window.following.follow_log(log)
+        _spin_until(
+            lambda: window.docks.session.live.last_poll is not None and not window.docks.session.live.last_poll.more,
+            300,
+        )
         catch_up = time.perf_counter() - started
         backlog = beat.stop()
         print(
@@ -513,7 +516,7 @@ def bench_log(window: Any, beat: Heartbeat, args: argparse.Namespace, results: d
                 longest_gc=beat.longest_gc,
             )
         )
-        window.stop_following()
+        window.following.stop()
         results["log backlog"] = backlog
         results["log live"] = live
     return results

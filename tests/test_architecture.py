@@ -3,8 +3,9 @@
 ``lint-imports`` (import-linter) builds the import graph of ``ctxviewer`` statically, lazy
 imports inside functions included, and checks the contracts: the engine never imports Qt,
 the GUI or the CLI; engine packages import only those below them; the GUI never uses the
-CLI; widgets never reach up into views or the window.  The violation tests break a copy of
-the package, so the real tree is never touched.
+CLI; widgets never reach up into views or the window; no module of the window imports one
+that imports it back.  The violation tests break a copy of the package, so the real tree
+is never touched.
 """
 
 from __future__ import annotations
@@ -53,7 +54,14 @@ def verdicts(output: str) -> dict[str, str]:
 
 
 def test_the_config_names_the_contracts_this_file_relies_on() -> None:
-    assert set(CONTRACTS) == {"engine-qt-free", "engine-layers", "front-ends", "cli-starts-gui-only", "gui-layers"}
+    assert set(CONTRACTS) == {
+        "engine-qt-free",
+        "engine-layers",
+        "front-ends",
+        "cli-starts-gui-only",
+        "gui-layers",
+        "window-acyclic",
+    }
 
 
 def test_every_contract_is_kept() -> None:
@@ -140,6 +148,16 @@ def test_a_widget_importing_a_view_breaks_the_gui_layers(broken_copy: Path) -> N
     result = check_copy(broken_copy)
     only_broken(result, "gui-layers")
     assert "ctxviewer.gui.widgets.charts -> ctxviewer.gui.views.budget" in result.stdout
+
+
+def test_a_window_part_importing_the_window_breaks_the_acyclic_contract(broken_copy: Path) -> None:
+    # Under TYPE_CHECKING too: a type-only import back is still a cycle between the modules.
+    menus = broken_copy / "ctxviewer" / "gui" / "window" / "menus.py"
+    add_line(menus, "from typing import TYPE_CHECKING")
+    add_line(menus, "if TYPE_CHECKING:\n    from ctxviewer.gui.window.main import MainWindow")
+    result = check_copy(broken_copy)
+    only_broken(result, "window-acyclic")
+    assert ".menus -> .main" in result.stdout
 
 
 def test_the_gui_using_the_cli_breaks_the_front_ends_contract(broken_copy: Path) -> None:

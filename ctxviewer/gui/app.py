@@ -129,9 +129,9 @@ def _wait(window: MainWindow, timeout_ms: int) -> str:
     ticker.setInterval(50)
     ticker.timeout.connect(check)
     ticker.start()
-    window.load_lane.errored.connect(lambda m: fail(f"could not open the project: {m}"))
-    window.run_lane.errored.connect(fail)
-    window.batch_lane.errored.connect(lambda _m: check())
+    window.lanes.load.errored.connect(lambda m: fail(f"could not open the project: {m}"))
+    window.lanes.run.errored.connect(fail)
+    window.lanes.batch.errored.connect(lambda _m: check())
 
     def loaded(project: Any) -> None:
         if any(f.tasks for f in project.features):
@@ -176,13 +176,13 @@ def _show_tabs(window: MainWindow, args: argparse.Namespace) -> None:
     """The first tab (``--tab``; the Compare tab when only ``--profiles`` is given) and the compared sides."""
     profiles = getattr(args, "profiles", None)
     if profiles:
-        window.compare_tab.set_spec(profiles)
+        window.tabs.compare.set_spec(profiles)
     tab = args.tab or ("compare" if profiles else None)
     if tab:
-        window.show_tab(tab)
+        window.tabs.show_tab(tab)
     panel = getattr(args, "panel", None)
     if panel:
-        window.show_panel(panel)
+        window.docks.show_panel(panel)
 
 
 def _tune(args: argparse.Namespace) -> dict[str, Any]:
@@ -207,9 +207,9 @@ def run_gui(args: argparse.Namespace) -> int:
         window.problems.show_messages([f"{args.project}: not a folder"], [])
     else:
         # The last project, unless its last open never finished (it may crash the window again).
-        window.reopen_last(args.feature, args.task, tune=_tune(args), compare=args.compare)
+        window.opening.reopen_last(args.feature, args.task, tune=_tune(args), compare=args.compare)
     if getattr(args, "follow", None):
-        window.follow_log(args.follow)
+        window.following.follow_log(args.follow)
     return int(app.exec())
 
 
@@ -225,7 +225,7 @@ def _screenshot(args: argparse.Namespace) -> int:
         _show_tabs(window, args)
         window.open_project(args.project, args.feature, args.task, tune=_tune(args), compare=args.compare)
         if getattr(args, "follow", None):
-            window.follow_log(args.follow)
+            window.following.follow_log(args.follow)
         error = take_screenshot(window, args.screenshot)
         window.close()
         settings.sync()

@@ -46,13 +46,13 @@ def main() -> int:
         state.write_text(json.dumps(doc, indent=2))
         window = MainWindow(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
         window.open_project(ROOT / "sample_projects/ledger-service", "auth-sessions", "AUTH-L1-001")
-        window.show_tab("sections")
+        window.tabs.show_tab("sections")
         window.resize(1280, 800)
-        window.session.run.clock = lambda: now
-        window.follow_run(made.root)
+        window.docks.session.run.clock = lambda: now
+        window.following.follow_run(made.root)
         error = take_screenshot(window, str(Path(args.out) / "fleet.png"))  # settles the run's first poll too
-        window.session.timeline.show_worker("4")
-        window.session.pages.setCurrentWidget(window.session.timeline)
+        window.docks.session.timeline.show_worker("4")
+        window.docks.session.pages.setCurrentWidget(window.docks.session.timeline)
         error = error or take_screenshot(window, str(Path(args.out) / "timeline.png"))
         window.close()
     if error:

@@ -47,7 +47,7 @@ def main() -> int:
         window.open_project(project, "auth-sessions", "AUTH-L1-001")
         error = take_screenshot(window, args.out)  # settles the run first
         window.docks.show_logs()
-        logs = window.logs
+        logs = window.docks.logs
         while logs.is_busy() or "loaded" not in logs.timings:
             _wait(50)
         logs.set_filter(LogFilter(worker="3", event=ANY_EVENT))

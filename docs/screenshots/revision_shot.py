@@ -70,8 +70,8 @@ def main() -> int:
         window.open_project(root, "cart-checkout", "CHK-L1-001")
         while not seen:
             app.processEvents()
-        window.show_revision_diff()
-        dialog = window.revision_dialog
+        window.revisions.show()
+        dialog = window.revisions.dialog
         assert dialog is not None
         while dialog.rev_a.count() < 2:
             app.processEvents()
@@ -89,7 +89,7 @@ def main() -> int:
         ok = dialog.grab().save(str(Path(args.folder) / "revision-diff.png"))
         dialog.close()
         window.close()
-        window.pool.waitForDone(10_000)
+        window.lanes.pool.waitForDone(10_000)
     if not ok:
         sys.stderr.write("could not save the screenshot\n")
     return 0 if ok else 1

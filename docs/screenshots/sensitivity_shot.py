@@ -43,14 +43,14 @@ def main() -> int:
             ROOT / "sample_projects/storefront-web", "cart-checkout", "CHK-L2-003", tune={"budget": 4_000}
         )
         errors.append(take_screenshot(window, args.out))  # settles the run and the background pass
-        window.show_tab("rules")
-        pages = window.rules.detail_pages
+        window.tabs.show_tab("rules")
+        pages = window.tabs.rules.detail_pages
         assert pages is not None
         pages.setCurrentWidget(window.tabs.sensitivity_views["rules"])
-        height = window.rules.splitter.height()
-        window.rules.splitter.setSizes([height * 40 // 100, height - height * 40 // 100])
+        height = window.tabs.rules.splitter.height()
+        window.tabs.rules.splitter.setSizes([height * 40 // 100, height - height * 40 // 100])
         QApplication.processEvents()
-        window.rules.select(lambda i: i.id == DOCKER_RULE)
+        window.tabs.rules.select(lambda i: i.id == DOCKER_RULE)
         deadline = time.monotonic() + TIMEOUT_S
         while not window.sensitivity.is_done() and time.monotonic() < deadline:
             QApplication.processEvents()

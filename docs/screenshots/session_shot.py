@@ -36,11 +36,11 @@ def main() -> int:
             "AUTH-L2-003",
             tune={"max_context_tokens": 18_000, "zones": {"compaction": 75}},
         )
-        window.show_tab("sections")
-        window.session_dock.raise_()
+        window.tabs.show_tab("sections")
+        window.docks.session_dock.raise_()
         error = take_screenshot(window, args.out)  # settles everything first
         for _ in range(args.step):
-            window.session.player.step()
+            window.docks.session.player.step()
         loop = QEventLoop()
         QTimer.singleShot(400, loop.quit)  # let the gauge's 250 ms animation finish
         loop.exec()

@@ -83,15 +83,15 @@ def main() -> int:
         window = MainWindow(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
         window.open_project(root, "auth-sessions", "AUTH-L1-002")
         errors.append(take_screenshot(window, str(out / "budget_switches.png")))  # settles the first run
-        window.budget.switches.launcher.click()
-        window.budget.flush()
-        window.show_tab("sections")
+        window.docks.budget.switches.launcher.click()
+        window.docks.budget.flush()
+        window.tabs.show_tab("sections")
         errors.append(take_screenshot(window, str(out / "budget_switches.png")))
-        window.budget.set_values({"budget": 1500, "analysis_depth": "think", "tdd_mode": "1"})
-        window.budget.flush()
+        window.docks.budget.set_values({"budget": 1500, "analysis_depth": "think", "tdd_mode": "1"})
+        window.docks.budget.flush()
         errors.append(take_screenshot(window, str(out / "upstream_sections.png")))  # the new run
-        window.show_tab("computed")
-        window.computed_tab.entries.select(lambda i: i.kind == "engineering_rule" and i.status == "cut_for_budget")
+        window.tabs.show_tab("computed")
+        window.tabs.computed.entries.select(lambda i: i.kind == "engineering_rule" and i.status == "cut_for_budget")
         errors.append(take_screenshot(window, str(out / "upstream_sections.png")))
         window.close()
     failed = [e for e in errors if e]

@@ -33,7 +33,7 @@ def window(qtbot, settings: QSettings) -> Iterator[MainWindow]:
     win.show()
     yield win
     win.close()
-    assert win.pool.activeThreadCount() == 0, "a worker outlived the window"
+    assert win.lanes.pool.activeThreadCount() == 0, "a worker outlived the window"
 
 
 def open_and_wait(qtbot, win: MainWindow, project: Path, feature: str | None = None, task: str | None = None) -> Trace:

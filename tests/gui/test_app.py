@@ -93,7 +93,7 @@ def test_screenshot_with_profiles_waits_for_the_comparison(qtbot, tmp_path: Path
 
     def spy(window, out, timeout_ms=app.SCREENSHOT_TIMEOUT_MS):  # type: ignore[no-untyped-def]
         error = real(window, out, timeout_ms)
-        seen.update(tab=window.current_tab(), diff=window.compare_tab.diff())
+        seen.update(tab=window.tabs.current_tab(), diff=window.tabs.compare.diff())
         return error
 
     monkeypatch.setattr(app, "take_screenshot", spy)

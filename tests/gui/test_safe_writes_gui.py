@@ -94,7 +94,7 @@ def test_a_failed_export_from_the_window_keeps_the_old_file(
     target.write_bytes(b"the previous export\n")
     fail_renames_onto(monkeypatch, target)
     with qtbot.waitSignal(window.exportFinished, timeout=30_000) as blocker:
-        window.export_to(str(target), fmt)
+        window.exporter.export_shown(str(target), fmt)
     monkeypatch.undo()
     message = f"{target}: could not be written ({ENOSPC}); the old file is intact"
     assert blocker.args == [str(target), message]
@@ -103,9 +103,9 @@ def test_a_failed_export_from_the_window_keeps_the_old_file(
     assert names(folder) == [name]
     # Once the disk has room again the same action writes the export whole.
     with qtbot.waitSignal(window.exportFinished, timeout=30_000) as blocker:
-        window.export_to(str(target), fmt)
+        window.exporter.export_shown(str(target), fmt)
     assert blocker.args == [str(target), ""]
-    prompt = window.tabs.prompt_view.prompt()  # the HTML report carries the Prompt tab's prompt
+    prompt = window.tabs.prompt.prompt()  # the HTML report carries the Prompt tab's prompt
     assert prompt is not None
     assert target.read_bytes() == report.render(trace, fmt, prompt=prompt.to_json()).encode("utf-8")
     assert names(folder) == [name]
@@ -119,7 +119,7 @@ def test_an_export_onto_a_folder_is_refused_and_the_folder_left_alone(
     target.mkdir()
     (target / "keep.txt").write_text("old", "utf-8")
     with qtbot.waitSignal(window.exportFinished, timeout=30_000) as blocker:
-        window.export_to(str(target), "markdown")
+        window.exporter.export_shown(str(target), "markdown")
     assert blocker.args == [str(target), f"{target}: is a folder, not a file; nothing written"]
     assert names(target) == ["keep.txt"] and (target / "keep.txt").read_text("utf-8") == "old"
 
@@ -140,8 +140,8 @@ def root(tmp_path: Path) -> Path:
 def _tune_budget(qtbot, window: MainWindow, root: Path) -> None:
     open_and_wait(qtbot, window, root, FEATURE, TASK)
     with qtbot.waitSignal(window.traceShown, timeout=15_000):
-        window.budget.set_values({"budget": 2200})
-    assert window.budget.is_tuned()
+        window.docks.budget.set_values({"budget": 2200})
+    assert window.docks.budget.is_tuned()
 
 
 def test_a_failed_settings_save_keeps_ctxviewer_yaml_and_the_tuning(
@@ -151,13 +151,13 @@ def test_a_failed_settings_save_keeps_ctxviewer_yaml_and_the_tuning(
     target = root / "ctxviewer.yaml"
     fail_renames_onto(monkeypatch, target)
     with qtbot.assertNotEmitted(window.settingsSaved):
-        window.save_settings(confirm=False)
+        window.tuner.save(confirm=False)
     monkeypatch.undo()
     assert target.read_text(encoding="utf-8") == OURS
     assert [n for n in names(root) if n.startswith(".ctxviewer.yaml")] == []
     (notice,) = [m for m in window.problems.messages if "settings not saved" in m]
     assert f"{target}: could not be written ({ENOSPC}); the old file is intact" in notice
-    assert window.budget.is_tuned()  # nothing the user chose is lost
+    assert window.docks.budget.is_tuned()  # nothing the user chose is lost
 
 
 def test_a_settings_save_refuses_a_ctxviewer_yaml_edited_since_it_was_loaded(
@@ -168,7 +168,7 @@ def test_a_settings_save_refuses_a_ctxviewer_yaml_edited_since_it_was_loaded(
     (root / "ctxviewer.yaml").write_text(theirs, encoding="utf-8")
     # Saved before the window noticed the edit (it has not handled an event since).
     with qtbot.assertNotEmitted(window.settingsSaved):
-        window.save_settings(confirm=False)
+        window.tuner.save(confirm=False)
     assert (root / "ctxviewer.yaml").read_text(encoding="utf-8") == theirs
     assert any(
         "settings not saved: ctxviewer.yaml: changed on disk since the project was loaded" in m
@@ -176,4 +176,4 @@ def test_a_settings_save_refuses_a_ctxviewer_yaml_edited_since_it_was_loaded(
     )
     # The window then notices the edit and runs with their values.
     qtbot.waitUntil(lambda: window.project is not None and window.project.settings.top_k == 6, timeout=15_000)
-    qtbot.waitUntil(lambda: not window.refresh_lane.is_busy() and not window.run_lane.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.lanes.refresh.is_busy() and not window.lanes.run.is_busy(), timeout=15_000)

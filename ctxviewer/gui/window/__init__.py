@@ -1,13 +1,7 @@
-"""The inspector window, in parts: ``MainWindow`` (:mod:`.main`) wires them and holds the actions.
+"""The inspector window, in parts: ``MainWindow`` (:mod:`.main`) makes them and wires them.
 
-:mod:`.tabs` the result tabs, :mod:`.docks` the docked panels, :mod:`.header` the task
-header, findings line and budget summary, :mod:`.runs` the assembly and background-pass
-requests, :mod:`.session` the replay and live-log feeds, :mod:`.project` opening and
-watching a project, :mod:`.export` the exports, :mod:`.tuning` saving tuned settings to
-ctxviewer.yaml, :mod:`.persistence` what is kept between sessions and :mod:`.sweep` the
-Feature Sweep window.
-``from ctxviewer.gui.window import MainWindow`` is the way in; the other names here are
-what tests and tools use.
+``from ctxviewer.gui.window import MainWindow`` is the way in; the other names here are what
+tests and tools use.  The parts: docs/architecture.md (The window).
 """
 
 from ctxviewer.gui.window.docks import search_dock_height

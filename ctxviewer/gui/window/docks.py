@@ -1,15 +1,13 @@
-"""The window's docked panels: the project outline, Budget, Tracker, Session, Window, the search and the worker logs.
+"""The window's docked panels (outline, Budget, Tracker, Session, Window, search, worker logs) and their layout.
 
-:class:`DockPanels` makes the panels and their docks on a main window, lays them out
-(the outline on the left, the four right-hand panels tabbed together, the search results
-at the bottom, hidden until the first query, its field in a toolbar; the worker logs tabbed
-with it, hidden until asked for) and brings one to
-the front when asked.  The window wires the panels' signals; the docks only place them.
+The window wires the panels' signals; the docks only place them and bring one to the front.
+See docs/gui.md.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QWidget
 
 from ctxviewer.gui.views.budget import BudgetPanel
@@ -88,16 +86,16 @@ class DockPanels:
         self.window.addDockWidget(area, dock)
         return dock
 
-    def toggle_docks(self) -> tuple[QDockWidget, ...]:
-        """The docks the View menu shows and hides, in its order."""
-        return (
-            self.outline_dock,
-            self.budget_dock,
-            self.tracker_dock,
-            self.session_dock,
-            self.search_dock,
-            self.logs_dock,
-        )
+    def toggle_actions(self) -> dict[str, QAction]:
+        """The View menu's show/hide action of each panel, by its id in the action table."""
+        return {
+            "view.panel.outline": self.outline_dock.toggleViewAction(),
+            "view.panel.budget": self.budget_dock.toggleViewAction(),
+            "view.panel.tracker": self.tracker_dock.toggleViewAction(),
+            "view.panel.session": self.session_dock.toggleViewAction(),
+            "view.panel.search": self.search_dock.toggleViewAction(),
+            "view.panel.logs": self.logs_dock.toggleViewAction(),
+        }
 
     def show_panel(self, name: str) -> None:
         """Bring a right-hand panel to the front: ``budget``, ``tracker``, ``session`` or ``window``."""

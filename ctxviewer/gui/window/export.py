@@ -1,24 +1,25 @@
-"""Exporting the shown run: the save dialog and the writing, through the engine's exports, off the GUI thread.
+"""Exporting the shown run: the save dialog, the writing on the export lane, the clipboard.
 
-:func:`default_export_path` is the name the dialog suggests; :class:`Exporter` asks for
-a path (:meth:`Exporter.ask_path`) and writes a trace there on its lane
-(:meth:`Exporter.export`), saying how it went by signals.  Every file goes through
-``ctxviewer.engine.exports.report``, which writes atomically.
+Every file goes through ``ctxviewer.engine.exports.report``, which writes atomically.
+See docs/gui.md (Export).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ctxviewer.engine.analysis.whatif import TraceDiff
 from ctxviewer.engine.exports import report
 from ctxviewer.engine.trace.model import Trace
+from ctxviewer.engine.worker.prompt import WorkerPrompt
 from ctxviewer.gui.widgets.plaintext import safe_file_name
 from ctxviewer.gui.window.persistence import WindowSettings
 from ctxviewer.gui.worker import Lane
@@ -43,22 +44,48 @@ def with_suffix(path: str, fmt: str) -> str:
     return path if Path(path).suffix else path + report.SUFFIXES[fmt]
 
 
+@dataclass(frozen=True)
+class ShownRun:
+    """What the window's exports write: the trace shown, its diff against the pinned baseline
+    and the worker's prompt composed for it (None until it is)."""
+
+    trace: Trace | None
+    diff: TraceDiff | None = None
+    prompt: WorkerPrompt | None = None
+
+    def prompt_json(self) -> Mapping[str, Any] | None:
+        """The prompt as the HTML report takes it, if it is the shown task's."""
+        if self.prompt is None or self.trace is None or self.prompt.task_id != self.trace.task_id:
+            return None
+        return self.prompt.to_json()
+
+
 class Exporter(QObject):
     """Writes traces on *lane*; remembers the folder of the last export in *settings*.
 
     After each :meth:`export`, :attr:`wrote` (the path) or :attr:`failed` (the error) for
     an export that ran, then :attr:`finished` for every one: the path and ``''``, or the
-    reason it failed or was refused.
+    reason it failed or was refused.  Given *shown* (what the window shows, when asked), it
+    exports that (:meth:`export_shown`, :meth:`ask_and_export`, :meth:`copy_context`);
+    :attr:`message` is a status-bar line and how long it shows.
     """
 
     wrote = Signal(str)
     failed = Signal(str)
     finished = Signal(str, str)  # path, error ('' when it worked)
+    message = Signal(str, int)
 
-    def __init__(self, lane: Lane, settings: WindowSettings, parent: QWidget) -> None:
+    def __init__(
+        self,
+        lane: Lane,
+        settings: WindowSettings,
+        parent: QWidget,
+        shown: Callable[[], ShownRun] = lambda: ShownRun(None),
+    ) -> None:
         super().__init__(parent)
         self.lane = lane
         self.settings = settings
+        self.shown = shown
         self._parent = parent
         self._path = ""
         lane.finished.connect(self._on_exported)
@@ -97,6 +124,27 @@ class Exporter(QObject):
             return path
 
         self.lane.submit(job)
+
+    def export_shown(self, path: str, fmt: str) -> None:
+        """Write the shown run as *fmt* to *path* atomically, off the GUI thread."""
+        run = self.shown()
+        self.export(path, fmt, run.trace, run.diff, run.prompt_json())
+
+    def ask_and_export(self, fmt: str) -> None:
+        """Ask where to write the shown run as *fmt*, then write it there."""
+        trace = self.shown().trace
+        if trace is None:
+            return
+        path = self.ask_path(fmt, trace.task_id)
+        if path:
+            self.export_shown(path, fmt)
+
+    def copy_context(self) -> None:
+        """Put the shown run's context on the clipboard."""
+        trace = self.shown().trace
+        if trace is not None:
+            QGuiApplication.clipboard().setText(trace.context)
+            self.message.emit(f"Copied {len(trace.context):,} characters", 4000)
 
     def _on_exported(self, path: str) -> None:
         self.wrote.emit(path)

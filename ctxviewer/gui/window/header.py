@@ -1,10 +1,7 @@
 """The lines that describe the shown task: the header, the findings line and the Budget panel's summary.
 
-:class:`TaskHeader` is the task's id, title, feature, profile and context size over the
-tabs; :class:`FindingsLine` the one line under it naming the task's findings (a click
-opens the Findings tab).  :func:`effect_lines` says in a few sentences what the settings
-do to the task and its feature, for the Budget panel.  Every name in them is the
-project's and is escaped: the markup is ours, the names are shown as text.
+Every name in them is the project's and is escaped: the markup is ours, the names are text
+(docs/security.md).  See docs/gui.md.
 """
 
 from __future__ import annotations

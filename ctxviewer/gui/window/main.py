@@ -1,75 +1,71 @@
-"""The inspector window: it makes the parts, connects their signals, and holds the actions and menus.
+"""The inspector window: it makes its parts, binds the action table to them, and passes the shown task between them.
 
-The parts, one job each: the result tabs (:mod:`.tabs`), the docked panels (:mod:`.docks`),
-the task header, findings line and budget summary (:mod:`.header`), the runs on the worker
-lanes (:mod:`.runs`: the selected task and the background pass), the Session panel's
-replay and live log (:mod:`.session`), opening and watching a project (:mod:`.project`),
-exports (:mod:`.export`), saving tuned settings (:mod:`.tuning`) and what is kept between
-sessions (:mod:`.persistence`).  What is left here is the state they share (the project,
-the task and trace shown, the baseline) and the handlers that pass it between them.
-Everything slow runs on a :class:`~ctxviewer.gui.worker.Lane`; the window only reads the
-immutable results.
+The parts: docs/architecture.md (The window); what the window shows: docs/gui.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (
-    QFileDialog,
-    QLabel,
-    QMainWindow,
-    QProgressBar,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QSettings, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
 
-from ctxviewer.engine.analysis.explain import Match
-from ctxviewer.engine.analysis.whatif import TraceDiff, diff_traces
+from ctxviewer.engine.analysis.whatif import TraceDiff
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.project.loading import Project
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.session import SessionReplay
-from ctxviewer.engine.trace.model import Item, Trace
+from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.views.findings_view import FindingRow, finding_rows
-from ctxviewer.gui.views.logview import ask_worker_logs
 from ctxviewer.gui.views.outline import TaskTotal
 from ctxviewer.gui.views.problems import ProblemPanel
-from ctxviewer.gui.views.revision_view import RevisionDiffDialog
 from ctxviewer.gui.widgets.highlighter import LexedText
 from ctxviewer.gui.widgets.models import is_dark
-from ctxviewer.gui.widgets.source_lines import SourceLinesDialog, item_excerpt
+from ctxviewer.gui.window.actions import BY_ID, When
+from ctxviewer.gui.window.baseline import Baseline
 from ctxviewer.gui.window.docks import DockPanels
-from ctxviewer.gui.window.export import Exporter
+from ctxviewer.gui.window.export import Exporter, ShownRun
+from ctxviewer.gui.window.findings import FindingsFeed
+from ctxviewer.gui.window.following import Following
 from ctxviewer.gui.window.header import FindingsLine, TaskHeader, effect_lines
-from ctxviewer.gui.window.menus import build_menus
+from ctxviewer.gui.window.lanes import Lanes
+from ctxviewer.gui.window.menus import build_menus, shortcuts_line
+from ctxviewer.gui.window.opening import Opening
 from ctxviewer.gui.window.persistence import WindowSettings
-from ctxviewer.gui.window.project import ProjectOpener, first_target, load_warnings, refresh_target
-from ctxviewer.gui.window.runs import (
-    Assembled,
-    BatchPass,
-    ComposedPrompt,
-    assembly_job,
-    feature_findings,
-    prompt_job,
-)
+from ctxviewer.gui.window.project import ProjectOpener, load_warnings, refresh_target
+from ctxviewer.gui.window.revisions import RevisionLauncher
+from ctxviewer.gui.window.runs import Assembled, BatchPass, TaskRun
 from ctxviewer.gui.window.sensitivity import SensitivityFeed
-from ctxviewer.gui.window.session import SessionFeeds, ask_log_path, ask_run_path, is_run_path
+from ctxviewer.gui.window.session import SessionFeeds
+from ctxviewer.gui.window.source import SourceLines
+from ctxviewer.gui.window.status import StatusLine
 from ctxviewer.gui.window.sweep import SweepLauncher
-from ctxviewer.gui.window.tabs import ResultTabs
-from ctxviewer.gui.window.tuning import save_tuned
-from ctxviewer.gui.worker import JobFn, Lane, RunState, make_pool
-
-#: The whole feature's findings list is refilled at most this often during the background pass.
-FEATURE_FINDINGS_MS = 500
+from ctxviewer.gui.window.tabs import TABS, ResultTabs
+from ctxviewer.gui.window.tuning import Tuner
 
 
 class MainWindow(QMainWindow):
-    """The ctxviewer inspector."""
+    """The ctxviewer inspector.
+
+    Signals: ``projectLoaded(Project)``, ``projectRefreshed(Project)`` (after a change on
+    disk, or F5), ``traceShown(Trace)``, ``batchFinished()``, ``replayShown(SessionReplay)``,
+    ``exportFinished(path, error)`` (error ``''`` when it worked), ``settingsSaved(SaveResult)``.
+
+    Methods: :meth:`open_project`, :meth:`select_task`, :meth:`show_trace`, :meth:`start_batch`,
+    :meth:`run_settings`, :meth:`is_settled`.  What is shown: :attr:`project`, :attr:`current`
+    (feature, task), :attr:`trace` (the window is the parts' ``Shown``).
+
+    Parts, each reached by its name: ``tabs`` (the views, by tab name), ``docks`` (the panels),
+    ``header``, ``findings_line``, ``problems``, ``status``, ``menus`` (the actions by id),
+    ``lanes``, ``store`` (what is kept between sessions), ``opening`` and ``opener``, ``runs``,
+    ``batch``, ``baseline``, ``findings``, ``exporter``, ``following``, ``replays``,
+    ``sensitivity``, ``sweeps``, ``revisions``, ``tuner``, ``source``.
+    """
 
     projectLoaded = Signal(object)
     traceShown = Signal(object)
@@ -81,51 +77,19 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.settings = settings or QSettings()
-        self.store = WindowSettings(self.settings)
+        self.store = WindowSettings(settings or QSettings())
         self.setWindowTitle("ctxviewer")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.current: tuple[str, str] | None = None
-        self._wanted: tuple[str | None, str | None] = (None, None)
-        #: Settings tuned in the budget panel; None while they are the project's own.
-        self.tuned: Settings | None = None
-        #: The pinned what-if baseline and the current run's diff against it.
-        self.baseline: Trace | None = None
-        self.diff: TraceDiff | None = None
-        self._saved_note = ""
-        self._startup: tuple[dict[str, Any], bool] = ({}, False)
-        #: The shown task's findings; a finding of another task to go to once that task is shown.
-        self.task_findings: tuple[FindingRow, ...] = ()
-        self._pending_finding: FindingRow | None = None
-
-        self.pool = make_pool(4)
-        self.load_lane = Lane(self.pool, "load", self)
-        self.run_lane = Lane(self.pool, "assemble", self)
-        #: The worker's prompt for the task shown, composed once its trace is (see _on_assembled).
-        self.prompt_lane = Lane(self.pool, "prompt", self)
-        self._prompt_for: JobFn | None = None
-        self.batch_lane = Lane(self.pool, "batch", self)
-        self.export_lane = Lane(self.pool, "export", self)
-        self.session_lane = Lane(self.pool, "replay", self)
-        self.refresh_lane = Lane(self.pool, "refresh", self)
-        self.compare_lane = Lane(self.pool, "compare", self)
-        #: The shown task's exact sensitivity ("What would get it in?"), worked out once it is shown.
-        self.sensitivity = SensitivityFeed(self.pool, self)
-        self.revision_lane = Lane(self.pool, "revisions", self)
-        self.revision_dialog: RevisionDiffDialog | None = None
-        #: The Feature Sweep window and its lane (made when the Run menu first asks).
-        self.sweeps = SweepLauncher(self.pool, self)
-        self.sweeps.openRequested.connect(self.open_at)
-        self.projectLoaded.connect(lambda p: self.sweeps.retarget(p, None, self.run_settings))
-        self.projectRefreshed.connect(lambda p: self.sweeps.retarget(p, None, self.run_settings))
-        self.opener = ProjectOpener(self.load_lane, self.refresh_lane, self)
-        self.disk = self.opener.disk
-        self.watcher = self.disk.watcher
-        self.disk.changed.connect(self.refresh)
-        self.exporter = Exporter(self.export_lane, self.store, self)
-        self._build_widgets()
-        self._build_actions()
+        self.lanes = Lanes(self)
+        self.runs = TaskRun(self.lanes.run, self.lanes.prompt, self)
+        self.sensitivity = SensitivityFeed(self.lanes.sensitivity, self)
+        self.sweeps = SweepLauncher(self.lanes.sweep, self, self)
+        self.opener = ProjectOpener(self.lanes.load, self.lanes.refresh, self)
+        self.exporter = Exporter(self.lanes.export, self.store, self, self._shown_run)
+        self._build_parts()
+        self._build_menus()
         self._connect_lanes()
         self.store.restore_window(self)
 
@@ -139,130 +103,126 @@ class MainWindow(QMainWindow):
         """The trace shown (None from opening a project until its first task is shown)."""
         return self.tabs.trace
 
-    @trace.setter
-    def trace(self, trace: Trace | None) -> None:
-        self.tabs.trace = trace
-
     # -- construction ------------------------------------------------------------------
 
-    def _build_widgets(self) -> None:
+    def _build_parts(self) -> None:
         self.problems = ProblemPanel(self)
         self.header = TaskHeader(self)
         #: One line under the header naming the task's findings; a click opens the Findings tab.
-        self.findings_label = FindingsLine(self)
-        self.findings_label.linkActivated.connect(lambda _link: self.show_findings(feature=False))
-        self.tabs = tabs = ResultTabs(self.compare_lane, self)
-        tabs.message.connect(self._status)
-        self.sections_tab, self.paragraphs, self.rules = tabs.sections_tab, tabs.paragraphs, tabs.rules
-        self.trimming, self.context_view, self.computed_tab = tabs.trimming, tabs.context_view, tabs.computed_tab
-        self.window_tab, self.whatif, self.compare_tab = tabs.window_view, tabs.whatif, tabs.compare_tab
-        self.task_tab, self.findings_tab = tabs.task_tab, tabs.findings_tab
-        self.whatif.itemActivated.connect(self._go_to_item_id)
-        for view in tabs.sensitivity_views.values():
-            self.sensitivity.add_view(view)
-        self.sensitivity.applyRequested.connect(self.apply_values)
-        self.findings_tab.findingActivated.connect(self.go_to_finding)
-        self.findings_tab.whole_feature.toggled.connect(self._on_whole_feature)
+        self.findings_line = FindingsLine(self)
+        self.tabs = tabs = ResultTabs(self.lanes.compare, self)
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.setContentsMargins(6, 6, 6, 0)
-        layout.addWidget(self.problems)
-        layout.addWidget(self.header)
-        layout.addWidget(self.findings_label)
-        layout.addWidget(self.tabs, 1)
+        for widget in (self.problems, self.header, self.findings_line):
+            layout.addWidget(widget)
+        layout.addWidget(tabs, 1)
         self.setCentralWidget(central)
+        self.docks = docks = DockPanels(self, tabs.window_view)
+        self.replays = SessionFeeds(self.lanes.replay, docks.session, self)
+        self.status = StatusLine(self)
+        self.batch = BatchPass(self.lanes.batch, self.status.batch_label, self)
+        self.batch.give_way_to(self.lanes.run)
+        self.findings = FindingsFeed(self, tabs, self.batch.totals, self)
+        self.baseline = Baseline(self, tabs, self.status, self)
+        self.source = SourceLines(self, self)
+        self.following = Following(self, self, docks, self.replays, self.problems, self.status)
+        self.tuner = Tuner(self, self, docks.budget, self.problems, self.status)
+        self.revisions = RevisionLauncher(self.lanes.revisions, self, self.status, self)
+        self.opening = Opening(self, self.opener, self.store, self.lanes, self.problems, self.status)
 
-        self.docks = docks = DockPanels(self, self.window_tab)
-        self.outline, self.tracker, self.search = docks.outline, docks.tracker, docks.search
-        self.budget, self.session = docks.budget, docks.session
-        self.outline_dock, self.budget_dock, self.session_dock = (
-            docks.outline_dock,
-            docks.budget_dock,
-            docks.session_dock,
-        )
-        self.tracker_dock, self.window_dock, self.search_dock = docks.tracker_dock, docks.window_dock, docks.search_dock
-        self.outline.taskChosen.connect(self.select_task)
-        self.logs = docks.logs
-        self.logs.taskRequested.connect(self.select_task)  # "Open this task's assembly"
-        self.search.matchChosen.connect(self._go_to_match)
-        self.budget.settingsChanged.connect(self._on_tuned)
-        self.budget.saveRequested.connect(self.save_settings)
-        self.session.parametersChanged.connect(self._on_replay_parameters)
-        self.session.taskActivated.connect(self._on_replay_task)
-        self.replays = SessionFeeds(self.session_lane, self.session, self)
-        #: Refreshes the whole feature's findings list while the background pass fills it.
-        self._feature_findings_timer = QTimer(self)
-        self._feature_findings_timer.setSingleShot(True)
-        self._feature_findings_timer.setInterval(FEATURE_FINDINGS_MS)
-        self._feature_findings_timer.timeout.connect(self._update_feature_findings)
-
-        #: The Show source lines window, made the first time it is asked for.
-        self.source_dialog: SourceLinesDialog | None = None
+        self.findings_line.linkActivated.connect(lambda _link: self.findings.show(feature=False))
+        tabs.message.connect(self.status.say)
+        for view in tabs.sensitivity_views.values():
+            self.sensitivity.add_view(view)
+        self.sensitivity.applyRequested.connect(self.tuner.apply)
+        self.sweeps.openRequested.connect(self._open_sweep_cell)
+        docks.outline.taskChosen.connect(self.select_task)
+        docks.logs.taskRequested.connect(self.select_task)  # "Open this task's assembly"
+        docks.search.matchChosen.connect(lambda match: tabs.select_candidate(match.kind, match.item_id))
+        docks.session.parametersChanged.connect(self._on_replay_parameters)
+        docks.session.taskActivated.connect(self._on_replay_task)
         linked = (
-            self.paragraphs,
-            self.rules,
-            self.search.results,
-            self.computed_tab.entries,
-            self.whatif.changes,
-            self.findings_tab.table,
+            tabs.paragraphs,
+            tabs.rules,
+            docks.search.results,
+            tabs.computed.entries,
+            tabs.whatif.changes,
+            tabs.findings.table,
         )
         for table in linked:
-            table.row_actions.link(tabs.item_of, tabs.jump_to_item, self.show_source_lines)
-        self.context_view.showInTable.connect(self._go_to_item_id)
-        self.context_view.showSource.connect(self.show_source_lines)
-
-        self.state_label = QLabel("idle", self)
-        self.state_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.state_label.setToolTip("State of the latest assembly run")
-        self.progress = QProgressBar(self)
-        self.progress.setRange(0, 100)
-        self.progress.setMaximumWidth(160)
-        self.progress.setTextVisible(False)
-        self.progress.hide()
-        self.batch_label = QLabel("", self)
-        self.batch_label.setTextFormat(Qt.TextFormat.PlainText)  # says why a pass failed, in project words
-        self.batch_label.setToolTip("Background pass over every task (totals in the outline)")
-        bar = self.statusBar()
-        bar.addPermanentWidget(self.batch_label)
-        bar.addPermanentWidget(self.progress)
-        bar.addPermanentWidget(self.state_label)
-        self.batch = BatchPass(self.batch_lane, self.batch_label, self)
+            table.row_actions.link(tabs.item_of, tabs.jump_to_item, self.source.show)
+        tabs.context.showSource.connect(self.source.show)
+        self.findings.taskRequested.connect(self.select_task)
+        self.findings.itemRequested.connect(self.baseline.go_to_item)
         self.batch.due.connect(self.start_batch)
-        self.batch.give_way_to(self.run_lane)
         self.batch.totalsArrived.connect(self._on_batch_totals)
         self.batch.finished.connect(self._on_batch_finished)
-        self.batch_totals: dict[tuple[str, str], TaskTotal] = self.batch.totals
+        self.tuner.retuned.connect(self._on_retuned)
+        self.tuner.saved.connect(self._on_saved)
+        self.projectLoaded.connect(self.sweeps.retarget)
+        self.projectRefreshed.connect(self.sweeps.retarget)
+        self.opener.disk.changed.connect(self.opening.refresh)
 
-    def _build_actions(self) -> None:
-        menus = build_menus(self)
-        self.recent_menu = menus.recent
-        self.export_actions = menus.exports
-        self.whatif_export = menus.whatif_export
-        self.detach_action = menus.detach
-        self.clear_baseline_action = menus.clear_baseline
-        self.undo_action, self.redo_action = menus.undo, menus.redo
-        self._fill_recent()
-        self._set_exports_enabled(False)
+    def _build_menus(self) -> None:
+        stack = self.docks.budget.undo_stack
+        parts = {
+            "run.undo": stack.createUndoAction(self, BY_ID["run.undo"].text),
+            "run.redo": stack.createRedoAction(self, BY_ID["run.redo"].text),
+            **self.docks.toggle_actions(),
+        }
+        export = self.exporter.ask_and_export
+        slots: dict[str, Callable[[], object]] = {
+            "file.open": self.opening.ask,
+            "file.export_markdown": partial(export, "markdown"),
+            "file.export_json": partial(export, "json"),
+            "file.export_html": partial(export, "html"),
+            "file.copy_context": self.exporter.copy_context,
+            "file.export_whatif": partial(export, "whatif-md"),
+            "file.attach_run": self.following.ask_run,
+            "file.attach_log": self.following.ask_log,
+            "file.detach": self.following.stop,
+            "file.worker_logs": self.following.ask_logs,
+            "file.quit": self.close,
+            "run.rerun": self.opening.refresh,
+            "run.cancel": self.lanes.run.cancel,
+            "run.batch": self.start_batch,
+            "run.sweep": self.sweeps.show,
+            "run.pin_baseline": self.baseline.pin,
+            "run.clear_baseline": self.baseline.clear,
+            "run.revisions": self.revisions.show,
+            "run.reset_budgets": self.docks.budget.reset,
+            "run.save_settings": self.tuner.save,
+            "view.find": self.docks.focus_search,
+            "view.filter_tasks": self.docks.focus_outline,
+            **{f"view.tab.{name}": partial(self.tabs.show_tab, name) for name in TABS},
+            "help.shortcuts": lambda: self.problems.show_messages([], [shortcuts_line(self.actions())]),
+        }
+        self.menus = build_menus(self, slots, parts)
+        self.baseline.pinned.connect(partial(self.menus.set_condition, When.BASELINE_PINNED))
+        self.following.following.connect(partial(self.menus.set_condition, When.FOLLOWING))
+        self.opening.fill_recent(self.menus.recent)
 
     def _connect_lanes(self) -> None:
+        lanes, problems, say = self.lanes, self.problems, self.status.say
         self.opener.loaded.connect(self._on_project_loaded)
-        self.opener.failed.connect(self._on_load_error)
         self.opener.refreshed.connect(self._on_refreshed)
-        self.load_lane.stateChanged.connect(lambda s: self._show_state("loading", s))
-        self.run_lane.finished.connect(self._on_assembled)
-        self.run_lane.errored.connect(self._on_run_error)
-        self.run_lane.progress.connect(self._on_progress)
-        self.run_lane.stateChanged.connect(lambda s: self._show_state("assembly", s))
-        self.prompt_lane.finished.connect(self._on_prompt)
-        self.refresh_lane.errored.connect(lambda m: self.problems.show_messages([f"reloading failed: {m}"], []))
+        lanes.load.stateChanged.connect(lambda s: self.status.show_state("loading", s))
+        self.runs.assembled.connect(self._on_assembled)
+        self.runs.composed.connect(lambda composed: self.tabs.prompt.show_prompt(composed.prompt, composed.lexed))
+        lanes.run.errored.connect(self._on_run_error)
+        lanes.run.progress.connect(self.status.show_progress)
+        lanes.run.stateChanged.connect(lambda s: self.status.show_state("assembly", s))
+        lanes.refresh.errored.connect(lambda m: problems.show_messages([f"reloading failed: {m}"], []))
         self.replays.replayed.connect(self._on_replayed)
-        self.replays.failed.connect(lambda m: self.problems.show_messages([f"session replay: {m}"], []))
-        self.exporter.wrote.connect(lambda path: self._status(f"Wrote {path}", 6000))
-        self.exporter.failed.connect(lambda m: self.problems.show_messages([f"export failed: {m}"], []))
+        self.replays.failed.connect(lambda m: problems.show_messages([f"session replay: {m}"], []))
+        self.exporter.wrote.connect(lambda path: say(f"Wrote {path}", 6000))
+        self.exporter.message.connect(say)
+        self.exporter.failed.connect(lambda m: problems.show_messages([f"export failed: {m}"], []))
         self.exporter.finished.connect(self.exportFinished)
 
-    def _status(self, message: str, timeout_ms: int = 0) -> None:
-        self.statusBar().showMessage(message, timeout_ms)
+    def _shown_run(self) -> ShownRun:
+        return ShownRun(self.trace, self.baseline.diff, self.tabs.prompt.prompt())
 
     # -- opening -------------------------------------------------------------------------
 
@@ -275,81 +235,35 @@ class MainWindow(QMainWindow):
         tune: dict[str, Any] | None = None,
         compare: bool = False,
     ) -> None:
-        """Load *path* off the GUI thread; then select *feature*/*task* (or the last or first).
-
-        Once the first task is shown, *compare* pins it as the what-if baseline and *tune*
-        (flat settings, as ``--set``) is applied in the budget panel.
-        """
-        folder = str(Path(path).expanduser())
-        self.problems.dismiss()  # notices were about what came before
-        self._wanted = (feature, task)
-        self._startup = (dict(tune or {}), compare)
-        self.run_lane.cancel()
-        self.batch_lane.cancel()
-        self._status(f"Opening {folder}\u2026")
-        self.store.begin_open(folder)
-        self.opener.open(folder)
-
-    def reopen_last(self, feature: str | None = None, task: str | None = None, **startup: Any) -> bool:
-        """Reopen the last project, as a bare ``ctxviewer`` does -- unless its last open never finished.
-
-        When the folder opened last time never got its first task on screen (the window
-        crashed on it, or was closed while opening), it is not opened again by itself: a
-        project that crashes the window would otherwise crash every later start.  The
-        window starts empty and offers to open it.  True when a project is being opened.
-        *feature*, *task* and *startup* (``tune``, ``compare``) go to :meth:`open_project`.
-        """
-        folder = self.store.unfinished_open()
-        if folder:
-            self.problems.add_notice(
-                f"ctxviewer did not finish opening {folder} last time (it crashed or was closed before the "
-                "first task was shown), so it was not reopened"
-            )
-            self.problems.offer("Open It Anyway", lambda: self.open_project(folder, feature, task, **startup))
-            self._status(f"Not reopened: {folder}")
-            return False
-        last = self.store.last_project()
-        if last and Path(last).is_dir():
-            self.open_project(last, feature, task, **startup)
-            return True
-        return False
-
-    def open_dialog(self) -> None:
-        start = str(self.project.root.parent) if self.project else str(Path.home())
-        folder = QFileDialog.getExistingDirectory(self, "Open project folder", start)
-        if folder:
-            self.open_project(folder)
+        """Load *path* off the GUI thread; then show *feature*/*task* (see :meth:`Opening.open`)."""
+        self.opening.open(path, feature, task, tune=tune, compare=compare)
 
     def _on_project_loaded(self, project: Project, recovered: bool) -> None:
         if recovered:
             self.problems.dismiss()  # the notice that the open failed
-        self.trace = None
-        self.tuned = None
+        self.tabs.trace = None
+        self.tuner.tuned = None
         self.current = None
-        if self.baseline is not None and self.baseline.project != str(project.root):
-            self.clear_baseline()  # a baseline from another project compares nothing useful
-        self.compare_tab.clear()  # the next selected task is compared
+        self.baseline.keep_for(str(project.root))
+        self.tabs.compare.clear()  # the next selected task is compared
         self.replays.feature = None
-        self.budget.set_base(project.settings, self._saved_note)
-        self.budget.setEnabled(True)
-        self._saved_note = ""
-        self.batch_totals.clear()
+        self.docks.budget.set_base(project.settings, self.tuner.take_note())
+        self.docks.budget.setEnabled(True)
+        self.batch.totals.clear()
         self.setWindowTitle(f"{project.name} \u2014 ctxviewer")
-        self.outline.set_project(project)
-        self.logs.follow_project(project.root)
-        self._remember_project(str(project.root))
+        self.docks.outline.set_project(project)
+        self.docks.logs.follow_project(project.root)
+        self.opening.remember(str(project.root))
         self.projectLoaded.emit(project)
         self.problems.show_messages([], load_warnings(project))
-        target, notice = first_target(project, self._wanted, self.store.last_task(project.root))
-        if notice:
-            self.problems.add_notice(notice)
+        target = self.opening.first_target(project)
         if target is None:
             self.header.show_no_task(project.name)
-            self._status(f"Opened {project.root}: no task to show")
+            self.status.say(f"Opened {project.root}: no task to show")
         else:
             # Replaced by "Assembled ..." once the run is done; says the open is over meanwhile
             # (and after a run that fails).
-            self._status(f"Opened {project.root}")
+            self.status.say(f"Opened {project.root}")
             self.select_task(*target)
         self._watch_project()
         if target is None:
@@ -358,34 +272,16 @@ class MainWindow(QMainWindow):
         else:
             self.batch.defer_until_shown()  # the background pass starts once the first task is on screen
 
-    def _on_load_error(self, folder: str, message: str) -> None:
-        self.problems.add_notice(
-            f"could not open {folder}: {message} \u2014 fix it and the window tries again when the file "
-            "changes (or press F5)"
-        )
-        self._status("Open failed", 5000)
-        self.store.finish_open()
-        if folder and Path(folder).is_dir():
-            self._remember_project(folder)  # (and the opener watches it for the fix)
-
     def _watch_project(self) -> None:
-        self.disk.watch_project(self.project, self.current[0] if self.current is not None else None)
-
-    def refresh(self) -> None:
-        """Bring the project up to date with the disk and re-run the task (F5 does this too)."""
-        if self.opener.failed_folder:
-            self.open_project(self.opener.failed_folder, *self._wanted)
-        else:
-            self.opener.refresh()
+        self.opener.disk.watch_project(self.project, self.current[0] if self.current is not None else None)
 
     def _on_refreshed(self, project: Project, before: Project, changed: tuple[str, ...]) -> None:
         if project is not before:
             if project.settings != before.settings:
-                self.budget.rebase(project.settings)
-                self.tuned = self.budget.settings() if self.budget.is_tuned() else None
-            self.outline.set_project(project, self.batch_totals.values())
+                self.tuner.rebase(project.settings)
+            self.docks.outline.set_project(project, self.batch.totals.values())
             self.replays.feature = None
-            self._status(f"Reloaded: {', '.join(changed)} changed on disk", 6000)
+            self.status.say(f"Reloaded: {', '.join(changed)} changed on disk", 6000)
             self.batch.schedule()
         if self.current is not None:
             target = refresh_target(project, self.current)
@@ -393,8 +289,6 @@ class MainWindow(QMainWindow):
                 self.select_task(*target)
         self._watch_project()
         self.projectRefreshed.emit(project)
-
-    # -- assembling ------------------------------------------------------------------------
 
     def select_task(self, feature: str, task_id: str) -> None:
         """Assemble *task_id* of *feature* in the background (cancelling any older run)."""
@@ -411,73 +305,35 @@ class MainWindow(QMainWindow):
         self.current = (feature, task_id)
         if feature_changed:
             self._watch_project()
-        self.outline.select_task(feature, task_id)
+        self.docks.outline.select_task(feature, task_id)
         self.store.set_last_task(project.root, feature, task_id)
         settings = self.run_settings()
-        self.compare_tab.set_target(project, feat, task, settings)
+        self.tabs.compare.set_target(project, feat, task, settings)
         self.sensitivity.set_target(project, feat, task, settings)
-        self.run_lane.submit(assembly_job(project, feat, task, settings, self.baseline))
-        self._prompt_for = prompt_job(project, feat, task, settings)
+        self.runs.request(project, feat, task, settings, self.baseline.trace)
 
     def run_settings(self) -> Settings:
         """The settings runs use: the tuned ones, else the project's (the panel's with none open)."""
-        if self.project is None:
-            return self.budget.settings()
-        return self.tuned or self.project.settings
+        return self.tuner.settings_for(self.project)
 
-    def _on_tuned(self, settings: Settings) -> None:
-        if self.project is None:  # the panel is disabled then; nothing to run in any case
-            return
-        self.tuned = settings if self.budget.is_tuned() else None
-        self.rerun()
-        self.batch.schedule()
-        if self.replays.changes_replay(self.run_settings()):
-            self.update_replay(keep_position=True)
-
-    def rerun(self) -> None:
+    def _on_retuned(self) -> None:
         if self.current is not None:
             self.select_task(*self.current)
-
-    def cancel_run(self) -> None:
-        self.run_lane.cancel()
-
-    def show_revision_diff(self) -> None:
-        """Open the revision diff dialog for the task shown (git revisions of the project)."""
-        if self.project is None or self.current is None:
-            self._status("Open a project and choose a task to compare its revisions", 4000)
-            return
-        if self.revision_dialog is None:
-            self.revision_dialog = RevisionDiffDialog(self.revision_lane, self)
-        self.revision_dialog.set_target(self.project.root, *self.current)
-        self.revision_dialog.show()
-        self.revision_dialog.activateWindow()
-
-    def _on_progress(self, stage: str, fraction: float) -> None:
-        self.progress.show()
-        self.progress.setValue(int(fraction * 100))
-        self.progress.setToolTip(f"Stage: {stage}")
+        self.batch.schedule()
+        if self.replays.changes_replay(self.run_settings()):
+            self._update_replay(keep_position=True)
 
     def _on_assembled(self, result: Assembled) -> None:
-        self.progress.hide()
+        self.status.hide_progress()
         self.show_trace(result.trace, result.lexed, result.diff, result.findings)
         self.sensitivity.show_trace(result.trace)
-        if self._prompt_for is not None:
-            self.tabs.prompt_view.show_prompt(None)  # not the task before's meanwhile
-            self.prompt_lane.submit(self._prompt_for)
-
-    def _on_prompt(self, composed: ComposedPrompt) -> None:
-        self.tabs.prompt_view.show_prompt(composed.prompt, composed.lexed)
+        self.tabs.prompt.show_prompt(None)  # not the task before's, while its own is composed
 
     def _on_run_error(self, message: str) -> None:
-        self.progress.hide()
+        self.status.hide_progress()
         self.problems.show_messages([message], [])
         self.store.finish_open()
         self.batch.start_deferred()
-
-    def _show_state(self, what: str, state: RunState) -> None:
-        self.state_label.setText(f"{what}: {state.value}")
-        if state in (RunState.CANCELLED, RunState.ERROR):
-            self.progress.hide()
 
     def show_trace(
         self,
@@ -487,72 +343,60 @@ class MainWindow(QMainWindow):
         findings: tuple[FindingRow, ...] | None = None,
     ) -> None:
         """Show a finished trace in every view (and its diff against the pinned baseline, its findings)."""
-        self.trace = trace
-        if self.baseline is not None and (diff is None or diff.baseline is not self.baseline):
-            diff = diff_traces(self.baseline, trace)  # pinned after the run was asked for
-        self.diff = diff if self.baseline is not None else None
-        self.whatif.set_diff(self.diff, self._baseline_label())
+        self.tabs.trace = trace
+        self.baseline.compare(trace, diff)
         self.header.show_trace(trace)
         # The findings line before the views: they size their splitters to the room left.
         rows = finding_rows(trace) if findings is None else findings
-        self.findings_label.set_rows(rows, is_dark(self.palette()))
+        self.findings_line.set_rows(rows, is_dark(self.palette()))
         self.tabs.set_findings_count(len(rows))
         self.tabs.show_trace(trace, lexed)
-        self.tracker.set_trace(trace)
-        self.search.set_trace(trace)
-        self.budget.show_trace(trace)  # what "auto" detected, for the Upstream box
-        self._show_findings(trace, rows)
-        errors = [e.one_line() for e in trace.errors]
-        self.problems.show_messages(errors, list(trace.warnings))
-        self._set_exports_enabled(True)
-        self._status(f"Assembled {trace.task_id}", 4000)
+        self.docks.tracker.set_trace(trace)
+        self.docks.search.set_trace(trace)
+        self.docks.budget.show_trace(trace)  # what "auto" detected, for the Upstream box
+        self.findings.show_task(trace, rows)
+        self.problems.show_messages([e.one_line() for e in trace.errors], list(trace.warnings))
+        self.menus.set_condition(When.TRACE_SHOWN, True)
+        self.status.say(f"Assembled {trace.task_id}", 4000)
         self._show_effect()
         if trace.feature != self.replays.feature:
-            self.update_replay()
+            self._update_replay()
         self.store.finish_open()
         self.traceShown.emit(trace)
         self.batch.start_deferred()
         self._run_startup()
 
     def _run_startup(self) -> None:
-        tune, compare = self._startup
-        if not tune and not compare:
-            return
-        self._startup = ({}, False)
+        tune, compare = self.opening.take_startup()
         if compare:
-            self.pin_baseline()
+            self.baseline.pin()
         if tune:
-            refusal = self.budget.set_values(tune, "settings from the command line")
-            if refusal:
-                self.problems.add_notice(f"--set not applied: {refusal}")
-            self.budget.flush()
+            self.tuner.apply_command_line(tune)
 
     def is_settled(self) -> bool:
         """Whether everything asked for is shown: no run, batch or pending change in flight."""
+        session = self.docks.session
         return (
             self.trace is not None
-            and self._startup == ({}, False)
-            and not self.run_lane.is_busy()
-            and not self.prompt_lane.is_busy()
+            and self.opening.startup == ({}, False)
+            and not self.runs.is_busy()
             and self.batch.is_settled()
-            and not self.budget.is_pending()
-            and not self.session_lane.is_busy()
-            and (self.session.following_run is None or self.session.last_run_update is not None)
-            and self.compare_tab.is_settled()
+            and not self.docks.budget.is_pending()
+            and not self.lanes.replay.is_busy()
+            and (session.following_run is None or session.last_run_update is not None)
+            and self.tabs.compare.is_settled()
         )
 
     def _show_effect(self) -> None:
         """The Budget panel's summary of what the settings do to this task and its feature."""
-        self.budget.show_effect(effect_lines(self.trace, self.session.replay()))
+        self.docks.budget.show_effect(effect_lines(self.trace, self.docks.session.replay()))
 
-    # -- session replay and live log -------------------------------------------------------
+    # -- the session replay --------------------------------------------------------------
 
-    def update_replay(self, keep_position: bool = False) -> None:
+    def _update_replay(self, keep_position: bool = False) -> None:
         """Replay the current feature's tasks with the settings in force (off the GUI thread)."""
-        project = self.project
-        if project is None or self.current is None:
-            return
-        self.replays.replay(project, self.current[0], self.run_settings(), keep_position)
+        if self.project is not None and self.current is not None:
+            self.replays.replay(self.project, self.current[0], self.run_settings(), keep_position)
 
     def _on_replayed(self, replay: SessionReplay) -> None:
         self._show_effect()
@@ -560,202 +404,17 @@ class MainWindow(QMainWindow):
 
     def _on_replay_parameters(self, tool_calls: int, minutes: float, reset: bool) -> None:
         self.replays.reset = reset
-        refusal = self.budget.set_values(
-            {"replay_tool_calls": tool_calls, "replay_minutes": minutes}, "replay tool calls and minutes"
-        )
-        if refusal:
-            self.problems.add_notice(f"replay parameters not applied: {refusal}")
+        values = {"replay_tool_calls": tool_calls, "replay_minutes": minutes}
+        if not self.tuner.set_values(values, "replay tool calls and minutes", "replay parameters not applied"):
             return
-        self.budget.flush()  # the tuned settings re-run the task and the replay
-        if not self.budget.is_pending():
-            self.update_replay(keep_position=True)
+        if not self.docks.budget.is_pending():  # else the tuned settings re-run the task and the replay
+            self._update_replay(keep_position=True)
 
     def _on_replay_task(self, task_id: str) -> None:
         if self.replays.feature is not None:
             self.select_task(self.replays.feature, task_id)
 
-    def follow_log(self, path: str | Path) -> None:
-        """Follow a worker's JSON-lines event log in the Session panel (a real run's folder or file: its fleet)."""
-        if is_run_path(path):
-            self.follow_run(path)
-            return
-        if self.project is not None:
-            self.replays.apply_live_limits(self.run_settings())
-        self.session.follow_log(path)
-        self.detach_action.setEnabled(True)
-        self.session_dock.show()
-        self.session_dock.raise_()
-        self._status(f"Following {path}", 5000)
-
-    def follow_run(self, path: str | Path) -> None:
-        """Show the real run at *path* (a project or run folder, or one of its files) in the Session panel."""
-        try:
-            self.session.follow_run(path)
-        except CtxViewerError as exc:
-            self.problems.show_messages([f"attach to run: {exc}"], [])
-            return
-        self.detach_action.setEnabled(True)
-        self.session_dock.show()
-        self.session_dock.raise_()
-        self.resizeDocks([self.session_dock], [max(420, self.width() * 2 // 5)], Qt.Orientation.Horizontal)
-        self._status(f"Attached to the run in {path}", 5000)
-
-    def follow_run_dialog(self) -> None:
-        path = ask_run_path(self, self.project)
-        if path:
-            self.follow_run(path)
-
-    def stop_following(self) -> None:
-        self.session.stop_following()
-        self.detach_action.setEnabled(False)
-
-    def follow_dialog(self) -> None:
-        path = ask_log_path(self, self.project)
-        if path:
-            self.follow_log(path)
-
-    def open_logs(self, path: str | Path) -> None:
-        """Show the worker logs found from *path* (a project, an upstream folder, a log) in the Worker logs panel."""
-        self.logs.open_path(path)
-        self.docks.show_logs()
-
-    def logs_dialog(self) -> None:
-        path = ask_worker_logs(self, self.project.root if self.project is not None else None)
-        if path:
-            self.open_logs(path)
-
-    def save_settings(self, confirm: bool = True) -> None:
-        """Write the tuned settings to the project's ctxviewer.yaml (after asking), then reload."""
-        project = self.project
-        if project is None:
-            return
-        self.budget.flush()
-        outcome = save_tuned(self, project, self.budget.settings(), confirm)
-        if outcome.notice:
-            self.problems.add_notice(outcome.notice)
-        if outcome.message:
-            self._status(outcome.message, 5000)
-        result = outcome.result
-        if result is None:
-            return
-        self._saved_note = result.summary()
-        self._status(f"Saved {len(result.changes)} setting(s) to {result.path}", 6000)
-        self.settingsSaved.emit(result)
-        feature, task = self.current or (None, None)
-        self.open_project(project.root, feature, task)
-
-    # -- what-if ------------------------------------------------------------------------------
-
-    def pin_baseline(self) -> None:
-        """Pin the shown run: every later run is compared with it in the What-if tab."""
-        if self.trace is None:
-            self._status("Nothing to pin yet", 4000)
-            return
-        self.baseline = self.trace
-        self.diff = diff_traces(self.baseline, self.trace)
-        self.whatif.set_diff(self.diff, self._baseline_label())
-        self.clear_baseline_action.setEnabled(True)
-        self.whatif_export.setEnabled(True)
-        self.tabs.mark_baseline(True)
-        self._status(f"Pinned {self._baseline_label()} as the baseline", 5000)
-
-    def clear_baseline(self) -> None:
-        self.baseline = None
-        self.diff = None
-        self.whatif.set_diff(None)
-        self.clear_baseline_action.setEnabled(False)
-        self.whatif_export.setEnabled(False)
-        self.tabs.mark_baseline(False)
-
-    def _baseline_label(self) -> str:
-        return self.baseline.task_id if self.baseline is not None else ""
-
-    def _go_to_item_id(self, item_id: str) -> None:
-        self.tabs.go_to_item_id(item_id, self.baseline)
-
-    # -- navigation ---------------------------------------------------------------------------
-
-    def show_panel(self, name: str) -> None:
-        """Bring a right-hand panel to the front: ``budget``, ``tracker``, ``session`` or ``window``."""
-        self.docks.show_panel(name)
-
-    def show_tab(self, name: str) -> None:
-        self.tabs.show_tab(name)
-
-    def current_tab(self) -> str:
-        return self.tabs.current_tab()
-
-    def jump_to_section(self, name: str) -> None:
-        self.tabs.jump_to_section(name)
-
-    def jump_to_item(self, item: Item) -> None:
-        self.tabs.jump_to_item(item)
-
-    def focus_search(self) -> None:
-        self.docks.focus_search()
-
-    def focus_outline(self) -> None:
-        self.docks.focus_outline()
-
-    def show_source_lines(self, item: Item) -> None:
-        """Show *item*'s lines in its file (read inside the project only) in the source window."""
-        if self.project is None:
-            return
-        excerpt = item_excerpt(self.project.fs, item)
-        if self.source_dialog is None:
-            self.source_dialog = SourceLinesDialog(self)
-        self.source_dialog.show_excerpt(item, excerpt)
-        self.source_dialog.show()
-        self.source_dialog.activateWindow()
-
-    def _go_to_match(self, match: Match) -> None:
-        self.tabs.select_candidate(match.kind, match.item_id)
-
-    # -- findings ---------------------------------------------------------------------------------
-
-    def _show_findings(self, trace: Trace, rows: tuple[FindingRow, ...]) -> None:
-        self.task_findings = rows
-        self.findings_tab.set_task(trace.feature, trace.task_id, rows)
-        self._update_feature_findings()
-        pending, self._pending_finding = self._pending_finding, None
-        if pending is not None and (pending.finding.feature, pending.task) == (trace.feature, trace.task_id):
-            self.go_to_finding(pending)
-
-    def feature_findings(self, feature: str) -> tuple[tuple[FindingRow, ...], int]:
-        """Every task's findings of *feature* from the background pass, in task order, and the
-        number of tasks the pass has not reached yet."""
-        return feature_findings(self.project, feature, self.batch_totals)
-
-    def _update_feature_findings(self) -> None:
-        if self.current is not None:
-            self.findings_tab.set_feature(*self.feature_findings(self.current[0]))
-
-    def _on_whole_feature(self, on: bool) -> None:
-        if on:
-            self._update_feature_findings()
-
-    def show_findings(self, feature: bool = False) -> None:
-        """Open the Findings tab on this task's findings (or the whole feature's)."""
-        self.findings_tab.show_feature(feature)
-        self.show_tab("findings")
-
-    def go_to_finding(self, row: FindingRow) -> None:
-        """Show what *row* is about: its item in its table, else its section in the context.
-
-        A finding of another task selects that task first and goes there once it is shown.
-        """
-        finding = row.finding
-        trace = self.trace
-        if trace is None or (finding.feature, finding.task) != (trace.feature, trace.task_id):
-            self._pending_finding = row
-            self.select_task(finding.feature, finding.task)
-            return
-        if finding.item and trace.item(finding.item) is not None:
-            self._go_to_item_id(finding.item)
-        elif finding.section:
-            self.jump_to_section(finding.section)
-
-    # -- batch pass ----------------------------------------------------------------------------
+    # -- the background pass, the sweep, saved settings ----------------------------------
 
     def start_batch(self) -> None:
         """Assemble every task in the background to fill the outline's totals."""
@@ -764,82 +423,26 @@ class MainWindow(QMainWindow):
 
     def _on_batch_totals(self, totals: list[TaskTotal]) -> None:
         for total in totals:
-            self.outline.set_total(total)
-        if self.current_tab() == "findings" and self.findings_tab.whole_feature.isChecked():
-            self._feature_findings_timer.start()  # at most twice a second while the pass runs
+            self.docks.outline.set_total(total)
+        self.findings.on_totals()
 
     def _on_batch_finished(self) -> None:
-        self._update_feature_findings()
+        self.findings.update_feature()
         self.batchFinished.emit()
 
-    # -- feature sweep ---------------------------------------------------------------------------
-
-    def show_sweep(self) -> None:
-        """Open the Feature Sweep window on the shown task's feature."""
-        self.sweeps.show(self.project, self.current[0] if self.current else None, self.run_settings)
-
-    def apply_values(self, values: dict[str, Any], text: str) -> None:
-        """Set *values* (a suggested change) in the Budget panel: one undoable change, run at once."""
-        refusal = self.budget.set_values(values, text)
-        if refusal:
-            self.problems.add_notice(f"not applied: {refusal}")
-            return
-        self.budget.flush()
-        self._status(f"Applied {text}; Undo in the Budget panel takes it back", 6000)
-
-    def open_at(self, feature: str, task_id: str, values: dict[str, Any]) -> None:
+    def _open_sweep_cell(self, feature: str, task_id: str, values: dict[str, Any]) -> None:
         """Show *task_id* with *values* (a sweep cell's budget and share) applied in the Budget panel (undoable)."""
-        refusal = self.budget.set_values(values, "settings of a sweep cell")
-        if refusal:
-            self.problems.add_notice(f"sweep cell not applied: {refusal}")
-            return
-        self.budget.flush()
-        self.select_task(feature, task_id)
-        self.activateWindow()
+        if self.tuner.set_values(values, "settings of a sweep cell", "sweep cell not applied"):
+            self.select_task(feature, task_id)
+            self.activateWindow()
 
-    # -- export ----------------------------------------------------------------------------------
+    def _on_saved(self, result: object) -> None:
+        self.settingsSaved.emit(result)
+        if self.project is not None:
+            feature, task = self.current or (None, None)
+            self.open_project(self.project.root, feature, task)
 
-    def _set_exports_enabled(self, enabled: bool) -> None:
-        for action in self.export_actions:
-            action.setEnabled(enabled)
-
-    def export_dialog(self, fmt: str) -> None:
-        if self.trace is None:
-            return
-        path = self.exporter.ask_path(fmt, self.trace.task_id)
-        if path:
-            self.export_to(path, fmt)
-
-    def export_to(self, path: str, fmt: str) -> None:
-        """Write the current trace as *fmt* to *path* atomically, off the GUI thread."""
-        prompt = self.tabs.prompt_view.prompt()
-        shown = self.trace
-        same_task = prompt is not None and shown is not None and prompt.task_id == shown.task_id
-        self.exporter.export(path, fmt, shown, self.diff, prompt.to_json() if same_task and prompt else None)
-
-    def copy_context(self) -> None:
-        if self.trace is not None:
-            QGuiApplication.clipboard().setText(self.trace.context)
-            self._status(f"Copied {len(self.trace.context):,} characters", 4000)
-
-    # -- recent projects, drops, closing ---------------------------------------------------------
-
-    def _remember_project(self, path: str) -> None:
-        self.store.remember_project(path)
-        self._fill_recent()
-
-    def recent_projects(self) -> list[str]:
-        return self.store.recent_projects()
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        recent = self.store.recent_projects()
-        for path in recent:
-            action = self.recent_menu.addAction(path.replace("&", "&&"))  # a menu takes '&' for a shortcut
-            action.triggered.connect(lambda _c=False, p=path: self.open_project(p))
-        if not recent:
-            none = self.recent_menu.addAction("(none yet)")
-            none.setEnabled(False)
+    # -- drops and closing ---------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
@@ -852,37 +455,14 @@ class MainWindow(QMainWindow):
             self.open_project(urls[0].toLocalFile())
             event.acceptProposedAction()
 
-    def show_shortcuts(self) -> None:
-        lines = [
-            f"{a.text().replace('&', '')}: {a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)}"
-            for a in self.actions()
-            if not a.shortcut().isEmpty()
-        ]
-        self.problems.show_messages([], ["Shortcuts \u2014 " + "; ".join(lines)])
-
     def closeEvent(self, event: QCloseEvent) -> None:
         self.store.save_window(self)
-        self.session.stop_following()
-        self.logs.stop()
-        self.session.player.pause()
-        self.budget.stop()
-        self.disk.stop()
+        self.docks.session.stop_following()
+        self.docks.logs.stop()
+        self.docks.session.player.pause()
+        self.docks.budget.stop()
+        self.opener.disk.stop()
         self.batch.stop_timers()
-        self._feature_findings_timer.stop()
-        lanes = (
-            self.load_lane,
-            self.run_lane,
-            self.prompt_lane,
-            self.batch_lane,
-            self.export_lane,
-            self.session_lane,
-            self.refresh_lane,
-            self.compare_lane,
-            self.revision_lane,
-            self.sweeps.lane,
-            self.sensitivity.lane,
-        )
-        for lane in lanes:
-            lane.cancel()
-        self.pool.waitForDone(10_000)
+        self.findings.timer.stop()
+        self.lanes.close()
         super().closeEvent(event)

@@ -1,9 +1,7 @@
-"""What the window keeps between sessions: its keys in a ``QSettings`` store.
+"""What the window keeps between sessions, and the only place that knows its ``QSettings`` keys.
 
-The recent projects and the last one, the last task shown per project, the folder being
-opened (to tell a finished open from one that crashed the window), the export folder and
-the window's geometry and dock layout.  :class:`WindowSettings` is the only place that
-knows the key names; the window asks it, never the store directly.
+Recent projects, the last task per project, the folder being opened, the export folder,
+the window's geometry.  See docs/security.md (The window).
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from PySide6.QtWidgets import QMainWindow
 MAX_RECENT = 10
 #: Settings key holding the folder being opened until its first task is on screen.  Still set
 #: at the next start, it means that open never finished (the window crashed or was closed on
-#: it), so a bare ``ctxviewer`` does not reopen it by itself (see ``MainWindow.reopen_last``).
+#: it), so a bare ``ctxviewer`` does not reopen it by itself (see ``Opening.reopen_last``).
 OPENING_KEY = "opening-project"
 
 

@@ -1,12 +1,6 @@
-"""Opening a project and following it on disk.
+"""Opening a project on the load lane, bringing it up to date on the refresh lane, and watching it on disk.
 
-:class:`ProjectOpener` holds the open project: it loads a folder on the load lane,
-brings the project up to date on the refresh lane and keeps a folder that failed to open
-for a retry.  :class:`ProjectWatcher` watches the project's paths and says, after a quiet
-time, that something changed.  Beside them, plain functions: the lanes' jobs
-(:func:`load_with_watch`, :func:`refresh_with_watch`), the paths a project watches
-(:func:`project_watch`, worked out on the worker with the project) and the task to show
-(:func:`first_target`, :func:`refresh_target`, :func:`resolve_target`).
+Also the paths a project watches and the task to show first.  See docs/gui.md.
 """
 
 from __future__ import annotations
@@ -15,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS
 from ctxviewer.engine.project.loading import Project, load_project, refresh_project
@@ -119,6 +114,12 @@ def first_target(
     elif last is not None:
         target = resolve_target(project, *last)
     return target or resolve_target(project, None, None), notice
+
+
+def ask_project_folder(parent: QWidget, project: Project | None) -> str:
+    """Ask for a project folder to open (starting beside the open one); ``''`` if none."""
+    start = str(project.root.parent) if project else str(Path.home())
+    return QFileDialog.getExistingDirectory(parent, "Open project folder", start)
 
 
 def failed_folder_paths(folder: str) -> list[str]:

@@ -1,10 +1,6 @@
-"""The worker requests behind the result views: assembling the selected task and the background pass.
+"""The worker requests behind the result views: the selected task's run and prompt, and the background pass.
 
-:func:`assembly_job` is what the assembly lane runs for the selected task (its result an
-:class:`Assembled`); :class:`BatchPass` runs every task of the project in the background
-for the outline's totals and the whole feature's findings (:func:`feature_findings`).
-The session replay's requests are in :mod:`.session`.  Nothing here touches a widget from
-the pool thread.
+Nothing here touches a widget from the pool thread.  See docs/architecture.md (Threads).
 """
 
 from __future__ import annotations
@@ -42,7 +38,7 @@ BATCH_AFTER_TRACE_MS = 150
 BATCH_ROWS_MS = 50
 #: The pass waits for the selected task's run at most this long before each of its tasks.
 HOLD_LIMIT_S = 2.0
-#: ... and this long more once the run is shown, for the paint that follows (up to ~60 ms here).
+#: ... and this long more once the run is shown, for the paint that follows.
 HOLD_AFTER_MS = 100
 
 JobFn = Callable[[threading.Event, Callable[[str, float], None]], Any]
@@ -83,8 +79,8 @@ def assembly_job(project: Project, feat: Feature, task: Task, settings: Settings
 
 def prompt_job(project: Project, feat: Feature, task: Task, settings: Settings) -> JobFn:
     """The prompt lane's job for *task*, asked for once its trace is shown: the worker's whole
-    prompt, lexed.  Composed after the run rather than in it, the trace reaches the views a
-    third sooner on a generated project (the prompt's lexing was 19 ms of a 57 ms job)."""
+    prompt, lexed.  Composed after the run rather than in it, so the trace reaches the views
+    without waiting for the prompt's lexing."""
 
     def job(_cancel: threading.Event, _progress: Callable[[str, float], None]) -> ComposedPrompt:
         try:
@@ -94,6 +90,39 @@ def prompt_job(project: Project, feat: Feature, task: Task, settings: Settings) 
         return ComposedPrompt(prompt, lex_blocks(display_text(prompt.text)))
 
     return job
+
+
+class TaskRun(QObject):
+    """The selected task's run on *run_lane*, then the worker's prompt for it on *prompt_lane*.
+
+    :meth:`request` asks for a task (a newer request cancels the older); :attr:`assembled`
+    carries its :class:`Assembled`, after which the prompt is composed and :attr:`composed`
+    carries it.  Errors come from the lanes themselves.
+    """
+
+    assembled = Signal(object)  # Assembled
+    composed = Signal(object)  # ComposedPrompt
+
+    def __init__(self, run_lane: Lane, prompt_lane: Lane, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.run_lane = run_lane
+        self.prompt_lane = prompt_lane
+        self._prompt_for: JobFn | None = None
+        run_lane.finished.connect(self._on_assembled)
+        prompt_lane.finished.connect(self.composed)
+
+    def request(self, project: Project, feat: Feature, task: Task, settings: Settings, baseline: Trace | None) -> None:
+        """Assemble *task* with *settings* (diffed against *baseline*); its prompt follows the trace."""
+        self.run_lane.submit(assembly_job(project, feat, task, settings, baseline))
+        self._prompt_for = prompt_job(project, feat, task, settings)
+
+    def is_busy(self) -> bool:
+        return self.run_lane.is_busy() or self.prompt_lane.is_busy()
+
+    def _on_assembled(self, result: Assembled) -> None:
+        self.assembled.emit(result)
+        if self._prompt_for is not None:
+            self.prompt_lane.submit(self._prompt_for)
 
 
 def feature_findings(
@@ -139,8 +168,8 @@ class BatchPass(QObject):
     The pass gives way to the task the user asked for (:meth:`give_way_to`): while that
     run is in flight and until its result is painted, the pass waits before its next task.
     Both want the interpreter lock, and so does every Python call of the GUI thread filling
-    the views; with the pass running a click took 130 ms (median) to 850 ms (p95) to show,
-    with the pass waiting as long as with no pass.
+    the views: with the pass waiting, a click shows about as fast as with no pass
+    (bench/README.md, The window's targets).
     """
 
     due = Signal()
@@ -238,7 +267,7 @@ class BatchPass(QObject):
         """Hold the pass an open asks for until the first task is shown (see :meth:`start_deferred`).
 
         Filling every view asks Python for hundreds of cells, and each ask waits for the
-        interpreter lock while a pass holds it (measured: a 300-550 ms freeze at 1,000 tasks).
+        interpreter lock while a pass holds it: the window would freeze on a large project.
         """
         self._after_trace = True
 
@@ -271,8 +300,8 @@ class BatchPass(QObject):
         if fresh:
             # The totals live until the next pass replaces them (then reference counting frees
             # them: no cycles).  Out of the collector's sight, as the project is: each full
-            # collection during a pass walked every total so far, 50-240 ms at 700 tasks
-            # (34,000 findings), holding the lock the GUI thread waits for.
+            # collection during a pass would walk every total so far, holding the lock the GUI
+            # thread waits for.
             gc.freeze()
             self._done += len(fresh)
             self.label.setText(f"batch pass: {self._done} of {self._size}")

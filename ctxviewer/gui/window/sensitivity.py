@@ -1,12 +1,6 @@
-"""The exact sensitivity of the task shown, worked out on its own lane and handed to the views.
+"""The shown task's exact sensitivity ("What would get it in?"), worked out on its lane and handed to the views.
 
-Once a task's trace is shown, :class:`SensitivityFeed` works out every candidate's fate at
-every value of each setting (:func:`~ctxviewer.engine.runs.sensitivity.sensitivity`) on the
-worker, in two jobs: the budget first, so the strips appear early, then the shares, top-k
-and switches, merged into one result.  A new run (another task, a settings change) cancels
-it.  Nothing is worked out until one of the "What would get it in?" pages has been shown:
-from then on every shown trace is (the whole-run fallback costs seconds of a shared CPU,
-which nobody who never looks should pay).
+Nothing is worked out until one of its pages has been shown.  See docs/sensitivity.md.
 """
 
 from __future__ import annotations
@@ -14,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS
 from ctxviewer.engine.project.loading import Feature, Project, Task
@@ -49,9 +43,9 @@ class SensitivityFeed(QObject):
     applyRequested = Signal(object, str)
     worked = Signal(object)
 
-    def __init__(self, pool: QThreadPool, parent: QObject | None = None) -> None:
+    def __init__(self, lane: Lane, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.lane = Lane(pool, "sensitivity", self)
+        self.lane = lane
         self.views: list[SensitivityView] = []
         #: Set once a view has been shown: every shown trace is worked out from then on.
         self.wanted = False

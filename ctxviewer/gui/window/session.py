@@ -1,11 +1,6 @@
-"""The Session panel's feeds: the replay of the current feature and a worker's live event log.
+"""The Session panel's feeds: the replay of the current feature, the live log's limits, and picking a log or a run.
 
-:class:`SessionFeeds` asks the session lane to replay a feature with the settings in
-force, hands the replay of the feature last asked for to the panel, and gives the live
-log the tracker limits of those settings.  It knows the panel only as a
-:class:`SessionView`.  :func:`ask_log_path` is the dialog that picks a log to follow,
-:func:`ask_run_path` the one that picks a real run's folder, and :func:`is_run_path` tells
-which of the two a path given to ``--follow`` is.
+See docs/gui.md (Session) and docs/event-log.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """The result tabs: the views of the shown trace, built once and refilled for every run.
 
-:class:`ResultTabs` holds the eleven tabs (:data:`TABS` names them in order) and the trace
-they show, and moves between them: to a section or a candidate's place in the context, to
-a candidate's row in its table.  What it cannot do itself (a status-bar message) it says
-with :attr:`ResultTabs.message`.  The Window panel's view is filled here too, with the
-tabs, though the window docks it.
+:data:`TABS` names them in order.  See docs/gui.md.
 """
 
 from __future__ import annotations
@@ -38,19 +34,21 @@ SENSITIVITY_TIP = (
     "context, worked out exactly; the smallest change that brings it in, and what it pushes out"
 )
 
-TABS = (
-    "sections",
-    "paragraphs",
-    "rules",
-    "computed",
-    "trimming",
-    "context",
-    "whatif",
-    "compare",
-    "task",
-    "findings",
-    "prompt",
-)
+#: The tabs in order, by name, with their titles (the Findings and What-if titles get marks).
+TAB_TITLES = {
+    "sections": "Sections",
+    "paragraphs": "Paragraphs",
+    "rules": "Rules",
+    "computed": "Computed",
+    "trimming": "Trimming",
+    "context": "Context",
+    "whatif": "What-if",
+    "compare": "Compare",
+    "task": "Task",
+    "findings": "Findings",
+    "prompt": "Prompt",
+}
+TABS = tuple(TAB_TITLES)
 
 
 def item_of(trace: Trace | None, row: object) -> Item | None:
@@ -67,7 +65,12 @@ def item_of(trace: Trace | None, row: object) -> Item | None:
 
 class ResultTabs(QTabWidget):
     """The eleven result tabs over the shown trace (``trace``; None from opening a project until
-    its first task is shown), and the Window panel's view (``window_view``)."""
+    its first task is shown), and the Window panel's view (``window_view``).
+
+    Each tab's view is the attribute named as the tab in :data:`TABS`: ``sections``,
+    ``paragraphs``, ``rules``, ``computed``, ``trimming``, ``context``, ``whatif``,
+    ``compare``, ``task``, ``findings``, ``prompt``.
+    """
 
     message = Signal(str, int)  # a status-bar message and how long it shows, in ms
 
@@ -79,7 +82,7 @@ class ResultTabs(QTabWidget):
         self.tabBar().setUsesScrollButtons(False)
         self.tabBar().setElideMode(Qt.TextElideMode.ElideRight)
         self.trace: Trace | None = None
-        self.sections_tab = SectionsTab(self)
+        self.sections = SectionsTab(self)
         self.paragraphs = RecordTable(paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs", fit=True)
         # A paragraph's score is the number of its matched keywords, which are shown.
         self.paragraphs.row_actions.hide_columns("Score")
@@ -88,54 +91,43 @@ class ResultTabs(QTabWidget):
         # reason); hidden, the reason has room at 1280x800.  The header's menu shows them.
         self.rules.row_actions.hide_columns("Trigger", "Needed", "Left")
         self.trimming = TrimmingTab(self)
-        self.context_view = ContextView(self)
-        self.computed_tab = ComputedTab(self)
-        self.computed_tab.itemActivated.connect(self.jump_to_item)
+        self.context = ContextView(self)
+        self.computed = ComputedTab(self)
+        self.computed.itemActivated.connect(self.jump_to_item)
         # Made among the tab views, where the keyboard's Tab order has always had it.
         self.window_view = WindowLayoutTab(self)
         self.whatif = WhatIfTab(self)
-        self.compare_tab = CompareTab(compare_lane, self)
-        self.task_tab = TaskTab(self)
-        self.findings_tab = FindingsTab(self)
-        self.prompt_view = PromptView(self)
-        for widget, title, tip in (
-            (self.sections_tab, "Sections", "Token share of each section against its budget"),
-            (self.paragraphs, "Paragraphs", "Every candidate spec paragraph, its score and fate"),
-            (self.rules, "Rules", "Every security rule file and why it matched or was skipped"),
-            (
-                self.computed_tab,
-                "Computed",
-                "The task's signals (every profile); the computed profile's knowledge, prior work and code "
-                "references with their scores and fates, its Context Debug record; the nine-section versions' "
-                "engineering rules, MCP servers, switches and repository map, their cuts and compact mode",
-            ),
-            (self.trimming, "Trimming", "The cuts, in order, with tokens before and after"),
-            (self.context_view, "Context", "The assembled context, exactly as the worker sees it"),
-            (self.whatif, "What-if", "This run against the pinned baseline: token deltas, what entered or left"),
-            (self.compare_tab, "Compare", "This task assembled two ways side by side: two profiles, or two settings"),
-            (self.task_tab, "Task", "The task's keywords and the effective settings"),
-            (
-                self.findings_tab,
-                "Findings",
-                "What ctxviewer found: matched rule files cut for budget, empty sections, ties, ... "
-                "for this task or every task of the feature",
-            ),
-            (
-                self.prompt_view,
-                "Prompt",
-                "The whole prompt upstream's worker gives the model for this task, each part with its source "
-                "and counts",
-            ),
-        ):
-            index = self.addTab(widget, title)
-            self.setTabToolTip(index, tip)
-        self.sections_tab.sectionClicked.connect(self.jump_to_section)
+        self.compare = CompareTab(compare_lane, self)
+        self.task = TaskTab(self)
+        self.findings = FindingsTab(self)
+        self.prompt = PromptView(self)
+        tips = {
+            "sections": "Token share of each section against its budget",
+            "paragraphs": "Every candidate spec paragraph, its score and fate",
+            "rules": "Every security rule file and why it matched or was skipped",
+            "computed": "The task's signals (every profile); the computed profile's knowledge, prior work and code "
+            "references with their scores and fates, its Context Debug record; the nine-section versions' "
+            "engineering rules, MCP servers, switches and repository map, their cuts and compact mode",
+            "trimming": "The cuts, in order, with tokens before and after",
+            "context": "The assembled context, exactly as the worker sees it",
+            "whatif": "This run against the pinned baseline: token deltas, what entered or left",
+            "compare": "This task assembled two ways side by side: two profiles, or two settings",
+            "task": "The task's keywords and the effective settings",
+            "findings": "What ctxviewer found: matched rule files cut for budget, empty sections, ties, ... "
+            "for this task or every task of the feature",
+            "prompt": "The whole prompt upstream's worker gives the model for this task, each part with its source "
+            "and counts",
+        }
+        for name, title in TAB_TITLES.items():
+            index = self.addTab(self.view(name), title)
+            self.setTabToolTip(index, tips[name])
+        self.sections.sectionClicked.connect(self.jump_to_section)
         #: "What would get it in?": a page of the detail pane of each candidate table.
         self.sensitivity_views: dict[str, SensitivityView] = {}
         for name, table in (
             ("paragraphs", self.paragraphs),
             ("rules", self.rules),
-            ("computed", self.computed_tab.entries),
+            ("computed", self.computed.entries),
         ):
             view = SensitivityView(table)
             table.add_detail_page(view, SENSITIVITY_TITLE, SENSITIVITY_TIP)
@@ -144,12 +136,19 @@ class ResultTabs(QTabWidget):
         self.paragraphs.rowActivated.connect(self.jump_to_item)
         self.rules.rowActivated.connect(self.jump_to_item)
 
+    def view(self, name: str) -> QWidget:
+        """The view of the tab *name* (one of :data:`TABS`)."""
+        if name not in TAB_TITLES:
+            raise KeyError(name)
+        widget: QWidget = getattr(self, name)
+        return widget
+
     def show_trace(self, trace: Trace, lexed: LexedText | None = None) -> None:
         """Fill every tab but What-if and Findings (and the Window view) with *trace*."""
         self.trace = trace
         for view in self.sensitivity_views.values():
             view.set_item(None)  # the row selected again below names the new run's candidate
-        self.sections_tab.set_trace(trace)
+        self.sections.set_trace(trace)
         self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), columns=paragraph_columns(trace.tokenizer))
         self.rules.set_rows(trace.items_of(RULE_FILE), columns=rule_columns(trace.tokenizer))
         # Start with the most telling candidate explained: a truncated paragraph (the cut
@@ -158,9 +157,9 @@ class ResultTabs(QTabWidget):
             self.paragraphs.select(lambda i: i.rank == 1)
         self.rules.select(lambda i: True)
         self.trimming.set_trace(trace)
-        self.context_view.set_trace(trace, lexed)
-        self.task_tab.set_trace(trace)
-        self.computed_tab.set_trace(trace)
+        self.context.set_trace(trace, lexed)
+        self.task.set_trace(trace)
+        self.computed.set_trace(trace)
         self.window_view.set_trace(trace)
 
     # -- titles ---------------------------------------------------------------------------------
@@ -187,7 +186,7 @@ class ResultTabs(QTabWidget):
             self.message.emit(f"{name} is not in the context", 4000)
             return
         self.show_tab("context")
-        self.context_view.show_span(*section.span)
+        self.context.show_span(*section.span)
 
     def jump_to_item(self, item: Item) -> None:
         """Show *item* selected in the Context tab (or say why it is not there)."""
@@ -195,7 +194,7 @@ class ResultTabs(QTabWidget):
             self.message.emit(f"{item.source} is not in the context: {item.reason}", 6000)
             return
         self.show_tab("context")
-        self.context_view.show_span(*item.span)
+        self.context.show_span(*item.span)
 
     def go_to_item_id(self, item_id: str, baseline: Trace | None) -> None:
         """Show the candidate *item_id* in its table; one only in the *baseline* is said in words."""
@@ -213,7 +212,7 @@ class ResultTabs(QTabWidget):
         """Show the paragraph, rule file or computed entry *item_id* selected in its table."""
         if kind not in (SPEC_PARAGRAPH, RULE_FILE):
             self.show_tab("computed")
-            self.computed_tab.select_item(item_id)
+            self.computed.select_item(item_id)
             return
         table = self.paragraphs if kind == SPEC_PARAGRAPH else self.rules
         self.show_tab("paragraphs" if kind == SPEC_PARAGRAPH else "rules")

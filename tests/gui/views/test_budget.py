@@ -50,7 +50,7 @@ def test_each_field_reassembles_as_the_engine_does(
     qtbot, window: MainWindow, key: str, typed: str, override: dict[str, Any]
 ) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    trace = _tuned_trace(qtbot, window, lambda: _type(qtbot, window.budget, key, typed))
+    trace = _tuned_trace(qtbot, window, lambda: _type(qtbot, window.docks.budget, key, typed))
     expected = assemble(load_project(LEDGER), FEATURE, TASK, override)
     assert trace.context == expected.context
     assert trace.items == expected.items
@@ -60,14 +60,14 @@ def test_each_field_reassembles_as_the_engine_does(
 
 def test_tokenizer_choice_reassembles(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    trace = _tuned_trace(qtbot, window, lambda: window.budget.tokenizer.setCurrentText("o200k_base"))
+    trace = _tuned_trace(qtbot, window, lambda: window.docks.budget.tokenizer.setCurrentText("o200k_base"))
     assert trace.tokenizer == "o200k_base"
     assert trace.context == assemble(load_project(LEDGER), FEATURE, TASK, {"tokenizer": "o200k_base"}).context
 
 
 def test_dragging_the_budget_slider_reassembles_once_settled(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    panel = window.budget
+    panel = window.docks.budget
     slider = panel.rows["budget"].slider
     assert slider is not None
     spec = panel.rows["budget"].spec
@@ -101,7 +101,7 @@ def test_dragging_the_budget_slider_reassembles_once_settled(qtbot, window: Main
 )
 def test_invalid_values_are_refused_where_typed(qtbot, window: MainWindow, key: str, typed: str, message: str) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    panel = window.budget
+    panel = window.docks.budget
     before = panel.settings()
     with qtbot.assertNotEmitted(panel.settingsChanged, wait=400):
         _type(qtbot, panel, key, typed)
@@ -117,20 +117,20 @@ def test_invalid_values_are_refused_where_typed(qtbot, window: MainWindow, key: 
 
 def test_undo_redo_and_reset(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    panel = window.budget
+    panel = window.docks.budget
     _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "budget", "1200"))
     trace = _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "top_k", "1"))
     assert (trace.budget, trace.settings["top_k"].value) == (1200, 1)
 
-    trace = _tuned_trace(qtbot, window, window.undo_action.trigger)
+    trace = _tuned_trace(qtbot, window, window.menus["run.undo"].trigger)
     assert (trace.budget, trace.settings["top_k"].value) == (1200, 5)
     assert panel.rows["top_k"].field.text() == "5"
-    trace = _tuned_trace(qtbot, window, window.redo_action.trigger)
+    trace = _tuned_trace(qtbot, window, window.menus["run.redo"].trigger)
     assert trace.settings["top_k"].value == 1
 
     trace = _tuned_trace(qtbot, window, panel.reset_button.click)
     assert (trace.budget, trace.settings["top_k"].value) == (4000, 5)
-    assert window.tuned is None and not panel.is_tuned()
+    assert window.tuner.tuned is None and not panel.is_tuned()
     assert trace.settings["budget"].origin != "gui"
     # Reset is itself undoable.
     trace = _tuned_trace(qtbot, window, panel.undo_stack.undo)
@@ -139,7 +139,7 @@ def test_undo_redo_and_reset(qtbot, window: MainWindow) -> None:
 
 def test_quick_edits_are_debounced_into_one_run(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    panel = window.budget
+    panel = window.docks.budget
     emitted: list[object] = []
     panel.settingsChanged.connect(emitted.append)
     trace = _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "budget", "2750"))
@@ -150,7 +150,7 @@ def test_quick_edits_are_debounced_into_one_run(qtbot, window: MainWindow) -> No
 
 def test_the_buffer_is_shown_and_follows_the_shares(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    panel = window.budget
+    panel = window.docks.budget
     assert panel.buffer_label.text() == "20% \u00b7 800"  # 4,000 - 1,200 - 2,000
     _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "spec_share", "60"))
     assert panel.buffer_label.text() == "10% \u00b7 400"
@@ -162,11 +162,11 @@ def test_save_writes_ctxviewer_yaml_and_reloads(qtbot, window: MainWindow, tmp_p
     shutil.copytree(LEDGER, root)
     system_config = (root / ".mahabharatha/config.yaml").read_bytes()
     open_and_wait(qtbot, window, root, FEATURE, TASK)
-    _tuned_trace(qtbot, window, lambda: _type(qtbot, window.budget, "budget", "2200"))
-    _tuned_trace(qtbot, window, lambda: _type(qtbot, window.budget, "zones", "compaction=75"))
+    _tuned_trace(qtbot, window, lambda: _type(qtbot, window.docks.budget, "budget", "2200"))
+    _tuned_trace(qtbot, window, lambda: _type(qtbot, window.docks.budget, "zones", "compaction=75"))
 
     with qtbot.waitSignal(window.settingsSaved) as saved, qtbot.waitSignal(window.traceShown, timeout=20_000):
-        window.save_settings(confirm=False)
+        window.tuner.save(confirm=False)
     result = saved.args[0]
     assert [c.key for c in result.changes] == ["budget", "zones"]
     data = yaml.safe_load((root / "ctxviewer.yaml").read_text(encoding="utf-8"))
@@ -175,18 +175,18 @@ def test_save_writes_ctxviewer_yaml_and_reloads(qtbot, window: MainWindow, tmp_p
     # Reloaded: the saved values are now the project's own, nothing is left tuned.
     assert window.project is not None and window.project.settings.budget == 2200
     assert window.project.settings.origin("budget") == "ctxviewer.yaml"
-    assert not window.budget.is_tuned() and window.current == (FEATURE, TASK)
-    assert "budget: 4,000 \u2192 2,200" in window.budget.state.text()
+    assert not window.docks.budget.is_tuned() and window.current == (FEATURE, TASK)
+    assert "budget: 4,000 \u2192 2,200" in window.docks.budget.state.text()
 
 
 def test_saving_over_a_broken_ctxviewer_yaml_is_refused(qtbot, window: MainWindow, tmp_path: Path) -> None:
     root = tmp_path / "ledger"
     shutil.copytree(LEDGER, root)
     open_and_wait(qtbot, window, root, FEATURE, TASK)
-    _tuned_trace(qtbot, window, lambda: _type(qtbot, window.budget, "budget", "2200"))
+    _tuned_trace(qtbot, window, lambda: _type(qtbot, window.docks.budget, "budget", "2200"))
     (root / "ctxviewer.yaml").write_text("budget: [broken\n", encoding="utf-8")
     with qtbot.assertNotEmitted(window.settingsSaved):
-        window.save_settings(confirm=False)
+        window.tuner.save(confirm=False)
     assert any("settings not saved" in m for m in window.problems.messages)
     assert (root / "ctxviewer.yaml").read_text(encoding="utf-8") == "budget: [broken\n"
 
@@ -214,7 +214,7 @@ def test_parse_zones() -> None:
 
 def test_enter_tidies_the_typed_number(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    panel = window.budget
+    panel = window.docks.budget
     _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "budget", "3500"))
     qtbot.keyClick(panel.rows["budget"].field, Qt.Key.Key_Return)
     assert panel.rows["budget"].field.text() == "3,500"
@@ -223,12 +223,12 @@ def test_enter_tidies_the_typed_number(qtbot, window: MainWindow) -> None:
 def test_the_panel_says_what_the_settings_do(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
     with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
-        window.budget.set_values({"max_context_tokens": 18_000})
-        window.budget.flush()
+        window.docks.budget.set_values({"max_context_tokens": 18_000})
+        window.docks.budget.flush()
     replay = shown.args[0]
     assert replay.first_checkpoint is not None
     step = replay.steps[replay.first_checkpoint]
-    text = window.budget.effect.text()
+    text = window.docks.budget.effect.text()
     assert f"checkpoint after task {step.index + 1} of {len(replay.steps)} ({step.task_id}" in text
     trace = window.trace
     assert trace is not None
@@ -237,23 +237,23 @@ def test_the_panel_says_what_the_settings_do(qtbot, window: MainWindow) -> None:
 
 def test_undo_while_typing_drops_the_typed_value(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    panel = window.budget
+    panel = window.docks.budget
     _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "spec_share", "40"))
     panel.rows["budget"].field.setFocus()
     _type(qtbot, panel, "budget", "1500")  # still pending: typing has not paused yet
     assert panel.is_pending()
-    trace = _tuned_trace(qtbot, window, window.undo_action.trigger)
+    trace = _tuned_trace(qtbot, window, window.menus["run.undo"].trigger)
     # The spec share change is undone and the typed budget never applied.
     assert (trace.budget, trace.settings["spec_share"].value) == (4000, 0.5)
     assert panel.rows["budget"].field.text() == "4,000"
     assert panel.undo_stack.count() == 1 and panel.undo_stack.index() == 0 and not panel.is_tuned()
-    trace = _tuned_trace(qtbot, window, window.redo_action.trigger)
+    trace = _tuned_trace(qtbot, window, window.menus["run.redo"].trigger)
     assert (trace.budget, trace.settings["spec_share"].value) == (4000, 0.4)
 
 
 def test_reset_while_typing_does_not_reapply_the_typed_value(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    panel = window.budget
+    panel = window.docks.budget
     _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "top_k", "2"))
     _type(qtbot, panel, "budget", "1500")
     trace = _tuned_trace(qtbot, window, panel.reset)
@@ -265,15 +265,15 @@ def test_reset_while_typing_does_not_reapply_the_typed_value(qtbot, window: Main
 
 def test_a_new_base_shows_in_a_focused_field(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    field = window.budget.rows["budget"].field
+    field = window.docks.budget.rows["budget"].field
     field.setFocus()
-    window.budget.set_base(window.budget.base.with_overrides({"budget": 3200}, "ctxviewer.yaml"))
+    window.docks.budget.set_base(window.docks.budget.base.with_overrides({"budget": 3200}, "ctxviewer.yaml"))
     assert field.text() == "3,200"
 
 
 def test_an_accepted_change_clears_other_fields_stale_refusals(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    panel = window.budget
+    panel = window.docks.budget
     _type(qtbot, panel, "security_share", "90")  # 90 + 50 = 140%: refused
     assert panel.rows["security_share"].message.isVisible()
     _tuned_trace(qtbot, window, lambda: _type(qtbot, panel, "spec_share", "40"))
@@ -293,13 +293,13 @@ def test_an_accepted_change_clears_other_fields_stale_refusals(qtbot, window: Ma
     ],
 )
 def test_set_values_refuses_what_it_cannot_apply(window: MainWindow, values: dict[str, Any], message: str) -> None:
-    assert message in window.budget.set_values(values)
-    assert not window.budget.is_tuned()
+    assert message in window.docks.budget.set_values(values)
+    assert not window.docks.budget.is_tuned()
 
 
 def test_set_values_takes_zones_as_typed(window: MainWindow) -> None:
-    assert window.budget.set_values({"zones": "compaction=75"}) == ""
-    assert window.budget.settings().zones == (("compaction", 75.0),)
+    assert window.docks.budget.set_values({"zones": "compaction=75"}) == ""
+    assert window.docks.budget.settings().zones == (("compaction", 75.0),)
 
 
 @pytest.mark.parametrize(("text", "share"), [("35", 0.35), ("35%", 0.35), ("0.35", 0.35), ("0.5%", 0.005), ("1", 0.01)])
@@ -310,16 +310,16 @@ def test_shares_take_percents_or_fractions(text: str, share: float) -> None:
 
 
 def test_without_a_project_the_panel_waits(window: MainWindow) -> None:
-    assert not window.budget.isEnabled()
-    assert not window.budget.undo_button.isEnabled() and not window.budget.redo_button.isEnabled()
-    window._on_tuned(window.budget.settings())  # nothing to run, and no error
-    assert window.run_settings() == window.budget.settings()
+    assert not window.docks.budget.isEnabled()
+    assert not window.docks.budget.undo_button.isEnabled() and not window.docks.budget.redo_button.isEnabled()
+    window.docks.budget.settingsChanged.emit(window.docks.budget.settings())  # nothing to run, and no error
+    assert window.run_settings() == window.docks.budget.settings()
 
 
 def test_a_negative_budget_gets_the_engines_range_message(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    _type(qtbot, window.budget, "budget", "-100")
-    assert "must be between 1 and 10,000,000" in window.budget.rows["budget"].message.text()
+    _type(qtbot, window.docks.budget, "budget", "-100")
+    assert "must be between 1 and 10,000,000" in window.docks.budget.rows["budget"].message.text()
 
 
 def test_the_profile_dims_what_it_does_not_use_and_each_pick_is_one_undo_step(qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -193,43 +193,43 @@ def test_a_bad_side_cancels_the_comparison_in_flight(qtbot, tab: CompareTab, pro
 
 def test_reruns_when_the_task_changes_while_shown_and_when_shown(qtbot, window: MainWindow, tmp_path: Path) -> None:
     root = make_compare_project(tmp_path / "proj")
-    window.show_tab("compare")
-    window.compare_tab.set_spec("mahabharatha,mahabharatha:top_k=1")
-    with qtbot.waitSignal(window.compare_tab.compared, timeout=20_000) as first:
+    window.tabs.show_tab("compare")
+    window.tabs.compare.set_spec("mahabharatha,mahabharatha:top_k=1")
+    with qtbot.waitSignal(window.tabs.compare.compared, timeout=20_000) as first:
         open_and_wait(qtbot, window, root, "feat", "T1")
     assert first.args[0].current.task_id == "T1"
 
-    with qtbot.waitSignal(window.compare_tab.compared, timeout=20_000) as second:
+    with qtbot.waitSignal(window.tabs.compare.compared, timeout=20_000) as second:
         window.select_task("feat", "T2")
     diff = second.args[0]
     # T2 "Session" scores only P1 (P2 has no 'session'): top_k 1 changes nothing.
     assert (diff.current.task_id, diff.items) == ("T2", ())
 
     # Hidden, the tab waits; shown again, it compares the task now selected.
-    window.show_tab("sections")
-    submitted = window.compare_lane.generation
+    window.tabs.show_tab("sections")
+    submitted = window.lanes.compare.generation
     with qtbot.waitSignal(window.traceShown, timeout=20_000):
         window.select_task("feat", "T1")
-    assert window.compare_lane.generation == submitted and not window.compare_lane.is_busy()
-    with qtbot.waitSignal(window.compare_tab.compared, timeout=20_000) as third:
-        window.show_tab("compare")
+    assert window.lanes.compare.generation == submitted and not window.lanes.compare.is_busy()
+    with qtbot.waitSignal(window.tabs.compare.compared, timeout=20_000) as third:
+        window.tabs.show_tab("compare")
     assert third.args[0].current.task_id == "T1"
 
 
 def test_the_window_waits_for_the_comparison_before_it_is_settled(qtbot, window: MainWindow, tmp_path: Path) -> None:
     root = make_compare_project(tmp_path / "proj")
-    window.compare_tab.set_spec("mahabharatha,mahabharatha:budget=1000")
-    window.show_tab("compare")
+    window.tabs.compare.set_spec("mahabharatha,mahabharatha:budget=1000")
+    window.tabs.show_tab("compare")
     window.open_project(root, "feat", "T1")
     qtbot.waitUntil(window.is_settled, timeout=30_000)
-    diff = window.compare_tab.diff()
+    diff = window.tabs.compare.diff()
     assert diff is not None and diff.current.budget == 1000
 
 
 def test_the_budget_dock_chooses_the_profile_of_the_main_run(qtbot, window: MainWindow, tmp_path: Path) -> None:
     root = make_compare_project(tmp_path / "proj")
     open_and_wait(qtbot, window, root, "feat", "T1")
-    combo = window.budget.profile
+    combo = window.docks.budget.profile
     assert combo.currentText() == "mahabharatha"
     assert combo.itemData(PROFILES.index("drift"), Qt.ItemDataRole.ToolTipRole) == (
         f"drift: {profile_of('drift').summary}"
@@ -242,28 +242,28 @@ def test_the_budget_dock_chooses_the_profile_of_the_main_run(qtbot, window: Main
 
     # shaktiman refuses a budget above 32,768: the choice is refused where it was made.
     with qtbot.waitSignal(window.traceShown, timeout=20_000):
-        window.budget.set_values({"budget": 40_000})
+        window.docks.budget.set_values({"budget": 40_000})
     combo.setCurrentText("shaktiman")
-    assert window.budget.profile_message.isVisible()
-    assert "the shaktiman profile takes a budget of 256-32,768 tokens" in window.budget.profile_message.text()
-    assert combo.currentText() == "drift" and window.budget.settings().profile == "drift"
+    assert window.docks.budget.profile_message.isVisible()
+    assert "the shaktiman profile takes a budget of 256-32,768 tokens" in window.docks.budget.profile_message.text()
+    assert combo.currentText() == "drift" and window.docks.budget.settings().profile == "drift"
 
 
 def test_opening_another_project_clears_the_comparison(qtbot, window: MainWindow, tmp_path: Path) -> None:
     from tests.gui.conftest import EDGE
 
-    window.show_tab("sections")
+    window.tabs.show_tab("sections")
     open_and_wait(qtbot, window, make_compare_project(tmp_path / "proj"), "feat", "T1")
-    with qtbot.waitSignal(window.compare_tab.compared, timeout=20_000):
-        window.show_tab("compare")
-    window.show_tab("sections")  # hidden: the new project's task waits to be compared
+    with qtbot.waitSignal(window.tabs.compare.compared, timeout=20_000):
+        window.tabs.show_tab("compare")
+    window.tabs.show_tab("sections")  # hidden: the new project's task waits to be compared
     open_and_wait(qtbot, window, EDGE)
     assert (
-        window.compare_tab.diff() is None
-        and window.compare_tab.header.text() == "Choose a profile (and settings) for each side, then Compare."
+        window.tabs.compare.diff() is None
+        and window.tabs.compare.header.text() == "Choose a profile (and settings) for each side, then Compare."
     )
-    with qtbot.waitSignal(window.compare_tab.compared, timeout=20_000) as shown:
-        window.show_tab("compare")
+    with qtbot.waitSignal(window.tabs.compare.compared, timeout=20_000) as shown:
+        window.tabs.show_tab("compare")
     assert shown.args[0].current.project == str(EDGE)
 
 

@@ -37,35 +37,35 @@ def test_counts_worst_and_the_header_line() -> None:
 
 
 def _rows_of(window: MainWindow) -> list[FindingRow]:
-    return list(window.findings_tab.rows())
+    return list(window.tabs.findings.rows())
 
 
 def test_a_cut_rule_file_shows_in_the_header_the_tab_and_goes_to_its_row(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
-    cut = [r for r in window.task_findings if r.code == "rule-cut"]
+    cut = [r for r in window.findings.rows if r.code == "rule-cut"]
     assert [(r.item, r.severity, r.task) for r in cut] == [(JS_RULE, ERROR, "CHK-L1-001")]
     assert cut[0].item_label == "languages/javascript/CLAUDE.md"
     # The header's line names it and opens the list.
-    assert window.findings_label.isVisible()
-    assert CODES["rule-cut"][1] in window.findings_label.text()
-    window.findings_label.linkActivated.emit("findings")
-    assert window.current_tab() == "findings" and window.findings_tab.this_task.isChecked()
+    assert window.findings_line.isVisible()
+    assert CODES["rule-cut"][1] in window.findings_line.text()
+    window.findings_line.linkActivated.emit("findings")
+    assert window.tabs.current_tab() == "findings" and window.tabs.findings.this_task.isChecked()
     assert any(r.code == "rule-cut" for r in _rows_of(window))
     # Enter on the finding: the rule file, selected in the Rules tab.
-    table = window.findings_tab.table
+    table = window.tabs.findings.table
     assert table.select(lambda r: r.code == "rule-cut")
     table.view.setFocus()
     qtbot.keyClick(table.view, Qt.Key.Key_Return)
-    assert window.current_tab() == "rules"
-    assert window.rules.current_row().id == JS_RULE
+    assert window.tabs.current_tab() == "rules"
+    assert window.tabs.rules.current_row().id == JS_RULE
 
 
 def test_the_background_pass_marks_every_task_whose_rule_file_is_cut(qtbot, window: MainWindow) -> None:
     with qtbot.waitSignal(window.batchFinished, timeout=60_000):
         open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
-    cut = {key for key, total in window.batch_totals.items() if any(f.code == "rule-cut" for f in total.findings)}
-    assert len(window.batch_totals) == 16 and len(cut) == 15
-    outline, model = window.outline, window.outline.model
+    cut = {key for key, total in window.batch.totals.items() if any(f.code == "rule-cut" for f in total.findings)}
+    assert len(window.batch.totals) == 16 and len(cut) == 15
+    outline, model = window.docks.outline, window.docks.outline.model
     for f_row in range(model.rowCount()):
         feature = model.index(f_row, 0)
         for t_row in range(model.rowCount(feature)):
@@ -77,26 +77,26 @@ def test_the_background_pass_marks_every_task_whose_rule_file_is_cut(qtbot, wind
             if at in cut:  # an error marker, and the tooltip lists the finding
                 assert icon is not None and not icon.isNull(), at
                 assert f"{at[1]}: " in tip and "error" in tip.split("\n\n", 1)[1], at
-            elif not window.batch_totals[at].findings:
+            elif not window.batch.totals[at].findings:
                 assert icon is None and "finding" not in tip, at
     # The feature's list holds every cart-checkout task's cut, in task order.
-    window.show_findings(feature=True)
+    window.findings.show(feature=True)
     tasks = [t.id for t in window.project.feature("cart-checkout").tasks]
     listed = [r.task for r in _rows_of(window) if r.code == "rule-cut"]
     assert listed == [t for t in tasks if ("cart-checkout", t) in cut]
-    assert "not assessed yet" not in window.findings_tab.summary.text()
+    assert "not assessed yet" not in window.tabs.findings.summary.text()
 
 
 def test_a_finding_of_another_task_selects_that_task_first(qtbot, window: MainWindow) -> None:
     with qtbot.waitSignal(window.batchFinished, timeout=60_000):
         open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
-    window.show_findings(feature=True)
+    window.findings.show(feature=True)
     other = next(r for r in _rows_of(window) if r.code == "rule-cut" and r.task != "CHK-L1-001")
     with qtbot.waitSignal(window.traceShown, timeout=30_000):
-        window.findings_tab.findingActivated.emit(other)
+        window.tabs.findings.findingActivated.emit(other)
     assert window.trace is not None and window.trace.task_id == other.task
-    assert window.current_tab() == "rules"
-    assert window.rules.current_row().id == JS_RULE
+    assert window.tabs.current_tab() == "rules"
+    assert window.tabs.rules.current_row().id == JS_RULE
 
 
 def test_a_generated_project_marks_only_the_task_whose_matched_rule_is_cut(qtbot, window, tmp_path) -> None:
@@ -129,15 +129,15 @@ def test_a_generated_project_marks_only_the_task_whose_matched_rule_is_cut(qtbot
     )
     with qtbot.waitSignal(window.batchFinished, timeout=60_000):
         open_and_wait(qtbot, window, root, "feat", "T-1")
-    assert [(r.code, r.item) for r in window.task_findings if r.code == "rule-cut"] == [("rule-cut", JS_RULE)]
-    assert window.findings_label.isVisible()
-    cut = {k[1] for k, t in window.batch_totals.items() if any(f.code == "rule-cut" for f in t.findings)}
+    assert [(r.code, r.item) for r in window.findings.rows if r.code == "rule-cut"] == [("rule-cut", JS_RULE)]
+    assert window.findings_line.isVisible()
+    cut = {k[1] for k, t in window.batch.totals.items() if any(f.code == "rule-cut" for f in t.findings)}
     assert cut == {"T-1"}
-    model = window.outline.model
+    model = window.docks.outline.model
     feature = model.index(0, 0)
     icons = [model.index(r, 0, feature).data(Qt.ItemDataRole.DecorationRole) for r in range(2)]
     assert icons[0].cacheKey() == severity_icon(ERROR).cacheKey()  # the error marker
-    others = window.batch_totals[("feat", "T-2")].findings
+    others = window.batch.totals[("feat", "T-2")].findings
     assert worst(others) != ERROR  # T-2 has no error: at most a warning or info marker
     if others:
         assert icons[1].cacheKey() == severity_icon(worst(others)).cacheKey()
@@ -175,17 +175,17 @@ def test_generated_projects_call_only_lost_candidates_drops_in_the_window(qtbot,
         first = sorted(matches)[0]
         with qtbot.waitSignal(window.batchFinished, timeout=60_000):
             trace = open_and_wait(qtbot, window, root, "feat", first)
-        marked = {k[1] for k, t in window.batch_totals.items() if any(f.code == "rule-cut" for f in t.findings)}
+        marked = {k[1] for k, t in window.batch.totals.items() if any(f.code == "rule-cut" for f in t.findings)}
         assert marked == expected_cut, seed
-        model = window.outline.model
+        model = window.docks.outline.model
         feature = model.index(0, 0)
         for r in range(model.rowCount(feature)):
             index = model.index(r, 0, feature)
-            task_id = window.outline.task_at(window.outline.proxy.mapFromSource(index))[1]
+            task_id = window.docks.outline.task_at(window.docks.outline.proxy.mapFromSource(index))[1]
             icon = index.data(Qt.ItemDataRole.DecorationRole)
             if task_id in expected_cut:
                 assert icon.cacheKey() == severity_icon(ERROR).cacheKey(), (seed, task_id)
-        for table, kinds in ((window.rules, "rule_file"), (window.paragraphs, "spec_paragraph")):
+        for table, kinds in ((window.tabs.rules, "rule_file"), (window.tabs.paragraphs, "spec_paragraph")):
             items = [i for i in trace.items if i.kind == kinds]
             for fate, button in table.status_buttons.items():
                 button.setChecked(fate in DROPS)
@@ -214,4 +214,4 @@ def test_the_status_bar_counts_one_task_in_the_singular(qtbot, window, tmp_path)
     root = make_project(tmp_path, [{"id": "T", "title": "Only task", "files": {}}], requirements="Only task.\n")
     with qtbot.waitSignal(window.batchFinished, timeout=60_000):
         open_and_wait(qtbot, window, root, "feat", "T")
-    assert window.batch_label.text() == "1 task, 0 over budget, 0 with error findings"
+    assert window.status.batch_label.text() == "1 task, 0 over budget, 0 with error findings"

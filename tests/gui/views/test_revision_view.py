@@ -111,7 +111,7 @@ def test_the_run_menu_opens_it_for_the_task_shown(qtbot, window: MainWindow, tmp
     action = next(a for a in window.findChildren(QAction) if a.text().replace("&", "") == "Compare Revisions\u2026")
     assert action.shortcut().toString() == "Ctrl+Shift+D"
     action.trigger()
-    dialog = window.revision_dialog
+    dialog = window.revisions.dialog
     assert dialog is not None and dialog.isVisible()
     qtbot.waitUntil(lambda: dialog.rev_a.count() == 2, timeout=20_000)
     assert dialog.task_label.text() == "Task feat/T1 of proj"
@@ -120,4 +120,4 @@ def test_the_run_menu_opens_it_for_the_task_shown(qtbot, window: MainWindow, tmp
     assert blocker.args[0].tasks[0].unchanged
     assert dialog.state.text() == "Done: no candidate moved."
     dialog.close()
-    assert window.revision_lane.state is RunState.DONE
+    assert window.lanes.revisions.state is RunState.DONE

@@ -132,8 +132,8 @@ def _select_row(table, predicate) -> object:
 
 def test_ctrl_c_in_the_paragraphs_table_copies_the_rows(qtbot, window: MainWindow, project: Path) -> None:
     trace = open_and_wait(qtbot, window, project)
-    window.show_tab("paragraphs")
-    table = window.paragraphs
+    window.tabs.show_tab("paragraphs")
+    table = window.tabs.paragraphs
     second = _select_row(table, lambda i: i.rank == 2)  # "Rotate keys weekly.", line 3
     first_index = table.proxy.mapFromSource(table.model.index(table.model.row_of(lambda i: i.rank == 1), 0))
     table.view.selectionModel().select(
@@ -155,12 +155,12 @@ def test_ctrl_c_in_the_paragraphs_table_copies_the_rows(qtbot, window: MainWindo
 
 def test_row_menu_shows_the_paragraph_in_context_and_its_source_lines(qtbot, window: MainWindow, project: Path) -> None:
     trace = open_and_wait(qtbot, window, project)
-    window.show_tab("paragraphs")
-    _select_row(window.paragraphs, lambda i: i.rank == 2)
-    menu = window.paragraphs.row_actions.make_menu()
+    window.tabs.show_tab("paragraphs")
+    _select_row(window.tabs.paragraphs, lambda i: i.rank == 2)
+    menu = window.tabs.paragraphs.row_actions.make_menu()
     actions = {a.text(): a for a in menu.actions()}
     actions["Show source lines"].trigger()
-    dialog = window.source_dialog
+    dialog = window.source.dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.excerpt is not None
     # Line 3 with three lines either side, cut at the file's start: lines 1-6.
@@ -168,8 +168,8 @@ def test_row_menu_shows_the_paragraph_in_context_and_its_source_lines(qtbot, win
     assert [n for n, _ in dialog.excerpt.lines if dialog.excerpt.marked(n)] == [3]
     assert f"{MARK} 3  Rotate keys weekly." in dialog.text.toPlainText()
     actions["Show in context"].trigger()
-    assert window.current_tab() == "context"
-    start, end = window.context_view.selected_span()
+    assert window.tabs.current_tab() == "context"
+    start, end = window.tabs.context.selected_span()
     assert trace.context[start:end] == "Rotate keys weekly."
 
 
@@ -177,8 +177,8 @@ def test_context_menu_in_the_text_goes_to_the_table_and_copies_markdown(
     qtbot, window: MainWindow, project: Path
 ) -> None:
     trace = open_and_wait(qtbot, window, project)
-    window.show_tab("context")
-    view = window.context_view
+    window.tabs.show_tab("context")
+    view = window.tabs.context
     offset = trace.context.index("Rotate keys weekly.") + 3
     assert view.item_at(offset) is not None and view.item_at(offset).rank == 2
     cursor = view.editor.textCursor()
@@ -193,10 +193,10 @@ def test_context_menu_in_the_text_goes_to_the_table_and_copies_markdown(
         "```markdown\nRotate keys weekly.\n```\n"
     )
     actions["Show in the Paragraphs table"].trigger()
-    assert window.current_tab() == "paragraphs"
-    assert window.paragraphs.current_row().rank == 2
+    assert window.tabs.current_tab() == "paragraphs"
+    assert window.tabs.paragraphs.current_row().rank == 2
     # The side list offers the same for its candidates.
-    window.show_tab("context")
+    window.tabs.show_tab("context")
     model = view.outline_model
     spec = next(model.item(r) for r in range(model.rowCount()) if model.item(r).text() == "Spec excerpts")
     node = next(spec.child(r) for r in range(spec.rowCount()) if spec.child(r).text() == "requirements.md:3")
@@ -209,8 +209,8 @@ def test_context_menu_in_the_text_goes_to_the_table_and_copies_markdown(
 
 def test_at_1280x800_reasons_have_room_and_long_texts_have_tooltips(qtbot, window: MainWindow) -> None:
     trace = open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
-    for tab, table in (("paragraphs", window.paragraphs), ("rules", window.rules)):
-        window.show_tab(tab)
+    for tab, table in (("paragraphs", window.tabs.paragraphs), ("rules", window.tabs.rules)):
+        window.tabs.show_tab(tab)
         qtbot.waitUntil(lambda t=table: t.view.viewport().width() > 300)
         table.fit_columns()
         view, header = table.view, table.view.horizontalHeader()
@@ -226,10 +226,10 @@ def test_at_1280x800_reasons_have_room_and_long_texts_have_tooltips(qtbot, windo
             item = index.data(RowRole)
             assert item.reason in index.data(Qt.ItemDataRole.ToolTipRole)
     # The outline's task labels are cut at 1280x800; their tooltips carry the whole title.
-    tree = window.outline.tree
+    tree = window.docks.outline.tree
     first = tree.model().index(0, 0, tree.model().index(0, 0))
     title = window.project.feature("cart-checkout").tasks[0].title
-    assert window.outline.tooltip(first) == f"CHK-L1-001: {title}"
+    assert window.docks.outline.tooltip(first) == f"CHK-L1-001: {title}"
     assert trace.task_title == title
 
 
@@ -238,14 +238,14 @@ def test_trim_steps_and_the_tracker_speak_plainly(qtbot, window: MainWindow) -> 
     # fit the security budget, then each spec part keeps its top 5 paragraphs -- the design
     # part of this feature is architecture.md.  Words from the engine's step labels.
     trace = open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
-    table = window.trimming.table
+    table = window.tabs.trimming.table
     cells = [[table.proxy.index(r, c).data() for c in (1, 2, 3)] for r in range(table.proxy.rowCount())]
     assert cells == [
         ["Security rules", "rule file left out", "the security rule file languages/javascript/CLAUDE.md"],
         ["Spec excerpts", "kept the best paragraphs", "requirements.md"],
         ["Spec excerpts", "kept the best paragraphs", "architecture.md"],
     ]
-    labels = [bar.label for bar in window.trimming.chart.value().steps]
+    labels = [bar.label for bar in window.tabs.trimming.chart.value().steps]
     assert labels == [
         "1. the security rule file languages/javascript/CLAUDE.md: rule file left out",
         "2. requirements.md: kept the best paragraphs",
@@ -260,27 +260,27 @@ def test_trim_steps_and_the_tracker_speak_plainly(qtbot, window: MainWindow) -> 
     for before, after, removed in numbers:
         assert int(before.replace(",", "")) - int(after.replace(",", "")) == int(removed.replace(",", ""))
     # One task file (src/lib/http.ts): the tracker's share is 3,000 // 1, within [500, 3,000].
-    tip = window.tracker.fields["task_budget"].toolTip()
+    tip = window.docks.tracker.fields["task_budget"].toolTip()
     assert tip.startswith("3,000 tokens: the tracker's own share of the 3,000-token budget for one task")
-    files = window.tracker.files
+    files = window.docks.tracker.files
     assert files.proxy.index(0, 3).data() == "modified by the task"
 
 
 def test_the_search_results_open_at_a_useful_height(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
-    assert not window.search_dock.isVisible()
-    window.search.field.setText("payment")
-    qtbot.waitUntil(lambda: window.search_dock.isVisible())
+    assert not window.docks.search_dock.isVisible()
+    window.docks.search.field.setText("payment")
+    qtbot.waitUntil(lambda: window.docks.search_dock.isVisible())
     # Asked for 40% of the window (320 px); the central views' minimum height leaves it ~216
     # at 1280x800 -- five result rows under the summary, where it used to open two rows tall.
-    qtbot.waitUntil(lambda: window.search_dock.height() >= 200)
+    qtbot.waitUntil(lambda: window.docks.search_dock.height() >= 200)
 
 
 def test_reasons_are_cut_at_the_end_and_paths_in_the_middle(qtbot, window: MainWindow, project: Path) -> None:
     from PySide6.QtWidgets import QStyleOptionViewItem
 
     open_and_wait(qtbot, window, project)
-    table = window.paragraphs
+    table = window.tabs.paragraphs
     headers = [table.model.headerData(c, Qt.Orientation.Horizontal) for c in range(table.model.columnCount())]
     row = table.proxy.index(0, 0).row()
 
@@ -305,7 +305,7 @@ def test_setting_names_are_cut_at_the_end_not_in_the_middle(qtbot, window: MainW
     from PySide6.QtWidgets import QStyleOptionViewItem
 
     open_and_wait(qtbot, window, project)
-    table = window.task_tab.settings
+    table = window.tabs.task.settings
     names = [table.proxy.index(r, 0).data() for r in range(table.proxy.rowCount())]
     index = table.proxy.index(names.index("security_share"), 0)
     option = QStyleOptionViewItem()
@@ -318,9 +318,9 @@ def test_a_task_title_has_a_line_of_its_own_in_the_tree(qtbot, window: MainWindo
     # the tree's whole width.  Every row is two lines high (uniform heights stay fast).
     storefront = SAMPLES / "storefront-web"
     open_and_wait(qtbot, window, storefront, "cart-checkout", "CHK-L1-001")
-    tree = window.outline.tree
-    task = window.outline.proxy.index(0, 0, window.outline.proxy.index(0, 0))
+    tree = window.docks.outline.tree
+    task = window.docks.outline.proxy.index(0, 0, window.docks.outline.proxy.index(0, 0))
     assert task.data() == "CHK-L1-001\nIdempotency and payment-action support in the HTTP client"
     lines = tree.fontMetrics().lineSpacing()
     assert tree.visualRect(task).height() >= 2 * lines
-    assert tree.visualRect(window.outline.proxy.index(0, 0)).height() == tree.visualRect(task).height()
+    assert tree.visualRect(window.docks.outline.proxy.index(0, 0)).height() == tree.visualRect(task).height()

@@ -50,32 +50,32 @@ def test_a_task_graph_edit_rereads_the_feature(qtbot, window: MainWindow, root: 
 def test_a_config_edit_changes_settings_and_keeps_tuned_values(qtbot, window: MainWindow, root: Path) -> None:
     open_and_wait(qtbot, window, root, FEATURE, TASK)
     with qtbot.waitSignal(window.traceShown, timeout=15_000):
-        window.budget.set_values({"top_k": 2})
+        window.docks.budget.set_values({"top_k": 2})
     with qtbot.waitSignal(window.projectRefreshed, timeout=15_000), qtbot.waitSignal(window.traceShown, timeout=15_000):
         (root / "ctxviewer.yaml").write_text("budget:\n  total: 2500\n", encoding="utf-8")
     trace = window.trace
     assert trace is not None and trace.budget == 2500
     assert trace.settings["budget"].origin == "ctxviewer.yaml"
     assert trace.settings["top_k"].value == 2  # still tuned
-    assert window.budget.base.budget == 2500
+    assert window.docks.budget.base.budget == 2500
 
 
 def test_f5_picks_up_changes_at_once(qtbot, window: MainWindow, root: Path) -> None:
     open_and_wait(qtbot, window, root, FEATURE, TASK)
-    window.watcher.blockSignals(True)  # no watcher: only F5 may notice
+    window.opener.disk.watcher.blockSignals(True)  # no watcher: only F5 may notice
     (root / "ctxviewer.yaml").write_text("budget:\n  total: 1800\n", encoding="utf-8")
     with qtbot.waitSignal(window.traceShown, timeout=15_000) as shown:
-        window.refresh()
+        window.opening.refresh()
     assert shown.args[0].budget == 1800
 
 
 def test_a_project_that_failed_to_open_opens_once_fixed(qtbot, window: MainWindow, root: Path) -> None:
     (root / "ctxviewer.yaml").write_text("budget:\n  total: [unclosed\n", encoding="utf-8")
-    with qtbot.waitSignal(window.load_lane.errored, timeout=10_000):
+    with qtbot.waitSignal(window.lanes.load.errored, timeout=10_000):
         window.open_project(root, FEATURE, TASK)
     text = window.problems.label.text()
     assert "ctxviewer.yaml:3" in text and "press F5" in text
-    assert str(root) in window.recent_projects()
+    assert str(root) in window.store.recent_projects()
     # Fixing the file is enough: the window watches it and tries again.
     with qtbot.waitSignal(window.traceShown, timeout=15_000) as shown:
         (root / "ctxviewer.yaml").write_text("budget:\n  total: 2000\n", encoding="utf-8")
@@ -86,10 +86,10 @@ def test_a_project_that_failed_to_open_opens_once_fixed(qtbot, window: MainWindo
 def test_a_refused_save_stays_on_screen(qtbot, window: MainWindow, root: Path) -> None:
     open_and_wait(qtbot, window, root, FEATURE, TASK)
     with qtbot.waitSignal(window.traceShown, timeout=15_000):
-        window.budget.set_values({"budget": 2200})
+        window.docks.budget.set_values({"budget": 2200})
     (root / "ctxviewer.yaml").write_text("budget: [broken\n", encoding="utf-8")
-    window.save_settings(confirm=False)
+    window.tuner.save(confirm=False)
     # Later runs (here the watcher's re-run after the edit) do not wipe the message.
-    window.refresh()
-    qtbot.waitUntil(lambda: not window.refresh_lane.is_busy() and not window.run_lane.is_busy(), timeout=10_000)
+    window.opening.refresh()
+    qtbot.waitUntil(lambda: not window.lanes.refresh.is_busy() and not window.lanes.run.is_busy(), timeout=10_000)
     assert any("settings not saved" in m for m in window.problems.messages)

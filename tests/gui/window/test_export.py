@@ -7,9 +7,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from ctxviewer.gui.window.export import Exporter, default_export_path, with_suffix
+from ctxviewer.engine.project.loading import load_project
+from ctxviewer.engine.upstream.prompt import build_prompt
+from ctxviewer.engine.worker.prompt import WorkerPrompt
+from ctxviewer.gui.window.export import Exporter, ShownRun, default_export_path, with_suffix
 from ctxviewer.gui.window.persistence import WindowSettings
 from ctxviewer.gui.worker import Lane, make_pool
 from tests.gui.conftest import LEDGER, engine_trace
@@ -103,3 +107,40 @@ def test_a_failed_write_says_why_with_its_path(qtbot, exporter: Exporter, tmp_pa
     assert failed == "failed" and "missing-folder" in message
     assert finished == ("finished", str(out), message)
     assert not out.exists()
+
+
+def test_the_html_report_gets_the_prompt_only_when_it_is_the_shown_task_s() -> None:
+    trace = engine_trace(LEDGER, "auth-sessions", "AUTH-L1-001")
+    ledger = load_project(LEDGER)
+    feature = ledger.feature("auth-sessions")
+
+    def prompt(task_id: str) -> WorkerPrompt:
+        return build_prompt(ledger, feature, feature.task(task_id), ledger.settings, exact=True)
+
+    own = prompt("AUTH-L1-001")
+    assert ShownRun(trace, None, own).prompt_json() == own.to_json()
+    assert ShownRun(trace, None, prompt("AUTH-L1-002")).prompt_json() is None  # the task before's, still shown
+    assert ShownRun(trace).prompt_json() is None  # not composed yet
+    assert ShownRun(None, None, own).prompt_json() is None
+
+
+def test_the_shown_run_is_what_is_exported_and_copied(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    pool = make_pool(1)
+    store = WindowSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    shown = ShownRun(None)
+    exporter = Exporter(Lane(pool, "export", parent), store, parent, lambda: shown)
+    with qtbot.assertNotEmitted(exporter.message):
+        exporter.copy_context()  # nothing shown: nothing copied
+    shown = ShownRun(engine_trace(LEDGER, "auth-sessions", "AUTH-L1-001"))
+    assert shown.trace is not None
+    with qtbot.waitSignal(exporter.message) as said:
+        exporter.copy_context()
+    assert QGuiApplication.clipboard().text() == shown.trace.context
+    assert said.args == [f"Copied {len(shown.trace.context):,} characters", 4000]
+    out = tmp_path / "ctx.md"
+    with qtbot.waitSignal(exporter.finished, timeout=10_000) as done:
+        exporter.export_shown(str(out), "markdown")
+    assert done.args == [str(out), ""] and out.read_text(encoding="utf-8") == shown.trace.context
+    pool.waitForDone(10_000)

@@ -102,7 +102,7 @@ def keeps_working(qtbot, window: MainWindow, tmp_path: Path) -> None:
     root = graph_project(tmp_path / "sound", [TASK])
     trace = open_and_wait(qtbot, window, root, "feat", "T1")
     assert trace.context == FULL
-    assert window.context_view.editor.toPlainText() == FULL
+    assert window.tabs.context.editor.toPlainText() == FULL
     assert not window.problems.isVisible()
 
 
@@ -114,21 +114,21 @@ def test_the_banner_says_what_the_engine_says(
     folder = str(built.root)
     if case.load_error or case.graph_error:
         window.open_project(built.root)
-        qtbot.waitUntil(lambda: window.load_lane.state in (RunState.DONE, RunState.ERROR), timeout=15_000)
+        qtbot.waitUntil(lambda: window.lanes.load.state in (RunState.DONE, RunState.ERROR), timeout=15_000)
     if case.load_error:
-        assert (window.load_lane.state, window.project) == (RunState.ERROR, None)
+        assert (window.lanes.load.state, window.project) == (RunState.ERROR, None)
         assert window.problems.isVisible()
         assert window.problems.messages == [f"could not open {folder}: {built.fill(case.load_error)}{RETRY}"]
     elif case.graph_error:
         assert window.header.text() == f"<b>{built.root.name}</b>: {NO_TASK}"
         assert window.problems.messages == [f"feat: {built.fill(case.graph_error)}"]
-        assert window.outline.model.item(0, 1).text() == "unreadable"
+        assert window.docks.outline.model.item(0, 1).text() == "unreadable"
         assert window.trace is None
     else:
         trace = open_and_wait(qtbot, window, built.root, "feat", "T1")
         context = built.fill(case.context)
         assert trace.context == context
-        assert window.context_view.editor.toPlainText() == context
+        assert window.tabs.context.editor.toPlainText() == context
         assert window.problems.messages == [built.fill(t) for _, t in case.errors] + list(case.warnings)
         assert (window.problems.isVisible(), trace.budget) == (bool(window.problems.messages), case.budget)
     assert SECRET not in window.problems.label.text()
@@ -140,12 +140,12 @@ def test_a_project_that_failed_on_an_alias_bomb_opens_with_f5_once_fixed(
     qtbot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built = build_case(tmp_path, BY_ID["ctxviewer-yaml-billion-laughs"], monkeypatch)
-    with qtbot.waitSignal(window.load_lane.errored, timeout=15_000):
+    with qtbot.waitSignal(window.lanes.load.errored, timeout=15_000):
         window.open_project(built.root, "feat", "T1")
-    window.watcher.blockSignals(True)  # no watcher: only F5 may retry
+    window.opener.disk.watcher.blockSignals(True)  # no watcher: only F5 may retry
     (built.root / CTX).write_text("budget:\n  total: 3000\n", encoding="utf-8")
     with qtbot.waitSignal(window.traceShown, timeout=15_000) as shown:
-        window.refresh()
+        window.opening.refresh()
     trace: Trace = shown.args[0]
     assert (trace.task_id, trace.budget, trace.context) == ("T1", 3000, FULL)
     assert window.problems.messages == [] and not window.problems.isVisible()
@@ -158,7 +158,7 @@ def test_an_empty_project_folder(qtbot, window: MainWindow, tmp_path: Path) -> N
         window.open_project(root)
     assert window.header.text() == f"<b>empty</b>: {NO_TASK}"
     assert window.problems.messages == [".gsd/specs: no specs folder; the project has no features"]
-    assert window.outline.model.rowCount() == 0
+    assert window.docks.outline.model.rowCount() == 0
     keeps_working(qtbot, window, tmp_path)
 
 
@@ -166,7 +166,7 @@ def test_tasks_without_ids_and_duplicate_ids_are_listed_apart(qtbot, window: Mai
     root = graph_project(tmp_path / "p", [{**TASK, "id": None}, TASK, TASK])
     trace = open_and_wait(qtbot, window, root, "feat", "T1~2")
     assert (trace.task_id, trace.context) == ("T1~2", FULL)
-    feature = window.outline.model.item(0, 0)
+    feature = window.docks.outline.model.item(0, 0)
     assert [feature.child(r, 0).text() for r in range(feature.rowCount())] == [
         "#1\nLogin session",
         "T1\nLogin session",
@@ -183,13 +183,13 @@ def test_ten_thousand_tasks_open_and_close_mid_batch(qtbot, window: MainWindow, 
     root = graph_project(tmp_path / "p", tasks)
     trace = open_and_wait(qtbot, window, root)
     assert (trace.task_id, trace.context) == ("T1", FULL)
-    assert window.outline.model.item(0, 0).rowCount() == 10_000
-    assert window.outline.model.item(0, 1).text() == "10000 tasks"
+    assert window.docks.outline.model.item(0, 0).rowCount() == 10_000
+    assert window.docks.outline.model.item(0, 1).text() == "10000 tasks"
     # the background pass starts once the first task is on screen; at 10,000 tasks it has only begun
-    qtbot.waitUntil(window.batch_lane.is_busy, timeout=5000)
+    qtbot.waitUntil(window.lanes.batch.is_busy, timeout=5000)
     window.close()  # waits for the pool (up to 10 s): a cancelled pass must stop at once
-    assert window.pool.activeThreadCount() == 0
-    assert len(window.batch_totals) < 10_000
+    assert window.lanes.pool.activeThreadCount() == 0
+    assert len(window.batch.totals) < 10_000
 
 
 def test_a_one_megabyte_paragraph_is_shown_cut_as_the_engine_cuts_it(qtbot, window: MainWindow, tmp_path: Path) -> None:
@@ -198,8 +198,8 @@ def test_a_one_megabyte_paragraph_is_shown_cut_as_the_engine_cuts_it(qtbot, wind
     trace = open_and_wait(qtbot, window, root, "feat", "T1")
     assert trace.context == assemble(load_project(root), "feat", "T1").context
     assert trace.context.startswith(SEC) and trace.context.endswith("[... truncated for context limits ...]")
-    assert window.context_view.editor.toPlainText() == trace.context
-    assert window.paragraphs.model.rowCount() == 1
+    assert window.tabs.context.editor.toPlainText() == trace.context
+    assert window.tabs.paragraphs.model.rowCount() == 1
     keeps_working(qtbot, window, tmp_path)
 
 
@@ -211,11 +211,11 @@ def test_a_spec_linked_outside_is_not_shown_anywhere(qtbot, window: MainWindow, 
     os.unlink(root / REQ)
     os.symlink(base / "secret.md", root / REQ)
     trace = open_and_wait(qtbot, window, root, "feat", "T1")
-    window.focus_search()
-    window.search.field.setText(SECRET.lower())
-    assert window.search.matches() == ()
-    assert SECRET not in trace.context and SECRET not in window.context_view.editor.toPlainText()
-    assert window.paragraphs.model.rowCount() == 0
+    window.docks.focus_search()
+    window.docks.search.field.setText(SECRET.lower())
+    assert window.docks.search.matches() == ()
+    assert SECRET not in trace.context and SECRET not in window.tabs.context.editor.toPlainText()
+    assert window.tabs.paragraphs.model.rowCount() == 0
 
 
 def test_the_status_bar_stops_saying_opening_once_a_project_without_tasks_is_open(
@@ -237,9 +237,9 @@ def test_a_project_that_failed_to_open_is_watched_only_inside(qtbot, window: Mai
     root = graph_project(base / "p", [TASK])
     (root / CTX).write_text("budget: [unclosed\n", encoding="utf-8")
     os.symlink(outside / "mahabharatha", root / ".mahabharatha")
-    with qtbot.waitSignal(window.load_lane.errored, timeout=15_000):
+    with qtbot.waitSignal(window.lanes.load.errored, timeout=15_000):
         window.open_project(root)
-    watched = window.watcher.files() + window.watcher.directories()
+    watched = window.opener.disk.watcher.files() + window.opener.disk.watcher.directories()
     assert str(root / CTX) in watched  # the broken file itself is watched, so fixing it retries
     real_root = os.path.realpath(root)
     assert [p for p in watched if not os.path.realpath(p).startswith(real_root + os.sep) and p != real_root] == []
@@ -270,25 +270,25 @@ def _visit_everything(qtbot, window: MainWindow, root: Path, h: Hostile) -> None
     with qtbot.waitSignals([window.batchFinished, window.replayShown], timeout=30_000):
         trace = open_and_wait(qtbot, window, root)
     assert trace.task_id == h.task_id
-    window.show_tab("compare")
-    qtbot.waitUntil(window.compare_tab.is_settled, timeout=30_000)
+    window.tabs.show_tab("compare")
+    qtbot.waitUntil(window.tabs.compare.is_settled, timeout=30_000)
     with qtbot.waitSignal(window.traceShown, timeout=30_000):
         window.select_task(h.feature, "T2")
-    window.pin_baseline()  # the what-if tab then compares two tasks: both ids in its header
+    window.baseline.pin()  # the what-if tab then compares two tasks: both ids in its header
     with qtbot.waitSignal(window.traceShown, timeout=30_000):
         window.select_task(h.feature, h.task_id)
-    qtbot.waitUntil(window.compare_tab.is_settled, timeout=30_000)
-    window.focus_search()
-    window.search.field.setText(h.paragraph)  # the query is quoted back in the summary
+    qtbot.waitUntil(window.tabs.compare.is_settled, timeout=30_000)
+    window.docks.focus_search()
+    window.docks.search.field.setText(h.paragraph)  # the query is quoted back in the summary
     for name in TABS:
-        window.show_tab(name)
+        window.tabs.show_tab(name)
         qtbot.wait(20)  # painted: labels laid out, images (if any) asked for
-    window.show_tab("context")
-    window.context_view.show_span(0, 10)
-    with qtbot.waitSignal(window.session.liveUpdated, timeout=10_000):
-        window.follow_log(root / ".mahabharatha" / "logs" / "worker.jsonl")
+    window.tabs.show_tab("context")
+    window.tabs.context.show_span(0, 10)
+    with qtbot.waitSignal(window.docks.session.liveUpdated, timeout=10_000):
+        window.following.follow_log(root / ".mahabharatha" / "logs" / "worker.jsonl")
     for panel in PANELS:
-        window.show_panel(panel)
+        window.docks.show_panel(panel)
         qtbot.wait(20)
 
 
@@ -296,11 +296,11 @@ def _hover_rows(qtbot, window: MainWindow) -> list[str]:
     """The tooltips the charts and the session plot set as the mouse moves over them, each tab
     and panel brought to the front in turn (a chart hidden behind another gets no mouse)."""
     tips: list[str] = []
-    window.stop_following()  # the session plot shows the replay's tasks again
-    for show, name in [*((window.show_tab, t) for t in TABS), *((window.show_panel, p) for p in PANELS)]:
+    window.following.stop()  # the session plot shows the replay's tasks again
+    for show, name in [*((window.tabs.show_tab, t) for t in TABS), *((window.docks.show_panel, p) for p in PANELS)]:
         show(name)
         qtbot.wait(10)
-        for chart in [*window.findChildren(_Chart), window.session.plot]:
+        for chart in [*window.findChildren(_Chart), window.docks.session.plot]:
             if not chart.isVisible():
                 continue
             for y in range(0, chart.height(), 6):
@@ -327,14 +327,14 @@ def test_every_label_tooltip_and_cell_shows_project_markup_as_text(qtbot, window
             # an item view paints DisplayRole as plain text; it shows ToolTipRole as a tooltip
             fmt = Qt.TextFormat.PlainText if role == Qt.ItemDataRole.DisplayRole else AUTO
             wrong += [f"{type(model).__name__} {where}: {w}" for w in interpreted(text, fmt, pairs)]
-    outline = window.outline
+    outline = window.docks.outline
     for row in range(outline.proxy.rowCount()):
         feature = outline.proxy.index(row, 0)
         for task_row in range(outline.proxy.rowCount(feature)):
             for column in (0, 1):
                 tip = outline.tooltip(outline.proxy.index(task_row, column, feature)) or ""
                 wrong += [f"outline tooltip: {w}" for w in interpreted(tip, AUTO, pairs)]
-    for sel in window.context_view.editor.extraSelections():
+    for sel in window.tabs.context.editor.extraSelections():
         wrong += [f"context tint tooltip: {w}" for w in interpreted(sel.format.toolTip(), AUTO, pairs)]
     wrong += [f"status bar: {w}" for w in interpreted(window.statusBar().currentMessage(), PLAIN, pairs)]
     assert wrong == [], "\n".join(wrong)
@@ -342,22 +342,22 @@ def test_every_label_tooltip_and_cell_shows_project_markup_as_text(qtbot, window
     # Where each string is shown, it is shown whole (worked from the project's files).
     assert window.windowTitle() == f"{h.root_name} \u2014 ctxviewer"
     assert shown(window.header.text(), RICH).startswith(f"{h.task_id} {h.title}\nfeature {h.feature} \u00b7 ")
-    assert shown(window.budget.effect.text(), RICH).startswith(f"{h.task_id}: context ")
-    assert f"Replaying {h.feature}: " in shown(window.budget.effect.text(), RICH)
+    assert shown(window.docks.budget.effect.text(), RICH).startswith(f"{h.task_id}: context ")
+    assert f"Replaying {h.feature}: " in shown(window.docks.budget.effect.text(), RICH)
     feature_row = outline.model.item(0, 0)
     assert (feature_row.text(), feature_row.child(0, 0).text()) == (h.feature, f"{h.task_id}\n{h.title}")
-    assert f"Last task: {h.task_id}" in shown(window.session.breakdown.text(), RICH)
-    assert f"unknown event {h.event!r}" in window.session.live_status.text()
-    assert window.session.live_status.textFormat() == PLAIN
-    assert h.paragraph in window.paragraphs.detail.toPlainText()
-    assert window.rules.select(lambda i: i.source.endswith("owasp-2025.md"))
-    assert h.rule_text in window.rules.detail.toPlainText()
-    assert h.rule_text in window.context_view.editor.toPlainText()
-    assert shown(window.whatif.header.text(), RICH).startswith(
+    assert f"Last task: {h.task_id}" in shown(window.docks.session.breakdown.text(), RICH)
+    assert f"unknown event {h.event!r}" in window.docks.session.live_status.text()
+    assert window.docks.session.live_status.textFormat() == PLAIN
+    assert h.paragraph in window.tabs.paragraphs.detail.toPlainText()
+    assert window.tabs.rules.select(lambda i: i.source.endswith("owasp-2025.md"))
+    assert h.rule_text in window.tabs.rules.detail.toPlainText()
+    assert h.rule_text in window.tabs.context.editor.toPlainText()
+    assert shown(window.tabs.whatif.header.text(), RICH).startswith(
         f"Different task: the baseline is T2 ({h.feature}), the current run {h.task_id} ({h.feature})."
     )
     assert all(isinstance(b, NoResourceBrowser) for b in window.findChildren(QTextBrowser))
-    assert "<img" not in window.paragraphs.detail.toHtml()  # escaped: no element named in it
+    assert "<img" not in window.tabs.paragraphs.detail.toHtml()  # escaped: no element named in it
     # The charts' and the plot's tooltips, hovering each one in turn (the live log is left).
     tips = _hover_rows(qtbot, window)
     assert any("Q2Z" in t for t in tips), "the plot's points were hovered: the first task's tooltip was set"
@@ -373,7 +373,9 @@ def test_the_header_and_budget_panel_show_a_task_id_as_text(qtbot, window: MainW
     open_and_wait(qtbot, window, root)
     head = shown(window.header.text(), window.header.textFormat())
     assert head.startswith("<b>T1</b>&amp; Login <i>session</i>\nfeature feat \u00b7 profile ")
-    assert shown(window.budget.effect.text(), window.budget.effect.textFormat()).startswith("<b>T1</b>&amp;: context ")
+    assert shown(window.docks.budget.effect.text(), window.docks.budget.effect.textFormat()).startswith(
+        "<b>T1</b>&amp;: context "
+    )
 
 
 def test_a_project_folder_named_with_markup_is_named_as_text(qtbot, window: MainWindow, tmp_path: Path) -> None:
@@ -389,10 +391,10 @@ def test_tooltips_of_cells_with_markup_are_shown_as_text(qtbot, window: MainWind
     tasks = [{**TASK, "title": "<b>Login</b> session"}]
     root = graph_project(tmp_path / "p", tasks)
     open_and_wait(qtbot, window, root)
-    label = window.outline.proxy.index(0, 0, window.outline.proxy.index(0, 0))
-    tip = window.outline.tooltip(label) or ""
+    label = window.docks.outline.proxy.index(0, 0, window.docks.outline.proxy.index(0, 0))
+    tip = window.docks.outline.tooltip(label) or ""
     assert shown(tip) == "T1: <b>Login</b> session"
-    keywords = window.task_tab.keywords.model
+    keywords = window.tabs.task.keywords.model
     first = keywords.data(keywords.index(0, 1), Qt.ItemDataRole.ToolTipRole)
     assert shown(first) == f"From: {keywords.data(keywords.index(0, 1))}\nWhere in the task the keyword came from"
 
@@ -402,7 +404,7 @@ def test_the_save_box_quotes_the_project_folder_and_values_as_text(
 ) -> None:
     root = graph_project(tmp_path / "<b>p<b>", [TASK])
     open_and_wait(qtbot, window, root)
-    assert window.budget.set_values({"zones": {"<b>Q8Z": 50}}) == ""
+    assert window.docks.budget.set_values({"zones": {"<b>Q8Z": 50}}) == ""
     labels: dict[str, tuple[Qt.TextFormat, str]] = {}
 
     def answer(box: QMessageBox) -> QMessageBox.StandardButton:
@@ -410,7 +412,7 @@ def test_the_save_box_quotes_the_project_folder_and_values_as_text(
         return QMessageBox.StandardButton.Cancel
 
     monkeypatch.setattr(QMessageBox, "exec", answer)
-    window.save_settings(confirm=True)
+    window.tuner.save(confirm=True)
     assert labels["qt_msgbox_label"] == (PLAIN, f"Write 1 change(s) to {root / 'ctxviewer.yaml'}?")
     fmt, text = labels["qt_msgbox_informativelabel"]
     assert fmt == PLAIN and "<b>Q8Z" in text
@@ -425,7 +427,7 @@ def test_the_export_dialog_suggests_a_file_inside_the_export_folder(
     root = graph_project(tmp_path / "p", [{**TASK, "id": "../../outside/\x1b[2Jx"}])
     open_and_wait(qtbot, window, root)
     exports = tmp_path / "exports"
-    window.settings.setValue("export-dir", str(exports))
+    window.store.set_export_dir(str(exports))
     asked: list[str] = []
 
     def dialog(_parent: object, _title: str, default: str, _filters: str) -> tuple[str, str]:
@@ -433,8 +435,8 @@ def test_the_export_dialog_suggests_a_file_inside_the_export_folder(
         return "", ""  # cancelled
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", dialog)
-    window.export_dialog("markdown")
-    window.export_dialog("json")
+    window.exporter.ask_and_export("markdown")
+    window.exporter.ask_and_export("json")
     assert asked == [str(exports / "____outside__[2Jx.md"), str(exports / "____outside__[2Jx.json")]
     assert all(Path(a).parent == exports for a in asked)
 
@@ -457,7 +459,7 @@ def test_the_project_being_opened_is_on_disk_until_its_first_task_shows(
     again = MainWindow(after)
     qtbot.addWidget(again)
     with qtbot.waitSignal(again.traceShown, timeout=30_000) as shown:
-        assert again.reopen_last() is True
+        assert again.opening.reopen_last() is True
     assert shown.args[0].task_id == "T1"
     again.close()
 
@@ -471,9 +473,9 @@ def test_a_project_whose_last_open_never_finished_is_offered_not_reopened(
     window = MainWindow(settings)
     qtbot.addWidget(window)
     window.show()
-    assert window.reopen_last() is False
+    assert window.opening.reopen_last() is False
     qtbot.wait(100)
-    assert (window.project, window.load_lane.state) == (None, RunState.IDLE)
+    assert (window.project, window.lanes.load.state) == (None, RunState.IDLE)
     assert window.problems.isVisible() and window.problems.messages == [
         f"ctxviewer did not finish opening {root} last time (it crashed or was closed before the first task "
         "was shown), so it was not reopened"
@@ -510,17 +512,19 @@ def test_a_bare_ctxviewer_start_does_not_reopen_an_unfinished_project(
     assert gui_app.run_gui(args) == 0
     qtbot.wait(100)
     (window,) = made
-    assert (window.project, window.load_lane.state) == (None, RunState.IDLE)
+    assert (window.project, window.lanes.load.state) == (None, RunState.IDLE)
     assert window.problems.action_button.isVisible()
     window.close()
 
 
-def test_an_open_that_fails_with_a_message_counts_as_finished(qtbot, window: MainWindow, tmp_path: Path) -> None:
+def test_an_open_that_fails_with_a_message_counts_as_finished(
+    qtbot, window: MainWindow, settings: QSettings, tmp_path: Path
+) -> None:
     root = graph_project(tmp_path / "p", [TASK])
     (root / CTX).write_text("budget: [unclosed\n", encoding="utf-8")
-    with qtbot.waitSignal(window.load_lane.errored, timeout=15_000):
+    with qtbot.waitSignal(window.lanes.load.errored, timeout=15_000):
         window.open_project(root)
-    assert not window.settings.contains(OPENING_KEY)  # the window survived it and said why
+    assert not settings.contains(OPENING_KEY)  # the window survived it and said why
 
 
 # -- no file outside the project is opened (Python's audit events) ------------------------------
@@ -626,16 +630,16 @@ def test_a_hostile_task_s_findings_show_its_names_as_text(qtbot, window: MainWin
     with qtbot.waitSignal(window.batchFinished, timeout=30_000):
         trace = open_and_wait(qtbot, window, root)
     assert trace.task_id == h.task_id
-    cuts = [r for r in window.task_findings if r.code == "rule-cut"]
+    cuts = [r for r in window.findings.rows if r.code == "rule-cut"]
     assert len(cuts) == 1 and f"src/{h.file_name}" in cuts[0].finding.message
-    window.show_findings(feature=True)
+    window.findings.show(feature=True)
     qtbot.wait(20)
-    tab = window.findings_tab
+    tab = window.tabs.findings
     assert h.task_id in [r.task for r in tab.rows()]
     wrong: list[str] = []
-    for label in [window.findings_label, *tab.findChildren(QLabel)]:
+    for label in [window.findings_line, *tab.findChildren(QLabel)]:
         wrong += [f"label {label.objectName()}: {w}" for w in interpreted(label.text(), label.textFormat(), pairs)]
-    for widget in [window.findings_label, tab, *tab.findChildren(QWidget)]:
+    for widget in [window.findings_line, tab, *tab.findChildren(QWidget)]:
         wrong += [f"tooltip of {type(widget).__name__}: {w}" for w in interpreted(widget.toolTip(), AUTO, pairs)]
     for where, role, text in model_texts(tab.table.model):
         fmt = PLAIN if role == Qt.ItemDataRole.DisplayRole else AUTO
@@ -643,7 +647,7 @@ def test_a_hostile_task_s_findings_show_its_names_as_text(qtbot, window: MainWin
     tab.table.select(lambda _r: True)
     detail = tab.table.detail.toPlainText()
     assert f"Task {h.task_id} of {h.feature}" in detail and f"src/{h.file_name}" in detail
-    outline = window.outline
+    outline = window.docks.outline
     task_index = outline.proxy.index(0, 0, outline.proxy.index(0, 0))
     tip = outline.tooltip(task_index) or ""
     assert f"src/{h.file_name}" in shown(tip)  # the marker's tooltip names the finding ...

@@ -28,17 +28,17 @@ def test_the_logs_of_the_open_project_open_a_task_assembly(qtbot, window: MainWi
     first = open_and_wait(qtbot, window, root, "auth-sessions", "AUTH-L1-001")
     assert first.task_id == "AUTH-L1-001"
     assert not window.docks.logs_dock.isVisible()  # hidden until asked for: nothing read yet
-    assert len(window.logs.store) == 0
-    with qtbot.waitSignal(window.logs.loaded, timeout=10_000):
+    assert len(window.docks.logs.store) == 0
+    with qtbot.waitSignal(window.docks.logs.loaded, timeout=10_000):
         window.docks.show_logs()
-    assert window.logs.model.rowCount() == 2
+    assert window.docks.logs.model.rowCount() == 2
     # The right-hand panels' minimum height leaves the bottom dock about 200 pixels at 1280x800:
     # the table still shows five rows.
-    table = window.logs.view
+    table = window.docks.logs.view
     qtbot.waitUntil(lambda: table.viewport().height() // table.verticalHeader().defaultSectionSize() >= 5)
-    window.logs.view.setCurrentIndex(window.logs.model.index(1, 0))
+    window.docks.logs.view.setCurrentIndex(window.docks.logs.model.index(1, 0))
     with qtbot.waitSignal(window.traceShown, timeout=30_000) as blocker:
-        window.logs.open_task()
+        window.docks.logs.open_task()
     assert (blocker.args[0].feature, blocker.args[0].task_id) == ("auth-sessions", "AUTH-L1-002")
     assert window.current == ("auth-sessions", "AUTH-L1-002")
 
@@ -46,7 +46,7 @@ def test_the_logs_of_the_open_project_open_a_task_assembly(qtbot, window: MainWi
 def test_open_worker_logs_shows_a_log_picked_alone(qtbot, window: MainWindow, tmp_path: Path) -> None:
     write_log(tmp_path)
     assert any(a.text() == "Open Worker &Logs\u2026" for a in window.actions())
-    with qtbot.waitSignal(window.logs.loaded, timeout=10_000):
-        window.open_logs(tmp_path / ".mahabharatha" / "logs" / "workers" / "worker-1.jsonl")
+    with qtbot.waitSignal(window.docks.logs.loaded, timeout=10_000):
+        window.following.open_logs(tmp_path / ".mahabharatha" / "logs" / "workers" / "worker-1.jsonl")
     assert window.docks.logs_dock.isVisible()
-    assert window.logs.model.rowCount() == 2
+    assert window.docks.logs.model.rowCount() == 2

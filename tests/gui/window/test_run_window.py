@@ -36,20 +36,20 @@ def test_file_menu_attaches_to_a_run(window: MainWindow) -> None:
 
 def test_following_a_run_folder_shows_its_fleet(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     made = write_run(tmp_path / "proj", workers=3, lines=600, layout=".zerg")
-    with qtbot.waitSignal(window.session.runUpdated, timeout=20_000) as shown:
-        window.follow_log(made.root)  # what --follow calls: a folder is a run, not an event log
+    with qtbot.waitSignal(window.docks.session.runUpdated, timeout=20_000) as shown:
+        window.following.follow_log(made.root)  # what --follow calls: a folder is a run, not an event log
     update = shown.args[0]
     assert [r.worker_id for r in update.fleet.rows] == ["1", "2", "3"]
-    assert window.session.following_run is not None and window.session.following is None
-    assert window.session_dock.isVisible() and window.detach_action.isEnabled()
-    assert window.session.pages.currentWidget() is window.session.fleet
-    assert window.session.fleet.chart.isVisible()
-    window.stop_following()
-    assert window.session.following_run is None and not window.detach_action.isEnabled()
+    assert window.docks.session.following_run is not None and window.docks.session.following is None
+    assert window.docks.session_dock.isVisible() and window.menus["file.detach"].isEnabled()
+    assert window.docks.session.pages.currentWidget() is window.docks.session.fleet
+    assert window.docks.session.fleet.chart.isVisible()
+    window.following.stop()
+    assert window.docks.session.following_run is None and not window.menus["file.detach"].isEnabled()
 
 
 def test_a_folder_without_a_run_is_one_message(window: MainWindow, tmp_path: Path) -> None:
-    window.follow_run(tmp_path)
-    assert window.session.following_run is None and not window.detach_action.isEnabled()
+    window.following.follow_run(tmp_path)
+    assert window.docks.session.following_run is None and not window.menus["file.detach"].isEnabled()
     assert len(window.problems.messages) == 1
     assert window.problems.messages[0].startswith(f"attach to run: {tmp_path}: no worker logs")

@@ -144,7 +144,7 @@ def test_the_pass_gives_way_while_the_selected_task_runs(qtbot, project: Project
 
 
 def test_the_worker_prompt_follows_the_trace_on_its_own_lane(qtbot, window) -> None:  # type: ignore[no-untyped-def]
-    with qtbot.waitSignal(window.prompt_lane.finished, timeout=30_000) as blocker:
+    with qtbot.waitSignal(window.lanes.prompt.finished, timeout=30_000) as blocker:
         trace = open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-003")
     composed = blocker.args[0]
     assert isinstance(composed, ComposedPrompt) and composed.prompt is not None
@@ -154,5 +154,5 @@ def test_the_worker_prompt_follows_the_trace_on_its_own_lane(qtbot, window) -> N
     expected = build_prompt(ledger, feature, feature.task("AUTH-L1-003"), ledger.settings, exact=True)
     assert trace.task_id == "AUTH-L1-003" and composed.prompt == expected and expected.error is None
     assert composed.lexed is not None and composed.lexed.text == display_text(composed.prompt.text)
-    assert window.tabs.prompt_view.editor.toPlainText() == display_text(composed.prompt.text)
+    assert window.tabs.prompt.editor.toPlainText() == display_text(composed.prompt.text)
     qtbot.waitUntil(window.is_settled, timeout=30_000)

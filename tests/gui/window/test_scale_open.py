@@ -307,18 +307,18 @@ def test_a_thousand_tasks_open_and_every_total_arrives(qtbot, window: MainWindow
         trace = open_and_wait(qtbot, window, root)
     project = window.project
     assert project is not None and trace.task_id == "F00-000"
-    model = window.outline.model
+    model = window.docks.outline.model
     assert [model.item(r, 0).text() for r in range(model.rowCount())] == [f.name for f in project.features]
     assert sum(model.item(r, 0).rowCount() for r in range(model.rowCount())) == 1_000
-    totals = window.batch_totals
+    totals = window.batch.totals
     assert sorted(totals) == sorted((f.name, t.id) for f, t in project.tasks())
     for (feature, task), total in totals.items():
         mark = " \u26a0" if total.over else ""
-        assert window.outline.total_text(feature, task) == ("error" if total.error else f"{total.tokens:,}{mark}")
+        assert window.docks.outline.total_text(feature, task) == ("error" if total.error else f"{total.tokens:,}{mark}")
     assert totals[("feature-00", "F00-000")].tokens == trace.context_tokens.get(trace.tokenizer)
     over = sum(1 for t in totals.values() if t.over)
     errors = sum(1 for t in totals.values() if any(f.severity == "error" for f in t.findings))
-    assert window.batch_label.text() == f"1,000 tasks, {over:,} over budget, {errors:,} with error findings"
+    assert window.status.batch_label.text() == f"1,000 tasks, {over:,} over budget, {errors:,} with error findings"
 
 
 def reference_watch(window: MainWindow) -> list[str]:
@@ -341,7 +341,7 @@ def test_what_is_watched_is_what_a_full_stat_finds(qtbot, window: MainWindow, tm
     open_and_wait(qtbot, window, root, "json", "J-000")
 
     def watched() -> list[str]:
-        return sorted(window.watcher.files() + window.watcher.directories())
+        return sorted(window.opener.disk.watcher.files() + window.opener.disk.watcher.directories())
 
     assert watched() == sorted(reference_watch(window))
     assert str(root / ".gsd/specs/y2/task-graph.yaml") in watched()
@@ -356,6 +356,6 @@ def test_what_is_watched_is_what_a_full_stat_finds(qtbot, window: MainWindow, tm
     # A new rule file is watched after the refresh its folder's change brings.
     (root / ".claude/rules/security/_core/rule-9.md").write_text("## Rule: new\n\nText.\n", encoding="utf-8")
     with qtbot.waitSignal(window.projectRefreshed, timeout=15_000):
-        window.refresh()
+        window.opening.refresh()
     assert str(root / ".claude/rules/security/_core/rule-9.md") in watched()
     assert watched() == sorted(reference_watch(window))

@@ -113,14 +113,14 @@ def test_merging_keeps_each_axis_on_its_own_vectors() -> None:
 def test_worked_out_when_shown_and_applied_through_undo(qtbot, window: MainWindow, fake_engine) -> None:  # type: ignore[no-untyped-def]
     open_and_wait(qtbot, window, STORE, "cart-checkout", "CHK-L2-003")
     assert fake_engine == []  # nobody has looked: nothing worked out
-    window.show_tab("rules")
+    window.tabs.show_tab("rules")
     view = window.tabs.sensitivity_views["rules"]
-    pages = window.rules.detail_pages
+    pages = window.tabs.rules.detail_pages
     assert pages is not None
     with qtbot.waitSignal(window.sensitivity.worked, timeout=20_000):
         pages.setCurrentWidget(view)
     assert fake_engine == [["budget"], list(feed_module.REST)]
-    window.rules.select(lambda i: i.id == JS_RULE)
+    window.tabs.rules.select(lambda i: i.id == JS_RULE)
     assert view.item is not None and view.item.id == JS_RULE
     assert [row.key for row in view.strip.rows()] == ["budget", "security_rule_filtering"]
     assert view.change.text().startswith("Smallest change: budget 3,200 (+6.7\u202f%, from 3,000) \u2192 included")
@@ -128,16 +128,16 @@ def test_worked_out_when_shown_and_applied_through_undo(qtbot, window: MainWindo
     # Apply: one undoable change in the Budget panel, and the task runs again with it.
     with qtbot.waitSignal(window.traceShown, timeout=30_000) as shown:
         view.apply_button.click()
-    assert window.budget.settings().budget == 3_200 and shown.args[0].settings["budget"].value == 3_200
-    assert window.budget.undo_stack.undoText().startswith("what would get it in: budget 3,200")
+    assert window.docks.budget.settings().budget == 3_200 and shown.args[0].settings["budget"].value == 3_200
+    assert window.docks.budget.undo_stack.undoText().startswith("what would get it in: budget 3,200")
     # The page follows the new run's selected row, not the old run's candidate.
-    assert view.item is not None and view.item is window.rules.current_row()
+    assert view.item is not None and view.item is window.tabs.rules.current_row()
     # The new trace is worked out again (someone has looked), and Undo takes the change back.
     qtbot.waitUntil(window.sensitivity.is_done, timeout=20_000)
     with qtbot.waitSignal(window.traceShown, timeout=30_000) as shown:
-        window.budget.undo_stack.undo()
-        window.budget.flush()
-    assert window.budget.settings().budget == 3_000 and shown.args[0].settings["budget"].value == 3_000
+        window.docks.budget.undo_stack.undo()
+        window.docks.budget.flush()
+    assert window.docks.budget.settings().budget == 3_000 and shown.args[0].settings["budget"].value == 3_000
     js = shown.args[0].item(JS_RULE)
     assert js is not None and js.status not in KEPT
 
@@ -157,9 +157,9 @@ def test_a_new_run_cancels_the_computation(qtbot, window: MainWindow, monkeypatc
 
     monkeypatch.setattr(feed_module, "sensitivity", slow)
     open_and_wait(qtbot, window, STORE, "cart-checkout", "CHK-L2-003")
-    window.show_tab("rules")
+    window.tabs.show_tab("rules")
     view = window.tabs.sensitivity_views["rules"]
-    pages = window.rules.detail_pages
+    pages = window.tabs.rules.detail_pages
     assert pages is not None
     pages.setCurrentWidget(view)
     qtbot.waitUntil(started.is_set, timeout=10_000)

@@ -24,7 +24,7 @@ def test_the_replay_is_the_engines_for_the_tasks_feature(qtbot, window: MainWind
     project = load_project(LEDGER)
     expected = replay_session(project, project.feature("auth-sessions"))
     assert replay.steps == expected.steps
-    assert window.session.replay() is replay
+    assert window.docks.session.replay() is replay
     # Another task of another feature replays that feature.
     with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
         window.select_task("reconciliation", "REC-L1-001")
@@ -34,8 +34,8 @@ def test_the_replay_is_the_engines_for_the_tasks_feature(qtbot, window: MainWind
 def test_tuned_limits_replay_again(qtbot, window: MainWindow) -> None:
     _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
     with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
-        window.budget.set_values({"max_context_tokens": 18_000, "zones": {"compaction": 75}})
-        window.budget.flush()
+        window.docks.budget.set_values({"max_context_tokens": 18_000, "zones": {"compaction": 75}})
+        window.docks.budget.flush()
     replay = shown.args[0]
     project = load_project(LEDGER)
     settings = project.settings.with_overrides({"max_context_tokens": 18_000, "zones": {"compaction": 75}}, "t")
@@ -48,12 +48,12 @@ def test_tuned_limits_replay_again(qtbot, window: MainWindow) -> None:
 def test_replay_parameters_become_settings(qtbot, window: MainWindow) -> None:
     _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
     with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
-        window.session.parametersChanged.emit(2, 1.5, True)
+        window.docks.session.parametersChanged.emit(2, 1.5, True)
     replay = shown.args[0]
     assert (replay.tool_calls_per_task, replay.minutes_per_task, replay.reset_on_checkpoint) == (2, 1.5, True)
-    assert window.budget.settings().replay_tool_calls == 2
+    assert window.docks.budget.settings().replay_tool_calls == 2
     # Saved with the other tuned values, so they round-trip through ctxviewer.yaml.
-    assert window.budget.is_tuned()
+    assert window.docks.budget.is_tuned()
     first = replay.steps[0]
     assert first.tool_tokens == 2 * 50 and first.time_tokens == int(1.5 * 100)
 
@@ -61,7 +61,7 @@ def test_replay_parameters_become_settings(qtbot, window: MainWindow) -> None:
 def test_activating_a_replayed_task_selects_it(qtbot, window: MainWindow) -> None:
     _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
     with qtbot.waitSignal(window.traceShown, timeout=20_000) as shown:
-        window.session.taskActivated.emit("AUTH-L2-001")
+        window.docks.session.taskActivated.emit("AUTH-L2-001")
     assert shown.args[0].task_id == "AUTH-L2-001"
     assert window.current == ("auth-sessions", "AUTH-L2-001")
 
@@ -70,21 +70,24 @@ def test_attaching_to_a_worker_log(qtbot, window: MainWindow, tmp_path: Path) ->
     _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
     log = tmp_path / "worker.jsonl"
     log.write_text('{"ts": 0, "event": "task_executed", "id": "AUTH-L1-001"}\n{"ts": 60, "ev', encoding="utf-8")
-    with qtbot.waitSignal(window.session.liveUpdated, timeout=10_000) as live:
-        window.follow_log(log)
+    with qtbot.waitSignal(window.docks.session.liveUpdated, timeout=10_000) as live:
+        window.following.follow_log(log)
     assert live.args[0].estimated_tokens == 500  # the torn second line is not counted yet
-    assert window.detach_action.isEnabled()
-    with qtbot.waitSignal(window.session.liveUpdated, timeout=10_000) as live, log.open("a", encoding="utf-8") as f:
+    assert window.menus["file.detach"].isEnabled()
+    with (
+        qtbot.waitSignal(window.docks.session.liveUpdated, timeout=10_000) as live,
+        log.open("a", encoding="utf-8") as f,
+    ):
         f.write('ent": "tool_call", "count": 2}\n')
     # 500 + 2 tool calls * 50 + int(1 minute * 100)
     assert live.args[0].estimated_tokens == 500 + 100 + 100
-    window.stop_following()
-    assert window.session.following is None and not window.detach_action.isEnabled()
+    window.following.stop()
+    assert window.docks.session.following is None and not window.menus["file.detach"].isEnabled()
 
 
 def test_a_budget_change_does_not_restart_the_replay(qtbot, window: MainWindow) -> None:
     _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
-    window.session.player.step()
+    window.docks.session.player.step()
     with qtbot.assertNotEmitted(window.replayShown, wait=300), qtbot.waitSignal(window.traceShown, timeout=20_000):
-        window.budget.set_values({"budget": 1500, "spec_share": 0.4})
-    assert window.session.player.position == 0
+        window.docks.budget.set_values({"budget": 1500, "spec_share": 0.4})
+    assert window.docks.session.player.position == 0

@@ -28,12 +28,12 @@ def test_a_cell_opens_its_task_at_its_budget(qtbot, window: MainWindow) -> None:
     sweep = blocker.args[0]
     row = next(n for n, t in enumerate(sweep.tasks) if t.task == "CHK-L2-003")
     qtbot.waitExposed(view.heatmap)
-    undo_before = window.budget.undo_stack.count()
+    undo_before = window.docks.budget.undo_stack.count()
     with qtbot.waitSignal(window.traceShown, timeout=30_000, check_params_cb=lambda t: t.task_id == "CHK-L2-003"):
         qtbot.mouseClick(view.heatmap, Qt.MouseButton.LeftButton, pos=view.heatmap.cell_center(row, 1).toPoint())
     assert window.trace is not None and (window.trace.task_id, window.trace.budget) == ("CHK-L2-003", 2000)
-    assert window.budget.undo_stack.count() == undo_before + 1  # one undoable change
+    assert window.docks.budget.undo_stack.count() == undo_before + 1  # one undoable change
     assert window.trace.context_tokens.get(window.trace.tokenizer) == sweep.cell(row, 1).tokens
-    window.show_sweep()  # again: the same window, the feature kept
+    window.sweeps.show()  # again: the same window, the feature kept
     assert window.sweeps.dialog is dialog and view.chosen_feature() == "cart-checkout"
     qtbot.waitUntil(window.is_settled, timeout=30_000)

@@ -21,13 +21,13 @@ def _in_context(status: str) -> bool:
 
 def test_pin_then_tune_shows_what_left_and_why(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    window.pin_baseline()
-    assert window.diff is not None and window.diff.unchanged
+    window.baseline.pin()
+    assert window.baseline.diff is not None and window.baseline.diff.unchanged
     with qtbot.waitSignal(window.traceShown, timeout=20_000) as shown:
-        window.budget.set_values({"budget": 1500})
+        window.docks.budget.set_values({"budget": 1500})
     current = shown.args[0]
-    diff = window.diff
-    assert diff is not None and diff.current is current and diff.baseline is window.baseline
+    diff = window.baseline.diff
+    assert diff is not None and diff.current is current and diff.baseline is window.baseline.trace
 
     # Expected from the engine alone: the candidates in the baseline's context and not now.
     before = assemble(load_project(LEDGER), FEATURE, TASK)
@@ -44,21 +44,21 @@ def test_pin_then_tune_shows_what_left_and_why(qtbot, window: MainWindow) -> Non
         assert section.delta == (new.tokens.heuristic - old.tokens.heuristic)
     assert [(c.key, c.before, c.after) for c in diff.settings] == [("budget", 4000, 1500)]
     # The tab shows it: one row per change, the header names the baseline.
-    assert window.whatif.changes.model.rowCount() == len(diff.items)
-    assert "AUTH-L1-001" in window.whatif.header.text()
-    assert window.tabs.tabText(window.tabs.indexOf(window.whatif)).startswith("What-if \u25cf")
+    assert window.tabs.whatif.changes.model.rowCount() == len(diff.items)
+    assert "AUTH-L1-001" in window.tabs.whatif.header.text()
+    assert window.tabs.tabText(window.tabs.indexOf(window.tabs.whatif)).startswith("What-if \u25cf")
 
 
 def test_activating_a_change_goes_to_the_candidate(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    window.pin_baseline()
+    window.baseline.pin()
     with qtbot.waitSignal(window.traceShown, timeout=20_000):
-        window.budget.set_values({"spec_share": 0.2})
-    assert window.diff is not None
-    change = next(c for c in window.diff.items if c.kind == "spec_paragraph")
-    window.whatif.itemActivated.emit(change.item_id)
-    assert window.current_tab() == "paragraphs"
-    selected = window.paragraphs.current_row()
+        window.docks.budget.set_values({"spec_share": 0.2})
+    assert window.baseline.diff is not None
+    change = next(c for c in window.baseline.diff.items if c.kind == "spec_paragraph")
+    window.tabs.whatif.itemActivated.emit(change.item_id)
+    assert window.tabs.current_tab() == "paragraphs"
+    selected = window.tabs.paragraphs.current_row()
     assert selected is not None and selected.id == change.item_id
 
 
@@ -66,54 +66,56 @@ def test_exports_carry_the_diff(qtbot, window: MainWindow, tmp_path: Path) -> No
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
     # Nothing to compare yet: the what-if export is refused with a reason.
     with qtbot.waitSignal(window.exportFinished) as done:
-        window.export_to(str(tmp_path / "x.whatif.md"), "whatif-md")
+        window.exporter.export_shown(str(tmp_path / "x.whatif.md"), "whatif-md")
     assert "no baseline is pinned" in done.args[1] and not (tmp_path / "x.whatif.md").exists()
 
-    window.pin_baseline()
+    window.baseline.pin()
     with qtbot.waitSignal(window.traceShown, timeout=20_000):
-        window.budget.set_values({"budget": 1500})
+        window.docks.budget.set_values({"budget": 1500})
     for name, fmt in (("r.json", "json"), ("r.html", "html"), ("r.whatif.md", "whatif-md")):
         with qtbot.waitSignal(window.exportFinished, timeout=10_000) as done:
-            window.export_to(str(tmp_path / name), fmt)
+            window.exporter.export_shown(str(tmp_path / name), fmt)
         assert done.args[1] == ""
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert data["whatif"]["settings"][0]["key"] == "budget"
     assert "What-if against the pinned baseline" in (tmp_path / "r.html").read_text(encoding="utf-8")
     assert (tmp_path / "r.whatif.md").read_text(encoding="utf-8").startswith("#")
-    assert window.diff is not None
-    assert diff_traces(window.diff.baseline, window.diff.current).items == window.diff.items
+    assert window.baseline.diff is not None
+    assert diff_traces(window.baseline.diff.baseline, window.baseline.diff.current).items == window.baseline.diff.items
 
 
 def test_clear_baseline(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    window.pin_baseline()
-    window.clear_baseline()
+    window.baseline.pin()
+    window.baseline.clear()
     with qtbot.waitSignal(window.traceShown, timeout=20_000):
-        window.budget.set_values({"budget": 1500})
-    assert window.diff is None and window.whatif.diff() is None
-    assert window.tabs.tabText(window.tabs.indexOf(window.whatif)) == "What-if"
+        window.docks.budget.set_values({"budget": 1500})
+    assert window.baseline.diff is None and window.tabs.whatif.diff() is None
+    assert window.tabs.tabText(window.tabs.indexOf(window.tabs.whatif)) == "What-if"
 
 
 def test_opening_another_project_clears_the_baseline(qtbot, window: MainWindow) -> None:
     from tests.gui.conftest import EDGE
 
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    window.pin_baseline()
+    window.baseline.pin()
     open_and_wait(qtbot, window, EDGE)
-    assert window.baseline is None and window.diff is None and window.whatif.diff() is None
+    assert window.baseline.trace is None and window.baseline.diff is None and window.tabs.whatif.diff() is None
 
 
 def test_a_candidate_only_in_the_baseline_is_named_in_words(qtbot, window: MainWindow) -> None:
     # The baseline is a task of another feature, so its spec paragraphs are not candidates
     # of the task on screen: going to one says where it is, in words, not by its id.
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    window.pin_baseline()
+    window.baseline.pin()
     other = next(f for f in load_project(LEDGER).features if f.name != FEATURE and f.tasks)
     with qtbot.waitSignal(window.traceShown, timeout=20_000):
         window.select_task(other.name, other.tasks[0].id)
-    assert window.baseline is not None and window.trace is not None
-    gone = next(i for i in window.baseline.items if i.kind == "spec_paragraph" and window.trace.item(i.id) is None)
-    window._go_to_item_id(gone.id)
+    assert window.baseline.trace is not None and window.trace is not None
+    gone = next(
+        i for i in window.baseline.trace.items if i.kind == "spec_paragraph" and window.trace.item(i.id) is None
+    )
+    window.baseline.go_to_item(gone.id)
     assert gone.source.endswith(".md") and gone.line_start is not None
     message = window.statusBar().currentMessage()
     assert message.endswith(" is only in the baseline")

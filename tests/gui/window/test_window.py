@@ -69,7 +69,7 @@ def test_opening_a_sample_shows_the_engines_trace_in_every_view(qtbot, window: M
     assert trace.context_tokens == expected.context_tokens
 
     # Sections: one row per section plus the whole context, numbers as in the trace.
-    table = window.sections_tab.table
+    table = window.tabs.sections.table
     assert table.model.rowCount() == len(expected.sections) + 1
     for row, section in enumerate(expected.sections):
         assert _cell(table, row, "Section") == section.title
@@ -78,32 +78,32 @@ def test_opening_a_sample_shows_the_engines_trace_in_every_view(qtbot, window: M
         assert _cell(table, row, "cl100k_base") == f"{section.tokens.cl100k_base:,}"
         diff = section.tokens.cl100k_base - section.tokens.heuristic
         assert _cell(table, row, "\u0394 cl100k").replace("\u2212", "-").lstrip("+") == f"{diff:,}"
-    chart = window.sections_tab.chart.value()
+    chart = window.tabs.sections.chart.value()
     assert [s.tokens for s in chart.segments] == [s.tokens.heuristic for s in expected.sections]
     assert chart.total_budget == expected.budget
 
     # Paragraphs and rules: every candidate listed.
-    assert window.paragraphs.model.rowCount() == len(expected.items_of(SPEC_PARAGRAPH))
-    assert window.rules.model.rowCount() == len(expected.items_of(RULE_FILE))
+    assert window.tabs.paragraphs.model.rowCount() == len(expected.items_of(SPEC_PARAGRAPH))
+    assert window.tabs.rules.model.rowCount() == len(expected.items_of(RULE_FILE))
 
     # Trimming steps in order.
-    steps = window.trimming.table.model.rows()
+    steps = window.tabs.trimming.table.model.rows()
     assert [s.order for s in steps] == [s.order for s in expected.trim_steps]
 
     # The context view holds exactly the context.
-    assert window.context_view.editor.toPlainText() == expected.context
+    assert window.tabs.context.editor.toPlainText() == expected.context
 
     # The gauge shows the tracker.
-    gauge = window.tracker.gauge.value()
+    gauge = window.docks.tracker.gauge.value()
     assert gauge.used == expected.tracker.estimated_tokens
     assert gauge.maximum == expected.tracker.max_tokens
     assert gauge.threshold_percent == expected.tracker.threshold_percent == 70.0
-    assert window.tracker.fields["estimated"].text() == f"{expected.tracker.estimated_tokens:,} tokens"
+    assert window.docks.tracker.fields["estimated"].text() == f"{expected.tracker.estimated_tokens:,} tokens"
 
 
 def test_a_dropped_paragraph_says_why(qtbot, window: MainWindow, small_project: Path) -> None:
     open_and_wait(qtbot, window, small_project)
-    table = window.paragraphs
+    table = window.tabs.paragraphs
     assert table.model.rowCount() == 7
     # File order is kept until a header is clicked.
     statuses = [_cell(table, r, "Status") for r in range(7)]
@@ -122,18 +122,18 @@ def test_a_dropped_paragraph_says_why(qtbot, window: MainWindow, small_project: 
     assert "rank 6, below the cut" in detail
 
     # Rules: python matched by the .py file, javascript not considered.
-    rules = {_cell(window.rules, r, "Rule file"): r for r in range(window.rules.model.rowCount())}
+    rules = {_cell(window.tabs.rules, r, "Rule file"): r for r in range(window.tabs.rules.model.rowCount())}
     py = rules["languages/python/CLAUDE.md"]
-    assert _cell(window.rules, py, "Status") == "included"
-    assert _cell(window.rules, py, "Matched by") == "src/vault.py (.py)"
+    assert _cell(window.tabs.rules, py, "Status") == "included"
+    assert _cell(window.tabs.rules, py, "Matched by") == "src/vault.py (.py)"
     js = rules["languages/javascript/CLAUDE.md"]
-    assert _cell(window.rules, js, "Status") == "not a candidate"
-    assert _cell(window.rules, js, "Reason").startswith("not matched")
+    assert _cell(window.tabs.rules, js, "Status") == "not a candidate"
+    assert _cell(window.tabs.rules, js, "Reason").startswith("not matched")
 
 
 def test_filters_narrow_the_paragraph_table(qtbot, window: MainWindow, small_project: Path) -> None:
     open_and_wait(qtbot, window, small_project)
-    table = window.paragraphs
+    table = window.tabs.paragraphs
     table.status_buttons["included"].setChecked(False)
     assert table.shown() == 2
     table.filter.setText("again")
@@ -146,42 +146,42 @@ def test_filters_narrow_the_paragraph_table(qtbot, window: MainWindow, small_pro
 
 def test_search_lists_every_candidate_and_goes_to_it(qtbot, window: MainWindow, small_project: Path) -> None:
     open_and_wait(qtbot, window, small_project)
-    window.focus_search()
-    window.search.field.setText("rotate")
+    window.docks.focus_search()
+    window.docks.search.field.setText("rotate")
     # "rotate" is in paragraphs 1, 2, 4 and 6 (rank 6 dropped); no rule file mentions it.
-    matches = window.search.matches()
+    matches = window.docks.search.matches()
     assert [m.status for m in matches] == ["included", "included", "included", "outranked"]
-    assert window.search_dock.isVisible()
-    assert "task keyword" in window.search.summary.text()
-    window._go_to_match(matches[-1])
-    assert window.current_tab() == "paragraphs"
-    assert window.paragraphs.current_row().text == "Rotate again later."
+    assert window.docks.search_dock.isVisible()
+    assert "task keyword" in window.docks.search.summary.text()
+    window.docks.search.matchChosen.emit(matches[-1])
+    assert window.tabs.current_tab() == "paragraphs"
+    assert window.tabs.paragraphs.current_row().text == "Rotate again later."
     # A rule file by name.
-    window.search.field.setText("javascript")
-    (match,) = window.search.matches()
+    window.docks.search.field.setText("javascript")
+    (match,) = window.docks.search.matches()
     assert match.kind == RULE_FILE and match.status == "not_candidate"
 
 
 def test_jumping_to_an_item_selects_its_span_in_the_context(qtbot, window: MainWindow, small_project: Path) -> None:
     trace = open_and_wait(qtbot, window, small_project)
     item = next(i for i in trace.items if i.kind == SPEC_PARAGRAPH and i.rank == 2)
-    window.jump_to_item(item)
-    assert window.current_tab() == "context"
-    start, end = window.context_view.selected_span()
+    window.tabs.jump_to_item(item)
+    assert window.tabs.current_tab() == "context"
+    start, end = window.tabs.context.selected_span()
     assert trace.context[start:end] == "Rotate keys weekly."
-    assert window.context_view.selected_text() == "Rotate keys weekly."
+    assert window.tabs.context.selected_text() == "Rotate keys weekly."
     # A dropped paragraph has no span: the window says so and stays where it is.
-    window.show_tab("paragraphs")
+    window.tabs.show_tab("paragraphs")
     dropped = next(i for i in trace.items if i.rank == 6)
-    window.jump_to_item(dropped)
-    assert window.current_tab() == "paragraphs"
+    window.tabs.jump_to_item(dropped)
+    assert window.tabs.current_tab() == "paragraphs"
     assert "not in the context" in window.statusBar().currentMessage()
 
 
 def test_section_click_jumps_to_its_text(qtbot, window: MainWindow, small_project: Path) -> None:
     trace = open_and_wait(qtbot, window, small_project)
-    window.jump_to_section("spec_excerpts")
-    start, end = window.context_view.selected_span()
+    window.tabs.jump_to_section("spec_excerpts")
+    start, end = window.tabs.context.selected_span()
     assert trace.context[start:end].startswith("## Relevant Requirements")
 
 
@@ -201,7 +201,7 @@ def test_a_newer_request_cancels_the_older(qtbot, window: MainWindow) -> None:
     with qtbot.waitSignal(window.traceShown, timeout=30_000):
         window.select_task("auth-sessions", "AUTH-L1-002")
         window.select_task("auth-sessions", "AUTH-L1-003")
-    qtbot.waitUntil(lambda: not window.run_lane.running_jobs())
+    qtbot.waitUntil(lambda: not window.lanes.run.running_jobs())
     assert shown == ["AUTH-L1-003"]
 
 
@@ -217,7 +217,7 @@ def test_an_engine_error_shows_in_the_panel_and_the_window_keeps_working(
         raise ProjectError("task graph vanished mid-run", ".gsd/specs/auth-sessions/task-graph.json")
 
     monkeypatch.setattr(window_module, "assemble_task", broken)
-    with qtbot.waitSignal(window.run_lane.errored, timeout=10_000) as blocker:
+    with qtbot.waitSignal(window.lanes.run.errored, timeout=10_000) as blocker:
         window.select_task("auth-sessions", "AUTH-L1-002")
     assert "task graph vanished mid-run" in blocker.args[0]
     assert window.problems.isVisible()
@@ -232,7 +232,7 @@ def test_an_engine_error_shows_in_the_panel_and_the_window_keeps_working(
 
 
 def test_a_broken_project_path_is_reported(qtbot, window: MainWindow, tmp_path: Path) -> None:
-    with qtbot.waitSignal(window.load_lane.errored, timeout=10_000):
+    with qtbot.waitSignal(window.lanes.load.errored, timeout=10_000):
         window.open_project(tmp_path / "does-not-exist")
     assert window.problems.isVisible()
     assert "could not open" in window.problems.label.text() and "does-not-exist" in window.problems.label.text()
@@ -241,7 +241,7 @@ def test_a_broken_project_path_is_reported(qtbot, window: MainWindow, tmp_path: 
 def test_outline_lists_features_greys_the_graphless_and_fills_batch_totals(qtbot, window: MainWindow) -> None:
     with qtbot.waitSignal(window.batchFinished, timeout=60_000):
         open_and_wait(qtbot, window, EDGE)
-    model = window.outline.model
+    model = window.docks.outline.model
     names = [model.item(r, 0).text() for r in range(model.rowCount())]
     assert names == ["long-spec", "no-graph", "upper-names", "yaml-graph"]
     no_graph = model.item(names.index("no-graph"), 0)
@@ -253,8 +253,8 @@ def test_outline_lists_features_greys_the_graphless_and_fills_batch_totals(qtbot
     expected = engine_trace(EDGE, feature, task)
     used = expected.context_tokens.get(expected.tokenizer)
     mark = " \u26a0" if used > expected.budget else ""
-    assert window.outline.total_text(feature, task) == f"{used:,}{mark}"
-    assert len(window.batch_totals) == len(window.project.tasks())
+    assert window.docks.outline.total_text(feature, task) == f"{used:,}{mark}"
+    assert len(window.batch.totals) == len(window.project.tasks())
 
 
 def test_exports_write_exact_content(qtbot, window: MainWindow, tmp_path: Path) -> None:
@@ -264,10 +264,10 @@ def test_exports_write_exact_content(qtbot, window: MainWindow, tmp_path: Path) 
     for fmt, name in (("markdown", "ctx.md"), ("json", "trace.json"), ("html", "report.html")):
         path = tmp_path / name
         with qtbot.waitSignal(window.exportFinished, timeout=30_000) as blocker:
-            window.export_to(str(path), fmt)
+            window.exporter.export_shown(str(path), fmt)
         assert blocker.args == [str(path), ""]
         # the report carries the worker's prompt the Prompt tab shows for the same task
-        prompt = window.tabs.prompt_view.prompt()
+        prompt = window.tabs.prompt.prompt()
         assert prompt is not None and prompt.task_id == "AUTH-L1-001"
         expected = report.render(trace, fmt, prompt=prompt.to_json())
         assert path.read_bytes() == expected.encode("utf-8")
@@ -285,7 +285,7 @@ def test_a_failed_export_says_why_and_leaves_the_old_file(qtbot, window: MainWin
     target.mkdir()
     (target / "keep.txt").write_text("old", "utf-8")
     with qtbot.waitSignal(window.exportFinished, timeout=30_000) as blocker:
-        window.export_to(str(target), "markdown")
+        window.exporter.export_shown(str(target), "markdown")
     path, error = blocker.args
     assert path == str(target) and error
     assert "export failed" in window.problems.label.text()
@@ -295,7 +295,7 @@ def test_a_failed_export_says_why_and_leaves_the_old_file(qtbot, window: MainWin
 
 def test_copy_context_puts_exactly_the_context_on_the_clipboard(qtbot, window: MainWindow) -> None:
     trace = open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
-    window.copy_context()
+    window.exporter.copy_context()
     assert QGuiApplication.clipboard().text() == trace.context
 
 
@@ -304,12 +304,12 @@ def test_recent_projects_and_last_task_are_remembered(qtbot, settings: QSettings
     qtbot.addWidget(first)
     open_and_wait(qtbot, first, LEDGER, "reconciliation", "REC-L2-001")
     first.close()
-    assert first.recent_projects() == [str(LEDGER.resolve())] or first.recent_projects() == [str(LEDGER)]
+    assert first.store.recent_projects() == [str(LEDGER.resolve())] or first.store.recent_projects() == [str(LEDGER)]
     second = MainWindow(settings)
     qtbot.addWidget(second)
-    trace = open_and_wait(qtbot, second, Path(second.recent_projects()[0]))
+    trace = open_and_wait(qtbot, second, Path(second.store.recent_projects()[0]))
     assert (trace.feature, trace.task_id) == ("reconciliation", "REC-L2-001")
-    assert [a.text() for a in second.recent_menu.actions()] == second.recent_projects()
+    assert [a.text() for a in second.menus.recent.actions()] == second.store.recent_projects()
     second.close()
 
 
@@ -321,21 +321,22 @@ def test_keyboard_shortcuts_reach_the_actions(qtbot, window: MainWindow) -> None
 
 def test_rerun_gives_an_equal_trace(qtbot, window: MainWindow) -> None:
     first = open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
+    assert window.current == ("auth-sessions", "AUTH-L1-001")
     with qtbot.waitSignal(window.traceShown, timeout=30_000) as blocker:
-        window.rerun()
+        window.select_task(*window.current)
     second: Trace = blocker.args[0]
     assert second == first and second is not first
 
 
 def test_models_pass_the_model_tester(qtbot, qtmodeltester, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
-    for table in (window.paragraphs, window.rules, window.sections_tab.table, window.trimming.table):
+    for table in (window.tabs.paragraphs, window.tabs.rules, window.tabs.sections.table, window.tabs.trimming.table):
         qtmodeltester.check(table.model)
         qtmodeltester.check(table.proxy)
         table.view.sortByColumn(0, Qt.SortOrder.DescendingOrder)
         qtmodeltester.check(table.proxy)
-    assert window.paragraphs.model.data(QModelIndex()) is None
-    row0 = window.paragraphs.proxy.index(0, 0).data(RowRole)
+    assert window.tabs.paragraphs.model.data(QModelIndex()) is None
+    row0 = window.tabs.paragraphs.proxy.index(0, 0).data(RowRole)
     assert row0.kind == SPEC_PARAGRAPH
 
 

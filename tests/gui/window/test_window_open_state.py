@@ -46,9 +46,9 @@ def test_a_failed_open_watches_real_paths_inside_and_skips_loops(qtbot, window: 
     os.symlink("configs/mahabharatha", root / ".mahabharatha")
     (root / ".zerg").mkdir()
     os.symlink("config.yaml", root / ".zerg/config.yaml")  # a link to itself
-    with qtbot.waitSignal(window.load_lane.errored, timeout=15_000):
+    with qtbot.waitSignal(window.lanes.load.errored, timeout=15_000):
         window.open_project(root)
-    watched = sorted(window.watcher.files() + window.watcher.directories())
+    watched = sorted(window.opener.disk.watcher.files() + window.opener.disk.watcher.directories())
     expected = [root, *(root / rel for rel in ("ctxviewer.yaml", "configs/mahabharatha", ".gsd/specs"))]
     expected.append(root / "configs/mahabharatha/config.yaml")
     assert watched == sorted(str(p) for p in expected)

@@ -1,0 +1,52 @@
+"""The window's status bar: passing messages, the assembly's progress and state, the background pass's line.
+
+See docs/gui.md.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar
+
+from ctxviewer.gui.worker import RunState
+
+
+class StatusLine(QObject):
+    """*window*'s status bar: its permanent widgets (the background pass's line, the progress
+    bar, the run's state) and its messages."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.state_label = QLabel("idle", window)
+        self.state_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.state_label.setToolTip("State of the latest assembly run")
+        self.progress = QProgressBar(window)
+        self.progress.setRange(0, 100)
+        self.progress.setMaximumWidth(160)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.batch_label = QLabel("", window)
+        self.batch_label.setTextFormat(Qt.TextFormat.PlainText)  # says why a pass failed, in project words
+        self.batch_label.setToolTip("Background pass over every task (totals in the outline)")
+        self.bar = bar = window.statusBar()
+        bar.addPermanentWidget(self.batch_label)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.state_label)
+
+    def say(self, message: str, timeout_ms: int = 0) -> None:
+        """Show *message* for *timeout_ms* (0: until the next one)."""
+        self.bar.showMessage(message, timeout_ms)
+
+    def show_progress(self, stage: str, fraction: float) -> None:
+        self.progress.show()
+        self.progress.setValue(int(fraction * 100))
+        self.progress.setToolTip(f"Stage: {stage}")
+
+    def hide_progress(self) -> None:
+        self.progress.hide()
+
+    def show_state(self, what: str, state: RunState) -> None:
+        """The latest run of *what* (``loading``, ``assembly``) is in *state*."""
+        self.state_label.setText(f"{what}: {state.value}")
+        if state in (RunState.CANCELLED, RunState.ERROR):
+            self.progress.hide()
