@@ -31,18 +31,27 @@ def header_html(trace: Trace) -> str:
     e = html.escape  # the markup is ours; every name in it is the project's, shown as text
     return (
         f"<span style='font-size:13pt'><b>{e(trace.task_id)}</b> {e(trace.task_title)}</span><br>"
-        f"feature <b>{e(trace.feature)}</b> \u00b7 profile {e(trace.profile)} \u00b7 context "
+        f"feature <b>{e(trace.feature)}</b> \u00b7 profile {e(trace.profile)} \u00b7 plugin context "
         f"<b>{used_text}</b> of {trace.budget:,} {e(trace.tokenizer)} tokens{over}"
         f" \u00b7 exact: {', '.join(exact) or 'n/a'}"
         + (f"<br>{e(upstream_line(trace, with_profile=False))}" if trace.upstream else "")
+        + (f"<br>{e(worker_line(trace))}" if trace.worker is not None else "")
     )
+
+
+def worker_line(trace: Trace) -> str:
+    """What this task's worker session receives, in a sentence (docs/worker-window.md)."""
+    assert trace.worker is not None
+    summary = trace.worker.summary()
+    return summary[0].upper() + summary[1:] + " (the Window panel shows each block)."
 
 
 def header_tooltip(trace: Trace) -> str:
     return (
-        f"context: size of the assembled context in {trace.tokenizer} tokens (the tokenizer the "
-        f"pipeline decides with) against the task budget of {trace.budget:,}; exact: the same text "
-        "counted with tiktoken's cl100k_base and o200k_base encodings"
+        f"plugin context: size of the plugin's assembled context in {trace.tokenizer} tokens (the tokenizer "
+        f"the pipeline decides with) against the task budget of {trace.budget:,}; exact: the same text "
+        "counted with tiktoken's cl100k_base and o200k_base encodings. The last line says what the "
+        "task's worker session really starts with: Claude Code's project memory and the prompt."
     )
 
 

@@ -41,7 +41,7 @@ TAB_TITLES = {
     "rules": "Rules",
     "computed": "Computed",
     "trimming": "Trimming",
-    "context": "Context",
+    "context": "Plugin context",
     "whatif": "What-if",
     "compare": "Compare",
     "task": "Task",

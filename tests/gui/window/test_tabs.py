@@ -64,7 +64,7 @@ def test_the_tabs_are_the_eleven_named_and_their_titles_follow_the_run(tabs: Res
         "Rules",
         "Computed",
         "Trimming",
-        "Context",
+        "Plugin context",
         "What-if",
         "Compare",
         "Task",
