@@ -97,7 +97,10 @@ CODES: Mapping[str, tuple[str, str]] = {
         INFO,
         "the plugin cut a matched security rule file, but the worker loads it anyway as project memory",
     ),
-    CONTEXT_NO_RULES: (INFO, "a task's design-time context names none of the security rule files its files match"),
+    CONTEXT_NO_RULES: (
+        INFO,
+        "a task's design-time context names (or quotes a rule of) none of the security rule files its files match",
+    ),
 }
 
 #: A keyword in more than this share of a spec file's paragraphs says little about any one.
@@ -498,6 +501,9 @@ def _context_no_rules(view: _View, add: _Add) -> None:
     lowered = context.lower()
     if any(_rule_name(i).lower() in lowered or i.source.lower() in lowered for i in matched):
         return
+    lines = {line.strip() for line in context.splitlines()}
+    if any(line.strip() in lines for i in matched for line in i.text.splitlines()[1:] if len(line.strip()) >= 8):
+        return  # it quotes a rule of one of them
     if any(i.reached == REACHED_PROMPT for i in matched):
         return
     names = ", ".join(_rule_name(i) for i in matched[:3]) + (

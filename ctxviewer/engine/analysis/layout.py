@@ -128,8 +128,9 @@ def _command_block(fs: ProjectFS, settings: Settings, census: Census) -> WindowB
 
 def _received_blocks(worker: WorkerWindow) -> list[WindowBlock]:
     """The worker window's blocks, one per stated part, one for project memory, one for the prompt."""
+    short = {"system_prompt": "System prompt", "tools": "Tool definitions", "user_memory": "User memory"}
     out = [
-        WindowBlock(b.name, b.title, b.size, b.size, None, b.source, f"stated: {b.note}")
+        WindowBlock(b.name, short.get(b.name, b.title), b.size, b.size, None, b.source, f"stated: {b.title}, {b.note}")
         for b in worker.blocks
         if b.kind == ESTIMATE_BLOCK
     ]

@@ -342,3 +342,26 @@ def test_a_rule_file_matched_by_many_files_counts_the_rest_with_a_separator(tmp_
     trace = assemble(load_project(root), "feat", "T", None, exact=False)
     [python] = [i for i in trace.items if i.id == f"rule:{PYTHON}"]
     assert python.reason.startswith("matched by a.py (.py), b0.py (.py), b1.py (.py) and 1,000 more; ")
+
+
+def test_a_design_time_context_that_names_or_quotes_no_matched_rule_file(tmp_path: Path) -> None:
+    # Both tasks create a.py (the python rule file matches); T1's context says nothing of the
+    # rules, T2's quotes the python file's rule line, T3's names the file.
+    rules = {CORE: "## Rule: core\n", PYTHON: "## Rule: Validate every session field\n"}
+    tasks = [
+        {"id": "T1", "title": "Task", "files": {"create": ["a.py"]}, "context": "Use the cache."},
+        {
+            "id": "T2",
+            "title": "Task",
+            "files": {"create": ["a.py"]},
+            "context": "## Rule: Validate every session field",
+        },
+        {"id": "T3", "title": "Task", "files": {"create": ["a.py"]}, "context": "See languages/python/CLAUDE.md."},
+    ]
+    project = load_project(make_project(tmp_path, tasks, requirements="Task notes.", rules=rules))
+    found = {
+        t: of(findings_of(assemble(project, "feat", t, exact=False)), "context-no-rules") for t in ("T1", "T2", "T3")
+    }
+    [one] = found["T1"]
+    assert one.severity == INFO and "they reach the worker only as project memory" in one.message
+    assert found["T2"] == found["T3"] == []
