@@ -22,6 +22,7 @@ from ctxviewer.engine.trace.model import (
     REACHED_PATHS,
     Trace,
     WorkerWindow,
+    received_json,
 )
 
 WINDOW_SUFFIXES = {".txt": "text", ".md": "md", ".markdown": "md", ".json": "json"}
@@ -55,22 +56,7 @@ def window_data(trace: Trace, window: WorkerWindow) -> dict[str, Any]:
         "total_tokens": total,
         "stated_tokens": window.total(ESTIMATE_BLOCK),
         "model_window_tokens": int(trace.settings["max_context_tokens"].value),
-        "blocks": [
-            {
-                "kind": b.kind,
-                "name": b.name,
-                "title": b.title,
-                "source": b.source,
-                "load": b.load,
-                "loaded": b.loaded,
-                "tokens": b.size,
-                "counts": b.tokens.to_json(),
-                "stated": b.stated,
-                "note": b.note,
-                "text": b.text,
-            }
-            for b in window.blocks
-        ],
+        "blocks": [{**received_json(b), "tokens": b.size, "counts": b.tokens.to_json()} for b in window.blocks],
         "candidates": [
             {
                 "id": i.id,

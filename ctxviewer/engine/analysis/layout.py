@@ -21,6 +21,7 @@ from ctxviewer.engine.trace.model import (
     ESTIMATE_BLOCK,
     MEMORY_BLOCK,
     PROMPT_BLOCK,
+    ReceivedBlock,
     TrackerState,
     WindowBlock,
     WindowLayout,
@@ -126,6 +127,20 @@ def _command_block(fs: ProjectFS, settings: Settings, census: Census) -> WindowB
     return WindowBlock("command", "Command (full)", full, counts.heuristic, counts.cl100k_base, rel, note, full)
 
 
+def _summed(name: str, title: str, blocks: tuple[ReceivedBlock, ...], source: str, note: str) -> WindowBlock:
+    """One block standing for several of the worker window's: their sizes, estimates and exact counts added."""
+    exact = [b.tokens.cl100k_base for b in blocks]
+    return WindowBlock(
+        name,
+        title,
+        sum(b.size for b in blocks),
+        sum(b.tokens.heuristic for b in blocks),
+        None if None in exact else sum(e for e in exact if e is not None),
+        source,
+        note,
+    )
+
+
 def _received_blocks(worker: WorkerWindow) -> list[WindowBlock]:
     """The worker window's blocks, one per stated part, one for project memory, one for the prompt."""
     short = {"system_prompt": "System prompt", "tools": "Tool definitions", "user_memory": "User memory"}
@@ -135,35 +150,16 @@ def _received_blocks(worker: WorkerWindow) -> list[WindowBlock]:
         if b.kind == ESTIMATE_BLOCK
     ]
     memory = worker.loaded(MEMORY_BLOCK)
-    exact = [b.tokens.cl100k_base for b in memory]
     files = ", ".join(b.name for b in memory[:4]) + (f" and {len(memory) - 4} more" if len(memory) > 4 else "")
-    out.append(
-        WindowBlock(
-            "memory",
-            f"Project memory ({len(memory)} file{'s' if len(memory) != 1 else ''})",
-            sum(b.size for b in memory),
-            sum(b.tokens.heuristic for b in memory),
-            None if None in exact else sum(e for e in exact if e is not None),
-            "CLAUDE.md, .claude/rules/**, imports",
-            files or "no memory file loads for this task",
-        )
-    )
+    title = f"Project memory ({len(memory)} file{'s' if len(memory) != 1 else ''})"
+    note = files or "no memory file loads for this task"
+    out.append(_summed("memory", title, memory, "CLAUDE.md, .claude/rules/**, imports", note))
     parts = worker.loaded(PROMPT_BLOCK)
-    exact = [b.tokens.cl100k_base for b in parts]
-    what = {"task context": "design-time context", "spec context": "spec fallback"}.get(
+    uses = {"task context": "design-time context", "spec context": "spec fallback"}.get(
         worker.prompt_uses, "no context"
     )
-    out.append(
-        WindowBlock(
-            "prompt",
-            f"Prompt ({what})",
-            sum(b.size for b in parts),
-            sum(b.tokens.heuristic for b in parts),
-            None if None in exact else sum(e for e in exact if e is not None),
-            "ProtocolHandler._build_task_prompt",
-            worker.prompt_error or f"{len(parts)} parts, {worker.prompt_chars:,} characters",
-        )
-    )
+    note = worker.prompt_error or f"{len(parts)} parts, {worker.prompt_chars:,} characters"
+    out.append(_summed("prompt", f"Prompt ({uses})", parts, "ProtocolHandler._build_task_prompt", note))
     return out
 
 

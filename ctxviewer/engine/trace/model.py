@@ -723,7 +723,8 @@ def trace_to_json(trace: Trace, items_json: Callable[[tuple[Item, ...]], Any] = 
     }
 
 
-def _received_json(b: ReceivedBlock) -> dict[str, Any]:
+def received_json(b: ReceivedBlock) -> dict[str, Any]:
+    """One block of the worker's window as plain data (the trace JSON's and ``ctxviewer window``'s)."""
     return {
         "kind": b.kind,
         "name": b.name,
@@ -746,7 +747,7 @@ def _worker_json(w: WorkerWindow | None) -> dict[str, Any] | None:
         "folder_reason": w.folder_reason,
         "prompt_uses": w.prompt_uses,
         "prompt_error": w.prompt_error,
-        "blocks": [_received_json(b) for b in w.blocks],
+        "blocks": [received_json(b) for b in w.blocks],
         "notes": list(w.notes),
     }
 
