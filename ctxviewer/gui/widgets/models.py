@@ -243,18 +243,19 @@ class RecordFilterProxy(QSortFilterProxyModel):
 # -- column sets -------------------------------------------------------------------------
 
 #: A candidate's path to the worker, in a table cell.
-REACHED_CELLS = {"memory": "yes: memory", "prompt": "yes: prompt", "prompt_part": "partly", "no": "no", "": ""}
+REACHED_CELLS = {"memory": "memory", "prompt": "prompt", "prompt_part": "partly", "no": "no", "": ""}
 REACHED_TIP = (
-    "Whether this candidate's text reached the worker's model session, and how: its file loads as Claude "
-    "Code project memory, all its lines are in the prompt, some are, or none (docs/worker-window.md). The "
-    "plugin's context reaches the worker only through a task's design-time context."
+    "Whether this candidate's text reached the worker's model session (its prompt and project memory), "
+    "and how: memory (its file loads as Claude Code project memory), prompt (all its lines are in the "
+    "prompt), partly (some are) or no (docs/worker-window.md). The plugin's context reaches the worker "
+    "only through a task's design-time context."
 )
 
 
 def reached_column() -> Column:
     """The *Reached worker* column every candidate table has beside the plugin's fate."""
     return Column(
-        "Reached worker",
+        "Worker",
         lambda i: REACHED_CELLS.get(i.reached, i.reached),
         lambda i: ("memory", "prompt", "prompt_part", "no", "").index(i.reached) if i.reached in REACHED_CELLS else 9,
         REACHED_TIP,
@@ -278,16 +279,11 @@ def paragraph_columns(tokenizer: str) -> list[Column]:
         ),
         Column(
             "File",
-            lambda i: i.source.rsplit("/", 1)[-1],
+            lambda i: (
+                i.source.rsplit("/", 1)[-1] + ("" if i.line_start is None else f":{i.line_start}\u2013{i.line_end}")
+            ),
             lambda i: (i.source, i.line_start or 0),
-            "The spec file the paragraph comes from",
-        ),
-        Column(
-            "Lines",
-            lambda i: "" if i.line_start is None else f"{i.line_start}\u2013{i.line_end}",
-            lambda i: i.line_start,
-            "Where the paragraph sits in its file",
-            numeric=True,
+            "The spec file the paragraph comes from, and its lines there",
         ),
         Column(
             "Score",
@@ -321,12 +317,6 @@ def paragraph_columns(tokenizer: str) -> list[Column]:
     ]
 
 
-def _matched_by(item: Item) -> str:
-    entries = item.details.get("matched_by") or ()
-    parts = [f"{e.get('file')} ({e.get('by')})" for e in entries if isinstance(e, dict)]
-    return ", ".join(parts)
-
-
 def _detail_int(item: Item, key: str) -> int | None:
     value = item.details.get(key)
     return value if isinstance(value, int) else None
@@ -346,7 +336,6 @@ def rule_columns(tokenizer: str) -> list[Column]:
             None,
             "What makes the pipeline consider this file for a task",
         ),
-        Column("Matched by", _matched_by, None, "The task file (and its extension or name) that matched"),
         Column("Status", lambda i: i.status, None, STATUS_TIP, status=True),
         reached_column(),
         Column(

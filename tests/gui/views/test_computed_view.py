@@ -200,7 +200,7 @@ def test_the_entries_table_lists_every_candidate_by_section_then_rank(tab: Compu
         "7 of 10 entries included \u00b7 Patterns to Follow 1 \u00b7 Warnings 1 \u00b7 Relevant Decisions 1"
         " \u00b7 Prior Work 1 \u00b7 Code References 2 \u00b7 Open Questions (Blocking) 1"
     )
-    reasons = [row[5] for row in cells(tab.entries)]
+    reasons = [row[6] for row in cells(tab.entries)]
     assert reasons[1] == "no tag among the task's keywords or domains"
     assert reasons[5] == "status 'pending' in the task graph (no handoff file), not 'completed': skipped"
     assert tab.debug.toPlainText() == trace.debug and tab.debug.isReadOnly()

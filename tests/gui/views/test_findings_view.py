@@ -2,12 +2,17 @@
 
 On sample_projects/storefront-web at the default budget the JavaScript security rule file
 matches a task file (a .ts or .tsx file) of 15 of the 16 tasks and does not fit the
-security budget in any of them: 15 ``rule-cut`` errors (issue 14).  CHK-L1-001 modifies
-src/lib/http.ts.
+security budget in any of them.  Every worker loads it as project memory all the same, so
+these tests use a copy whose JavaScript rule file loads only for paths no task has: 15
+``rule-cut`` errors.  CHK-L1-001 modifies src/lib/http.ts.
 """
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
 from PySide6.QtCore import Qt
 
 from ctxviewer.engine.analysis.findings import CODES, ERROR, INFO, WARNING, Finding
@@ -16,8 +21,19 @@ from ctxviewer.gui.window import MainWindow
 from tests.conftest import SAMPLES
 from tests.gui.conftest import open_and_wait
 
-STOREFRONT = SAMPLES / "storefront-web"
 JS_RULE = "rule:languages/javascript/CLAUDE.md"
+#: Front matter that makes Claude Code load a rule file only for files under nowhere/.
+UNLOADED = '---\npaths: ["nowhere/**"]\n---\n'
+
+
+@pytest.fixture
+def storefront(tmp_path: Path) -> Path:
+    """storefront-web whose JavaScript rule file no worker's session loads."""
+    root = tmp_path / "storefront-web"
+    shutil.copytree(SAMPLES / "storefront-web", root)
+    rule = root / ".claude/rules/security/languages/javascript/CLAUDE.md"
+    rule.write_text(UNLOADED + rule.read_text(encoding="utf-8"), encoding="utf-8")
+    return root
 
 
 def _finding(code: str, severity: str, task: str = "T-1", item: str | None = None) -> FindingRow:
@@ -40,8 +56,10 @@ def _rows_of(window: MainWindow) -> list[FindingRow]:
     return list(window.tabs.findings.rows())
 
 
-def test_a_cut_rule_file_shows_in_the_header_the_tab_and_goes_to_its_row(qtbot, window: MainWindow) -> None:
-    open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
+def test_a_cut_rule_file_shows_in_the_header_the_tab_and_goes_to_its_row(
+    qtbot, window: MainWindow, storefront: Path
+) -> None:
+    open_and_wait(qtbot, window, storefront, "cart-checkout", "CHK-L1-001")
     cut = [r for r in window.findings.rows if r.code == "rule-cut"]
     assert [(r.item, r.severity, r.task) for r in cut] == [(JS_RULE, ERROR, "CHK-L1-001")]
     assert cut[0].item_label == "languages/javascript/CLAUDE.md"
@@ -60,9 +78,11 @@ def test_a_cut_rule_file_shows_in_the_header_the_tab_and_goes_to_its_row(qtbot, 
     assert window.tabs.rules.current_row().id == JS_RULE
 
 
-def test_the_background_pass_marks_every_task_whose_rule_file_is_cut(qtbot, window: MainWindow) -> None:
+def test_the_background_pass_marks_every_task_whose_rule_file_is_cut(
+    qtbot, window: MainWindow, storefront: Path
+) -> None:
     with qtbot.waitSignal(window.batchFinished, timeout=60_000):
-        open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
+        open_and_wait(qtbot, window, storefront, "cart-checkout", "CHK-L1-001")
     cut = {key for key, total in window.batch.totals.items() if any(f.code == "rule-cut" for f in total.findings)}
     assert len(window.batch.totals) == 16 and len(cut) == 15
     outline, model = window.docks.outline, window.docks.outline.model
@@ -87,9 +107,9 @@ def test_the_background_pass_marks_every_task_whose_rule_file_is_cut(qtbot, wind
     assert "not assessed yet" not in window.tabs.findings.summary.text()
 
 
-def test_a_finding_of_another_task_selects_that_task_first(qtbot, window: MainWindow) -> None:
+def test_a_finding_of_another_task_selects_that_task_first(qtbot, window: MainWindow, storefront: Path) -> None:
     with qtbot.waitSignal(window.batchFinished, timeout=60_000):
-        open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
+        open_and_wait(qtbot, window, storefront, "cart-checkout", "CHK-L1-001")
     window.findings.show(feature=True)
     other = next(r for r in _rows_of(window) if r.code == "rule-cut" and r.task != "CHK-L1-001")
     with qtbot.waitSignal(window.traceShown, timeout=30_000):
@@ -107,7 +127,7 @@ def test_a_generated_project_marks_only_the_task_whose_matched_rule_is_cut(qtbot
     # a 30 % security share); 60 of them (4,404 characters) would fit.  T-1 modifies a .ts
     # file (the JavaScript rule file matches it), T-2 a .go file (no rule file matches); the
     # one spec paragraph holds "script", a keyword of both titles, so neither context is empty.
-    rule = "".join(
+    rule = UNLOADED + "".join(
         f"## Rule: Rule number {n:02d} about scripts\n**Level**: strict\n**When**: always\n" for n in range(80)
     )
     tasks = [

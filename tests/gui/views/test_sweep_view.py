@@ -37,7 +37,11 @@ def view(qtbot, pool: QThreadPool) -> SweepView:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def compare(tmp_path: Path) -> Project:
-    return load_project(make_compare_project(tmp_path / "proj"))
+    root = make_compare_project(tmp_path / "proj")
+    # The core rule file loads only for paths no task has: a plugin cut of it is a rule-cut.
+    core = root / ".claude/rules/security/_core/owasp-2025.md"
+    core.write_text('---\npaths: ["nowhere/**"]\n---\n' + core.read_text(encoding="utf-8"), encoding="utf-8")
+    return load_project(root)
 
 
 def test_a_sweep_runs_on_the_lane_and_is_shown(qtbot, view: SweepView, compare: Project) -> None:  # type: ignore[no-untyped-def]

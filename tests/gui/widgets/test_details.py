@@ -133,6 +133,9 @@ def test_an_included_paragraph_in_full(trace: Trace) -> None:
     assert html == (
         "<b>.gsd/specs/feat/requirements.md</b>, lines 1\u20131<br>"
         "Score <b>3</b> \u00b7 rank <b>1</b> \u00b7 <b>included</b>: rank 1 of 5 kept (score 3)"
+        # The task has no design-time context: the spec fallback carries the paragraph to the worker.
+        "<br><i>Reached the worker:</i> <b>yes, in the prompt</b>: all its lines are in the prompt&#x27;s "
+        "spec fallback: requirements"
         "<br>Matched keywords: keys, rotate, signing"
         "<br><i>Top-k cut:</i> 6 requirements paragraphs scored above 0; the top 5 were kept "
         "(lowest kept score 1); the first left out was rank 6 with score 1. "
@@ -218,6 +221,8 @@ def test_a_matched_rule_file_in_full(trace: Trace) -> None:
     assert html == (
         "<b>.claude/rules/security/languages/python/CLAUDE.md</b>"
         "<br><b>included</b>: matched by src/vault.py (.py); block of 89 characters fit the 4,800 left of 4,800"
+        "<br><i>Reached the worker:</i> <b>yes, as project memory</b>: its file loads whole as project memory: "
+        ".zerg-worktrees/feat/worker-0/.claude/rules/security/languages/python/CLAUDE.md (always)"
         "<br>Considered when: a create/modify file ending in .py, .pyx, .pyi"
         "<br>Matched by: src/vault.py (.py)"
         "<br>Needed 89 characters; 4,800 left of 4,800"
@@ -234,6 +239,9 @@ def test_an_unmatched_rule_file_has_only_its_trigger(trace: Trace) -> None:
     assert html == (
         "<b>.claude/rules/security/languages/javascript/CLAUDE.md</b>"
         f"<br><b>not a candidate</b>: not matched: no task file is create/modify file ending in {suffixes}"
+        # Not the plugin's candidate, but every worker's session loads the file whole.
+        "<br><i>Reached the worker:</i> <b>yes, as project memory</b>: its file loads whole as project memory: "
+        ".zerg-worktrees/feat/worker-0/.claude/rules/security/languages/javascript/CLAUDE.md (always)"
         f"<br>Considered when: a create/modify file ending in {suffixes}"
     )
 

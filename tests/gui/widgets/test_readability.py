@@ -145,11 +145,11 @@ def test_ctrl_c_in_the_paragraphs_table_copies_the_rows(qtbot, window: MainWindo
     qtbot.keyClick(table.view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     # Score is hidden by default (it is the number of matched keywords); the rows in table
     # order: line 1 (rank 1, 26 chars // 4 = 6 tokens) before line 3 (19 // 4 = 4); keywords
-    # listed alphabetically.
+    # listed alphabetically; both reach the worker in the prompt's spec fallback.
     assert QGuiApplication.clipboard().text() == (
-        "Rank\tFile\tLines\tKeywords\tTokens\tStatus\tReason\n"
-        f"1\trequirements.md\t1\u20131\tkeys, rotate, signing\t6\tincluded\t{first.reason}\n"
-        f"2\trequirements.md\t3\u20133\tkeys, rotate\t4\tincluded\t{second.reason}\n"
+        "Rank\tFile\tKeywords\tTokens\tStatus\tWorker\tReason\n"
+        f"1\trequirements.md:1\u20131\tkeys, rotate, signing\t6\tincluded\tprompt\t{first.reason}\n"
+        f"2\trequirements.md:3\u20133\tkeys, rotate\t4\tincluded\tprompt\t{second.reason}\n"
     )
 
 

@@ -37,17 +37,27 @@ def named(base: Trace, **fields: object) -> Trace:
 
 
 def test_the_header_names_the_task_and_its_size_with_names_as_text(base: Trace) -> None:
-    over = named(base, context_tokens=TokenCounts(chars=10, heuristic=4321, cl100k_base=3900), upstream="")
+    over = named(base, context_tokens=TokenCounts(chars=10, heuristic=4321, cl100k_base=3900), upstream="", worker=None)
     assert header_html(over) == (
         "<span style='font-size:13pt'><b>T&lt;1&gt;</b> Fix &amp; ship</span><br>"
-        "feature <b>auth</b> \u00b7 profile mahabharatha \u00b7 context <b>4,321</b> of 4,000 heuristic tokens"
+        "feature <b>auth</b> \u00b7 profile mahabharatha \u00b7 plugin context <b>4,321</b> of 4,000 heuristic tokens"
         f"{OVER} \u00b7 exact: cl100k_base 3,900"
     )
-    within = named(base, context_tokens=TokenCounts(chars=10, heuristic=1836), upstream="")
+    within = named(base, context_tokens=TokenCounts(chars=10, heuristic=1836), upstream="", worker=None)
     assert header_html(within).endswith("context <b>1,836</b> of 4,000 heuristic tokens \u00b7 exact: n/a")
     # Deciding with an encoding that was not counted: no size, so not over budget either.
-    uncounted = named(base, tokenizer="cl100k_base", context_tokens=TokenCounts(chars=10, heuristic=9999), upstream="")
+    uncounted = named(
+        base, tokenizer="cl100k_base", context_tokens=TokenCounts(chars=10, heuristic=9999), upstream="", worker=None
+    )
     assert header_html(uncounted).endswith("context <b>n/a</b> of 4,000 cl100k_base tokens \u00b7 exact: n/a")
+
+
+def test_the_header_says_what_the_worker_receives(base: Trace) -> None:
+    assert base.worker is not None
+    line = header_html(base).rsplit("<br>", 1)[1]
+    memory = base.worker.total("memory")
+    assert line.startswith(f"The worker gets project memory: {len(base.worker.loaded('memory'))} file")
+    assert f"{memory:,} tokens; and the prompt with " in line and line.endswith("(the Window panel shows each block).")
 
 
 def test_an_upstream_run_says_which_version_it_reproduces_and_why(base: Trace) -> None:
@@ -56,6 +66,7 @@ def test_an_upstream_run_says_which_version_it_reproduces_and_why(base: Trace) -
         context_tokens=TokenCounts(chars=10, heuristic=1836),
         upstream="2026-01-30",
         upstream_reason="detected: no sign of the nine-section pipeline",
+        worker=None,
     )
     first, rest = header_html(seed).split(" \u00b7 exact: n/a")
     assert first.endswith("context <b>1,836</b> of 4,000 heuristic tokens")

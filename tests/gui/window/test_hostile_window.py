@@ -620,8 +620,9 @@ def test_a_hostile_task_s_findings_show_its_names_as_text(qtbot, window: MainWin
 
     The hostile task creates ``src/<i>Q4Z<img ...>.py``; a Python rule file of 200 rule lines
     (6,800 characters) matches it and cannot fit the security share of the default budget
-    (30 % of 4,000 tokens = 4,800 characters): a rule-cut finding whose Task cell is the hostile id and whose message
-    quotes the hostile file name.
+    (30 % of 4,000 tokens = 4,800 characters): a rule-cut-loaded finding (the worker loads the file
+    as project memory all the same) whose Task cell is the hostile id and whose message quotes the
+    hostile file name.
     """
     root, canary_dir, h = hostile_project(tmp_path)
     write(root, f"{RULES}/languages/python/CLAUDE.md", "## Rule: keep it short and simple\n" * 200)
@@ -630,7 +631,7 @@ def test_a_hostile_task_s_findings_show_its_names_as_text(qtbot, window: MainWin
     with qtbot.waitSignal(window.batchFinished, timeout=30_000):
         trace = open_and_wait(qtbot, window, root)
     assert trace.task_id == h.task_id
-    cuts = [r for r in window.findings.rows if r.code == "rule-cut"]
+    cuts = [r for r in window.findings.rows if r.code == "rule-cut-loaded"]
     assert len(cuts) == 1 and f"src/{h.file_name}" in cuts[0].finding.message
     window.findings.show(feature=True)
     qtbot.wait(20)

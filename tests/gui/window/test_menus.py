@@ -62,7 +62,7 @@ EXPECTED: dict[str, list[tuple[str, object]]] = {
         ("Show Rules", "Ctrl+3"),
         ("Show Computed", "Ctrl+4"),
         ("Show Trimming", "Ctrl+5"),
-        ("Show Context", "Ctrl+6"),
+        ("Show Plugin context", "Ctrl+6"),
         ("Show What-if", "Ctrl+7"),
         ("Show Compare", "Ctrl+8"),
         ("Show Task", "Ctrl+9"),
