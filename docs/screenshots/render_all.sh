@@ -18,7 +18,7 @@ shot whatif "$ledger" --set budget=1500 --compare --tab whatif
 shot compare "$ledger" --profiles mahabharatha,ctxviewer --tab compare
 shot compare-dark "$ledger" --profiles drift:budget=1500,shaktiman:budget=1500 --tab compare --theme dark
 shot computed "$ledger" --profile computed --tab computed
-shot window "$ledger" --panel window --set base_prompt=.mahabharatha/prompts/worker-base.md
+shot window "$ledger" --panel window
 shot trimming "${store[@]}" --tab trimming
 shot rules-dark "${store[@]}" --tab rules --theme dark
 python docs/screenshots/findings_shot.py "$out"   # rules, paragraphs, findings

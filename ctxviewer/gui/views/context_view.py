@@ -1,4 +1,4 @@
-"""The assembled context, exactly as the worker sees it, highlighted and navigable.
+"""The plugin's assembled context, exactly, highlighted and navigable; its caption says whether it reaches the worker.
 
 The text is the trace's ``context``; carriage returns and U+2029 are shown as visible
 symbols (one character each) so every character keeps its place.  Section spans are

@@ -197,7 +197,9 @@ class PromptView(QWidget):
         self.notes.setWordWrap(True)
         self.notes.hide()
         self.copy_button = QPushButton("Copy prompt", self)
-        self.copy_button.setToolTip("Copy exactly the text the worker receives")
+        self.copy_button.setToolTip(
+            "Copy exactly the prompt the worker receives (its project memory is separate: the Window panel)"
+        )
         self.copy_button.clicked.connect(self.copy_prompt)
         self.export_button = QPushButton("Export\u2026", self)
         self.export_button.setToolTip("Write the prompt (.txt, exactly the text) or its parts and counts (.json)")

@@ -279,11 +279,16 @@ def paragraph_columns(tokenizer: str) -> list[Column]:
         ),
         Column(
             "File",
-            lambda i: (
-                i.source.rsplit("/", 1)[-1] + ("" if i.line_start is None else f":{i.line_start}\u2013{i.line_end}")
-            ),
+            lambda i: i.source.rsplit("/", 1)[-1],
             lambda i: (i.source, i.line_start or 0),
-            "The spec file the paragraph comes from, and its lines there",
+            "The spec file the paragraph comes from",
+        ),
+        Column(
+            "Lines",
+            lambda i: "" if i.line_start is None else f"{i.line_start}\u2013{i.line_end}",
+            lambda i: i.line_start,
+            "Where the paragraph sits in its file",
+            numeric=True,
         ),
         Column(
             "Score",
@@ -322,6 +327,12 @@ def _detail_int(item: Item, key: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def _matched_by(item: Item) -> str:
+    entries = item.details.get("matched_by") or ()
+    parts = [f"{e.get('file')} ({e.get('by')})" for e in entries if isinstance(e, dict)]
+    return ", ".join(parts)
+
+
 def rule_columns(tokenizer: str) -> list[Column]:
     return [
         Column(
@@ -336,6 +347,7 @@ def rule_columns(tokenizer: str) -> list[Column]:
             None,
             "What makes the pipeline consider this file for a task",
         ),
+        Column("Matched by", _matched_by, None, "The task file (and its extension or name) that matched"),
         Column("Status", lambda i: i.status, None, STATUS_TIP, status=True),
         reached_column(),
         Column(

@@ -84,12 +84,14 @@ class ResultTabs(QTabWidget):
         self.trace: Trace | None = None
         self.sections = SectionsTab(self)
         self.paragraphs = RecordTable(paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs", fit=True)
-        # A paragraph's score is the number of its matched keywords, which are shown.
-        self.paragraphs.row_actions.hide_columns("Score")
+        # A paragraph's score is the number of its matched keywords, which are shown; its lines
+        # are in the detail pane.  Hidden, the reason keeps its room at 1280x800 beside the
+        # Worker column.  The header's menu shows them.
+        self.paragraphs.row_actions.hide_columns("Score", "Lines")
         self.rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files", fit=True, wrap=True)
-        # What triggers a file and its character counts are in the detail pane (and in the
-        # reason); hidden, the reason has room at 1280x800.  The header's menu shows them.
-        self.rules.row_actions.hide_columns("Trigger", "Needed", "Left")
+        # What triggers a file, what matched it and its character counts are in the detail pane
+        # (and in the reason); hidden, the reason has room at 1280x800.  The header's menu shows them.
+        self.rules.row_actions.hide_columns("Trigger", "Matched by", "Needed", "Left")
         self.trimming = TrimmingTab(self)
         self.context = ContextView(self)
         self.computed = ComputedTab(self)
@@ -109,7 +111,8 @@ class ResultTabs(QTabWidget):
             "references with their scores and fates, its Context Debug record; the nine-section versions' "
             "engineering rules, MCP servers, switches and repository map, their cuts and compact mode",
             "trimming": "The cuts, in order, with tokens before and after",
-            "context": "The assembled context, exactly as the worker sees it",
+            "context": "The plugin's assembled context, exactly: it reaches the worker only as a task's "
+            "design-time context",
             "whatif": "This run against the pinned baseline: token deltas, what entered or left",
             "compare": "This task assembled two ways side by side: two profiles, or two settings",
             "task": "The task's keywords and the effective settings",

@@ -81,3 +81,22 @@ def test_edge_cases_core_rules_scoped_to_src_miss_the_docker_only_tasks() -> Non
         assert core is not None
         under_src = any(f.startswith("src/") for f in files)
         assert core.reached == (REACHED_MEMORY if under_src else REACHED_NO), task.id
+
+
+def test_storefront_web_every_task_loads_its_four_rule_files() -> None:
+    """storefront-web has no CLAUDE.md: each worker's session loads the four security rule files,
+    from its worktree (.zerg-worktrees/<feature>/worker-0, zerg-ai's folder for the seed's
+    version), and every rule file the plugin considered reaches it as memory."""
+    root = (SAMPLES / "storefront-web").resolve()
+    project = load_project(root)
+    rules = sorted(p.relative_to(root).as_posix() for p in (root / ".claude/rules").rglob("*.md"))
+    assert len(rules) == 4
+    for feature, task in project.tasks():
+        trace = assemble_task(project, feature, task, exact=False)
+        assert trace.worker is not None
+        wt = f".zerg-worktrees/{feature.name}/worker-0"
+        loaded = [(b.name, b.source) for b in trace.worker.loaded(MEMORY_BLOCK)]
+        assert loaded == [(f"{wt}/{rel}", rel) for rel in rules], task.id
+        for block in trace.worker.loaded(MEMORY_BLOCK):
+            assert block.text == _framing(root, block.name) + (root / block.source).read_text(encoding="utf-8")
+        assert all(i.reached == REACHED_MEMORY for i in trace.items_of(RULE_FILE)), task.id

@@ -143,13 +143,13 @@ def test_ctrl_c_in_the_paragraphs_table_copies_the_rows(qtbot, window: MainWindo
     table.view.setFocus()
     QGuiApplication.clipboard().clear()
     qtbot.keyClick(table.view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
-    # Score is hidden by default (it is the number of matched keywords); the rows in table
+    # Score and Lines are hidden by default (the number of matched keywords; the detail pane); the rows in table
     # order: line 1 (rank 1, 26 chars // 4 = 6 tokens) before line 3 (19 // 4 = 4); keywords
     # listed alphabetically; both reach the worker in the prompt's spec fallback.
     assert QGuiApplication.clipboard().text() == (
         "Rank\tFile\tKeywords\tTokens\tStatus\tWorker\tReason\n"
-        f"1\trequirements.md:1\u20131\tkeys, rotate, signing\t6\tincluded\tprompt\t{first.reason}\n"
-        f"2\trequirements.md:3\u20133\tkeys, rotate\t4\tincluded\tprompt\t{second.reason}\n"
+        f"1\trequirements.md\tkeys, rotate, signing\t6\tincluded\tprompt\t{first.reason}\n"
+        f"2\trequirements.md\tkeys, rotate\t4\tincluded\tprompt\t{second.reason}\n"
     )
 
 
