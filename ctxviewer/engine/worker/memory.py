@@ -226,10 +226,9 @@ class _Loader:
                 match_base=base,
                 depth=depth + 1,
                 imported_by=seen_as,
-                skip=self._twin(origin, target),
             )
 
-    def _twin(self, origin: str, rel: str) -> str:
+    def twin(self, origin: str, rel: str) -> str:
         """Why a main-checkout file does not load in a worktree session that holds it too ('' if it does)."""
         if origin != CHECKOUT or not self.worktree or self.duplicates != "once":
             return ""
@@ -310,7 +309,7 @@ def load_memory(
             seen_as = f"{worktree}/{rel}" if in_tree else rel
             why = "in the worker's working folder" if (in_tree or not worktree) else "in a folder above the worker's"
             origin = WORKTREE if in_tree else CHECKOUT
-            skip = loader._twin(origin, rel)
+            skip = loader.twin(origin, rel)
             loader.add(seen_as, rel, kind, ALWAYS, f"loads at session start: {why}", origin, match_base=base, skip=skip)
     _nested(loader, fs, task_files, worktree)
     return tuple(loader.files), tuple(loader.notes)

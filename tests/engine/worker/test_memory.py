@@ -159,3 +159,12 @@ def test_task_paths() -> None:
     assert task_paths(raw) == ("a.py", "b.py", "c.md")
     assert task_paths({"files": ["x.py"]}) == ("x.py",)
     assert task_paths({}) == ()
+
+
+def test_a_local_files_import_loads_from_the_main_checkout(tmp_path: Path) -> None:
+    # CLAUDE.local.md is only in the main checkout; what it imports loads from there too,
+    # though the worktree holds a copy of that file (nothing in the worktree imports it).
+    write(tmp_path, "CLAUDE.local.md", "Mine: @notes/local.md\n")
+    write(tmp_path, "notes/local.md", "Local notes.\n")
+    files, _ = load_memory(ProjectFS(tmp_path), [], WT)
+    assert [(f.path, f.loaded) for f in files] == [("CLAUDE.local.md", True), ("notes/local.md", True)]
