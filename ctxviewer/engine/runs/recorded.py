@@ -1,25 +1,10 @@
 """Recorded vs reproduced: upstream's token records beside what ctxviewer's profile builds.
 
-Upstream's context plugin (zerg-ai 0.3.2 and the repository's main) writes, for every task
-whose context it builds, the tokens of each non-empty section to
-``state/tokens-<worker>.json`` (see :mod:`ctxviewer.engine.runfiles.tokenrecords`), counted
-with upstream's estimate ``max(1, round(len / 4))`` (mode ``estimated``) or Anthropic's
-count (mode ``exact``).  :func:`compare_records` runs, for each recorded task, the profile
-of the upstream version that runs in the project (``zerg-0.3.2`` or
-``mahabharatha-latest``: set, pinned, or detected, as ``assemble`` picks it) and sets the
-recorded count of each section beside the reproduced one: the same, different, or a
-section on one side only.
-
-The reproduced counts come from the trace, as upstream computes them: the section's text
-*before* compact mode abbreviates it (upstream records before it abbreviates; in the trace
-the length before is the first ``abbreviate`` step's ``chars_before``), under upstream's
-component names (``spec_excerpt`` for the spec section).  A task whose whole context failed
-and fell back (every section ``failed``) is one upstream writes no record for.
-
-What the files do not say is taken from the project's settings: the budget, and the
-switches a worker's environment sets (``analysis_depth``, ``behavioral_mode``,
-``tdd_mode``, ``compact_mode``); a count that differs may mean the worker ran with other
-values, or on other files (the project has changed since).
+:func:`compare_records` assembles each recorded task with the profile of the upstream
+version that runs in the project and sets each section's recorded count beside the
+reproduced one: the same, different, or a section on one side only.  What is compared,
+and what the files leave to the project's settings, is in
+docs/run-files.md#recorded-vs-reproduced.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """A fast, exact :class:`~ctxviewer.engine.profiles.refit_contract.Refit` for the ``computed`` profile.
 
-Only packing (:mod:`.packing`) depends on the budget.  Everything before it -- the task's
-signals and limits, the context map, the handoffs, phases 2-4 (:meth:`ComputedRun.prepare
-<ctxviewer.engine.profiles.computed.run.ComputedRun.prepare>`) -- gives the same entries at
-every budget, and packing cuts the kept entries one at a time in a fixed order
-(:func:`~.packing.cut_order`: code references from the bottom, then decisions, patterns, prior
-work, warnings, blocking questions), re-rendering the injection after each cut, until the
-whole counts the budget or less.  So the refit renders once per cut, counting the injection
-after ``k`` cuts for every ``k``, and the whole run at budget *b* makes the first ``k`` cuts
-with ``tokens[k] <= b`` (all of them when there is none), which
-:class:`~ctxviewer.engine.profiles.drift.refit.CutSequenceRefit` answers by bisection.
-
-The counts need not fall at every cut: a section left with no entries says so in a line of
-its own ("No specific patterns identified for this task."), which can be longer than the
-entry it replaces.  Fates are still monotone in the budget (a larger budget never stops
-later), and the ceiling -- the count with nothing cut -- is the last budget at which one
-changes.
+Only packing (:mod:`.packing`) depends on the budget, and it cuts the entries
+:meth:`ComputedRun.prepare <ctxviewer.engine.profiles.computed.run.ComputedRun.prepare>`
+keeps in a fixed order (:func:`~.packing.cut_order`), so the refit renders the injection
+once per cut and :class:`~ctxviewer.engine.profiles.drift.refit.CutSequenceRefit` finds the
+cuts a budget makes by bisection.  See docs/sensitivity.md#how-the-refits-work.
 """
 
 from __future__ import annotations

@@ -1,40 +1,12 @@
 """Profile ``mahabharatha``: the reference context pipeline, decision for decision.
 
-The assembled context is the non-empty sections joined by ``"\\n\\n"``:
-
-1. security rules, budget ``int(budget * 0.30)``:
-   ``"## Security Rules (task-scoped)\\n\\n" + summary`` -- only when the task has
-   create/modify files, filtering is on, and the summary is not empty;
-2. spec excerpts, budget ``int(budget * 0.50)``: ``"## Relevant Requirements"`` +
-   truncate(top paragraphs, budget // 2), then ``"## Relevant Design"`` +
-   truncate(top paragraphs, max(remaining, budget // 4)), where *remaining* is the
-   budget minus the estimate of the parts so far joined by ``"\\n"`` (the design
-   header included); parts joined by ``"\\n\\n"``.
-
-Failures behave as in the real system: a failing rule filter leaves the security
-section out; a failing spec load (a non-text title, a ``files`` entry that is not a
-path, a spec file that is not UTF-8) leaves the spec section out; any other failure
-(``files`` not a mapping, a rule file that cannot be read) empties the whole context
-when ``fallback_to_full`` is true and is an error otherwise.  Every such failure is in
-the trace with its cause.
-
-The run (:class:`~.run.MahabharathaRun`) is a sequence of stages, each readable and
-testable alone:
-
-* :mod:`.assembly` -- the task's files (:func:`task_files`); the fall-back when the whole
-  run failed (:func:`fall_back`); the sections joined in order (:func:`join_sections`);
-* :mod:`.security` -- read and summarize the matched rule files (:func:`read_rules`), fit
-  their blocks to the limit in order (:func:`fit_blocks`, :func:`rule_limit`), each rule's
-  fate as an item (:func:`rule_items`), chain the cuts (:func:`skip_chain`);
-* :mod:`.excerpts` -- load each spec file (:func:`load_spec`), its paragraphs as items
-  (:class:`ParagraphItems`), each part's budget (:func:`part_budget`), what each kept
-  paragraph keeps and its fate (:func:`place_paragraphs`, :func:`place_drafts`), the steps
-  on the whole section (:func:`spec_chain`);
-* :mod:`.run` -- :class:`MahabharathaRun`, which runs them in order and records their
-  decisions;
-* :mod:`.refit` -- the fates at other budgets and shares from one run's rule sizes and
-  scored spec parts, replaying only the fit and truncation decisions (not imported here:
-  the runs package registers it for sensitivity).
+Security rules and spec excerpts, each within its share, failing as the real system
+fails; the rules are in docs/profiles.md#mahabharatha.  :class:`~.run.MahabharathaRun`
+runs the stages in order, each readable and testable alone: :mod:`.assembly` (the task's
+files, the fall-back, the sections joined), :mod:`.security` (the matched rule files read,
+summarized and fitted) and :mod:`.excerpts` (the spec files loaded, each kept paragraph
+placed within its part's budget).  :mod:`.refit` replays the fit and truncation decisions
+at other budgets and shares (not imported here: the runs package registers it).
 """
 
 from ctxviewer.engine.profiles.mahabharatha.assembly import (

@@ -1,22 +1,10 @@
 """A task's fates under the seed's run at other budgets and shares, in plain arithmetic.
 
-Of everything :class:`~.run.MahabharathaRun` decides, only two things depend on the budget
-and the section shares:
-
-* which usable rule blocks fit the security summary's limit (:func:`~.security.fit_blocks`:
-  kept whole, in order, while the sizes fit; the limit is ``int(budget * security_share)``
-  tokens, four characters each with the heuristic counter);
-* how many characters of each spec part's top paragraphs a truncation keeps
-  (:func:`~ctxviewer.engine.signals.spec.truncate` to the part's budget,
-  :func:`~.excerpts.part_budget`), and so which of them are included, truncated or cut
-  (:func:`~.excerpts.place_paragraphs`).
-
-Reading, summarizing, scoring and ranking do not.  :func:`build_refit` runs the profile
-once and keeps what those decisions start from (the run records it: ``rule_sizes``,
-``scored_parts``, ``fatal``); :class:`MahabharathaRefit` then replays only the decisions.
-A truncation's cut is found from the positions of the text's paragraph and sentence
-breaks (bisection), so a call costs a few microseconds with the heuristic counter; with
-an exact tokenizer each new part budget costs one ``fits_prefix`` (remembered).
+Only the rule blocks' fit (:func:`~.security.fit_blocks`) and each spec part's truncation
+(:func:`~.excerpts.part_budget`, :func:`~.excerpts.place_paragraphs`) depend on the budget
+and the shares.  :func:`build_refit` runs the profile once and keeps what they start from
+(``rule_sizes``, ``scored_parts``, ``fatal``); :class:`MahabharathaRefit` replays only those
+decisions.  See docs/sensitivity.md#how-the-refits-work.
 """
 
 from __future__ import annotations

@@ -1,32 +1,10 @@
 """The shaktiman profile's fates at other budgets, in plain arithmetic (a :class:`~..refit_contract.Refit`).
 
-Nothing before packing depends on the budget: the chunks, their ranks, their costs with
-their metadata lines, which ones overlap which, each spec chunk's neighbours.  The refit
-works them out once (:meth:`ShaktimanRun.candidates <.run.ShaktimanRun.candidates>` and a
-count of every chunk that can be packed), then replays the three budget-dependent stages
-of :mod:`.packing` on integers:
-
-* **primary selection**: in rank order, a chunk overlapping a selected one by more than
-  half is outranked, else it is packed when ``used + cost <= limit`` (its separator
-  counted unless it is the first), else cut for the budget;
-* **structural expansion**: with ``room = int((limit - used) * 0.30)``, each primary spec
-  chunk's neighbours are offered in the run's order; a neighbour that primary selection
-  never ranked takes the offer's outcome as its status, a ranked one only an inclusion;
-* **the final exact check**: the joined context's tokens are known without counting it
-  (see :func:`joined_tokens`); while they exceed the budget the last chunk goes out again.
-
-Then every paragraph of a packed section is included.  The limit is the budget less its
-margin, ``max(1, ceil(budget * shaktiman_margin))``, as :func:`~.run.packing_limit` rounds it.
-
-**Spans.**  Every decision above is a threshold on one of three numbers: the limit (primary
-selection: packed iff ``limit >= used + cost``), the expansion room (a neighbour is packed
-iff ``room >= spent + cost``; since ``room <= limit - used`` always, the limit's own test
-never decides) and the budget (the final check).  Each is non-decreasing in the budget, so
-the budgets that give the same decisions as one budget form an interval, which
-:meth:`ShaktimanRefit.span` works out from the thresholds of that one replay.  :meth:`fates`
-keeps the spans it has found, so an enumeration of every integer budget replays once per
-span, not once per budget, and :meth:`ceiling` is exact: the first budget of the run of
-equal fates that reaches the top of the range.
+Nothing before packing depends on the budget, so the refit works the chunks out once
+(:meth:`ShaktimanRun.candidates <.run.ShaktimanRun.candidates>`) and replays the three
+budget-dependent stages of :mod:`.packing` on integers; :meth:`ShaktimanRefit.span` finds
+the interval of budgets with the same decisions, so an enumeration replays once per span.
+See docs/sensitivity.md#how-the-refits-work.
 """
 
 from __future__ import annotations

@@ -1,25 +1,7 @@
 """Engineering rules (``<state folder>/rules/*.yaml``) as zerg-ai 0.3.2 picks and summarizes them.
 
-Loading: the folder's ``*.yaml`` files sorted, then its ``*.yml`` files sorted; each a
-YAML mapping whose ``rules`` is a list.  A rule needs ``id`` and ``title``;
-``priority`` is ``critical``, ``important`` or ``recommended`` in any case (default
-recommended), ``applies_to`` a glob or a list of globs (default ``*``), ``enabled``
-true unless set false, ``description`` optional.  A file that is not UTF-8, not YAML,
-not a mapping or whose ``rules`` is not a list is skipped; so is a rule that is not a
-mapping, lacks ``id`` or ``title`` or names an unknown priority.  Some malformed values
-make upstream raise instead, which leaves the whole section out (a ``priority`` that
-is not text; once the rule is reached while matching: an ``id`` that cannot be hashed,
-an ``applies_to`` that cannot be iterated or holds a glob that is not text; a task
-file that is not a path).
-
-Choosing: a rule applies when one of its globs matches (``fnmatch``) the base name of
-a create/modify file; disabled rules are passed over and the first rule of an ``id``
-wins.  Rules are stably sorted critical, important, recommended.
-
-Summary: each rule is a line ``- **[PRIORITY]** title`` (``: description`` when there
-is one); lines go in while the characters so far plus the line and its newline fit
-``budget * 4``; the first line always goes in; at the first that does not fit a note
-says how many were left out, and the list stops.
+Loading, choosing and the summary's character limit, rule by rule, are in
+docs/profiles.md#zerg-032 (*Engineering rules*).
 """
 
 from __future__ import annotations

@@ -1,33 +1,12 @@
 """Profile ``zerg-0.3.2``: the nine-section context of PyPI ``zerg-ai`` 0.3.2, byte for byte.
 
-The non-empty sections, in this order, joined by ``"\\n\\n"`` (budget = the
-configured ``task_context_budget_tokens``, every share taken with ``int()``):
-
-1. engineering rules, 10 % (``.zerg/rules``, see :mod:`.engrules`);
-2. security rules, 10 % (the seed's filter and summary, see
-   :mod:`ctxviewer.engine.profiles.mahabharatha.security`);
-3. spec excerpts, 20 % (the seed's algorithm; no heading of its own);
-4. MCP servers, 10 % passed and ignored (see :mod:`.switches`);
-5. analysis depth, 6. behavioral mode, 7. TDD -- 10 % each, passed and ignored;
-8. token efficiency hints (no budget);
-9. the repository symbol map, 10 % (see :mod:`.repomap`).
-
-With compact mode ``1`` or ``true`` the joined text is then abbreviated (see
-:mod:`.compact`).  Failures: a section whose builder raises is left out; ``files``
-that is not a mapping, and a security rule file that cannot be read, empty the whole
-context (``fallback_to_full``).  All cuts are in characters (4 per token) and the
-spec's remaining budget uses ``len // 4``, so this profile always decides with the
-``heuristic`` counter; upstream's own token records use ``round(len / 4)``
-(:func:`upstream_estimate`), which never changes the text.
-
-:meth:`ZergRun.run` is these stages in order: the shares (:func:`section_shares`); the
-task's files; the rules (sections 1-2, with the mixed-language note, :func:`mixed_languages`);
-the spec excerpts; the hints (sections 4-9); then either the fall-back or upstream's token
-record (:func:`token_breakdown`) and compact mode (:func:`compacted`); and the layout.  Each
-builder module decides, and a function here turns its outcome into items and steps
-(:func:`engineering_items`, :func:`engineering_cut`, :func:`mcp_items`,
-:func:`switch_sections`, :func:`repo_map_items`, :func:`repo_map_cut`), so each can be
-read and tested without a run.
+The sections, their shares, failures and compact mode are in docs/profiles.md#zerg-032.
+:meth:`ZergRun.run` runs the stages in order: the shares (:func:`section_shares`), the
+task's files, the rules (sections 1-2, :func:`mixed_languages`), the spec excerpts, the
+hints (sections 4-9), then the fall-back or upstream's token record
+(:func:`token_breakdown`) and compact mode (:func:`compacted`), and the layout.  Each
+builder module decides; a function here turns its outcome into items and steps, so each
+can be read and tested without a run.
 """
 
 from __future__ import annotations

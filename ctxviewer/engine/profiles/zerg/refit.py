@@ -1,30 +1,11 @@
 """A fast, exact :class:`~ctxviewer.engine.profiles.refit_contract.Refit` for the nine-section versions.
 
-Only four decisions of the nine-section run depend on the budget, each through its section's
-share, ``int(budget * share)``, and each in characters (4 per token; these profiles always
-decide with the ``len // 4`` estimate):
-
-* **engineering rules** (10 %): the chosen rule lines, in priority order, go in while the
-  characters so far plus the line and its newline fit the limit; the first always goes in;
-  the rest are cut at the first that does not fit (:func:`engineering_kept`);
-* **security rules** (10 %): each usable rule block, in the reference order, goes in when it
-  fits what the blocks before it left; one that does not is skipped and later ones still try
-  (:func:`security_kept`) -- the one decision that is not monotone in the budget;
-* **spec excerpts** (20 %): each part's top paragraphs, joined by blank lines, truncated to the
-  part's budget (half the section's for requirements; for design what the parts so far leave,
-  at least a quarter) at a paragraph, sentence or hard boundary; a paragraph is included,
-  truncated or cut by where the cut falls (:func:`spec_kept`, :func:`paragraph_fates`);
-* **repository map** (10 %): the chosen modules in order, each heading while it fits (the
-  first that does not ends the map), its symbols while they fit (the first that does not ends
-  its module); a module's symbols are items only when its heading is placed (:func:`map_fates`).
-
-Everything else -- which rules, blocks, paragraphs and modules are candidates, their order and
-text, the MCP servers and the switch sections (compact mode, analysis depth, behavioral mode,
-TDD), failures of single sections -- does not depend on the budget, so :func:`build_refit`
-runs the profile once at the built settings, keeps what these four decisions read (lengths
-in characters, ids, order) and every other item's fate, and :class:`ZergRefit` recomputes
-only the four decisions in integer arithmetic.  Compact mode abbreviates the text after every
-cut is made, so it changes no fate; it is held fixed like the other switches.
+Only four decisions depend on the budget: the engineering rules (:func:`engineering_kept`),
+the security blocks (:func:`security_kept`, not monotone), the spec excerpts
+(:func:`spec_kept`, :func:`paragraph_fates`) and the repository map (:func:`map_fates`).
+:func:`build_refit` runs the profile once and keeps what they read and every other item's
+fate; :class:`ZergRefit` recomputes only those four in integer arithmetic.  See
+docs/sensitivity.md#how-the-refits-work.
 """
 
 from __future__ import annotations

@@ -1,30 +1,7 @@
 """The repository symbol map of zerg-ai 0.3.2, rebuilt: which modules and symbols, and where the cut fell.
 
-Sources: every ``.py .js .jsx .ts .tsx`` file (suffix lowercased) under the project
-root, skipping any file below a folder named ``node_modules``, ``__pycache__``,
-``venv``, ``.venv``, ``dist``, ``build`` or starting with ``.``.  Files are grouped by
-suffix, the groups in the order Python 3.12's ``Path.rglob("*")`` first meets each
-suffix, each group sorted; a module's key is its path without the suffix, parts
-joined by dots, and a later file with the same key replaces an earlier one (only
-when it has symbols).
-
-Python (top level of the syntax tree only): functions (``def name(a: T) -> R``,
-positional parameters only), classes with their bases and their methods
-(``Class.method``), each imported name, and assignments to UPPERCASE names;
-docstrings cut to their first line.  Edges: a class to each base (except ``object``
-and ``ABC``), a module to each module it imports.  A file that does not parse is
-skipped.  JavaScript / TypeScript: line-anchored patterns for function declarations,
-arrow-function constants, classes, interfaces, type aliases, imports and exported
-variables, with a preceding ``/** ... */`` comment as the docstring.
-
-The query (task create/modify files, the first ten description words longer than
-three characters, 1,600 characters): a module whose dotted path is a task file's
-path minus its extension (or a ``/``-suffix of it) is taken whole; any other module
-keeps the symbols whose lowercased name or signature contains a keyword *as a
-substring*; then modules at the other end of an edge touching a kept module are
-added whole.  Formatting walks modules in sorted order, symbols by line; a module
-heading that would pass the limit ends the map, a symbol line that would pass it ends
-its module.
+Which files are read, the symbols and edges taken from them, the query and the
+formatting cut are in docs/profiles.md#zerg-032 (*Repository symbol map*).
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """The sections zerg-ai 0.3.2 builds from environment variables alone, and its MCP routing.
 
-Each setting here stands for one variable of the process that runs the plugin
-(``ZERG_*`` in 0.3.2; ``MAHABHARATHA_*`` on the repository's main since 2026-02-21).
-Unset (None) is the orchestrator's own environment, where none of them is set.
-
-* analysis depth (``*_ANALYSIS_DEPTH``): unset, empty or ``standard`` builds nothing;
-  otherwise ``## Analysis Depth: <value>`` with a token budget and a hint looked up
-  under ``quick``, ``think``, ``think_hard`` and ``ultrathink`` (anything else: 2000
-  and "Standard analysis depth.").  The MCP router reads the same variable with the
-  other spelling, ``think-hard``.
-* behavioral mode (``*_BEHAVIORAL_MODE``): ``speed``, ``exploration``, ``refactor``
-  or ``debug`` builds ``## Behavioral Mode: <value>``; anything else nothing.
-* TDD (``*_TDD_MODE``): exactly ``1`` builds the fixed TDD section.
-* compact mode (``*_COMPACT_MODE``): exactly ``1`` builds the fixed efficiency
-  section; ``1`` or ``true`` turns on the abbreviations (see :mod:`.compact`).
-* MCP routing: capabilities asked for by keywords found as substrings of the
-  lowercased description, by the ``.tsx .jsx .css .html`` create/modify suffixes and
-  by the depth tier (``think``, ``think-hard``, ``ultrathink``); servers sharing a
-  capability, most shared first; more than three are cut by capabilities per cost.
+Each setting stands for one variable of the process that runs the plugin (``ZERG_*`` in
+0.3.2, ``MAHABHARATHA_*`` on the repository's main); unset (None) is the orchestrator's
+own environment.  What each value builds, and how servers are chosen, is in
+docs/profiles.md#zerg-032 (*Switches and MCP routing*).
 """
 
 from __future__ import annotations

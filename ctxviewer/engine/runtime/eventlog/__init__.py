@@ -1,26 +1,13 @@
 """Follow a running worker's JSON-lines event log and fold it into a ContextTracker.
 
-A worker appends one JSON object per line to a log file (the format is described in
-``docs/event-log.md``).  :class:`EventLogFollower` reads what was appended since its
-last :meth:`~EventLogFollower.poll` and feeds each event to a
+:class:`EventLogFollower` reads what was appended since its last
+:meth:`~EventLogFollower.poll` and feeds each event to a
 :class:`~ctxviewer.engine.runtime.tracker.ContextTracker` whose clock is the log's latest
-timestamp, so the live estimate is exactly what the tracker reports for the same calls.
-
-Each poll runs three stages, a module each, each readable and testable alone:
-:mod:`.tail` (what was appended, and whether the file must be read from the start
-again, over the engine's :mod:`ctxviewer.engine.files.tail`) -> :mod:`.lines` (complete
-lines parsed into events) -> :mod:`.fold` (each event fed to the tracker);
-:mod:`.follower` runs them.
-
-The follower is written for a GUI that polls it on a timer:
-
-* it never raises on bad input and never blocks: a missing file means "waiting", a bad
-  line is a :class:`LogProblem`, and each poll reads at most ``read_limit`` bytes;
-* the file is opened, read and closed on every poll, so a writer that rotates or
-  replaces it (or a platform that locks open files) is not disturbed;
-* a last line without its newline is held back until the newline arrives;
-* a truncated, replaced or deleted-and-recreated file resets the state and is read
-  again from the start (``PollResult.restarted``).
+timestamp.  Each poll runs three stages, a module each: :mod:`.tail` (what was appended,
+and whether to read from the start again) -> :mod:`.lines` (complete lines parsed into
+events) -> :mod:`.fold` (each event fed to the tracker); :mod:`.follower` runs them.  It
+never raises on bad input and never blocks; the format is in docs/event-log.md#format and
+what each change to the file does in docs/event-log.md#how-the-file-is-followed.
 """
 
 from ctxviewer.engine.runtime.eventlog.fold import LiveUsage, UsageFold

@@ -1,6 +1,6 @@
 """The ``shaktiman`` profile worked by hand: budget range, exact packing, overlaps, expansion.
 
-Expected contexts are written out from the rules in the profile's docstring: every chunk
+Expected contexts are written out from the rules in docs/profiles.md#shaktiman: every chunk
 is ``<!-- path La-b what -->`` + ``"\\n"`` + its text, chunks are joined by blank lines,
 rule chunks come first.  Token costs are counted with cl100k_base on those expected
 strings (a chunk's cost is its metadata line and text counted together, plus one token
