@@ -5,6 +5,8 @@ See docs/gui.md (What-if).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, Signal
 
 from ctxviewer.engine.analysis.whatif import TraceDiff, diff_traces
@@ -36,6 +38,10 @@ class Baseline(QObject):
 
     def label(self) -> str:
         return self.trace.task_id if self.trace is not None else ""
+
+    def commands(self) -> dict[str, Callable[[], object]]:
+        """The Run menu's baseline commands, by action id."""
+        return {"run.pin_baseline": self.pin, "run.clear_baseline": self.clear}
 
     def pin(self) -> None:
         """Pin the shown run: every later run is compared with it in the What-if tab."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,17 @@ class Exporter(QObject):
         """Write the shown run as *fmt* to *path* atomically, off the GUI thread."""
         run = self.shown()
         self.export(path, fmt, run.trace, run.diff, run.prompt_json())
+
+    def commands(self) -> dict[str, Callable[[], object]]:
+        """The File menu's export commands, by action id (gui/window/actions.py)."""
+        export = self.ask_and_export
+        return {
+            "file.export_markdown": partial(export, "markdown"),
+            "file.export_json": partial(export, "json"),
+            "file.export_html": partial(export, "html"),
+            "file.copy_context": self.copy_context,
+            "file.export_whatif": partial(export, "whatif-md"),
+        }
 
     def ask_and_export(self, fmt: str) -> None:
         """Ask where to write the shown run as *fmt*, then write it there."""

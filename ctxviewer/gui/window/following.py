@@ -5,6 +5,7 @@ See docs/gui.md (Session, Worker logs) and docs/run-files.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -72,6 +73,15 @@ class Following(QObject):
         dock.raise_()
         self.window.resizeDocks([dock], [max(420, self.window.width() * 2 // 5)], Qt.Orientation.Horizontal)
         self.status.say(f"Attached to the run in {path}", 5000)
+
+    def commands(self) -> dict[str, Callable[[], object]]:
+        """The File menu's commands for following a log or a run, by action id."""
+        return {
+            "file.attach_run": self.ask_run,
+            "file.attach_log": self.ask_log,
+            "file.detach": self.stop,
+            "file.worker_logs": self.ask_logs,
+        }
 
     def stop(self) -> None:
         self.docks.session.stop_following()

@@ -140,8 +140,9 @@ class MainWindow(QMainWindow):
         docks.outline.taskChosen.connect(self.select_task)
         docks.logs.taskRequested.connect(self.select_task)  # "Open this task's assembly"
         docks.search.matchChosen.connect(lambda match: tabs.select_candidate(match.kind, match.item_id))
-        docks.session.parametersChanged.connect(self._on_replay_parameters)
-        docks.session.taskActivated.connect(self._on_replay_task)
+        self.replays.bind(self, self.tuner.set_values, docks.budget.is_pending, self.select_task)
+        docks.session.parametersChanged.connect(self.replays.on_parameters)
+        docks.session.taskActivated.connect(self.replays.on_task)
         linked = (
             tabs.paragraphs,
             tabs.rules,
@@ -171,25 +172,16 @@ class MainWindow(QMainWindow):
             "run.redo": stack.createRedoAction(self, BY_ID["run.redo"].text),
             **self.docks.toggle_actions(),
         }
-        export = self.exporter.ask_and_export
         slots: dict[str, Callable[[], object]] = {
+            **self.exporter.commands(),
+            **self.following.commands(),
+            **self.baseline.commands(),
             "file.open": self.opening.ask,
-            "file.export_markdown": partial(export, "markdown"),
-            "file.export_json": partial(export, "json"),
-            "file.export_html": partial(export, "html"),
-            "file.copy_context": self.exporter.copy_context,
-            "file.export_whatif": partial(export, "whatif-md"),
-            "file.attach_run": self.following.ask_run,
-            "file.attach_log": self.following.ask_log,
-            "file.detach": self.following.stop,
-            "file.worker_logs": self.following.ask_logs,
             "file.quit": self.close,
             "run.rerun": self.opening.refresh,
             "run.cancel": self.lanes.run.cancel,
             "run.batch": self.start_batch,
             "run.sweep": self.sweeps.show,
-            "run.pin_baseline": self.baseline.pin,
-            "run.clear_baseline": self.baseline.clear,
             "run.revisions": self.revisions.show,
             "run.reset_budgets": self.docks.budget.reset,
             "run.save_settings": self.tuner.save,
@@ -321,7 +313,7 @@ class MainWindow(QMainWindow):
             self.select_task(*self.current)
         self.batch.schedule()
         if self.replays.changes_replay(self.run_settings()):
-            self._update_replay(keep_position=True)
+            self.replays.update(keep_position=True)
 
     def _on_assembled(self, result: Assembled) -> None:
         self.status.hide_progress()
@@ -360,7 +352,7 @@ class MainWindow(QMainWindow):
         self.status.say(f"Assembled {trace.task_id}", 4000)
         self._show_effect()
         if trace.feature != self.replays.feature:
-            self._update_replay()
+            self.replays.update()
         self.store.finish_open()
         self.traceShown.emit(trace)
         self.batch.start_deferred()
@@ -393,26 +385,9 @@ class MainWindow(QMainWindow):
 
     # -- the session replay --------------------------------------------------------------
 
-    def _update_replay(self, keep_position: bool = False) -> None:
-        """Replay the current feature's tasks with the settings in force (off the GUI thread)."""
-        if self.project is not None and self.current is not None:
-            self.replays.replay(self.project, self.current[0], self.run_settings(), keep_position)
-
     def _on_replayed(self, replay: SessionReplay) -> None:
         self._show_effect()
         self.replayShown.emit(replay)
-
-    def _on_replay_parameters(self, tool_calls: int, minutes: float, reset: bool) -> None:
-        self.replays.reset = reset
-        values = {"replay_tool_calls": tool_calls, "replay_minutes": minutes}
-        if not self.tuner.set_values(values, "replay tool calls and minutes", "replay parameters not applied"):
-            return
-        if not self.docks.budget.is_pending():  # else the tuned settings re-run the task and the replay
-            self._update_replay(keep_position=True)
-
-    def _on_replay_task(self, task_id: str) -> None:
-        if self.replays.feature is not None:
-            self.select_task(self.replays.feature, task_id)
 
     # -- the background pass, the sweep, saved settings ----------------------------------
 

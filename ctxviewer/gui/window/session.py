@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from ctxviewer.engine.project.loading import Project
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.session import SessionReplay, replay_session
+from ctxviewer.gui.window.state import Shown
 from ctxviewer.gui.worker import Lane
 
 LiveLimits = tuple[float, int, tuple[tuple[str, float], ...]]
@@ -67,8 +68,43 @@ class SessionFeeds(QObject):
         self._keep_position = False
         self._inputs: tuple[Any, ...] = ()
         self._live_limits: LiveLimits | None = None
+        self._shown: Shown | None = None
+        self._set_values: Callable[[dict[str, Any], str, str], bool] = lambda *_: False
+        self._pending: Callable[[], bool] = lambda: False
+        self._select: Callable[[str, str], None] = lambda feature, task: None
         lane.finished.connect(self._on_replayed)
         lane.errored.connect(self._on_error)
+
+    def bind(
+        self,
+        shown: Shown,
+        set_values: Callable[[dict[str, Any], str, str], bool],
+        pending: Callable[[], bool],
+        select: Callable[[str, str], None],
+    ) -> None:
+        """What the panel's own controls act on: the window shown, the tuner's ``set_values``,
+        whether the Budget panel has a change pending, and selecting a task."""
+        self._shown, self._set_values, self._pending, self._select = shown, set_values, pending, select
+
+    def update(self, keep_position: bool = False) -> None:
+        """Replay the shown feature's tasks with the settings in force (off the GUI thread)."""
+        shown = self._shown
+        if shown is not None and shown.project is not None and shown.current is not None:
+            self.replay(shown.project, shown.current[0], shown.run_settings(), keep_position)
+
+    def on_parameters(self, tool_calls: int, minutes: float, reset: bool) -> None:
+        """The panel's tool calls, minutes and reset changed: tune them, and replay again."""
+        self.reset = reset
+        values = {"replay_tool_calls": tool_calls, "replay_minutes": minutes}
+        if not self._set_values(values, "replay tool calls and minutes", "replay parameters not applied"):
+            return
+        if not self._pending():  # else the tuned settings re-run the task and the replay
+            self.update(keep_position=True)
+
+    def on_task(self, task_id: str) -> None:
+        """A step of the replay was activated: show its task."""
+        if self.feature is not None:
+            self._select(self.feature, task_id)
 
     def replay(self, project: Project, name: str, settings: Settings, keep_position: bool = False) -> None:
         """Replay the feature *name* with *settings* off the GUI thread (a newer request replaces
