@@ -87,19 +87,9 @@ def _text(data: dict[str, Any]) -> str:
     ]
     rows = [("#", "block", "load", "tokens", "cl100k", "o200k", "chars")]
     for n, b in enumerate(data["blocks"], 1):
-        counts = b["counts"]
-        stated = b["stated"] is not None
-        rows.append(
-            (
-                str(n),
-                b["title"],
-                "stated" if stated else _load_word(b),
-                f"{b['tokens']:,}" if b["loaded"] else f"({b['tokens']:,})",
-                "-" if stated else _count(counts["cl100k_base"]),
-                "-" if stated else _count(counts["o200k_base"]),
-                "-" if stated else f"{counts['chars']:,}",
-            )
-        )
+        load, cl100k, o200k, chars = _cells(b)
+        tokens = f"{b['tokens']:,}" if b["loaded"] else f"({b['tokens']:,})"
+        rows.append((str(n), b["title"], load, tokens, cl100k, o200k, chars))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     right = {0, 3, 4, 5, 6}
     for row in rows:
@@ -123,10 +113,13 @@ def _text(data: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _load_word(b: dict[str, Any]) -> str:
-    if not b["loaded"]:
-        return "not loaded"
-    return str(LOAD_WORDS.get(b["load"], b["load"]))
+def _cells(b: dict[str, Any]) -> tuple[str, str, str, str]:
+    """A block's load and its exact counts and characters, as the tables show them ("-" for a stated size)."""
+    if b["stated"] is not None:
+        return "stated", "-", "-", "-"
+    counts = b["counts"]
+    load = str(LOAD_WORDS.get(b["load"], b["load"])) if b["loaded"] else "not loaded"
+    return load, _count(counts["cl100k_base"]), _count(counts["o200k_base"]), f"{counts['chars']:,}"
 
 
 def _markdown(data: dict[str, Any]) -> str:
@@ -144,13 +137,11 @@ def _markdown(data: dict[str, Any]) -> str:
         "|---:|---|---|---:|---:|---:|---:|---|---|",
     ]
     for n, b in enumerate(data["blocks"], 1):
-        counts = b["counts"]
-        stated = b["stated"] is not None
+        load, cl100k, o200k, chars = _cells(b)
+        tokens = f"{b['tokens']:,}{'' if b['loaded'] else ' (not counted)'}"
         out.append(
-            f"| {n} | {cell(b['title'])} | {'stated' if stated else _load_word(b)} | "
-            f"{b['tokens']:,}{'' if b['loaded'] else ' (not counted)'} | "
-            f"{'-' if stated else _count(counts['cl100k_base'])} | {'-' if stated else _count(counts['o200k_base'])} | "
-            f"{'-' if stated else format(counts['chars'], ',')} | {cell(b['source'])} | {cell(b['note'])} |"
+            f"| {n} | {cell(b['title'])} | {load} | {tokens} | {cl100k} | {o200k} | {chars} | "
+            f"{cell(b['source'])} | {cell(b['note'])} |"
         )
     out += ["", f"At session start: {data['total_tokens']:,} tokens.", "", _reach_line(data), ""]
     out += [f"Note: {cell(n)}" for n in data["notes"]]

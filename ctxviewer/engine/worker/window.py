@@ -251,8 +251,3 @@ def _reaching(i: Item, path: str, how: str) -> Item:
         path,
         how,
     )
-
-
-def memory_paths(window: WorkerWindow) -> tuple[str, ...]:
-    """The project files the session loads as memory."""
-    return tuple(dict.fromkeys(b.source for b in window.loaded(MEMORY_BLOCK)))
