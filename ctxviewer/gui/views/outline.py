@@ -220,6 +220,11 @@ class ProjectOutline(QWidget):
         self._expand_features()
         self._fit_tokens_column([*counts, *(total_text(t) for t in known.values())])
 
+    def set_totals(self, totals: Iterable[TaskTotal]) -> None:
+        """Show the background pass's *totals* beside their tasks."""
+        for total in totals:
+            self.set_total(total)
+
     def set_total(self, total: TaskTotal) -> None:
         at = self._locate(total.feature, total.task_id)
         if at is None:

@@ -138,3 +138,10 @@ class DockPanels:
             self.window.resizeDocks(
                 [self.search_dock], [search_dock_height(self.window.height())], Qt.Orientation.Vertical
             )
+
+    def stop(self) -> None:
+        """The window closes: stop following a run, tailing logs and playing a replay; drop pending changes' timers."""
+        self.session.stop_following()
+        self.logs.stop()
+        self.session.player.pause()
+        self.budget.stop()

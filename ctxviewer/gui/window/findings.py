@@ -9,8 +9,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.views.findings_view import FindingRow
-from ctxviewer.gui.views.outline import TaskTotal
-from ctxviewer.gui.window.runs import feature_findings
+from ctxviewer.gui.window.runs import BatchPass, feature_findings
 from ctxviewer.gui.window.state import Shown
 from ctxviewer.gui.window.tabs import ResultTabs
 
@@ -20,7 +19,7 @@ FEATURE_FINDINGS_MS = 500
 
 class FindingsFeed(QObject):
     """Fills the Findings tab of *tabs*: the shown task's findings (:attr:`rows`) and its feature's,
-    read from the background pass's *totals* as they come in.
+    read from the background pass *batch*'s totals as they come in.
 
     Going to a finding of another task asks for that task (:attr:`taskRequested`) and goes to
     the finding once it is shown; a finding's candidate is asked for by id (:attr:`itemRequested`).
@@ -29,13 +28,11 @@ class FindingsFeed(QObject):
     taskRequested = Signal(str, str)  # feature, task
     itemRequested = Signal(str)  # item id
 
-    def __init__(
-        self, shown: Shown, tabs: ResultTabs, totals: dict[tuple[str, str], TaskTotal], parent: QObject | None = None
-    ) -> None:
+    def __init__(self, shown: Shown, tabs: ResultTabs, batch: BatchPass, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.shown = shown
         self.tabs = tabs
-        self.totals = totals
+        self.totals = batch.totals
         self.rows: tuple[FindingRow, ...] = ()
         #: A finding of another task, to go to once that task is shown.
         self._pending: FindingRow | None = None
@@ -46,6 +43,8 @@ class FindingsFeed(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(FEATURE_FINDINGS_MS)
         self.timer.timeout.connect(self.update_feature)
+        batch.totalsArrived.connect(self.on_totals)
+        batch.finished.connect(self.update_feature)
 
     def show_task(self, trace: Trace, rows: tuple[FindingRow, ...]) -> None:
         """*trace*'s findings are *rows*: list them (and go to the finding that asked for this task)."""
@@ -66,7 +65,7 @@ class FindingsFeed(QObject):
         if current is not None:
             self.tabs.findings.set_feature(*self.feature_findings(current[0]))
 
-    def on_totals(self) -> None:
+    def on_totals(self, _totals: object = None) -> None:
         """The background pass brought new totals: refill the feature's list if it is shown."""
         if self.tabs.current_tab() == "findings" and self.tabs.findings.whole_feature.isChecked():
             self.timer.start()  # at most twice a second while the pass runs

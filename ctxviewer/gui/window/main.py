@@ -11,18 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
 
 from ctxviewer.engine.analysis.whatif import TraceDiff
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.project.loading import Project
 from ctxviewer.engine.project.settings import Settings
-from ctxviewer.engine.runs.session import SessionReplay
 from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.views.findings_view import FindingRow, finding_rows
-from ctxviewer.gui.views.outline import TaskTotal
 from ctxviewer.gui.views.problems import ProblemPanel
 from ctxviewer.gui.widgets.highlighter import LexedText
 from ctxviewer.gui.widgets.models import is_dark
@@ -80,7 +78,6 @@ class MainWindow(QMainWindow):
         self.store = WindowSettings(settings or QSettings())
         self.setWindowTitle("ctxviewer")
         self.setWindowIcon(app_icon())
-        self.setAcceptDrops(True)
         self.current: tuple[str, str] | None = None
         self.lanes = Lanes(self)
         self.runs = TaskRun(self.lanes.run, self.lanes.prompt, self)
@@ -123,7 +120,7 @@ class MainWindow(QMainWindow):
         self.status = StatusLine(self)
         self.batch = BatchPass(self.lanes.batch, self.status.batch_label, self)
         self.batch.give_way_to(self.lanes.run)
-        self.findings = FindingsFeed(self, tabs, self.batch.totals, self)
+        self.findings = FindingsFeed(self, tabs, self.batch, self)
         self.baseline = Baseline(self, tabs, self.status, self)
         self.source = SourceLines(self, self)
         self.following = Following(self, self, docks, self.replays, self.problems, self.status)
@@ -157,8 +154,8 @@ class MainWindow(QMainWindow):
         self.findings.taskRequested.connect(self.select_task)
         self.findings.itemRequested.connect(self.baseline.go_to_item)
         self.batch.due.connect(self.start_batch)
-        self.batch.totalsArrived.connect(self._on_batch_totals)
-        self.batch.finished.connect(self._on_batch_finished)
+        self.batch.totalsArrived.connect(docks.outline.set_totals)
+        self.batch.finished.connect(self.batchFinished)  # after the findings feed's own update
         self.tuner.retuned.connect(self._on_retuned)
         self.tuner.saved.connect(self._on_saved)
         self.projectLoaded.connect(self.sweeps.retarget)
@@ -206,7 +203,8 @@ class MainWindow(QMainWindow):
         lanes.run.progress.connect(self.status.show_progress)
         lanes.run.stateChanged.connect(lambda s: self.status.show_state("assembly", s))
         lanes.refresh.errored.connect(lambda m: problems.show_messages([f"reloading failed: {m}"], []))
-        self.replays.replayed.connect(self._on_replayed)
+        self.replays.replayed.connect(lambda _replay: self._show_effect())
+        self.replays.replayed.connect(self.replayShown)
         self.replays.failed.connect(lambda m: problems.show_messages([f"session replay: {m}"], []))
         self.exporter.wrote.connect(lambda path: say(f"Wrote {path}", 6000))
         self.exporter.message.connect(say)
@@ -252,20 +250,19 @@ class MainWindow(QMainWindow):
         if target is None:
             self.header.show_no_task(project.name)
             self.status.say(f"Opened {project.root}: no task to show")
-        else:
-            # Replaced by "Assembled ..." once the run is done; says the open is over meanwhile
-            # (and after a run that fails).
-            self.status.say(f"Opened {project.root}")
-            self.select_task(*target)
-        self._watch_project()
-        if target is None:
+            self._watch_project()
             self.store.finish_open()
             self.start_batch()
-        else:
-            self.batch.defer_until_shown()  # the background pass starts once the first task is on screen
+            return
+        # Replaced by "Assembled ..." once the run is done; says the open is over meanwhile
+        # (and after a run that fails).
+        self.status.say(f"Opened {project.root}")
+        self.select_task(*target)
+        self._watch_project()
+        self.batch.defer_until_shown()  # the background pass starts once the first task is on screen
 
     def _watch_project(self) -> None:
-        self.opener.disk.watch_project(self.project, self.current[0] if self.current is not None else None)
+        self.opener.disk.watch_project(self.project, self.current[0] if self.current else None)
 
     def _on_refreshed(self, project: Project, before: Project, changed: tuple[str, ...]) -> None:
         if project is not before:
@@ -356,14 +353,7 @@ class MainWindow(QMainWindow):
         self.store.finish_open()
         self.traceShown.emit(trace)
         self.batch.start_deferred()
-        self._run_startup()
-
-    def _run_startup(self) -> None:
-        tune, compare = self.opening.take_startup()
-        if compare:
-            self.baseline.pin()
-        if tune:
-            self.tuner.apply_command_line(tune)
+        self.opening.run_startup(self.baseline.pin, self.tuner.apply_command_line)
 
     def is_settled(self) -> bool:
         """Whether everything asked for is shown: no run, batch or pending change in flight."""
@@ -379,31 +369,15 @@ class MainWindow(QMainWindow):
             and self.tabs.compare.is_settled()
         )
 
-    def _show_effect(self) -> None:
-        """The Budget panel's summary of what the settings do to this task and its feature."""
+    def _show_effect(self) -> None:  # the Budget panel's summary of what the settings do
         self.docks.budget.show_effect(effect_lines(self.trace, self.docks.session.replay()))
 
-    # -- the session replay --------------------------------------------------------------
-
-    def _on_replayed(self, replay: SessionReplay) -> None:
-        self._show_effect()
-        self.replayShown.emit(replay)
-
-    # -- the background pass, the sweep, saved settings ----------------------------------
+    # -- the background pass, a sweep cell, saved settings ------------------------------
 
     def start_batch(self) -> None:
         """Assemble every task in the background to fill the outline's totals."""
         if self.project is not None:
             self.batch.start(self.project, self.run_settings())
-
-    def _on_batch_totals(self, totals: list[TaskTotal]) -> None:
-        for total in totals:
-            self.docks.outline.set_total(total)
-        self.findings.on_totals()
-
-    def _on_batch_finished(self) -> None:
-        self.findings.update_feature()
-        self.batchFinished.emit()
 
     def _open_sweep_cell(self, feature: str, task_id: str, values: dict[str, Any]) -> None:
         """Show *task_id* with *values* (a sweep cell's budget and share) applied in the Budget panel (undoable)."""
@@ -414,28 +388,11 @@ class MainWindow(QMainWindow):
     def _on_saved(self, result: object) -> None:
         self.settingsSaved.emit(result)
         if self.project is not None:
-            feature, task = self.current or (None, None)
-            self.open_project(self.project.root, feature, task)
-
-    # -- drops and closing ---------------------------------------------------------------
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        urls = event.mimeData().urls()
-        if urls and urls[0].isLocalFile() and Path(urls[0].toLocalFile()).is_dir():
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        urls = event.mimeData().urls()
-        if urls and urls[0].isLocalFile():
-            self.open_project(urls[0].toLocalFile())
-            event.acceptProposedAction()
+            self.open_project(self.project.root, *(self.current or (None, None)))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.store.save_window(self)
-        self.docks.session.stop_following()
-        self.docks.logs.stop()
-        self.docks.session.player.pause()
-        self.docks.budget.stop()
+        self.docks.stop()
         self.opener.disk.stop()
         self.batch.stop_timers()
         self.findings.timer.stop()

@@ -5,10 +5,12 @@ Reopening at start: docs/security.md (The window).  See docs/gui.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QMenu, QWidget
 
 from ctxviewer.engine.project.loading import Project
@@ -27,7 +29,7 @@ class Opening(QObject):
 
     :attr:`wanted` is the (feature, task) the last open asked for; :attr:`startup` what to do
     once its first task is shown (``--set`` values to tune, whether to pin it), until
-    :meth:`take_startup` takes it.
+    :meth:`run_startup` does it.  A folder dropped on the window is opened.
     """
 
     def __init__(
@@ -50,6 +52,8 @@ class Opening(QObject):
         self.startup: Startup = ({}, False)
         self.recent_menu: QMenu | None = None
         opener.failed.connect(self._on_failed)
+        window.setAcceptDrops(True)
+        window.installEventFilter(self)
 
     def open(
         self,
@@ -119,9 +123,26 @@ class Opening(QObject):
             self.problems.add_notice(notice)
         return target
 
-    def take_startup(self) -> Startup:
-        startup, self.startup = self.startup, ({}, False)
-        return startup
+    def run_startup(self, pin: Callable[[], object], tune: Callable[[dict[str, Any]], object]) -> None:
+        """The first task of an open is shown: *pin* it and *tune* the ``--set`` values, if asked."""
+        values, compare = self.startup
+        self.startup = ({}, False)
+        if compare:
+            pin()
+        if values:
+            tune(values)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A folder dragged onto the window is opened when dropped."""
+        if watched is self.window and event.type() in (QEvent.Type.DragEnter, QEvent.Type.Drop):
+            urls = cast(QDropEvent, event).mimeData().urls()
+            folder = urls[0].toLocalFile() if urls and urls[0].isLocalFile() else ""
+            if folder and Path(folder).is_dir():
+                if event.type() == QEvent.Type.Drop:
+                    self.open(folder)
+                cast(QDropEvent, event).acceptProposedAction()
+                return True
+        return super().eventFilter(watched, event)
 
     def remember(self, folder: str) -> None:
         """Put *folder* first in the recent projects (and in Open Recent)."""
