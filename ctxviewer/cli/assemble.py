@@ -1,4 +1,4 @@
-"""The ``assemble`` command: one task's context as the worker gets it (Markdown), its trace (JSON) or
+"""The ``assemble`` command: one task's context as the plugin assembles it (Markdown), its trace (JSON) or
 the self-contained HTML report.
 """
 

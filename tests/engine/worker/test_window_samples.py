@@ -100,3 +100,40 @@ def test_storefront_web_every_task_loads_its_four_rule_files() -> None:
         for block in trace.worker.loaded(MEMORY_BLOCK):
             assert block.text == _framing(root, block.name) + (root / block.source).read_text(encoding="utf-8")
         assert all(i.reached == REACHED_MEMORY for i in trace.items_of(RULE_FILE)), task.id
+
+
+def test_edge_cases_every_task_from_its_worktree() -> None:
+    """edge-cases' workers run in .zerg-worktrees/<feature>/worker-0 (the seed's version): the
+    worktree's copy of each rule file loads, the main checkout's twin does not load again, the two
+    files with ``paths:`` load only for tasks with files they name, and their front matter is not sent."""
+    root = (SAMPLES / "edge-cases").resolve()
+    project = load_project(root)
+    rules = sorted(p.relative_to(root).as_posix() for p in (root / ".claude/rules").rglob("*.md"))
+    scoped = {
+        ".claude/rules/security/_core/owasp-2025.md": lambda f: f.startswith("src/"),
+        ".claude/rules/security/languages/javascript/CLAUDE.md": lambda f: (
+            f.startswith("web/") and f.endswith((".js", ".ts"))
+        ),
+    }
+    assert len(rules) == 7 and not list(root.glob("**/CLAUDE.local.md"))
+    for feature, task in project.tasks():
+        files = task_paths(task.raw)
+        trace = assemble_task(project, feature, task, exact=False)
+        assert trace.worker is not None
+        wt = f".zerg-worktrees/{feature.name}/worker-0"
+        assert trace.worker.folder == wt
+        expected = [(rel, "conditional" if rel in scoped else "always", False) for rel in rules]
+        expected += [
+            (f"{wt}/{rel}", "conditional", any(map(scoped[rel], files)))
+            if rel in scoped
+            else (f"{wt}/{rel}", "always", True)
+            for rel in rules
+        ]
+        memory = [(b.name, b.load, b.loaded) for b in trace.worker.blocks if b.kind == MEMORY_BLOCK]
+        assert memory == expected, task.id
+        for block in trace.worker.loaded(MEMORY_BLOCK):
+            text = (root / block.source).read_text(encoding="utf-8")
+            if block.source in scoped:
+                text = text.split("---\n", 2)[2]
+            assert block.text == _framing(root, block.name) + text
+            assert block.tokens.chars == len(block.text)
