@@ -1,4 +1,4 @@
-"""Shared test configuration: offscreen Qt, and where the sample projects are."""
+"""Shared test configuration: offscreen Qt on a 1280x800 screen, and where the sample projects are."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 REPO = Path(__file__).resolve().parents[1]
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":
+    # The offscreen platform's one screen is 800x800 unless told otherwise: the widget tests
+    # run on the desktop the window is built for, 1280x800 at 96 dpi.
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={REPO / 'tests' / 'offscreen-1280x800.json'}"
 SAMPLES = REPO / "sample_projects"
 
 

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import os
+import signal
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -14,6 +19,7 @@ from PySide6.QtCore import (
     QIODevice,
     QMessageLogContext,
     QSettings,
+    QSocketNotifier,
     Qt,
     QTimer,
     QtMsgType,
@@ -189,6 +195,43 @@ def _tune(args: argparse.Namespace) -> dict[str, Any]:
     return dict(getattr(args, "set", None) or [])
 
 
+#: Set to a file path, a launch writes there where it placed the window (docs/gui.md).
+LAYOUT_REPORT_ENV = "CTXVIEWER_LAYOUT_REPORT"
+REPORT_DELAY_MS = 500
+
+
+def close_on_signals(window: MainWindow) -> None:
+    """SIGTERM and SIGINT (Ctrl+C in its terminal) close the window as File > Quit does: its
+    layout is kept and its workers stop.  (Python sees a signal only when it runs; the signal's
+    byte on a socket wakes Qt's event loop for it.)"""
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    try:
+        signal.set_wakeup_fd(writer.fileno())
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, lambda _number, _frame: None)
+    except (ValueError, OSError):  # not the main thread, or a platform without it
+        reader.close()
+        writer.close()
+        return
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, window)
+
+    def on_signal() -> None:
+        with contextlib.suppress(OSError):
+            reader.recv(64)
+        window.close()
+
+    notifier.activated.connect(on_signal)
+
+    def release() -> None:
+        signal.set_wakeup_fd(-1)
+        reader.close()
+        writer.close()
+
+    window.destroyed.connect(release)
+
+
 def run_gui(args: argparse.Namespace) -> int:
     """``ctxviewer gui``: open the window (or take a screenshot and exit)."""
     app = make_app(getattr(args, "theme", None) or "system")
@@ -199,6 +242,12 @@ def run_gui(args: argparse.Namespace) -> int:
         finally:
             qInstallMessageHandler(previous)
     window = MainWindow()
+    close_on_signals(window)
+    report = os.environ.get(LAYOUT_REPORT_ENV)
+    if report:  # once a window manager has framed it
+        window.placement.placed.connect(
+            lambda: QTimer.singleShot(REPORT_DELAY_MS, lambda: _report_layout(window, report))
+        )
     window.show()
     _show_tabs(window, args)
     if args.project and Path(args.project).is_dir():
@@ -211,6 +260,21 @@ def run_gui(args: argparse.Namespace) -> int:
     if getattr(args, "follow", None):
         window.following.follow_log(args.follow)
     return int(app.exec())
+
+
+def _report_layout(window: MainWindow, path: str) -> None:
+    """Write where the window was placed, as JSON, for checking a live launch from outside."""
+    frame, docks = window.frameGeometry(), window.docks
+    layout = {
+        "frame": [frame.x(), frame.y(), frame.width(), frame.height()],
+        "maximised": window.isMaximized(),
+        "project_width": docks.outline_dock.width() if docks.outline_dock.isVisible() else 0,
+        "panels_width": docks.budget_dock.width() if docks.budget_dock.isVisible() else 0,
+    }
+    try:
+        atomic_write(path, json.dumps(layout).encode())
+    except WriteError as exc:
+        sys.stderr.write(f"ctxviewer: {exc}\n")
 
 
 def _screenshot(args: argparse.Namespace) -> int:

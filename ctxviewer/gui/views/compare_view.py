@@ -42,6 +42,7 @@ from ctxviewer.engine.runs.compare import SIDE_MEANINGS, Side, compare_task, mak
 from ctxviewer.gui.views.whatif_view import ChangeTable, DiffPane, RunNames, diff_caption
 from ctxviewer.gui.widgets.charts import ShareChart, ShareValue
 from ctxviewer.gui.widgets.models import is_dark, status_colour
+from ctxviewer.gui.widgets.splitters import is_user_sized
 from ctxviewer.gui.worker import Lane, RunState
 
 #: How the change table and its detail pane call the two sides.
@@ -325,7 +326,8 @@ class CompareTab(QWidget):
         charts = max(self.a.chart.sizeHint().height(), self.b.chart.sizeHint().height())
         height = self.a.editor.sizeHint().height() + 2 + charts
         total = max(self.splitter.height(), height + 200)
-        self.splitter.setSizes([height, total - height])
+        if not is_user_sized(self.splitter):
+            self.splitter.setSizes([height, total - height])
 
     def _update_header(self) -> None:
         diff, sides = self._diff, self._sides

@@ -17,6 +17,7 @@ from ctxviewer.gui.widgets.charts import TrimChart, TrimValue
 from ctxviewer.gui.widgets.models import (
     trim_columns,
 )
+from ctxviewer.gui.widgets.splitters import is_user_sized
 from ctxviewer.gui.widgets.tables import RecordTable
 
 
@@ -40,7 +41,8 @@ class TrimmingTab(QWidget):
     def set_trace(self, trace: Trace | None) -> None:
         self.chart.setValue(TrimValue.from_trace(trace) if trace else None)
         chart_height = min(self.chart.sizeHint().height(), max(120, self.splitter.height() * 2 // 3))
-        self.splitter.setSizes([chart_height, max(120, self.splitter.height() - chart_height)])
+        if not is_user_sized(self.splitter):
+            self.splitter.setSizes([chart_height, max(120, self.splitter.height() - chart_height)])
         if trace is None:
             self.table.set_rows([])
             return

@@ -68,10 +68,20 @@ from ctxviewer.gui.widgets.models import (
     status_colour,
 )
 from ctxviewer.gui.widgets.plaintext import plain_tip
+from ctxviewer.gui.widgets.splitters import is_user_sized
 from ctxviewer.gui.widgets.tables import RecordTable, make_table_view
 
 EXPLANATION = (
     "Pin a run as the baseline (Run \u25b8 Pin Baseline, Ctrl+B), then change budgets: each run is compared with it."
+)
+#: Over a comparison with the task's run at the project's own settings (no run pinned).
+OWN_CAPTION = (
+    "Compared with this task at the project's own settings until you pin a run (Run \u25b8 Pin Baseline, Ctrl+B)."
+)
+#: The same, while nothing is tuned.
+UNTUNED_CAPTION = (
+    "Nothing is tuned: this run is the task at the project's own settings.  Change a budget in the Budget "
+    "panel to see what enters and leaves, or pin a run (Run \u25b8 Pin Baseline, Ctrl+B) to compare with it."
 )
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -423,6 +433,7 @@ class WhatIfTab(QWidget):
 
         self._diff: TraceDiff | None = None
         self._pinned_label = ""
+        self._own = False
         self.set_diff(None)
 
     # -- content ---------------------------------------------------------------------------
@@ -430,9 +441,10 @@ class WhatIfTab(QWidget):
     def diff(self) -> TraceDiff | None:
         return self._diff
 
-    def set_diff(self, diff: TraceDiff | None, pinned_label: str = "") -> None:
-        """Show *diff* (None: no baseline is pinned, explain how to pin one)."""
-        self._diff, self._pinned_label = diff, pinned_label
+    def set_diff(self, diff: TraceDiff | None, pinned_label: str = "", own: bool = False) -> None:
+        """Show *diff* (None: nothing to compare, explain how to pin a run); *own*: it is against
+        the task's run at the project's own settings, not a pinned run."""
+        self._diff, self._pinned_label, self._own = diff, pinned_label, own
         self._update_header()
         self.splitter.setVisible(diff is not None)
         if diff is None:
@@ -457,7 +469,8 @@ class WhatIfTab(QWidget):
         height += 2 * view.frameWidth() + 2
         view.setMinimumHeight(min(height, 160))
         total = max(self.splitter.height(), height + 200)
-        self.splitter.setSizes([height, total - height])
+        if not is_user_sized(self.splitter):
+            self.splitter.setSizes([height, total - height])
 
     def _update_header(self) -> None:
         diff = self._diff
@@ -465,7 +478,10 @@ class WhatIfTab(QWidget):
             self.header.setText(html.escape(EXPLANATION))
             self.header.setToolTip("")
             return
-        self.header.setText(header_html(diff, self._pinned_label, is_dark(self.palette())))
+        text = header_html(diff, self._pinned_label, is_dark(self.palette()))
+        if self._own:
+            text = html.escape(UNTUNED_CAPTION if diff.unchanged else OWN_CAPTION) + "<br>" + text
+        self.header.setText(text)
         self.header.setToolTip(
             plain_tip(f"Baseline: {diff.baseline.task_id} ({diff.baseline.feature}), {diff.baseline.project}")
         )

@@ -34,6 +34,7 @@ from ctxviewer.gui.widgets.charts import (
     zone_color,
 )
 from ctxviewer.gui.widgets.models import Column, fmt_int, is_dark
+from ctxviewer.gui.widgets.splitters import is_user_sized
 from ctxviewer.gui.widgets.tables import RecordTable
 
 if TYPE_CHECKING:
@@ -684,7 +685,7 @@ class WindowLayoutTab(QWidget):
         """Give the blocks table the height of all its rows; the detail pane the rest."""
         view = self.table.view
         inner = view.parentWidget()
-        if not isinstance(inner, QSplitter):
+        if not isinstance(inner, QSplitter) or is_user_sized(inner):
             return
         rows = max(1, self.table.model.rowCount())
         needed = (

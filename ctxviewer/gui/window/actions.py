@@ -178,8 +178,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _toggle_panel("budget", "Budget"),
     _toggle_panel("tracker", "Tracker"),
     _toggle_panel("session", "Session"),
+    _toggle_panel("window", "Window"),
     _toggle_panel("search", "Why was it dropped?"),
     _toggle_panel("logs", "Worker logs"),
+    ActionSpec("view.reset_layout", "Reset &Layout", V, 3, None, "The window's first size, panels and splitters"),
     ActionSpec("help.shortcuts", "&Keyboard Shortcuts", H, 0, Key.HelpContents),
 )
 

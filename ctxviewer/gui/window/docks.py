@@ -74,7 +74,6 @@ class DockPanels:
         toolbar.setMovable(False)
         self.search.field.setMinimumWidth(420)
         toolbar.addWidget(self.search.field)
-        window.resizeDocks([self.outline_dock, self.budget_dock], [270, 320], Qt.Orientation.Horizontal)
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self.window)
@@ -93,6 +92,7 @@ class DockPanels:
             "view.panel.budget": self.budget_dock.toggleViewAction(),
             "view.panel.tracker": self.tracker_dock.toggleViewAction(),
             "view.panel.session": self.session_dock.toggleViewAction(),
+            "view.panel.window": self.window_dock.toggleViewAction(),
             "view.panel.search": self.search_dock.toggleViewAction(),
             "view.panel.logs": self.logs_dock.toggleViewAction(),
         }

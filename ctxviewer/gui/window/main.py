@@ -35,6 +35,7 @@ from ctxviewer.gui.window.lanes import Lanes
 from ctxviewer.gui.window.menus import build_menus, shortcuts_line
 from ctxviewer.gui.window.opening import Opening
 from ctxviewer.gui.window.persistence import WindowSettings
+from ctxviewer.gui.window.placement import Placement
 from ctxviewer.gui.window.project import ProjectOpener, load_warnings, refresh_target
 from ctxviewer.gui.window.revisions import RevisionLauncher
 from ctxviewer.gui.window.runs import Assembled, BatchPass, TaskRun
@@ -60,7 +61,7 @@ class MainWindow(QMainWindow):
 
     Parts, each reached by its name: ``tabs`` (the views, by tab name), ``docks`` (the panels),
     ``header``, ``findings_line``, ``problems``, ``status``, ``menus`` (the actions by id),
-    ``lanes``, ``store`` (what is kept between sessions), ``opening`` and ``opener``, ``runs``,
+    ``lanes``, ``store`` (what is kept between sessions), ``placement``, ``opening`` and ``opener``, ``runs``,
     ``batch``, ``baseline``, ``findings``, ``exporter``, ``following``, ``replays``,
     ``sensitivity``, ``sweeps``, ``revisions``, ``tuner``, ``source``.
     """
@@ -86,9 +87,9 @@ class MainWindow(QMainWindow):
         self.opener = ProjectOpener(self.lanes.load, self.lanes.refresh, self)
         self.exporter = Exporter(self.lanes.export, self.store, self, self._shown_run)
         self._build_parts()
+        self.placement = Placement(self, self.store, self.docks)
         self._build_menus()
         self._connect_lanes()
-        self.store.restore_window(self)
 
     @property
     def project(self) -> Project | None:
@@ -184,6 +185,7 @@ class MainWindow(QMainWindow):
             "run.save_settings": self.tuner.save,
             "view.find": self.docks.focus_search,
             "view.filter_tasks": self.docks.focus_outline,
+            "view.reset_layout": self.placement.reset,
             **{f"view.tab.{name}": partial(self.tabs.show_tab, name) for name in TABS},
             "help.shortcuts": lambda: self.problems.show_messages([], [shortcuts_line(self.actions())]),
         }
@@ -391,7 +393,7 @@ class MainWindow(QMainWindow):
             self.open_project(self.project.root, *(self.current or (None, None)))
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.store.save_window(self)
+        self.placement.save()
         self.docks.stop()
         self.opener.disk.stop()
         self.batch.stop_timers()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt
 from PySide6.QtWidgets import QMainWindow
 
 MAX_RECENT = 10
@@ -83,15 +83,52 @@ class WindowSettings:
     def set_export_dir(self, folder: str) -> None:
         self.store.setValue("export-dir", folder)
 
-    def restore_window(self, window: QMainWindow) -> None:
-        """Give *window* the geometry and dock layout it was closed with."""
+    def saved_geometry(self) -> QByteArray | None:
         geometry = self.store.value("geometry")
-        if geometry is not None:
-            window.restoreGeometry(geometry)
+        return geometry if isinstance(geometry, QByteArray) else None
+
+    def restore_window(self, window: QMainWindow) -> bool:
+        """Give *window* the geometry and dock layout it was closed with; False when there was
+        none or it could not be read (the window is then as it was)."""
+        geometry = self.store.value("geometry")
+        if not isinstance(geometry, QByteArray) or not window.restoreGeometry(geometry):
+            return False
         state = self.store.value("window-state")
-        if state is not None:
-            window.restoreState(state)
+        if isinstance(state, QByteArray):
+            window.restoreState(state)  # unreadable, the docks stay as built
+        return True
 
     def save_window(self, window: QMainWindow) -> None:
         self.store.setValue("geometry", window.saveGeometry())
         self.store.setValue("window-state", window.saveState())
+        maximised = bool(window.windowState() & Qt.WindowState.WindowMaximized)
+        self.store.setValue("frame", window.normalGeometry() if maximised else window.frameGeometry())
+        self.store.setValue("maximised", maximised)
+
+    def saved_frame(self) -> tuple[QRect, bool]:
+        """The window's frame when it was saved (its normal one if it was maximised) and
+        whether it was maximised; an empty rectangle when none was saved or it is unreadable."""
+        frame = self.store.value("frame")
+        maximised = self.store.value("maximised", False)
+        return (
+            frame if isinstance(frame, QRect) else QRect(),
+            maximised is True or maximised == "true",
+        )
+
+    def splitter_states(self) -> dict[str, QByteArray]:
+        """The splitters the user sized, by their names (see ``placement.splitter_key``)."""
+        self.store.beginGroup("splitters")
+        try:
+            return {key: v for key in self.store.childKeys() if isinstance(v := self.store.value(key), QByteArray)}
+        finally:
+            self.store.endGroup()
+
+    def set_splitter_states(self, states: dict[str, QByteArray]) -> None:
+        self.store.remove("splitters")
+        for key, state in states.items():
+            self.store.setValue(f"splitters/{key}", state)
+
+    def forget_window(self) -> None:
+        """Reset Layout: the next launch opens as the first did."""
+        for key in ("geometry", "window-state", "frame", "maximised", "splitters"):
+            self.store.remove(key)

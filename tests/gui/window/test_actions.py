@@ -54,7 +54,7 @@ def test_the_shortcuts_the_docs_name(qapp) -> None:  # type: ignore[no-untyped-d
 def test_what_parts_make_and_when_the_rest_is_enabled() -> None:
     parts = {spec.id for spec in ACTIONS if spec.kind is Kind.PART}
     assert parts == {"run.undo", "run.redo"} | {
-        f"view.panel.{name}" for name in ("outline", "budget", "tracker", "session", "search", "logs")
+        f"view.panel.{name}" for name in ("outline", "budget", "tracker", "session", "window", "search", "logs")
     }
     assert [spec.id for spec in ACTIONS if spec.kind is Kind.SUBMENU] == ["file.recent"]
     conditional = {spec.id: spec.enabled for spec in ACTIONS if spec.enabled not in (When.ALWAYS, When.PART)}

@@ -73,8 +73,11 @@ EXPECTED: dict[str, list[tuple[str, object]]] = {
         ("Budget", None),
         ("Tracker", None),
         ("Session", None),
+        ("Window", None),
         ("Why was it dropped?", None),
         ("Worker logs", None),
+        SEP,
+        ("Reset &Layout", None),
     ],
     "&Help": [("&Keyboard Shortcuts", Key.HelpContents)],
 }

@@ -1,0 +1,27 @@
+"""Splitters the user has moved keep their sizes: views size theirs only until the user does.
+
+See docs/gui.md (The window's layout).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QSplitter
+
+_USER_SIZED = "userSized"
+
+
+def track_user_sizes(splitter: QSplitter) -> None:
+    """Note on *splitter* when the user drags its handle (once per splitter)."""
+    if splitter.property("userSizedTracked"):
+        return
+    splitter.setProperty("userSizedTracked", True)
+    splitter.splitterMoved.connect(lambda _pos, _index: mark_user_sized(splitter))
+
+
+def mark_user_sized(splitter: QSplitter, sized: bool = True) -> None:
+    splitter.setProperty(_USER_SIZED, sized)
+
+
+def is_user_sized(splitter: QSplitter) -> bool:
+    """Whether the user sized *splitter* (dragged it, or a saved layout restored it)."""
+    return bool(splitter.property(_USER_SIZED))
