@@ -39,6 +39,7 @@ from ctxviewer.engine.trace.model import Signal as TaskSignal
 from ctxviewer.gui.widgets.details import reached_rows
 from ctxviewer.gui.widgets.fonts import fixed_pitch_font
 from ctxviewer.gui.widgets.models import STATUS_TIP, Column, fmt_int, reached_column
+from ctxviewer.gui.widgets.splitters import is_user_sized
 from ctxviewer.gui.widgets.tables import RecordTable
 
 #: The item kinds the computed profile produces (the Entries table shows these).
@@ -98,6 +99,10 @@ def signal_rows(signals: Signals) -> list[TaskSignal]:
 
 def signal_kind(signal: TaskSignal) -> str:
     return SIGNAL_KINDS.get(signal.kind, signal.kind)
+
+
+#: The entries table keeps this many rows in view beside its detail pane and the Context Debug record.
+ENTRY_ROWS = 4
 
 
 def signal_columns() -> list[Column]:
@@ -469,6 +474,7 @@ class ComputedTab(QWidget):
         self.entries = RecordTable(entry_columns(), entry_html, statuses=True, noun="entries", parent=self)
         self.entries.detail.setPlaceholderText("Select an entry to see its score, where it came from and why.")
         self.entries.rowActivated.connect(self._on_activated)
+        self.entries.keep_rows(ENTRY_ROWS)
         top = QWidget(self)
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
@@ -543,11 +549,18 @@ class ComputedTab(QWidget):
             return
         profile = find(trace.profile)
         if not trace.debug and (profile is None or not profile.debug_record):
+            # No entries: the signals (every profile's) take half, their sources readable.
+            if not is_user_sized(self.splitter):
+                half = max(self.splitter.width(), 2) // 2
+                self.splitter.setSizes([half, half])
             self._show_entries(NOT_COMPUTED, [])
             self.debug.setPlainText(
                 f"This run used the {trace.profile} profile, which keeps no Context Debug record.\n\n" + NOT_COMPUTED
             )
             return
+        if not is_user_sized(self.splitter):  # the computed profile's entries take the larger part
+            width = max(self.splitter.width(), 100)
+            self.splitter.setSizes([width * 34 // 100, width - width * 34 // 100])
         items = entry_items(trace)
         self._show_entries(entries_summary(items), items)
         if items:  # start with an entry explained rather than an empty pane
@@ -605,9 +618,11 @@ class ComputedTab(QWidget):
     def _size_for_nine(self) -> None:
         """Room for the candidates: the table over its detail, then the cuts and compact mode below."""
         height = max(self.right.height(), 400)
-        self.right.setSizes([height * 7 // 10, height - height * 7 // 10])
+        if not is_user_sized(self.right):
+            self.right.setSizes([height * 7 // 10, height - height * 7 // 10])
         inner = max(self.entries.splitter.height(), 240)
-        self.entries.splitter.setSizes([inner // 2, inner - inner // 2])
+        if not is_user_sized(self.entries.splitter):
+            self.entries.splitter.setSizes([inner // 2, inner - inner // 2])
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -132,11 +132,15 @@ class ProjectOutline(QWidget):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setRecursiveFilteringEnabled(True)
+        # A feature whose name matches shows with all its tasks (a task that matches, alone).
+        self.proxy.setAutoAcceptChildRows(True)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.filter = QLineEdit(self)
         self.filter.setPlaceholderText("Filter tasks\u2026")
         self.filter.setClearButtonEnabled(True)
-        self.filter.setToolTip("Show only tasks whose id or title contains this text")
+        self.filter.setToolTip(
+            "Show only tasks whose id or title contains this text, and every task of a feature whose name does"
+        )
         self.filter.textChanged.connect(self._on_filter)
         self.tree = QTreeView(self)
         self.tree.setModel(self.proxy)

@@ -31,6 +31,10 @@ class TaskTab(QWidget):
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.keywords)
         splitter.addWidget(self.settings)
+        # The settings' keys are read whole and their values beside them: they take the larger part.
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([400, 600])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)

@@ -106,6 +106,9 @@ class Column:
     tip: str = ""
     numeric: bool = False
     status: bool = False
+    #: Its texts are short and must be read whole (a file name, a setting's key): the table
+    #: fits the column to them, as it does numbers and statuses, before it shares out the rest.
+    whole: bool = False
     #: A row's own words for the cell's tooltip (beside the column's tip).
     detail: Callable[[Any], str] | None = None
 
@@ -282,6 +285,7 @@ def paragraph_columns(tokenizer: str) -> list[Column]:
             lambda i: i.source.rsplit("/", 1)[-1],
             lambda i: (i.source, i.line_start or 0),
             "The spec file the paragraph comes from",
+            whole=True,
         ),
         Column(
             "Lines",
@@ -539,7 +543,7 @@ def setting_rows(trace: Trace) -> list[tuple[str, str, str]]:
 
 def setting_columns() -> list[Column]:
     return [
-        Column("Setting", lambda r: r[0], None, "Effective setting"),
+        Column("Setting", lambda r: r[0], None, "Effective setting", whole=True),
         Column("Value", lambda r: r[1], None, "Its value in this run"),
         Column("From", lambda r: r[2], None, "Where the value came from (default, a config file, an override)"),
     ]

@@ -247,6 +247,18 @@ class RecordTable(QWidget):
         self.proxy.layoutChanged.connect(self._update_count)
         self._update_count()
 
+    def keep_rows(self, rows: int) -> None:
+        """Keep *rows* rows of the table in view however the detail pane and the panels around
+        are sized: the splitter's handle stops there, and the detail pane cannot be collapsed."""
+        view = self.view
+        view.setMinimumHeight(
+            view.horizontalHeader().sizeHint().height()
+            + rows * view.verticalHeader().defaultSectionSize()
+            + view.horizontalScrollBar().sizeHint().height()
+            + 2 * view.frameWidth()
+        )
+        self.splitter.setChildrenCollapsible(False)
+
     # -- content ---------------------------------------------------------------------
 
     def set_rows(
@@ -290,12 +302,14 @@ class RecordTable(QWidget):
         if not view.verticalScrollBar().isVisible() and view.verticalHeader().length() > view.viewport().height():
             # Shown a moment ago, the rows will need the scroll bar the viewport does not have yet.
             room -= view.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, view)
-        # The first column names the row: it keeps its width, up to a quarter of the table's.
-        if shown and not (self._columns and self._columns[shown[0]].numeric):
+        columns = self._columns
+        # The first column names the row: it keeps its width, up to a quarter of the table's
+        # (all of it when its texts are to be read whole).
+        if shown and not (columns and (columns[shown[0]].numeric or columns[shown[0]].whole)):
             wanted[0] = min(wanted[0], max(MIN_COLUMN, int(room * FIRST_COLUMN_SHARE)))
-        # Numbers and statuses keep their width, and so does the first column.
+        # Numbers, statuses and texts read whole keep their width, and so does the first column.
         fixed = [
-            n == 0 or (c < len(self._columns) and (self._columns[c].numeric or self._columns[c].status))
+            n == 0 or (c < len(columns) and (columns[c].numeric or columns[c].status or columns[c].whole))
             for n, c in enumerate(shown)
         ]
         self._fitting = True

@@ -15,6 +15,9 @@ from ctxviewer.gui.window.state import Shown
 from ctxviewer.gui.window.status import StatusLine
 from ctxviewer.gui.window.tabs import ResultTabs
 
+#: What the What-if tab compares with until a run is pinned.
+OWN_SETTINGS = "the project's own settings"
+
 
 class Baseline(QObject):
     """The pinned run (:attr:`trace`, None when none is) and the shown run's :attr:`diff` against it,
@@ -65,10 +68,15 @@ class Baseline(QObject):
 
     def compare(self, trace: Trace, diff: TraceDiff | None) -> None:
         """Show *trace* against the baseline: *diff*, worked out with the run, unless the baseline
-        was pinned after the run was asked for."""
-        if self.trace is not None and (diff is None or diff.baseline is not self.trace):
+        was pinned after the run was asked for.  With none pinned, *diff* is against the task's
+        run at the project's own settings, and the What-if tab says so."""
+        if self.trace is None:
+            self.diff = None
+            self.tabs.whatif.set_diff(diff, OWN_SETTINGS if diff is not None else "", own=True)
+            return
+        if diff is None or diff.baseline is not self.trace:
             diff = diff_traces(self.trace, trace)
-        self.diff = diff if self.trace is not None else None
+        self.diff = diff
         self.tabs.whatif.set_diff(self.diff, self.label())
 
     def keep_for(self, root: str) -> None:

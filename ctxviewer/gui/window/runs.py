@@ -47,12 +47,14 @@ JobFn = Callable[[threading.Event, Callable[[str, float], None]], Any]
 @dataclass(frozen=True)
 class Assembled:
     """What the assembly lane returns: the trace, its context lexed for display, and its
-    what-if diff against the baseline pinned when the run was asked for."""
+    what-if diff against the baseline pinned when the run was asked for -- with none pinned,
+    against the task's run at the project's own settings (:attr:`own`)."""
 
     trace: Trace
     lexed: LexedText
     diff: TraceDiff | None = None
     findings: tuple[FindingRow, ...] | None = None
+    own: Trace | None = None
 
 
 @dataclass(frozen=True)
@@ -65,14 +67,26 @@ class ComposedPrompt:
     lexed: LexedText | None = None
 
 
-def assembly_job(project: Project, feat: Feature, task: Task, settings: Settings, baseline: Trace | None) -> JobFn:
-    """The assembly lane's job for *task*: the exact run, lexed, diffed against *baseline*, its findings."""
+def assembly_job(
+    project: Project, feat: Feature, task: Task, settings: Settings, baseline: Trace | None, own: Trace | None = None
+) -> JobFn:
+    """The assembly lane's job for *task*: the exact run, lexed, diffed against *baseline*, its findings.
+
+    With no baseline the run is diffed against the task's run at the project's own settings:
+    *own* when the caller kept it from an earlier run, else assembled here (the run itself
+    when *settings* are the project's).
+    """
 
     def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
         trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
-        diff = diff_traces(baseline, trace) if baseline is not None else None
+        mine = own
+        if baseline is None and mine is None:
+            untuned = settings == project.settings
+            mine = trace if untuned else assemble_task(project, feat, task, project.settings, exact=True, cancel=cancel)
+        against = baseline if baseline is not None else mine
+        diff = diff_traces(against, trace) if against is not None else None
         lexed = lex_blocks(display_text(trace.context))
-        return Assembled(trace, lexed, diff, finding_rows(trace))
+        return Assembled(trace, lexed, diff, finding_rows(trace), mine if baseline is None else None)
 
     return job
 
@@ -108,18 +122,26 @@ class TaskRun(QObject):
         self.run_lane = run_lane
         self.prompt_lane = prompt_lane
         self._prompt_for: JobFn | None = None
+        #: The last task's run at its project's own settings, by (project, its settings, feature, task).
+        self._own: tuple[tuple[object, ...], Trace] | None = None
+        self._asked: tuple[object, ...] | None = None
         run_lane.finished.connect(self._on_assembled)
         prompt_lane.finished.connect(self.composed)
 
     def request(self, project: Project, feat: Feature, task: Task, settings: Settings, baseline: Trace | None) -> None:
         """Assemble *task* with *settings* (diffed against *baseline*); its prompt follows the trace."""
-        self.run_lane.submit(assembly_job(project, feat, task, settings, baseline))
+        key = (id(project), project.settings, feat.name, task.id)
+        own = self._own[1] if self._own is not None and self._own[0] == key else None
+        self._asked = key
+        self.run_lane.submit(assembly_job(project, feat, task, settings, baseline, own))
         self._prompt_for = prompt_job(project, feat, task, settings)
 
     def is_busy(self) -> bool:
         return self.run_lane.is_busy() or self.prompt_lane.is_busy()
 
     def _on_assembled(self, result: Assembled) -> None:
+        if result.own is not None and self._asked is not None:
+            self._own = (self._asked, result.own)
         self.assembled.emit(result)
         if self._prompt_for is not None:
             self.prompt_lane.submit(self._prompt_for)

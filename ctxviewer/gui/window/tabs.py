@@ -49,6 +49,8 @@ TAB_TITLES = {
     "prompt": "Prompt",
 }
 TABS = tuple(TAB_TITLES)
+#: The candidate tables keep this many rows in view beside their detail pane and the panels below.
+TABLE_ROWS = 6
 
 
 def item_of(trace: Trace | None, row: object) -> Item | None:
@@ -77,13 +79,17 @@ class ResultTabs(QTabWidget):
     def __init__(self, compare_lane: Lane, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setDocumentMode(True)
-        # Eleven tabs at 1280 wide: when marks (What-if \u25cf, Findings (12)) or a narrow
-        # window leave too little room, titles are shortened rather than tabs scrolled out of view.
-        self.tabBar().setUsesScrollButtons(False)
-        self.tabBar().setElideMode(Qt.TextElideMode.ElideRight)
+        # Eleven tabs do not fit beside the panels at 1280 wide: every title is shown whole and
+        # the bar scrolls (arrows, the wheel; the tab selected is kept in view, Ctrl+1..9 reach them).
+        self.tabBar().setUsesScrollButtons(True)
+        self.tabBar().setElideMode(Qt.TextElideMode.ElideNone)
         self.trace: Trace | None = None
         self.sections = SectionsTab(self)
-        self.paragraphs = RecordTable(paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs", fit=True)
+        # The file name is read whole beside the rank, tokens, fate and the Worker column: the
+        # reason is promised a quarter of the width (its first words, the rest in its tooltip).
+        self.paragraphs = RecordTable(
+            paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs", fit=True, last_share=0.25
+        )
         # A paragraph's score is the number of its matched keywords, which are shown; its lines
         # are in the detail pane.  Hidden, the reason keeps its room at 1280x800 beside the
         # Worker column.  The header's menu shows them.
@@ -92,6 +98,8 @@ class ResultTabs(QTabWidget):
         # What triggers a file, what matched it and its character counts are in the detail pane
         # (and in the reason); hidden, the reason has room at 1280x800.  The header's menu shows them.
         self.rules.row_actions.hide_columns("Trigger", "Matched by", "Needed", "Left")
+        for table in (self.paragraphs, self.rules):
+            table.keep_rows(TABLE_ROWS)
         self.trimming = TrimmingTab(self)
         self.context = ContextView(self)
         self.computed = ComputedTab(self)

@@ -145,13 +145,17 @@ def test_filter_keeps_matching_tasks_and_their_features(outline: ProjectOutline,
     assert shown(outline) == everything
     for text in ("REFUND", "step 1", "F3-00", "feature-2", "no such task"):
         outline.filter.setText(text)
+        # A feature whose name matches shows with all its tasks; another, with its matching tasks
+        # (and not at all without one).
         expected = {
-            name: [label for label in labels if text.lower() in label.lower()] for name, labels in everything.items()
+            name: labels if text.lower() in name.lower() else [x for x in labels if text.lower() in x.lower()]
+            for name, labels in everything.items()
         }
-        # A feature shows when its name or one of its tasks matches; of its tasks, the matching ones.
         assert shown(outline) == {
             name: labels for name, labels in expected.items() if labels or text.lower() in name.lower()
         }
+        if text == "feature-2":
+            assert shown(outline) == {"feature-2": everything["feature-2"]}
         assert all(outline.tree.isExpanded(outline.proxy.index(r, 0)) for r in range(outline.proxy.rowCount()))
     outline.filter.clear()
     assert shown(outline) == everything

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 
 from ctxviewer.engine.analysis.whatif import diff_traces
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.pipeline import assemble
 from ctxviewer.engine.trace.model import INCLUDED, TRUNCATED
+from ctxviewer.gui.views.whatif_view import OWN_CAPTION, UNTUNED_CAPTION
 from ctxviewer.gui.window import MainWindow
 from tests.gui.conftest import LEDGER, open_and_wait
 
@@ -47,6 +52,51 @@ def test_pin_then_tune_shows_what_left_and_why(qtbot, window: MainWindow) -> Non
     assert window.tabs.whatif.changes.model.rowCount() == len(diff.items)
     assert "AUTH-L1-001" in window.tabs.whatif.header.text()
     assert window.tabs.tabText(window.tabs.indexOf(window.tabs.whatif)).startswith("What-if \u25cf")
+
+
+def test_with_nothing_pinned_a_tuned_run_is_compared_with_the_project_s_own_settings(
+    qtbot,
+    window: MainWindow,  # type: ignore[no-untyped-def]
+) -> None:
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    whatif = window.tabs.whatif
+    # Nothing tuned: the run is the project's own, and the tab says how to see a change.
+    assert window.baseline.trace is None and whatif.diff() is not None and whatif.diff().unchanged
+    assert html.escape(UNTUNED_CAPTION) in whatif.header.text()
+    with qtbot.waitSignal(window.traceShown, timeout=20_000):
+        window.docks.budget.set_values({"budget": 1500})
+    diff = whatif.diff()
+    assert diff is not None and window.baseline.diff is None  # nothing pinned, nothing exported as pinned
+    before = assemble(load_project(LEDGER), FEATURE, TASK)
+    after = assemble(load_project(LEDGER), FEATURE, TASK, {"budget": 1500})
+    left = {
+        i.id
+        for i in before.items
+        if _in_context(i.status) and (a := after.item(i.id)) is not None and not _in_context(a.status)
+    }
+    assert left and {c.item_id for c in diff.items if c.change == "left"} == left
+    assert [(c.key, c.before, c.after) for c in diff.settings] == [("budget", 4000, 1500)]
+    assert html.escape(OWN_CAPTION) in whatif.header.text() and "own settings" in whatif.header.text()
+    # Pinning takes over; clearing the pin goes back to the project's own settings.
+    window.baseline.pin()
+    assert whatif.diff() is window.baseline.diff and "AUTH-L1-001" in whatif.header.text()
+
+
+def test_ctrl_b_pins_wherever_the_focus_is(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    places = {
+        "the search field": window.docks.search.field,
+        "the task filter": window.docks.outline.filter,
+        "the task tree": window.docks.outline.tree,
+        "a table": window.tabs.paragraphs.view,
+        "the context text": window.tabs.context.editor,
+        "the budget panel": window.docks.budget,
+    }
+    for place, widget in places.items():
+        window.baseline.clear()
+        widget.setFocus()
+        QTest.keyClick(window.focusWidget() or widget, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+        assert window.baseline.trace is window.trace, place
 
 
 def test_activating_a_change_goes_to_the_candidate(qtbot, window: MainWindow) -> None:
@@ -90,7 +140,10 @@ def test_clear_baseline(qtbot, window: MainWindow) -> None:
     window.baseline.clear()
     with qtbot.waitSignal(window.traceShown, timeout=20_000):
         window.docks.budget.set_values({"budget": 1500})
-    assert window.baseline.diff is None and window.tabs.whatif.diff() is None
+    # Nothing pinned: the run is compared with the project's own settings again.
+    own = window.tabs.whatif.diff()
+    assert window.baseline.diff is None and own is not None
+    assert (own.baseline.budget, own.current.budget) == (4000, 1500)
     assert window.tabs.tabText(window.tabs.indexOf(window.tabs.whatif)) == "What-if"
 
 
@@ -100,7 +153,9 @@ def test_opening_another_project_clears_the_baseline(qtbot, window: MainWindow) 
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
     window.baseline.pin()
     open_and_wait(qtbot, window, EDGE)
-    assert window.baseline.trace is None and window.baseline.diff is None and window.tabs.whatif.diff() is None
+    assert window.baseline.trace is None and window.baseline.diff is None
+    own = window.tabs.whatif.diff()  # the new project's task at its own settings
+    assert own is not None and own.unchanged and own.current.project == str(EDGE.resolve())
 
 
 def test_a_candidate_only_in_the_baseline_is_named_in_words(qtbot, window: MainWindow) -> None:
