@@ -62,8 +62,9 @@ class WorkerGauge:
 
     @property
     def figure(self) -> str:
-        """``72.0% / 70%``: the recorded usage over the threshold."""
-        used = "n/a" if self.usage_percent is None else f"{self.usage_percent:.1f}%"
+        """``72.0% / 70%``: the recorded usage over the threshold (``none / 70%`` when the
+        worker recorded none: the tooltip and the run's line say why)."""
+        used = "none" if self.usage_percent is None else f"{self.usage_percent:.1f}%"
         return f"{used} / {self.threshold_percent:g}%"
 
     @property
@@ -72,8 +73,8 @@ class WorkerGauge:
         parts = [f"{self.tasks_done:,} done"]
         if self.checkpoints:
             parts.append(f"{self.checkpoints:,} checkpoint{'s' if self.checkpoints != 1 else ''}")
-        parts.append(f"hb {self.heartbeat_ago}")
-        parts.append(f"log {self.log_ago}")
+        parts.append("no heartbeat" if self.heartbeat_ago == "-" else f"heartbeat {self.heartbeat_ago}")
+        parts.append("no log line" if self.log_ago == "-" else f"log {self.log_ago}")
         if self.estimate_percent is not None:
             parts.append(f"est {self.estimate_percent:.1f}%")
         return " \u00b7 ".join(parts)
@@ -90,7 +91,10 @@ def gauge_of(row: WorkerRow, now: float, zones: tuple[tuple[str, float], ...] = 
     estimate = row.estimate
     lines = [f"Worker {row.worker_id}: {status}" + (" (silent for an hour: stale)" if row.stale else "")]
     if row.usage_percent is None:
-        lines.append("No context_usage recorded")
+        lines.append(
+            "No context_usage recorded: the state file has no usage for this worker, so there is no gauge "
+            "(the estimate, when shown, is ctxviewer's own)"
+        )
     else:
         lines.append(
             f"context_usage {row.context_usage:.4f} as recorded = {row.usage_percent:.1f}% "
@@ -152,4 +156,9 @@ class FleetValue:
             f"{problems:,} problem{'s' if problems != 1 else ''}"
         )
         rows = tuple(gauge_of(row, snapshot.taken_at, config.zones) for row in snapshot.workers)
+        if rows and all(r.usage_percent is None for r in rows):
+            summary += (
+                " · no worker has recorded its context usage yet (context_usage in the state file), "
+                "so the bars are empty; the estimates are ctxviewer's"
+            )
         return cls(rows, config.threshold_percent, config.threshold_origin, summary)

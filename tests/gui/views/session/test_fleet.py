@@ -72,12 +72,12 @@ def render(widget: FleetChart, width: int, height: int) -> QImage:
 def test_worker_gauge_figures_worked_by_hand() -> None:
     over = gauge("4", 72.0, "yellow", tasks_done=12, checkpoints=2, estimate_percent=4.25)
     assert over.over_threshold and over.figure == "72.0% / 70%"
-    assert over.facts == "12 done \u00b7 2 checkpoints \u00b7 hb 5s ago \u00b7 log 5s ago \u00b7 est 4.2%"
+    assert over.facts == "12 done \u00b7 2 checkpoints \u00b7 heartbeat 5s ago \u00b7 log 5s ago \u00b7 est 4.2%"
     exactly = gauge("1", 70.0, "green")  # the threshold reached is over it (>=), as the tracker's check
     assert exactly.over_threshold
     assert not gauge("2", 69.9, "green").over_threshold
     none = gauge("3", None, None, checkpoints=1)
-    assert not none.over_threshold and none.figure == "n/a / 70%" and "1 checkpoint \u00b7" in none.facts
+    assert not none.over_threshold and none.figure == "none / 70%" and "1 checkpoint \u00b7" in none.facts
 
 
 def test_fleet_chart_paints_bands_the_threshold_and_the_over_threshold_figure(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -177,6 +177,9 @@ def test_attaching_shows_the_fleet_tab_and_every_worker(attached: SessionPanel, 
         assert shown is not None and shown.tasks_done == truth.task_completed
         assert shown.checkpoints == truth.checkpoints
     assert "checkpoint at 70% (.mahabharatha/config.yaml)" in value.summary
+    assert "no worker has recorded" not in value.summary  # some have: the run's line says nothing of it
+    three = row(panel, "3")
+    assert three is not None and (three.usage_percent is not None or "No context_usage recorded" in three.detail)
     # The painted figure of worker 4 is in the over-threshold red.
     chart = panel.fleet.chart
     image = chart.grab().toImage()
