@@ -94,7 +94,10 @@ class Exporter(QObject):
 
     def ask_path(self, fmt: str, task_id: str) -> str:
         """Ask where to write *task_id*'s *fmt* export; ``''`` when the dialog was cancelled."""
-        default = default_export_path(self.settings.export_dir(), task_id, fmt)
+        trace = self.shown().trace
+        # Before the first export, the open project's folder (the home folder without one).
+        folder = self.settings.export_dir(trace.project if trace is not None else str(Path.home()))
+        default = default_export_path(folder, task_id, fmt)
         path, _ = QFileDialog.getSaveFileName(self._parent, "Export", default, FILTERS[fmt])
         if not path:
             return ""

@@ -76,9 +76,10 @@ class WindowSettings:
 
     # -- exports and the window --------------------------------------------------------------
 
-    def export_dir(self) -> str:
-        """The folder the last export went to (the home folder before the first)."""
-        return str(self.store.value("export-dir", str(Path.home())))
+    def export_dir(self, first: str) -> str:
+        """The folder the last export went to (*first* before the first export)."""
+        value = self.store.value("export-dir")
+        return str(value) if value else first
 
     def set_export_dir(self, folder: str) -> None:
         self.store.setValue("export-dir", folder)

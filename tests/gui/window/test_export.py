@@ -55,14 +55,19 @@ def test_the_dialog_starts_in_the_last_export_folder_and_remembers_the_new_one(
         return str(tmp_path / "picked" / "ctx"), filters
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", dialog)
+    # Before any export: the shown task's project folder.
+    trace = engine_trace(LEDGER, "auth-sessions", "AUTH-L1-001")
+    exporter.shown = lambda: ShownRun(trace)
+    exporter.ask_path("markdown", "T-1")
+    assert asked.pop() == (f"{trace.project}/T-1.md", "Markdown (*.md)")
     exporter.settings.set_export_dir("/last")
     assert exporter.ask_path("markdown", "T-1") == str(tmp_path / "picked" / "ctx.md")
     assert asked == [("/last/T-1.md", "Markdown (*.md)")]
-    assert exporter.settings.export_dir() == str(tmp_path / "picked")
+    assert exporter.settings.export_dir("") == str(tmp_path / "picked")
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a: ("", ""))  # cancelled
     assert exporter.ask_path("json", "T-1") == ""
-    assert exporter.settings.export_dir() == str(tmp_path / "picked")  # unchanged
+    assert exporter.settings.export_dir("") == str(tmp_path / "picked")  # unchanged
 
 
 def test_nothing_to_export_is_refused_at_once(qtbot, exporter: Exporter, tmp_path: Path) -> None:

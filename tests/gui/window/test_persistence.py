@@ -62,11 +62,11 @@ def test_the_last_task_is_kept_per_project(tmp_path: Path) -> None:
     assert store.last_task("/c") is None
 
 
-def test_the_export_folder_defaults_to_home_then_follows_the_last_export(tmp_path: Path) -> None:
+def test_the_export_folder_is_the_one_given_then_follows_the_last_export(tmp_path: Path) -> None:
     store = store_at(tmp_path / "s.ini")
-    assert store.export_dir() == str(Path.home())
+    assert store.export_dir("/the/project") == "/the/project"
     store.set_export_dir(str(tmp_path / "out"))
-    assert store.export_dir() == str(tmp_path / "out")
+    assert store.export_dir("/the/project") == str(tmp_path / "out")
 
 
 def test_the_window_size_and_docks_come_back(qtbot, tmp_path: Path) -> None:
