@@ -37,6 +37,7 @@ from ctxviewer.engine.registry import find
 from ctxviewer.engine.trace.model import INCLUDED, KEPT, Item, Signals, Trace, fate_label
 from ctxviewer.engine.trace.model import Signal as TaskSignal
 from ctxviewer.gui.widgets.details import reached_rows
+from ctxviewer.gui.widgets.empty import NO_TASK
 from ctxviewer.gui.widgets.fonts import fixed_pitch_font
 from ctxviewer.gui.widgets.models import STATUS_TIP, Column, fmt_int, reached_column
 from ctxviewer.gui.widgets.splitters import is_user_sized
@@ -84,7 +85,7 @@ ENTRIES_TIP = (
     "Every knowledge node, context-map entry, dependency and blocking question the computed profile considered"
 )
 DEBUG_TIP = "Seed 004's DEBUG_CONTEXT record of this run"
-NO_TRACE = "No trace loaded: open a project and choose a task."
+NO_TRACE = NO_TASK
 NO_SIGNALS = "This trace carries no signals (it was saved by an older ctxviewer)."
 DASH = "\u2014"
 

@@ -18,6 +18,7 @@ from PySide6.QtGui import QBrush, QHelpEvent, QPalette, QStandardItem, QStandard
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QStyle,
     QStyledItemDelegate,
@@ -77,6 +78,12 @@ def total_tooltip(total: TaskTotal) -> str:
         else f"within the {total.budget:,} budget"
     )
     return f"{total.tokens:,} {total.tokenizer} tokens in the assembled context; {verdict}"
+
+
+#: The Project pane before a project is open.
+NO_PROJECT = "No project open: File \u25b8 Open Folder (Ctrl+O), or drop a project folder on the window."
+#: A project without features.
+NO_FEATURES = "a feature is a folder in the project's specs folder (.gsd/specs unless its config names another)."
 
 
 def task_label(task_id: str, title: str) -> str:
@@ -162,6 +169,11 @@ class ProjectOutline(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.filter)
+        #: Why the list is empty, and what fills it (hidden once a project lists a feature).
+        self.empty = QLabel(NO_PROJECT, self)
+        self.empty.setWordWrap(True)
+        self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        layout.addWidget(self.empty)
         layout.addWidget(self.tree, 1)
         #: The features listed, in row order.
         self._features: tuple[Feature, ...] = ()
@@ -179,6 +191,8 @@ class ProjectOutline(QWidget):
         model = self.model
         model.removeRows(0, model.rowCount())
         self._features = project.features if project is not None else ()
+        self.empty.setText(NO_PROJECT if project is None else f"{project.name} has no features: {NO_FEATURES}")
+        self.empty.setVisible(not self._features)
         self._feature_rows = {f.name: row for row, f in enumerate(self._features)}
         self._task_rows = [None] * len(self._features)
         self._totals = {(t.feature, t.task_id): t for t in totals}

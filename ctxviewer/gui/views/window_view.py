@@ -33,6 +33,7 @@ from ctxviewer.gui.widgets.charts import (
     segment_color,
     zone_color,
 )
+from ctxviewer.gui.widgets.empty import NO_TASK
 from ctxviewer.gui.widgets.models import Column, fmt_int, is_dark
 from ctxviewer.gui.widgets.splitters import is_user_sized
 from ctxviewer.gui.widgets.tables import RecordTable
@@ -57,7 +58,7 @@ INSET_GAP = 26.0
 #: Reserve colours (light palette, dark palette): neutral, apart from the blocks' own.
 RESERVE_COLORS = ("#a7a9ad", "#6b6e74")
 
-NO_TRACE = "No trace loaded: open a project and choose a task."
+NO_TRACE = NO_TASK
 NO_LAYOUT = "This trace has no window layout (it was saved by an older ctxviewer)."
 
 

@@ -31,6 +31,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QHelpEvent, QPainter, QPalette,
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from ctxviewer.engine.trace.model import step_label
+from ctxviewer.gui.widgets.empty import NO_TASK, draw_empty
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
 
@@ -432,8 +433,9 @@ class _Chart(QWidget):
         return p
 
     def _empty(self, p: QPainter, text: str) -> None:
+        """Why the chart is empty, in words, wrapped to its width."""
         p.setPen(self.palette().color(ROLE.PlaceholderText))
-        _text(p, QRectF(self.rect()), text)
+        draw_empty(p, QRectF(self.rect()), text)
 
 
 class ShareChart(_Chart):
@@ -499,7 +501,7 @@ class ShareChart(_Chart):
     def paintEvent(self, event: QPaintEvent) -> None:
         p, value, pal = self._painter(), self._value, self.palette()
         if value is None or not value.segments:
-            self._empty(p, "No trace loaded" if value is None else "No sections")
+            self._empty(p, NO_TASK if value is None else "No sections")
             return
         text, mid, fm = pal.color(ROLE.Text), pal.color(ROLE.Mid), p.fontMetrics()
         budget, used = _pos(value.total_budget), value.used
@@ -583,7 +585,7 @@ class TrimChart(_Chart):
     def paintEvent(self, event: QPaintEvent) -> None:
         p, value = self._painter(), self._value
         if value is None or not value.steps:
-            self._empty(p, "No trace loaded" if value is None else "No trimming was needed")
+            self._empty(p, NO_TASK if value is None else "No trimming was needed")
             return
         text, fm = self.palette().color(ROLE.Text), p.fontMetrics()
         cap = QRectF(MARGIN, MARGIN, self.width() - 2 * MARGIN, fm.height())

@@ -20,6 +20,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from ctxviewer.gui.widgets.empty import draw_empty
 from ctxviewer.gui.widgets.plaintext import plain_tip
 
 if TYPE_CHECKING:
@@ -378,7 +379,7 @@ class SweepHeatmap(QWidget):
         if self._value is None or not self._value.rows:
             p.fillRect(self.rect(), self.palette().color(QPalette.ColorRole.Base))
             p.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-            p.drawText(QRectF(self.rect()), int(Qt.AlignmentFlag.AlignCenter), self._empty_text)
+            draw_empty(p, QRectF(self.rect()), self._empty_text)
         else:
             exposed = QRectF(event.rect())
             paint_heatmap(p, self._value, self.width(), self.height(), self.palette(), self._marked, exposed)

@@ -132,8 +132,11 @@ def test_rows_counts_and_greyed_features_follow_the_project(outline: ProjectOutl
     assert model.item(row["delta"], 0).toolTip() == f"delta: 2 tasks from {features['delta'].graph_path}"
     # Every feature is expanded, as expandAll() left them.
     assert all(outline.tree.isExpanded(outline.proxy.index(r, 0)) for r in range(outline.proxy.rowCount()))
+    assert outline.empty.isHidden()
     outline.set_project(None)
     assert model.rowCount() == 0 and shown(outline) == {}
+    # Empty, the pane says why and what fills it.
+    assert not outline.empty.isHidden() and "Open Folder" in outline.empty.text()
 
 
 def test_filter_keeps_matching_tasks_and_their_features(outline: ProjectOutline, tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QToolTip
 
 from ctxviewer.gui.views.session.fleetvalues import FleetValue, WorkerGauge
 from ctxviewer.gui.widgets.charts import AMBER, GREEN, OVER_COLOR, OVER_TINT_ALPHA, RED, ROLE, zone_color
+from ctxviewer.gui.widgets.empty import NO_RUN, draw_empty
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
 
@@ -64,10 +65,10 @@ class FleetChart(QWidget):
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self._value: FleetValue | None = None
-        self._empty_text = "No run attached"
+        self._empty_text = NO_RUN
         self._selected: str | None = None
 
-    def setValue(self, value: FleetValue | None, empty_text: str = "No run attached") -> None:
+    def setValue(self, value: FleetValue | None, empty_text: str = NO_RUN) -> None:
         self._value = value
         self._empty_text = empty_text
         self.updateGeometry()
@@ -165,7 +166,7 @@ class FleetChart(QWidget):
         if value is None or not value.rows:
             p.setPen(self.palette().color(ROLE.PlaceholderText))
             text = self._empty_text if value is None else "No workers yet"
-            p.drawText(QRectF(self.rect()), int(Qt.AlignmentFlag.AlignCenter), text)
+            draw_empty(p, QRectF(self.rect()), text)
             return
         for i, row in enumerate(value.rows):
             self._paint_row(p, i, row)
@@ -250,7 +251,7 @@ class FleetPage(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.header = QLabel("No run attached", self)
+        self.header = QLabel(NO_RUN, self)
         self.header.setTextFormat(Qt.TextFormat.PlainText)
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -274,9 +275,9 @@ class FleetPage(QWidget):
         layout.addWidget(self.status)
 
     def show_fleet(self, value: FleetValue | None, root: str = "", status: str = "") -> None:
-        self.chart.setValue(value, "Reading the run\u2026" if root else "No run attached")
+        self.chart.setValue(value, "Reading the run\u2026" if root else NO_RUN)
         if value is None:
-            self.header.setText(f"Run: {root}" if root else "No run attached")
+            self.header.setText(f"Run: {root}" if root else NO_RUN)
         else:
             self.header.setText(f"Run: {root}\n{value.summary}")
         self.status.setText(status)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 from ctxviewer.gui.views.session.series import PlotValue, plot_top
 from ctxviewer.gui.views.session.ticks import finite, nice_ticks, tokens_k
 from ctxviewer.gui.widgets.charts import RED, ROLE, zone_color
+from ctxviewer.gui.widgets.empty import draw_empty
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
 
@@ -244,7 +245,7 @@ class UsagePlot(QWidget):
         rect = self.plot_rect()
         if value is None or (not value.points and value.integer_x):
             p.setPen(faint_text)
-            p.drawText(QRectF(self.rect()), int(Qt.AlignmentFlag.AlignCenter), self._empty_text)
+            draw_empty(p, QRectF(self.rect()), self._empty_text)
             return
         n = len(value.points)
         current = n - 1 if self._current is None else min(self._current, n - 1)

@@ -31,6 +31,7 @@ from ctxviewer.gui.views.session.plot import LINE_COLORS
 from ctxviewer.gui.views.session.ticks import nice_ticks, tokens_k
 from ctxviewer.gui.views.session.timelines import LANES, TimelineMark, TimelineValue
 from ctxviewer.gui.widgets.charts import RED, ROLE, zone_color
+from ctxviewer.gui.widgets.empty import NO_RUN, draw_empty
 from ctxviewer.gui.widgets.models import Column, RecordModel, is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
 from ctxviewer.gui.widgets.table_actions import install_table_actions
@@ -77,9 +78,9 @@ class TimelinePlot(QWidget):
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._value: TimelineValue | None = None
-        self._empty_text = "No run attached"
+        self._empty_text = NO_RUN
 
-    def setValue(self, value: TimelineValue | None, empty_text: str = "No run attached") -> None:
+    def setValue(self, value: TimelineValue | None, empty_text: str = NO_RUN) -> None:
         self._value = value
         self._empty_text = empty_text
         self.update()
@@ -186,7 +187,7 @@ class TimelinePlot(QWidget):
         if value is None or not (value.points or value.marks):
             p.setPen(faint)
             text = self._empty_text if value is None else "Nothing recorded for this worker yet"
-            p.drawText(QRectF(self.rect()), int(Qt.AlignmentFlag.AlignCenter), text)
+            draw_empty(p, QRectF(self.rect()), text)
             return
         rect = self.plot_rect()
         p.setPen(pal.color(ROLE.WindowText))
@@ -412,7 +413,7 @@ class TimelinePage(QWidget):
 
     def _show(self, worker_id: str | None) -> None:
         value = self._values.get(worker_id) if worker_id is not None else None
-        self.plot.setValue(value, "No run attached" if not self._values else "No worker chosen")
+        self.plot.setValue(value, NO_RUN if not self._values else "No worker chosen: pick one in the list above")
         events: tuple[RunEvent, ...] = () if value is None else value.events
         if events != self.model.rows():
             self.model.set_rows(events)
