@@ -15,6 +15,7 @@ from ctxviewer.cli.common import (
     Subparsers,
     add_run_options,
     err,
+    open_project,
     output_format,
     report_trace_errors,
     run_overrides,
@@ -25,11 +26,10 @@ from ctxviewer.engine.tokens.counting import HEURISTIC_RULE, ROUNDED
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.pipeline import assemble
 
     fmt = output_format(args, ASSEMBLE_SUFFIXES, "markdown")
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     trace = assemble(project, args.feature, args.task, exact=fmt != "markdown")
     if fmt == "json":
         from ctxviewer.engine.exports.report import trace_json_text

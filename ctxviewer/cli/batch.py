@@ -23,6 +23,7 @@ from ctxviewer.cli.common import (
     add_set,
     err,
     finding_json,
+    open_project,
     output_format,
     report_project_warnings,
     row_input_errors,
@@ -226,7 +227,6 @@ def _tokens_batch(args: argparse.Namespace, project: Any, overrides: Any, jobs: 
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import batch_targets
     from ctxviewer.engine.runs.parallel import default_jobs, run_written
 
@@ -236,7 +236,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         err(f"--jobs must be at least 1, not {jobs}")
         return EXIT_BAD_INPUT
     overrides = run_overrides(args)
-    project = load_project(args.project, overrides)
+    project = open_project(args.project, overrides)
     report_project_warnings(project)
     batch_targets(project, args.feature)  # fail on bad input before any output
     if fmt == "tokens":

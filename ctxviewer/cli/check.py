@@ -19,6 +19,7 @@ from ctxviewer.cli.common import (
     err,
     finding_json,
     json_text,
+    open_project,
     print_text,
     report_project_warnings,
     report_row_input_errors,
@@ -72,13 +73,12 @@ def _tally(findings: Sequence[Any]) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from ctxviewer.engine.analysis.findings import ESTIMATE_FLIP, findings_of
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.project.settings import parse_budget
     from ctxviewer.engine.runs.batch import batch_targets, run_batch
 
     max_tokens = None if args.max_tokens is None else parse_budget(args.max_tokens, "--max-tokens")
     fail, ignored = _failing_codes(args)  # unknown codes are bad input, before anything runs
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     report_project_warnings(project)
     if not batch_targets(project, args.feature):
         err(f"no tasks to check in {project.root}{f' (feature {args.feature})' if args.feature else ''}")

@@ -254,6 +254,13 @@ def run_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def open_project(path: str, overrides: dict[str, Any] | None = None) -> Any:
+    """The project at *path* with *overrides*; a folder that is not a project is bad input (exit 2)."""
+    from ctxviewer.engine.project.loading import load_project, require_project
+
+    return require_project(load_project(path, overrides))
+
+
 def report_project_warnings(project: Any) -> None:
     for warning in project.warnings:
         err(f"note: {warning}")

@@ -10,6 +10,7 @@ from ctxviewer.cli.common import (
     Subparsers,
     add_report_output,
     add_set,
+    open_project,
     output_format,
     report_two_runs,
     run_overrides,
@@ -18,12 +19,11 @@ from ctxviewer.cli.common import (
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.compare import compare_markdown, compare_task, compare_text, compare_to_json, parse_sides
 
     a, b = parse_sides(args.profiles)  # a malformed spec fails before anything is read
     fmt = output_format(args, COMPARE_SUFFIXES, "text")
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     feature = project.feature(args.feature)
     task = feature.task(args.task)
     settings_a = a.settings(project.settings, "--profiles A")

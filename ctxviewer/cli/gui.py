@@ -19,6 +19,7 @@ from ctxviewer.cli.common import (
     add_profile,
     add_set,
     err,
+    open_project,
     run_overrides,
 )
 from ctxviewer.engine.errors import CtxViewerError
@@ -43,7 +44,7 @@ GUI_TABS = (
 def _check_gui_target(args: argparse.Namespace, tune: Mapping[str, Any]) -> None:
     """Refuse a bad project, feature, task or setting before a window opens (raises CtxViewerError)."""
     from ctxviewer.engine.errors import UnknownTaskError
-    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.project.ids import match_id, no_match
     from ctxviewer.engine.project.settings import Settings, apply_flat
 
     if args.screenshot and not args.project:
@@ -58,13 +59,20 @@ def _check_gui_target(args: argparse.Namespace, tune: Mapping[str, Any]) -> None
         if tune:
             apply_flat(Settings(), tune, "command line", check=False)
         return
-    project = load_project(args.project, dict(tune))
+    project = open_project(args.project, dict(tune))
+    # The window is given the ids as the project writes them (--task task-010 opens TASK-010).
     if args.feature:
         feature = project.feature(args.feature)
+        args.feature = feature.name
         if args.task and feature.graph_error is None:
-            feature.task(args.task)
-    elif args.task and not any(t.id == args.task for f in project.features for t in f.tasks):
-        raise UnknownTaskError(f"no task {args.task!r} in any feature of {project.name}", str(project.root))
+            args.task = feature.task(args.task).id
+    elif args.task:
+        ids = list(dict.fromkeys(t.id for f in project.features for t in f.tasks))
+        found = match_id(args.task, ids)
+        if found is None:
+            where = f"in any feature of {project.name}"
+            raise UnknownTaskError(no_match(args.task, ids, "task", where), str(project.root))
+        args.task = found
 
 
 #: The way out when there is no screen: Qt's offscreen platform draws the window into a picture.

@@ -17,6 +17,7 @@ from ctxviewer.cli.common import (
     add_run_options,
     err,
     json_text,
+    open_project,
     output_format,
     plural,
     report_project_warnings,
@@ -53,12 +54,11 @@ def _counts_text(counts: Mapping[str, int]) -> str:
 def _list_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     """What ``list`` shows, as JSON-able data, and the exit code bad input calls for."""
     from ctxviewer.engine.analysis.findings import findings_of
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import run_batch
     from ctxviewer.engine.runs.pipeline import decision_tokenizer
     from ctxviewer.engine.trace.model import MEMORY_BLOCK, PROMPT_BLOCK
 
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     report_project_warnings(project)
     features = [project.feature(args.feature)] if args.feature else list(project.features)
     tokenizer = decision_tokenizer(project.settings, project)

@@ -19,6 +19,7 @@ from ctxviewer.cli.common import (
     add_set,
     err,
     json_text,
+    open_project,
     output_format,
     run_overrides,
     write_out,
@@ -84,11 +85,10 @@ def _prompt_markdown(data: Mapping[str, Any]) -> str:
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.upstream.prompt import build_prompt
 
     fmt = output_format(args, PROMPT_SUFFIXES, "text")
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     feature = project.feature(args.feature)
     task = feature.task(args.task)
     prompt = build_prompt(project, feature, task, exact=not args.no_exact)

@@ -9,16 +9,16 @@ from ctxviewer.cli.common import (
     EXIT_OK,
     Subparsers,
     err,
+    open_project,
     print_text,
 )
 from ctxviewer.engine.exports.terminal import visible
 
 
 def cmd_split(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.project.splitter import analyze_project, apply_split
 
-    project = load_project(args.project)
+    project = open_project(args.project)
     analyses = analyze_project(project, exact=not args.no_exact)
     code = EXIT_OK
     if not analyses:

@@ -21,6 +21,7 @@ from ctxviewer.cli.common import (
     add_set,
     err,
     json_text,
+    open_project,
     output_format,
     report_project_warnings,
     run_overrides,
@@ -108,7 +109,6 @@ def sweep_json(sweep: Any) -> dict[str, Any]:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from ctxviewer.engine.analysis.findings import CODES
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import batch_targets
     from ctxviewer.engine.runs.sweep import SWEEP_CODES, parse_budget_range, parse_share_range, run_sweep
 
@@ -123,7 +123,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     else:
         codes = tuple(c.strip() for c in args.findings.split(",") if c.strip())
     overrides = run_overrides(args)
-    project = load_project(args.project, overrides)
+    project = open_project(args.project, overrides)
     report_project_warnings(project)
     batch_targets(project, args.feature)  # an unknown or broken feature: exit 2 before any work
     with TerminalProgress("sweep") as progress:  # refused before any run when it is too big

@@ -16,6 +16,7 @@ from ctxviewer.cli.common import (
     add_set,
     err,
     json_text,
+    open_project,
     print_text,
     report_project_warnings,
     run_overrides,
@@ -31,11 +32,10 @@ def _clip(text: str | None, width: int = 100) -> str:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import batch_targets
     from ctxviewer.engine.upstream.verify import verify
 
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     report_project_warnings(project)
     targets = batch_targets(project, args.feature)
     if not targets:

@@ -13,6 +13,7 @@ from ctxviewer.cli.common import (
     Subparsers,
     add_profile,
     add_set,
+    open_project,
     output_format,
     parse_setting,
     report_two_runs,
@@ -23,11 +24,10 @@ from ctxviewer.cli.common import (
 
 def cmd_whatif(args: argparse.Namespace) -> int:
     from ctxviewer.engine.analysis.whatif import diff_markdown, diff_to_json, diff_traces
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.pipeline import assemble_task
 
     fmt = output_format(args, ASSEMBLE_SUFFIXES, "markdown")
-    project = load_project(args.project)
+    project = open_project(args.project)
     feature = project.feature(args.feature)
     task = feature.task(args.task)
     base_settings = project.settings.with_overrides(dict(args.baseline_set or []), "baseline")

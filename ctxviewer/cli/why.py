@@ -20,6 +20,7 @@ from ctxviewer.cli.common import (
     err,
     finding_json,
     json_text,
+    open_project,
     output_format,
     plural,
     report_trace_errors,
@@ -44,14 +45,13 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     """Every candidate of the task that mentions TEXT, as JSON-able data; the exit code the run's errors call for."""
     from ctxviewer.engine.analysis.explain import find_candidates, keyword_sources
     from ctxviewer.engine.analysis.findings import findings_of
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.pipeline import assemble, decision_tokenizer
     from ctxviewer.engine.trace.model import fate_label
 
     query = args.text.strip()
     if not query:
         raise CtxViewerError("TEXT is empty: give a word, a rule name, a file or an id to look for")
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     trace = assemble(project, args.feature, args.task, exact=True)
     suggest = _suggestions(project, args, trace) if args.suggest else None
     # Bad input (a file left out) is exit 2; the pipeline's own failures are in the answer.

@@ -12,6 +12,7 @@ from ctxviewer.cli.common import (
     add_report_output,
     add_run_options,
     json_text,
+    open_project,
     output_format,
     run_overrides,
     write_out,
@@ -149,11 +150,10 @@ def _markdown(data: dict[str, Any]) -> str:
 
 
 def cmd_window(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.pipeline import assemble_task
 
     fmt = output_format(args, WINDOW_SUFFIXES, "text")
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     feature = project.feature(args.feature)
     task = feature.task(args.task)
     trace = assemble_task(project, feature, task, exact=not args.no_exact)

@@ -1284,18 +1284,15 @@ def test_an_empty_project_folder(tmp_path: Path, capsys: pytest.CaptureFixture[s
     for profile in PROFILES:
         project = load_project(root, {"profile": profile})
         assert (project.features, project.tasks(), project.warnings) == ((), [], (note,))
-    assert cli(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1") == (
-        2,
-        "",
-        f"ctxviewer: {real}: no feature 'feat' in .gsd/specs; features: none\n",
+    # An empty folder is not a project: every command says so in one line (exit 2).
+    refused = (
+        f"ctxviewer: {real}: not a project: no specs folder .gsd/specs, where a project keeps its features "
+        "(paths.specs in ctxviewer.yaml names another)\n"
     )
-    assert cli(capsys, "batch", str(root)) == (0, "", f"ctxviewer: note: {note}\n")
-    assert cli(capsys, "check", str(root)) == (
-        2,
-        "",
-        f"ctxviewer: note: {note}\nctxviewer: no tasks to check in {real}\n",
-    )
-    assert cli(capsys, "split", str(root)) == (0, "no command files under .claude/commands\n", "")
+    assert cli(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1") == (2, "", refused)
+    assert cli(capsys, "batch", str(root)) == (2, "", refused)
+    assert cli(capsys, "check", str(root)) == (2, "", refused)
+    assert cli(capsys, "split", str(root)) == (2, "", refused)
 
 
 def test_a_file_given_as_the_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
