@@ -12,9 +12,14 @@ from typing import Any
 from ctxviewer.cli.common import (
     ASSEMBLE_SUFFIXES,
     OUTPUT_HELP,
+    RAISED,
     Subparsers,
+    add_feature,
+    add_project,
     add_run_options,
+    add_task,
     err,
+    exits,
     open_project,
     output_format,
     report_trace_errors,
@@ -49,7 +54,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
                 f"note: the context is {own or 0:,} tokens by {trace.upstream}'s own estimate, {ROUNDED} "
                 f"({heuristic:,} by {HEURISTIC_RULE}; exact counts: --format json or html)"
             )
-    if args.debug:  # seed 004's DEBUG_CONTEXT: the record on stderr, the context stays clean
+    if args.debug:  # the Context Debug record on stderr, so the context stays clean
         from ctxviewer.engine.profiles.computed import debug_text
 
         sys.stderr.write(visible(debug_text(trace), lines=True))
@@ -75,10 +80,13 @@ def add_parser(sub: Subparsers) -> None:
         "assemble",
         allow_abbrev=False,
         help="assemble one task's context (markdown), its trace (json) or the HTML report (html)",
+        description="Assemble one task and print exactly the context the worker gets (markdown, the default), "
+        "the trace of every decision (json) or the self-contained HTML report (html); notes go to stderr. "
+        + exits(RAISED),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", required=True)
-    p.add_argument("--task", required=True)
+    add_project(p)
+    add_feature(p)
+    add_task(p)
     add_run_options(p)
     p.add_argument(
         "--format",
@@ -90,7 +98,7 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument(
         "--debug",
         action="store_true",
-        help="also print the Context Debug record (seed 004's DEBUG_CONTEXT) to stderr: signals, knowledge "
-        "matched, dependencies, context-map filtering, limits and budget (other profiles: the signals)",
+        help="also print the Context Debug record to stderr: signals, knowledge matched, dependencies, "
+        "context-map filtering, limits and budget (the computed profile's; other profiles: the signals)",
     )
     p.set_defaults(func=cmd_assemble)

@@ -17,11 +17,15 @@ from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
     OUTPUT_HELP,
+    RAISED,
     Subparsers,
     add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
     err,
+    exits,
     finding_json,
     open_project,
     output_format,
@@ -276,11 +280,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Subparsers) -> None:
     """Add the ``batch`` command's parser to *sub*."""
-    p = sub.add_parser("batch", allow_abbrev=False, help="every task of every feature, as JSON lines or CSV")
-    p.add_argument("project")
-    p.add_argument("--feature")
+    p = sub.add_parser(
+        "batch",
+        allow_abbrev=False,
+        help="every task of every feature, as JSON lines or CSV",
+        description="Assemble every task (of --feature, or of every feature) and print a trace a line (jsonl, "
+        "the default), a row a task (csv) or the token records upstream writes (tokens), each task as it is "
+        "done. " + exits(RAISED),
+    )
+    add_project(p)
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     add_budget(p)
-    p.add_argument("--tokenizer", choices=TOKENIZERS)
+    p.add_argument(
+        "--tokenizer", choices=TOKENIZERS, help="the tokenizer decisions count with (default: the project's)"
+    )
     add_profile(p)
     add_set(p)
     p.add_argument(

@@ -14,9 +14,12 @@ from ctxviewer.cli.common import (
     EXIT_OK,
     Subparsers,
     add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
     err,
+    exits,
     finding_json,
     json_text,
     open_project,
@@ -24,6 +27,7 @@ from ctxviewer.cli.common import (
     report_project_warnings,
     report_row_input_errors,
     run_overrides,
+    wrap_long_lines,
 )
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.exports.terminal import one_line
@@ -135,7 +139,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print_text(f"OVER  {one_line(feature)}/{one_line(task)}: {used:,} {tokenizer} tokens > {limit:,}\n")
         for f in failing:
             where = f"{one_line(f.feature)}/{one_line(f.task)}"
-            print_text(f"{f.severity.upper():<7} {f.code}  {where}: {one_line(f.message)}\n")
+            print_text(wrap_long_lines(f"{f.severity.upper():<7} {f.code}  {where}: {one_line(f.message)}") + "\n")
         print_text(f"{len(over)} of {total} tasks over {limit:,} {tokenizer} tokens\n")
         if failing:
             tasks_failing = len({(f.feature, f.task) for f in failing})
@@ -155,9 +159,12 @@ def add_parser(sub: Subparsers) -> None:
         "check",
         allow_abbrev=False,
         help="for CI: exit 1 if any task's context exceeds the budget or has a failing finding, 2 on bad input",
+        description="Assemble every task and print each task over the limit (OVER) and each failing finding, "
+        "one line each, then how many tasks are over and the findings counted by code, failing and not. "
+        + exits("a task is over or a finding fails (--fail-on, default: every error)"),
     )
-    p.add_argument("project")
-    p.add_argument("--feature")
+    add_project(p)
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     add_budget(p)
     p.add_argument(
         "--max-tokens",

@@ -32,6 +32,7 @@ from ctxviewer.cli.common import (
     Subparsers,
     add_set,
     err,
+    exits,
     is_terminal,
     json_text,
     plural,
@@ -391,6 +392,11 @@ def add_parser(sub: Subparsers) -> None:
         "follow",
         allow_abbrev=False,
         help="follow a run's worker logs, state files and token records: every worker's context gauge",
+        description="Read a real run's worker logs, state files, token records and heartbeats and print every "
+        "worker's recorded context gauge, once (--once) or live until Ctrl-C; --recorded sets each recorded "
+        "task beside what ctxviewer reproduces. "
+        + exits("--recorded finds a task whose counts differ")
+        + " Bad input includes a path holding no run's files.",
     )
     p.add_argument(
         "path",

@@ -16,9 +16,13 @@ from ctxviewer.cli.common import (
     STDOUT,
     Subparsers,
     add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
+    add_task,
     err,
+    exits,
     open_project,
     run_overrides,
 )
@@ -214,10 +218,21 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Subparsers) -> None:
     """Add the ``gui`` command's parser to *sub*."""
-    p = sub.add_parser("gui", allow_abbrev=False, help="open the inspector window")
-    p.add_argument("project", nargs="?")
-    p.add_argument("--feature")
-    p.add_argument("--task")
+    p = sub.add_parser(
+        "gui",
+        allow_abbrev=False,
+        help="open the inspector window",
+        description="Open the window on a project (without one, on the last project opened), showing the "
+        "task chosen. Every argument is checked before a window opens; --screenshot saves a picture of the "
+        "window instead and prints nothing. "
+        + exits()
+        + " No display, or a Qt that cannot start, is said in one line and exit 2.",
+    )
+    add_project(p, optional=True, help="the project folder (default: the last one opened)")
+    add_feature(p, required=False, help="the feature to show (case ignored where only one fits)")
+    add_task(
+        p, required=False, help="the task to show, in --feature or in any feature (case ignored where only one fits)"
+    )
     p.add_argument(
         "--tab",
         choices=GUI_TABS,

@@ -12,10 +12,14 @@ from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
     OUTPUT_HELP,
+    RAISED,
     REPORT_SUFFIXES,
     Subparsers,
+    add_feature,
+    add_project,
     add_run_options,
     err,
+    exits,
     json_text,
     open_project,
     output_format,
@@ -189,11 +193,12 @@ def add_parser(sub: Subparsers) -> None:
         "list",
         allow_abbrev=False,
         help="the project's features and tasks, each task's context tokens against its budget",
-        description="List the features and their tasks; every task is assembled to give its context's tokens "
-        "(in the unit the profile decides with) against its budget.",
+        description="Print the features and their tasks; every task is assembled to give its context's tokens "
+        "(in the unit the profile decides with) against its budget, what the worker's session loads, its "
+        "findings by severity and its title, as an aligned table (text) or data (json). " + exits(RAISED),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", help="only this feature")
+    add_project(p)
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     p.add_argument(
         "--exact",
         action="store_true",

@@ -8,7 +8,9 @@ from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
     Subparsers,
+    add_project,
     err,
+    exits,
     open_project,
     print_text,
 )
@@ -52,8 +54,16 @@ def cmd_split(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Subparsers) -> None:
     """Add the ``split`` command's parser to *sub*."""
-    p = sub.add_parser("split", allow_abbrev=False, help="preview (or --apply) command-file splitting")
-    p.add_argument("project")
+    p = sub.add_parser(
+        "split",
+        allow_abbrev=False,
+        help="preview (or --apply) command-file splitting",
+        description="Print, for each command file, whether it would be split (300 lines or more) into a core "
+        "and details, where, and the tokens it saves; --apply writes the split files. "
+        + exits()
+        + " A command file that cannot be followed or written safely is bad input.",
+    )
+    add_project(p)
     p.add_argument("--apply", action="store_true", help="write .core.md/.details.md for eligible files")
-    p.add_argument("--no-exact", action="store_true")
+    p.add_argument("--no-exact", action="store_true", help="leave out the exact cl100k_base counts")
     p.set_defaults(func=cmd_split)

@@ -15,11 +15,15 @@ from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
     OUTPUT_HELP,
+    RAISED,
     Subparsers,
     TerminalProgress,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
     err,
+    exits,
     json_text,
     open_project,
     output_format,
@@ -153,9 +157,13 @@ def add_parser(sub: Subparsers) -> None:
         "sweep",
         allow_abbrev=False,
         help="every task at every budget of a range (and share): context size, over budget, findings",
+        description="Assemble every task (of --feature, or of every feature) at every budget of a range, and at "
+        "every value of one share with --share, and print a row per task and setting (csv, the default) or "
+        "one JSON document: the context's tokens, its share of the budget, over or not, candidates in and "
+        "cut, and a count per finding code. " + exits(RAISED),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", help="one feature's tasks (default: every feature's)")
+    add_project(p)
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     p.add_argument(
         "--budget",
         dest="budget_range",  # not "budget": run_overrides would read the range as one budget

@@ -12,9 +12,12 @@ from ctxviewer.cli.common import (
     EXIT_OK,
     Subparsers,
     add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
     err,
+    exits,
     json_text,
     open_project,
     print_text,
@@ -94,15 +97,23 @@ def add_parser(sub: Subparsers) -> None:
         help="run an installed upstream plugin over every task and compare its text with ctxviewer's",
         description="Run the context plugin installed in the given interpreter (zerg-ai or mahabharatha) over "
         "every task and compare each text with the profile of its version (or of the version chosen with "
-        "--set upstream=... / --profile).  The project is not written to.  Exit 0 all identical, 1 some "
-        "differ (each named with its first differing line), 2 bad input (no such interpreter, no upstream "
-        "package in it).",
+        "--set upstream=... / --profile), and print a DIFF line for each task that differs, with the first "
+        "differing line of both texts, then how many are identical.  The project is not written to. "
+        + exits("a task differs")
+        + " Bad input includes no such interpreter and no upstream package in it.",
     )
-    p.add_argument("project")
-    p.add_argument("--upstream-python", required=True, metavar="PATH", help="the interpreter with zerg-ai installed")
-    p.add_argument("--feature", help="only this feature")
+    add_project(p)
+    p.add_argument(
+        "--upstream-python",
+        required=True,
+        metavar="PATH",
+        help="the interpreter (Python 3.12 or later) with zerg-ai or mahabharatha installed",
+    )
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     add_budget(p)
     add_profile(p)
     add_set(p)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text (default): a line a difference; json: data"
+    )
     p.set_defaults(func=cmd_verify)

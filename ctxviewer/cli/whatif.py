@@ -10,9 +10,15 @@ import json
 from ctxviewer.cli.common import (
     ASSEMBLE_SUFFIXES,
     OUTPUT_HELP,
+    RAISED,
     Subparsers,
+    add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
+    add_task,
+    exits,
     open_project,
     output_format,
     parse_setting,
@@ -51,11 +57,18 @@ def cmd_whatif(args: argparse.Namespace) -> int:
 def add_parser(sub: Subparsers) -> None:
     """Add the ``whatif`` command's parser to *sub*."""
     p = sub.add_parser(
-        "whatif", allow_abbrev=False, help="compare a task's context under other settings with its baseline"
+        "whatif",
+        allow_abbrev=False,
+        help="compare a task's context under other settings with its baseline",
+        description="Assemble one task twice, with the project's settings (or --baseline-set) and with "
+        "--budget, --profile and --set on top, and print the diff: settings changed, section deltas, "
+        "candidates that entered or left and why, and the context diff (markdown, json, or the HTML report "
+        "of the second run). " + exits(RAISED),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", required=True)
-    p.add_argument("--task", required=True)
+    add_project(p)
+    add_feature(p)
+    add_task(p)
+    add_budget(p)
     add_profile(p)
     add_set(p)
     p.add_argument(

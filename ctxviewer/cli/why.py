@@ -16,8 +16,12 @@ from ctxviewer.cli.common import (
     OUTPUT_HELP,
     REPORT_SUFFIXES,
     Subparsers,
+    add_feature,
+    add_project,
     add_run_options,
+    add_task,
     err,
+    exits,
     finding_json,
     json_text,
     open_project,
@@ -25,6 +29,7 @@ from ctxviewer.cli.common import (
     plural,
     report_trace_errors,
     run_overrides,
+    wrap_long_lines,
     write_out,
 )
 from ctxviewer.engine.errors import CtxViewerError
@@ -225,7 +230,7 @@ def cmd_why(args: argparse.Namespace) -> int:
         if fmt == "json":  # a script still gets the (empty) answer
             write_out(json_text(data), args.output)
         return code or EXIT_FINDINGS
-    write_out(json_text(data) if fmt == "json" else _why_text(data), args.output)
+    write_out(json_text(data) if fmt == "json" else wrap_long_lines(_why_text(data)), args.output)
     return code
 
 
@@ -235,14 +240,14 @@ def add_parser(sub: Subparsers) -> None:
         "why",
         allow_abbrev=False,
         help="why was it left out? every candidate of a task that contains TEXT, with its fate and reason",
-        description="Assemble one task and list every candidate (spec paragraph, rule file, computed entry) "
+        description="Assemble one task and print every candidate (spec paragraph, rule file, computed entry) "
         "whose text, file, id or matched keywords contain TEXT (case-insensitive), with its fate, the "
-        "reason, its section, score, rank and tokens.  Exit 0 when something matched, 1 when nothing did, "
-        "2 on bad input.",
+        "reason, its section, score, rank and tokens, and whether it reached the worker. "
+        + exits("nothing matched (one line on stderr)"),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", required=True)
-    p.add_argument("--task", required=True)
+    add_project(p)
+    add_feature(p)
+    add_task(p)
     p.add_argument("text", metavar="TEXT", help="a word, a rule name, a file path or an item id")
     add_run_options(p)
     p.add_argument(
@@ -252,6 +257,8 @@ def add_parser(sub: Subparsers) -> None:
         "at which it would be, holding the others, and the smallest one-setting change that brings it in "
         "(as --set KEY=VALUE; in JSON as change: {key, value})",
     )
-    p.add_argument("--format", choices=("text", "json"), help="default: from the -o file's extension, else text")
+    p.add_argument(
+        "--format", choices=("text", "json"), help="text or json (default: from the -o file's extension, else text)"
+    )
     p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.set_defaults(func=cmd_why)
