@@ -27,6 +27,7 @@ from ctxviewer.cli.common import (
     write_out,
 )
 from ctxviewer.engine.exports.terminal import visible
+from ctxviewer.engine.project.upstream import version_words
 from ctxviewer.engine.tokens.counting import HEURISTIC_RULE, ROUNDED
 
 
@@ -51,7 +52,8 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         if trace.own_estimate == ROUNDED:  # the count upstream itself would give the text
             own, heuristic = trace.own_count(trace.context_tokens), trace.context_tokens.heuristic
             err(
-                f"note: the context is {own or 0:,} tokens by {trace.upstream}'s own estimate, {ROUNDED} "
+                f"note: the context is {own or 0:,} tokens as {version_words(trace.upstream)} estimates it, "
+                f"{ROUNDED} "
                 f"({heuristic:,} by {HEURISTIC_RULE}; exact counts: --format json or html)"
             )
     if args.debug:  # the Context Debug record on stderr, so the context stays clean

@@ -32,6 +32,7 @@ from ctxviewer.cli.common import (
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.exports.terminal import one_line
 from ctxviewer.engine.tokens.counting import TOKENIZERS
+from ctxviewer.engine.wording import plural
 
 
 def _finding_codes(text: str | None, option: str) -> frozenset[str]:
@@ -140,10 +141,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         for f in failing:
             where = f"{one_line(f.feature)}/{one_line(f.task)}"
             print_text(wrap_long_lines(f"{f.severity.upper():<7} {f.code}  {where}: {one_line(f.message)}") + "\n")
-        print_text(f"{len(over)} of {total} tasks over {limit:,} {tokenizer} tokens\n")
+        print_text(f"{len(over)} of {plural(total, 'task')} over {limit:,} {tokenizer} tokens\n")
         if failing:
             tasks_failing = len({(f.feature, f.task) for f in failing})
-            summary = f"{tasks_failing} of {total} tasks have findings that fail: {_tally(failing)}"
+            have = "has" if tasks_failing == 1 else "have"
+            summary = f"{tasks_failing} of {plural(total, 'task')} {have} findings that fail: {_tally(failing)}"
         else:
             summary = "no finding fails"
         if others:

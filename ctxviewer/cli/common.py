@@ -250,10 +250,6 @@ def json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-def plural(n: int, noun: str) -> str:
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
-
-
 def finding_json(finding: Any) -> dict[str, Any]:
     """A finding in a row or a match: ``{code, severity, item, message}`` (the row says the task)."""
     return {"code": finding.code, "severity": finding.severity, "item": finding.item, "message": finding.message}

@@ -35,11 +35,11 @@ from ctxviewer.cli.common import (
     exits,
     is_terminal,
     json_text,
-    plural,
     print_text,
     run_overrides,
 )
 from ctxviewer.engine.exports.terminal import visible
+from ctxviewer.engine.wording import plural
 
 #: Longest ``follow --interval`` (a day).
 MAX_INTERVAL = 86_400

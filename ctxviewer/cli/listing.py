@@ -23,7 +23,6 @@ from ctxviewer.cli.common import (
     json_text,
     open_project,
     output_format,
-    plural,
     report_project_warnings,
     report_row_input_errors,
     run_overrides,
@@ -31,6 +30,7 @@ from ctxviewer.cli.common import (
 )
 from ctxviewer.engine.exports.terminal import one_line
 from ctxviewer.engine.tokens.counting import ROUNDED
+from ctxviewer.engine.wording import plural
 
 
 def _table(rows: Sequence[Sequence[str]], right: Sequence[int] = (), indent: str = "  ") -> list[str]:
@@ -51,7 +51,7 @@ def _severity_counts(findings: Sequence[Any]) -> dict[str, int]:
 
 def _counts_text(counts: Mapping[str, int]) -> str:
     """``1 error, 2 warnings`` (only the severities there are), or ``-``."""
-    parts = [f"{n} {k}" + ("s" if n != 1 and k != "info" else "") for k, n in counts.items() if n]
+    parts = [plural(n, k, k if k == "info" else None) for k, n in counts.items() if n]
     return ", ".join(parts) or "-"
 
 

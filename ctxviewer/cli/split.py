@@ -15,6 +15,7 @@ from ctxviewer.cli.common import (
     print_text,
 )
 from ctxviewer.engine.exports.terminal import visible
+from ctxviewer.engine.wording import plural
 
 
 def cmd_split(args: argparse.Namespace) -> int:
@@ -35,7 +36,7 @@ def cmd_split(args: argparse.Namespace) -> int:
             exact = f", cl100k_base {a.tokens.cl100k_base:,} -> {a.core_tokens.cl100k_base:,}"
         if a.eligible:
             print_text(
-                f"SPLIT {visible(a.path)}: {a.lines} lines, {len(a.sections)} sections; split after line "
+                f"SPLIT {visible(a.path)}: {a.lines} lines, {plural(len(a.sections), 'section')}; split after line "
                 f"{a.split_line} (target {a.target_line}); core {a.core_tokens.heuristic:,} + details "
                 f"{a.details_tokens.heuristic:,} est. tokens, saves {a.tokens_saved:,} of "
                 f"{a.tokens.heuristic:,}{exact}\n"

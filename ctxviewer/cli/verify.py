@@ -25,6 +25,7 @@ from ctxviewer.cli.common import (
     run_overrides,
 )
 from ctxviewer.engine.exports.terminal import one_line, visible
+from ctxviewer.engine.wording import plural
 
 
 def _clip(text: str | None, width: int = 100) -> str:
@@ -85,7 +86,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 lines = f"upstream {_clip(c.upstream_line)} / ctxviewer {_clip(c.ours_line)}"
                 print_text(f"DIFF  {where}: line {c.line}: {lines}\n")
         same = len(result.checks) - len(result.differing)
-        print_text(f"{same} of {len(result.checks)} tasks identical\n")
+        print_text(f"{same} of {plural(len(result.checks), 'task')} identical\n")
     return EXIT_FINDINGS if result.differing else EXIT_OK
 
 

@@ -26,7 +26,6 @@ from ctxviewer.cli.common import (
     json_text,
     open_project,
     output_format,
-    plural,
     report_trace_errors,
     run_overrides,
     wrap_long_lines,
@@ -34,6 +33,7 @@ from ctxviewer.cli.common import (
 )
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.exports.terminal import one_line
+from ctxviewer.engine.wording import plural
 
 
 def _item_label(item: Any) -> str:
@@ -180,7 +180,7 @@ def _why_text(data: Mapping[str, Any]) -> str:
     where = f"{one_line(data['feature'])}/{one_line(data['task'])}"
     head = (
         f"{one_line(data['text'])!r} in {where} (profile {data['profile']}, budget {data['budget']:,}): "
-        f"{len(matches)} of {plural(data['candidates'], 'candidate')} match"
+        f"{len(matches)} of {plural(data['candidates'], 'candidate')} {'matches' if len(matches) == 1 else 'match'}"
     )
     out = [head]
     if data["keyword_sources"]:

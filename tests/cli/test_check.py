@@ -16,7 +16,7 @@ def test_check_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> 
     # in any paragraph: its context is empty, an error finding that fails the check.
     code, out, _ = run(capsys, "check", str(project))
     assert code == 1 and out.startswith("ERROR   context-empty  feat/T2: The task's context is empty")
-    assert "0 of 2 tasks over 4,000 heuristic tokens\n1 of 2 tasks have findings that fail: context-empty 1" in out
+    assert "0 of 2 tasks over 4,000 heuristic tokens\n1 of 2 tasks has findings that fail: context-empty 1" in out
     code, out, _ = run(capsys, "check", str(project), "--ignore", "context-empty")
     assert code == 0 and out.startswith("0 of 2 tasks over 4,000 heuristic tokens\n")
     code, out, _ = run(
@@ -142,4 +142,4 @@ def test_check_takes_a_budget_as_list_and_batch_do(tmp_path: Path, capsys: pytes
     assert code == 1
     first = out.splitlines()[0]
     assert first.startswith("ERROR   rule-cut  feat/T: The security rule file languages/python/CLAUDE.md ")
-    assert "0 of 1 tasks over 100 heuristic tokens" in out
+    assert "0 of 1 task over 100 heuristic tokens" in out

@@ -1176,7 +1176,7 @@ def test_check_names_the_bad_input_it_measured_past(
     [(_, error)] = case.errors
     code, out, err = cli(capsys, "check", str(built.root))
     assert (code, err) == (2, f"ctxviewer: feat/T1: {error}\n")
-    assert "0 of 1 tasks over 4,000 heuristic tokens\n" in out  # (then what the findings say)
+    assert "0 of 1 task over 4,000 heuristic tokens\n" in out  # (then what the findings say)
 
 
 def test_paths_settings_from_the_command_line_are_contained_too(
@@ -1809,7 +1809,7 @@ def test_a_feature_folder_whose_name_is_not_utf8_is_bad_input(
     # The other features are untouched.
     assert cli(capsys, "check", str(root), "--feature", "feat") == (
         0,
-        "0 of 1 tasks over 4,000 heuristic tokens\n",
+        "0 of 1 task over 4,000 heuristic tokens\n",
         "",
     )
     assert cli(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1") == (0, FULL, "")
