@@ -1,8 +1,10 @@
-"""What every command shares: the exit codes; project text made safe for a terminal (:func:`visible`,
+"""What every command shares: the exit codes and the table ``--help`` ends with; opening a project
+(a folder that is not one is exit 2); project text made safe for a terminal (:func:`visible`,
 :func:`one_line`); writing output (atomically to ``-o``, else to stdout, as ``-o -`` asks too) and
 the format an ``-o`` file's extension names; errors and notes as one line on stderr, and the exit code they call for;
-the options of a run (``--budget``, ``--tokenizer``, ``--profile``, ``--set``) and the overrides
-they make.
+the arguments every command words the same (``PROJECT``, ``--feature``, ``--task``, ``-v``), the
+options of a run (``--budget``, ``--tokenizer``, ``--profile``, ``--set``) and the overrides they
+make; long report lines wrapped.  Commands, options and exit codes: docs/cli.md.
 """
 
 from __future__ import annotations
