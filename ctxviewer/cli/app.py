@@ -31,7 +31,7 @@ from ctxviewer.cli import (
     why,
     window,
 )
-from ctxviewer.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subparsers, discard_stdout, err
+from ctxviewer.cli.common import EXIT_BAD_INPUT, EXIT_CODES_HELP, EXIT_OK, Subparsers, discard_stdout, err
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.runs.collector import pace_for_batches
 
@@ -59,7 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         allow_abbrev=False,
         prog="ctxviewer",
-        description="Inspect the context an LLM context-assembly pipeline gives each task.",
+        description="Inspect the context an LLM context-assembly pipeline gives each task. Without a command, "
+        "open the window. ctxviewer COMMAND --help says what a command prints.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ctxviewer {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -12,24 +12,30 @@ from typing import Any
 from ctxviewer.cli.common import (
     ASSEMBLE_SUFFIXES,
     OUTPUT_HELP,
+    RAISED,
     Subparsers,
+    add_feature,
+    add_project,
     add_run_options,
+    add_task,
     err,
+    exits,
+    open_project,
     output_format,
     report_trace_errors,
     run_overrides,
     write_out,
 )
 from ctxviewer.engine.exports.terminal import visible
+from ctxviewer.engine.project.upstream import version_words
 from ctxviewer.engine.tokens.counting import HEURISTIC_RULE, ROUNDED
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.pipeline import assemble
 
     fmt = output_format(args, ASSEMBLE_SUFFIXES, "markdown")
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     trace = assemble(project, args.feature, args.task, exact=fmt != "markdown")
     if fmt == "json":
         from ctxviewer.engine.exports.report import trace_json_text
@@ -46,10 +52,11 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         if trace.own_estimate == ROUNDED:  # the count upstream itself would give the text
             own, heuristic = trace.own_count(trace.context_tokens), trace.context_tokens.heuristic
             err(
-                f"note: the context is {own or 0:,} tokens by {trace.upstream}'s own estimate, {ROUNDED} "
+                f"note: the context is {own or 0:,} tokens as {version_words(trace.upstream)} estimates it, "
+                f"{ROUNDED} "
                 f"({heuristic:,} by {HEURISTIC_RULE}; exact counts: --format json or html)"
             )
-    if args.debug:  # seed 004's DEBUG_CONTEXT: the record on stderr, the context stays clean
+    if args.debug:  # the Context Debug record on stderr, so the context stays clean
         from ctxviewer.engine.profiles.computed import debug_text
 
         sys.stderr.write(visible(debug_text(trace), lines=True))
@@ -75,10 +82,13 @@ def add_parser(sub: Subparsers) -> None:
         "assemble",
         allow_abbrev=False,
         help="assemble one task's context (markdown), its trace (json) or the HTML report (html)",
+        description="Assemble one task and print exactly the context the worker gets (markdown, the default), "
+        "the trace of every decision (json) or the self-contained HTML report (html); notes go to stderr. "
+        + exits(RAISED),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", required=True)
-    p.add_argument("--task", required=True)
+    add_project(p)
+    add_feature(p)
+    add_task(p)
     add_run_options(p)
     p.add_argument(
         "--format",
@@ -90,7 +100,7 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument(
         "--debug",
         action="store_true",
-        help="also print the Context Debug record (seed 004's DEBUG_CONTEXT) to stderr: signals, knowledge "
-        "matched, dependencies, context-map filtering, limits and budget (other profiles: the signals)",
+        help="also print the Context Debug record to stderr: signals, knowledge matched, dependencies, "
+        "context-map filtering, limits and budget (the computed profile's; other profiles: the signals)",
     )
     p.set_defaults(func=cmd_assemble)

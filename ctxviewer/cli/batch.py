@@ -17,12 +17,17 @@ from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
     OUTPUT_HELP,
+    RAISED,
     Subparsers,
     add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
     err,
+    exits,
     finding_json,
+    open_project,
     output_format,
     report_project_warnings,
     row_input_errors,
@@ -226,7 +231,6 @@ def _tokens_batch(args: argparse.Namespace, project: Any, overrides: Any, jobs: 
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import batch_targets
     from ctxviewer.engine.runs.parallel import default_jobs, run_written
 
@@ -236,7 +240,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         err(f"--jobs must be at least 1, not {jobs}")
         return EXIT_BAD_INPUT
     overrides = run_overrides(args)
-    project = load_project(args.project, overrides)
+    project = open_project(args.project, overrides)
     report_project_warnings(project)
     batch_targets(project, args.feature)  # fail on bad input before any output
     if fmt == "tokens":
@@ -276,11 +280,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Subparsers) -> None:
     """Add the ``batch`` command's parser to *sub*."""
-    p = sub.add_parser("batch", allow_abbrev=False, help="every task of every feature, as JSON lines or CSV")
-    p.add_argument("project")
-    p.add_argument("--feature")
+    p = sub.add_parser(
+        "batch",
+        allow_abbrev=False,
+        help="every task of every feature, as JSON lines or CSV",
+        description="Assemble every task (of --feature, or of every feature) and print a trace a line (jsonl, "
+        "the default), a row a task (csv) or the token records upstream writes (tokens), each task as it is "
+        "done. " + exits(RAISED),
+    )
+    add_project(p)
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     add_budget(p)
-    p.add_argument("--tokenizer", choices=TOKENIZERS)
+    p.add_argument(
+        "--tokenizer", choices=TOKENIZERS, help="the tokenizer decisions count with (default: the project's)"
+    )
     add_profile(p)
     add_set(p)
     p.add_argument(

@@ -14,19 +14,25 @@ from ctxviewer.cli.common import (
     EXIT_OK,
     Subparsers,
     add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
     err,
+    exits,
     finding_json,
     json_text,
+    open_project,
     print_text,
     report_project_warnings,
     report_row_input_errors,
     run_overrides,
+    wrap_long_lines,
 )
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.exports.terminal import one_line
 from ctxviewer.engine.tokens.counting import TOKENIZERS
+from ctxviewer.engine.wording import plural
 
 
 def _finding_codes(text: str | None, option: str) -> frozenset[str]:
@@ -72,13 +78,12 @@ def _tally(findings: Sequence[Any]) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from ctxviewer.engine.analysis.findings import ESTIMATE_FLIP, findings_of
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.project.settings import parse_budget
     from ctxviewer.engine.runs.batch import batch_targets, run_batch
 
     max_tokens = None if args.max_tokens is None else parse_budget(args.max_tokens, "--max-tokens")
     fail, ignored = _failing_codes(args)  # unknown codes are bad input, before anything runs
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     report_project_warnings(project)
     if not batch_targets(project, args.feature):
         err(f"no tasks to check in {project.root}{f' (feature {args.feature})' if args.feature else ''}")
@@ -135,11 +140,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             print_text(f"OVER  {one_line(feature)}/{one_line(task)}: {used:,} {tokenizer} tokens > {limit:,}\n")
         for f in failing:
             where = f"{one_line(f.feature)}/{one_line(f.task)}"
-            print_text(f"{f.severity.upper():<7} {f.code}  {where}: {one_line(f.message)}\n")
-        print_text(f"{len(over)} of {total} tasks over {limit:,} {tokenizer} tokens\n")
+            print_text(wrap_long_lines(f"{f.severity.upper():<7} {f.code}  {where}: {one_line(f.message)}") + "\n")
+        print_text(f"{len(over)} of {plural(total, 'task')} over {limit:,} {tokenizer} tokens\n")
         if failing:
             tasks_failing = len({(f.feature, f.task) for f in failing})
-            summary = f"{tasks_failing} of {total} tasks have findings that fail: {_tally(failing)}"
+            have = "has" if tasks_failing == 1 else "have"
+            summary = f"{tasks_failing} of {plural(total, 'task')} {have} findings that fail: {_tally(failing)}"
         else:
             summary = "no finding fails"
         if others:
@@ -155,9 +161,12 @@ def add_parser(sub: Subparsers) -> None:
         "check",
         allow_abbrev=False,
         help="for CI: exit 1 if any task's context exceeds the budget or has a failing finding, 2 on bad input",
+        description="Assemble every task and print each task over the limit (OVER) and each failing finding, "
+        "one line each, then how many tasks are over and the findings counted by code, failing and not. "
+        + exits("a task is over or a finding fails (--fail-on, default: every error)"),
     )
-    p.add_argument("project")
-    p.add_argument("--feature")
+    add_project(p)
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     add_budget(p)
     p.add_argument(
         "--max-tokens",

@@ -1,8 +1,10 @@
-"""What every command shares: the exit codes; project text made safe for a terminal (:func:`visible`,
+"""What every command shares: the exit codes and the table ``--help`` ends with; opening a project
+(a folder that is not one is exit 2); project text made safe for a terminal (:func:`visible`,
 :func:`one_line`); writing output (atomically to ``-o``, else to stdout, as ``-o -`` asks too) and
 the format an ``-o`` file's extension names; errors and notes as one line on stderr, and the exit code they call for;
-the options of a run (``--budget``, ``--tokenizer``, ``--profile``, ``--set``) and the overrides
-they make.
+the arguments every command words the same (``PROJECT``, ``--feature``, ``--task``, ``-v``), the
+options of a run (``--budget``, ``--tokenizer``, ``--profile``, ``--set``) and the overrides they
+make; long report lines wrapped.  Commands, options and exit codes: docs/cli.md.
 """
 
 from __future__ import annotations
@@ -215,12 +217,39 @@ PROGRESS_SECONDS = 0.2
 PROGRESS_WIDTH = 79
 
 
+#: A line of a text report longer than this is wrapped (docs/cli.md#long-lists)...
+MAX_LINE = 200
+#: ... into lines of at most this many characters, the later ones indented under the first.
+WRAP_WIDTH = 120
+
+
+def wrap_long_lines(text: str) -> str:
+    """*text* (a report for a terminal) with each line over :data:`MAX_LINE` wrapped at spaces.
+
+    The continuation lines are indented four more than the line, so the first still starts
+    as it did (``ERROR   rule-cut  f/T1: ...`` stays findable with grep); a word longer than
+    the width (a path) is kept whole.
+    """
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= MAX_LINE:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        out += textwrap.wrap(
+            line,
+            width=WRAP_WIDTH,
+            subsequent_indent=indent + "    ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    return "\n".join(out)
+
+
 def json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-
-
-def plural(n: int, noun: str) -> str:
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def finding_json(finding: Any) -> dict[str, Any]:
@@ -252,6 +281,13 @@ def run_overrides(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "tokenizer", None) is not None:
         out["tokenizer"] = args.tokenizer
     return out
+
+
+def open_project(path: str, overrides: dict[str, Any] | None = None) -> Any:
+    """The project at *path* with *overrides*; a folder that is not a project is bad input (exit 2)."""
+    from ctxviewer.engine.project.loading import load_project, require_project
+
+    return require_project(load_project(path, overrides))
 
 
 def report_project_warnings(project: Any) -> None:
@@ -340,6 +376,64 @@ def report_row_input_errors(row: Any) -> int:
 def row_input_errors(row: Any) -> list[str]:
     """A batch row's bad input, one ``feature/task: ...`` line each."""
     return [f"{row.feature.name}/{row.task.id}: {e.one_line()}" for e in row.trace.errors if e.kind == "input"]
+
+
+#: The exit codes, as ``ctxviewer --help`` ends with them (docs/cli.md#exit-codes says the same).
+EXIT_CODES_HELP = """\
+exit codes (every command):
+  0    done: nothing found, no difference
+  1    findings or differences: a task over budget or a failing finding (check), nothing
+       matched (why), a task that differs (verify, follow --recorded), a context that grew
+       too much (diff --fail-if-grows), a task upstream raises on (prompt), a pipeline
+       that itself raised (fallback_to_full: false)
+  2    bad input, said in one line on stderr: a folder that is not a project, an unknown
+       feature or task, a bad option, setting or budget, a file that cannot be read
+  130  interrupted (Ctrl-C)
+"""
+
+
+def exits(one: str | None = None) -> str:
+    """The end of a command's description: its exit codes, *one* saying when it exits 1."""
+    middle = f", 1 when {one}" if one else ""
+    return f"Exit 0 when done{middle}, 2 on bad input (a folder that is not a project, an unknown id, a bad option)."
+
+
+#: What a pipeline raising makes exit 1, for every command that assembles.
+RAISED = "the pipeline itself raised (fallback_to_full: false)"
+
+
+def add_project(p: argparse.ArgumentParser, *, optional: bool = False, help: str | None = None) -> None:
+    """The project folder, as every command but ``follow`` takes it first."""
+    p.add_argument(
+        "project",
+        metavar="PROJECT",
+        nargs="?" if optional else None,
+        help=help
+        or "the project folder: the one holding the specs folder (.gsd/specs unless ctxviewer.yaml names another)",
+    )
+
+
+def add_feature(p: argparse.ArgumentParser, *, required: bool = True, help: str | None = None) -> None:
+    p.add_argument(
+        "--feature",
+        metavar="F",
+        required=required,
+        help=help or "the feature: its folder under the specs folder (case ignored where only one fits)",
+    )
+
+
+def add_task(p: argparse.ArgumentParser, *, required: bool = True, help: str | None = None) -> None:
+    p.add_argument(
+        "--task",
+        metavar="ID",
+        required=required,
+        help=help or "the task's id in the feature's task graph (case ignored where only one fits)",
+    )
+
+
+def add_verbose(p: argparse.ArgumentParser, what: str) -> None:
+    """``-v``: a long list of the text output shown whole (it shows its count and first few)."""
+    p.add_argument("-v", "--verbose", action="store_true", help=what)
 
 
 def add_budget(p: argparse.ArgumentParser) -> None:

@@ -12,10 +12,18 @@ from ctxviewer.cli.common import (
     OUTPUT_HELP,
     Subparsers,
     TerminalProgress,
+    add_budget,
+    add_feature,
+    add_profile,
+    add_project,
     add_set,
+    add_task,
+    add_verbose,
     err,
+    exits,
     json_text,
     output_format,
+    run_overrides,
     write_out,
 )
 
@@ -52,7 +60,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             revs[1] if len(revs) == 2 else None,
             feature=args.feature,
             task=args.task,
-            overrides=dict(args.set or []),
+            overrides=run_overrides(args),
             exact=not args.no_exact,
             progress=progress,
         )
@@ -61,7 +69,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     elif fmt == "html":
         text = revision_html(diff)
     else:
-        text = revision_text(diff)
+        text = revision_text(diff, every=args.verbose)
     write_out(text, args.output)
     if args.fail_if_grows is None:
         return EXIT_OK
@@ -81,21 +89,30 @@ def add_parser(sub: Subparsers) -> None:
         "diff",
         allow_abbrev=False,
         help="tasks at two git revisions: which candidates moved in or out, and the edit that moved them",
+        description="Assemble the chosen tasks at two git revisions of the project and print, for each task "
+        "whose context changed, its tokens before and after and every candidate that moved in or out with the "
+        "edit that moved it; unchanged tasks are counted (-v names them all). "
+        + exits("--fail-if-grows is given and a task's context grew by more than it allows"),
     )
-    p.add_argument("project")
+    add_project(p, help="the project folder, in a git repository")
     p.add_argument(
         "--rev",
         action="append",
         metavar="REV",
         help="a commit, branch or tag: give it twice for A and B, once for A against the working tree",
     )
-    p.add_argument("--feature", help="only this feature's tasks (default: every feature)")
-    p.add_argument("--task", help="only this task")
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
+    add_task(p, required=False, help="only this task (case ignored where only one fits)")
+    add_budget(p)
+    add_profile(p)
     add_set(p)
     p.add_argument(
-        "--format", choices=("text", "json", "html"), help="default: from the -o file's extension, else text"
+        "--format",
+        choices=("text", "json", "html"),
+        help="text, json or html (default: from the -o file's extension, else text)",
     )
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
+    add_verbose(p, "name every unchanged task and every changed file (text)")
     p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.add_argument(
         "--fail-if-grows",

@@ -32,13 +32,14 @@ from ctxviewer.cli.common import (
     Subparsers,
     add_set,
     err,
+    exits,
     is_terminal,
     json_text,
-    plural,
     print_text,
     run_overrides,
 )
 from ctxviewer.engine.exports.terminal import visible
+from ctxviewer.engine.wording import plural
 
 #: Longest ``follow --interval`` (a day).
 MAX_INTERVAL = 86_400
@@ -391,6 +392,11 @@ def add_parser(sub: Subparsers) -> None:
         "follow",
         allow_abbrev=False,
         help="follow a run's worker logs, state files and token records: every worker's context gauge",
+        description="Read a real run's worker logs, state files, token records and heartbeats and print every "
+        "worker's recorded context gauge, once (--once) or live until Ctrl-C; --recorded sets each recorded "
+        "task beside what ctxviewer reproduces. "
+        + exits("--recorded finds a task whose counts differ")
+        + " Bad input includes a path holding no run's files.",
     )
     p.add_argument(
         "path",

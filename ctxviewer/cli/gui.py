@@ -16,9 +16,14 @@ from ctxviewer.cli.common import (
     STDOUT,
     Subparsers,
     add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
+    add_task,
     err,
+    exits,
+    open_project,
     run_overrides,
 )
 from ctxviewer.engine.errors import CtxViewerError
@@ -43,7 +48,7 @@ GUI_TABS = (
 def _check_gui_target(args: argparse.Namespace, tune: Mapping[str, Any]) -> None:
     """Refuse a bad project, feature, task or setting before a window opens (raises CtxViewerError)."""
     from ctxviewer.engine.errors import UnknownTaskError
-    from ctxviewer.engine.project.loading import load_project
+    from ctxviewer.engine.project.ids import match_id, no_match
     from ctxviewer.engine.project.settings import Settings, apply_flat
 
     if args.screenshot and not args.project:
@@ -58,13 +63,20 @@ def _check_gui_target(args: argparse.Namespace, tune: Mapping[str, Any]) -> None
         if tune:
             apply_flat(Settings(), tune, "command line", check=False)
         return
-    project = load_project(args.project, dict(tune))
+    project = open_project(args.project, dict(tune))
+    # The window is given the ids as the project writes them (--task task-010 opens TASK-010).
     if args.feature:
         feature = project.feature(args.feature)
+        args.feature = feature.name
         if args.task and feature.graph_error is None:
-            feature.task(args.task)
-    elif args.task and not any(t.id == args.task for f in project.features for t in f.tasks):
-        raise UnknownTaskError(f"no task {args.task!r} in any feature of {project.name}", str(project.root))
+            args.task = feature.task(args.task).id
+    elif args.task:
+        ids = list(dict.fromkeys(t.id for f in project.features for t in f.tasks))
+        found = match_id(args.task, ids)
+        if found is None:
+            where = f"in any feature of {project.name}"
+            raise UnknownTaskError(no_match(args.task, ids, "task", where), str(project.root))
+        args.task = found
 
 
 #: The way out when there is no screen: Qt's offscreen platform draws the window into a picture.
@@ -206,10 +218,21 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Subparsers) -> None:
     """Add the ``gui`` command's parser to *sub*."""
-    p = sub.add_parser("gui", allow_abbrev=False, help="open the inspector window")
-    p.add_argument("project", nargs="?")
-    p.add_argument("--feature")
-    p.add_argument("--task")
+    p = sub.add_parser(
+        "gui",
+        allow_abbrev=False,
+        help="open the inspector window",
+        description="Open the window on a project (without one, on the last project opened), showing the "
+        "task chosen. Every argument is checked before a window opens; --screenshot saves a picture of the "
+        "window instead and prints nothing. "
+        + exits()
+        + " No display, or a Qt that cannot start, is said in one line and exit 2.",
+    )
+    add_project(p, optional=True, help="the project folder (default: the last one opened)")
+    add_feature(p, required=False, help="the feature to show (case ignored where only one fits)")
+    add_task(
+        p, required=False, help="the task to show, in --feature or in any feature (case ignored where only one fits)"
+    )
     p.add_argument(
         "--tab",
         choices=GUI_TABS,

@@ -12,13 +12,17 @@ from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
     OUTPUT_HELP,
+    RAISED,
     REPORT_SUFFIXES,
     Subparsers,
+    add_feature,
+    add_project,
     add_run_options,
     err,
+    exits,
     json_text,
+    open_project,
     output_format,
-    plural,
     report_project_warnings,
     report_row_input_errors,
     run_overrides,
@@ -26,6 +30,7 @@ from ctxviewer.cli.common import (
 )
 from ctxviewer.engine.exports.terminal import one_line
 from ctxviewer.engine.tokens.counting import ROUNDED
+from ctxviewer.engine.wording import plural
 
 
 def _table(rows: Sequence[Sequence[str]], right: Sequence[int] = (), indent: str = "  ") -> list[str]:
@@ -46,19 +51,18 @@ def _severity_counts(findings: Sequence[Any]) -> dict[str, int]:
 
 def _counts_text(counts: Mapping[str, int]) -> str:
     """``1 error, 2 warnings`` (only the severities there are), or ``-``."""
-    parts = [f"{n} {k}" + ("s" if n != 1 and k != "info" else "") for k, n in counts.items() if n]
+    parts = [plural(n, k, k if k == "info" else None) for k, n in counts.items() if n]
     return ", ".join(parts) or "-"
 
 
 def _list_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     """What ``list`` shows, as JSON-able data, and the exit code bad input calls for."""
     from ctxviewer.engine.analysis.findings import findings_of
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import run_batch
     from ctxviewer.engine.runs.pipeline import decision_tokenizer
     from ctxviewer.engine.trace.model import MEMORY_BLOCK, PROMPT_BLOCK
 
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     report_project_warnings(project)
     features = [project.feature(args.feature)] if args.feature else list(project.features)
     tokenizer = decision_tokenizer(project.settings, project)
@@ -189,11 +193,12 @@ def add_parser(sub: Subparsers) -> None:
         "list",
         allow_abbrev=False,
         help="the project's features and tasks, each task's context tokens against its budget",
-        description="List the features and their tasks; every task is assembled to give its context's tokens "
-        "(in the unit the profile decides with) against its budget.",
+        description="Print the features and their tasks; every task is assembled to give its context's tokens "
+        "(in the unit the profile decides with) against its budget, what the worker's session loads, its "
+        "findings by severity and its title, as an aligned table (text) or data (json). " + exits(RAISED),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", help="only this feature")
+    add_project(p)
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     p.add_argument(
         "--exact",
         action="store_true",

@@ -14,11 +14,16 @@ from ctxviewer.cli.common import (
     EXIT_OK,
     Subparsers,
     add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_report_output,
     add_set,
+    add_task,
     err,
+    exits,
     json_text,
+    open_project,
     output_format,
     run_overrides,
     write_out,
@@ -84,11 +89,10 @@ def _prompt_markdown(data: Mapping[str, Any]) -> str:
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.upstream.prompt import build_prompt
 
     fmt = output_format(args, PROMPT_SUFFIXES, "text")
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     feature = project.feature(args.feature)
     task = feature.task(args.task)
     prompt = build_prompt(project, feature, task, exact=not args.no_exact)
@@ -112,15 +116,15 @@ def add_parser(sub: Subparsers) -> None:
         "prompt",
         allow_abbrev=False,
         help="the whole prompt a worker receives for a task, as upstream composes it, each part attributed",
-        description="Compose the prompt upstream's worker gives the model for one task "
+        description="Print the prompt upstream's worker gives the model for one task "
         "(ProtocolHandler._build_task_prompt): the task's design-time context, else the feature's spec, then "
         "the task's header, description, files, verification and instructions.  text: exactly the prompt; "
         "md: where each part comes from and what it costs, and a design-time context beside what the "
-        "profile's plugin assembles now; json: all of it.  Exit 1 when upstream itself raises on the task.",
+        "profile's plugin assembles now; json: all of it. " + exits("upstream itself raises on the task"),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", required=True)
-    p.add_argument("--task", required=True)
+    add_project(p)
+    add_feature(p)
+    add_task(p)
     add_budget(p)
     add_profile(p)
     add_set(p)

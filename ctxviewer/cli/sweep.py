@@ -15,12 +15,17 @@ from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
     OUTPUT_HELP,
+    RAISED,
     Subparsers,
     TerminalProgress,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
     err,
+    exits,
     json_text,
+    open_project,
     output_format,
     report_project_warnings,
     run_overrides,
@@ -108,7 +113,6 @@ def sweep_json(sweep: Any) -> dict[str, Any]:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from ctxviewer.engine.analysis.findings import CODES
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import batch_targets
     from ctxviewer.engine.runs.sweep import SWEEP_CODES, parse_budget_range, parse_share_range, run_sweep
 
@@ -123,7 +127,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     else:
         codes = tuple(c.strip() for c in args.findings.split(",") if c.strip())
     overrides = run_overrides(args)
-    project = load_project(args.project, overrides)
+    project = open_project(args.project, overrides)
     report_project_warnings(project)
     batch_targets(project, args.feature)  # an unknown or broken feature: exit 2 before any work
     with TerminalProgress("sweep") as progress:  # refused before any run when it is too big
@@ -153,9 +157,13 @@ def add_parser(sub: Subparsers) -> None:
         "sweep",
         allow_abbrev=False,
         help="every task at every budget of a range (and share): context size, over budget, findings",
+        description="Assemble every task (of --feature, or of every feature) at every budget of a range, and at "
+        "every value of one share with --share, and print a row per task and setting (csv, the default) or "
+        "one JSON document: the context's tokens, its share of the budget, over or not, candidates in and "
+        "cut, and a count per finding code. " + exits(RAISED),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", help="one feature's tasks (default: every feature's)")
+    add_project(p)
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     p.add_argument(
         "--budget",
         dest="budget_range",  # not "budget": run_overrides would read the range as one budget

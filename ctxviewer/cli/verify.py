@@ -12,15 +12,20 @@ from ctxviewer.cli.common import (
     EXIT_OK,
     Subparsers,
     add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
     err,
+    exits,
     json_text,
+    open_project,
     print_text,
     report_project_warnings,
     run_overrides,
 )
 from ctxviewer.engine.exports.terminal import one_line, visible
+from ctxviewer.engine.wording import plural
 
 
 def _clip(text: str | None, width: int = 100) -> str:
@@ -31,11 +36,10 @@ def _clip(text: str | None, width: int = 100) -> str:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.batch import batch_targets
     from ctxviewer.engine.upstream.verify import verify
 
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     report_project_warnings(project)
     targets = batch_targets(project, args.feature)
     if not targets:
@@ -82,7 +86,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 lines = f"upstream {_clip(c.upstream_line)} / ctxviewer {_clip(c.ours_line)}"
                 print_text(f"DIFF  {where}: line {c.line}: {lines}\n")
         same = len(result.checks) - len(result.differing)
-        print_text(f"{same} of {len(result.checks)} tasks identical\n")
+        print_text(f"{same} of {plural(len(result.checks), 'task')} identical\n")
     return EXIT_FINDINGS if result.differing else EXIT_OK
 
 
@@ -94,15 +98,23 @@ def add_parser(sub: Subparsers) -> None:
         help="run an installed upstream plugin over every task and compare its text with ctxviewer's",
         description="Run the context plugin installed in the given interpreter (zerg-ai or mahabharatha) over "
         "every task and compare each text with the profile of its version (or of the version chosen with "
-        "--set upstream=... / --profile).  The project is not written to.  Exit 0 all identical, 1 some "
-        "differ (each named with its first differing line), 2 bad input (no such interpreter, no upstream "
-        "package in it).",
+        "--set upstream=... / --profile), and print a DIFF line for each task that differs, with the first "
+        "differing line of both texts, then how many are identical.  The project is not written to. "
+        + exits("a task differs")
+        + " Bad input includes no such interpreter and no upstream package in it.",
     )
-    p.add_argument("project")
-    p.add_argument("--upstream-python", required=True, metavar="PATH", help="the interpreter with zerg-ai installed")
-    p.add_argument("--feature", help="only this feature")
+    add_project(p)
+    p.add_argument(
+        "--upstream-python",
+        required=True,
+        metavar="PATH",
+        help="the interpreter (Python 3.12 or later) with zerg-ai or mahabharatha installed",
+    )
+    add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     add_budget(p)
     add_profile(p)
     add_set(p)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text (default): a line a difference; json: data"
+    )
     p.set_defaults(func=cmd_verify)

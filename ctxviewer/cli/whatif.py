@@ -10,9 +10,16 @@ import json
 from ctxviewer.cli.common import (
     ASSEMBLE_SUFFIXES,
     OUTPUT_HELP,
+    RAISED,
     Subparsers,
+    add_budget,
+    add_feature,
     add_profile,
+    add_project,
     add_set,
+    add_task,
+    exits,
+    open_project,
     output_format,
     parse_setting,
     report_two_runs,
@@ -23,11 +30,10 @@ from ctxviewer.cli.common import (
 
 def cmd_whatif(args: argparse.Namespace) -> int:
     from ctxviewer.engine.analysis.whatif import diff_markdown, diff_to_json, diff_traces
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.pipeline import assemble_task
 
     fmt = output_format(args, ASSEMBLE_SUFFIXES, "markdown")
-    project = load_project(args.project)
+    project = open_project(args.project)
     feature = project.feature(args.feature)
     task = feature.task(args.task)
     base_settings = project.settings.with_overrides(dict(args.baseline_set or []), "baseline")
@@ -51,11 +57,18 @@ def cmd_whatif(args: argparse.Namespace) -> int:
 def add_parser(sub: Subparsers) -> None:
     """Add the ``whatif`` command's parser to *sub*."""
     p = sub.add_parser(
-        "whatif", allow_abbrev=False, help="compare a task's context under other settings with its baseline"
+        "whatif",
+        allow_abbrev=False,
+        help="compare a task's context under other settings with its baseline",
+        description="Assemble one task twice, with the project's settings (or --baseline-set) and with "
+        "--budget, --profile and --set on top, and print the diff: settings changed, section deltas, "
+        "candidates that entered or left and why, and the context diff (markdown, json, or the HTML report "
+        "of the second run). " + exits(RAISED),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", required=True)
-    p.add_argument("--task", required=True)
+    add_project(p)
+    add_feature(p)
+    add_task(p)
+    add_budget(p)
     add_profile(p)
     add_set(p)
     p.add_argument(

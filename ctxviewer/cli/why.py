@@ -16,18 +16,24 @@ from ctxviewer.cli.common import (
     OUTPUT_HELP,
     REPORT_SUFFIXES,
     Subparsers,
+    add_feature,
+    add_project,
     add_run_options,
+    add_task,
     err,
+    exits,
     finding_json,
     json_text,
+    open_project,
     output_format,
-    plural,
     report_trace_errors,
     run_overrides,
+    wrap_long_lines,
     write_out,
 )
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.exports.terminal import one_line
+from ctxviewer.engine.wording import plural
 
 
 def _item_label(item: Any) -> str:
@@ -44,14 +50,13 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     """Every candidate of the task that mentions TEXT, as JSON-able data; the exit code the run's errors call for."""
     from ctxviewer.engine.analysis.explain import find_candidates, keyword_sources
     from ctxviewer.engine.analysis.findings import findings_of
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.pipeline import assemble, decision_tokenizer
     from ctxviewer.engine.trace.model import fate_label
 
     query = args.text.strip()
     if not query:
         raise CtxViewerError("TEXT is empty: give a word, a rule name, a file or an id to look for")
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     trace = assemble(project, args.feature, args.task, exact=True)
     suggest = _suggestions(project, args, trace) if args.suggest else None
     # Bad input (a file left out) is exit 2; the pipeline's own failures are in the answer.
@@ -175,7 +180,7 @@ def _why_text(data: Mapping[str, Any]) -> str:
     where = f"{one_line(data['feature'])}/{one_line(data['task'])}"
     head = (
         f"{one_line(data['text'])!r} in {where} (profile {data['profile']}, budget {data['budget']:,}): "
-        f"{len(matches)} of {plural(data['candidates'], 'candidate')} match"
+        f"{len(matches)} of {plural(data['candidates'], 'candidate')} {'matches' if len(matches) == 1 else 'match'}"
     )
     out = [head]
     if data["keyword_sources"]:
@@ -225,7 +230,7 @@ def cmd_why(args: argparse.Namespace) -> int:
         if fmt == "json":  # a script still gets the (empty) answer
             write_out(json_text(data), args.output)
         return code or EXIT_FINDINGS
-    write_out(json_text(data) if fmt == "json" else _why_text(data), args.output)
+    write_out(json_text(data) if fmt == "json" else wrap_long_lines(_why_text(data)), args.output)
     return code
 
 
@@ -235,14 +240,14 @@ def add_parser(sub: Subparsers) -> None:
         "why",
         allow_abbrev=False,
         help="why was it left out? every candidate of a task that contains TEXT, with its fate and reason",
-        description="Assemble one task and list every candidate (spec paragraph, rule file, computed entry) "
+        description="Assemble one task and print every candidate (spec paragraph, rule file, computed entry) "
         "whose text, file, id or matched keywords contain TEXT (case-insensitive), with its fate, the "
-        "reason, its section, score, rank and tokens.  Exit 0 when something matched, 1 when nothing did, "
-        "2 on bad input.",
+        "reason, its section, score, rank and tokens, and whether it reached the worker. "
+        + exits("nothing matched (one line on stderr)"),
     )
-    p.add_argument("project")
-    p.add_argument("--feature", required=True)
-    p.add_argument("--task", required=True)
+    add_project(p)
+    add_feature(p)
+    add_task(p)
     p.add_argument("text", metavar="TEXT", help="a word, a rule name, a file path or an item id")
     add_run_options(p)
     p.add_argument(
@@ -252,6 +257,8 @@ def add_parser(sub: Subparsers) -> None:
         "at which it would be, holding the others, and the smallest one-setting change that brings it in "
         "(as --set KEY=VALUE; in JSON as change: {key, value})",
     )
-    p.add_argument("--format", choices=("text", "json"), help="default: from the -o file's extension, else text")
+    p.add_argument(
+        "--format", choices=("text", "json"), help="text or json (default: from the -o file's extension, else text)"
+    )
     p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.set_defaults(func=cmd_why)

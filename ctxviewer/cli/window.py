@@ -8,12 +8,19 @@ from typing import Any
 
 from ctxviewer.cli.common import (
     EXIT_OK,
+    RAISED,
     Subparsers,
+    add_feature,
+    add_project,
     add_report_output,
     add_run_options,
+    add_task,
+    exits,
     json_text,
+    open_project,
     output_format,
     run_overrides,
+    wrap_long_lines,
     write_out,
 )
 from ctxviewer.engine.trace.model import (
@@ -149,11 +156,10 @@ def _markdown(data: dict[str, Any]) -> str:
 
 
 def cmd_window(args: argparse.Namespace) -> int:
-    from ctxviewer.engine.project.loading import load_project
     from ctxviewer.engine.runs.pipeline import assemble_task
 
     fmt = output_format(args, WINDOW_SUFFIXES, "text")
-    project = load_project(args.project, run_overrides(args))
+    project = open_project(args.project, run_overrides(args))
     feature = project.feature(args.feature)
     task = feature.task(args.task)
     trace = assemble_task(project, feature, task, exact=not args.no_exact)
@@ -164,7 +170,7 @@ def cmd_window(args: argparse.Namespace) -> int:
     elif fmt in ("md", "markdown"):
         write_out(_markdown(data), args.output)
     else:
-        write_out(_text(data), args.output)
+        write_out(wrap_long_lines(_text(data)), args.output)
     return EXIT_OK
 
 
@@ -174,15 +180,15 @@ def add_parser(sub: Subparsers) -> None:
         "window",
         allow_abbrev=False,
         help="what a task's worker session starts with: project memory, the prompt, stated sizes",
-        description="List every block upstream's worker session starts with for one task, in order: Claude "
+        description="Print every block upstream's worker session starts with for one task, in order: Claude "
         "Code's own parts and memory outside the project (stated sizes, settings worker.*), each project memory "
         "file (CLAUDE.md, .claude/rules/**, imports, path-scoped rules, subfolder CLAUDE.md) with how it loaded, "
         "and the prompt's parts; then whether each candidate of the plugin reached the worker.  text and md: "
-        "a table; json: everything, texts included.  See docs/worker-window.md.",
+        "a table; json: everything, texts included.  See docs/worker-window.md. " + exits(RAISED),
     )
-    p.add_argument("project", help="the project folder")
-    p.add_argument("--feature", required=True, help="the feature (its folder under the specs folder)")
-    p.add_argument("--task", required=True, help="the task's id")
+    add_project(p)
+    add_feature(p)
+    add_task(p)
     add_run_options(p)
     add_report_output(p)
     p.set_defaults(func=cmd_window)

@@ -205,7 +205,8 @@ REGISTRY: tuple[Profile, ...] = (
     ),
     Profile(
         "computed",
-        "seed 004: patterns, warnings, decisions, prior work and code references chosen by the task's signals",
+        "the computed context: patterns, warnings, decisions, prior work and code references the task's "
+        "signals choose from the project's knowledge",
         run="computed.run:ComputedRun",
         refit="computed.refit:build_refit",
         sections=("patterns", "warnings", "decisions", "prior_work", "code_references", "open_questions"),

@@ -20,16 +20,19 @@ def test_no_such_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert err == f"ctxviewer: {tmp_path / 'nope'}: no such folder\n"
 
 
-def test_unknown_feature_lists_features(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_feature_names_the_only_one(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "assemble", str(project), "--feature", "zzz", "--task", "T1")
     assert code == 2
-    assert err.strip().endswith("no feature 'zzz' in .gsd/specs; features: feat")
+    assert err.strip().endswith("no feature 'zzz' in .gsd/specs; the only feature is feat")
 
 
-def test_unknown_task_lists_tasks(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_task_says_none_is_close(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "assemble", str(project), "--feature", "feat", "--task", "T9")
     assert code == 2
-    assert err == "ctxviewer: .gsd/specs/feat/task-graph.json: no task 'T9' in feature 'feat'; tasks: T1, T2\n"
+    assert err == (
+        "ctxviewer: .gsd/specs/feat/task-graph.json: no task 'T9' in feature 'feat'; "
+        "none of the 2 tasks is close (ctxviewer list names them)\n"
+    )
 
 
 def test_malformed_json_names_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

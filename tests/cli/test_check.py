@@ -16,7 +16,7 @@ def test_check_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> 
     # in any paragraph: its context is empty, an error finding that fails the check.
     code, out, _ = run(capsys, "check", str(project))
     assert code == 1 and out.startswith("ERROR   context-empty  feat/T2: The task's context is empty")
-    assert "0 of 2 tasks over 4,000 heuristic tokens\n1 of 2 tasks have findings that fail: context-empty 1" in out
+    assert "0 of 2 tasks over 4,000 heuristic tokens\n1 of 2 tasks has findings that fail: context-empty 1" in out
     code, out, _ = run(capsys, "check", str(project), "--ignore", "context-empty")
     assert code == 0 and out.startswith("0 of 2 tasks over 4,000 heuristic tokens\n")
     code, out, _ = run(
@@ -26,14 +26,25 @@ def test_check_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "OVER  feat/T1:" in out and "\n1 of 2 tasks over 10 cl100k_base tokens\n" in out
 
 
+def test_check_with_a_wrong_specs_path_is_not_a_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_project(tmp_path / "p", [TASK], requirements="Login.")
+    write(root, "ctxviewer.yaml", "paths:\n  specs: nope/specs\n  rules: nope/rules\n")
+    code, out, err = run(capsys, "check", str(root))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"ctxviewer: {root}: not a project: no specs folder nope/specs, where a project keeps its features "
+        "(paths.specs in ctxviewer.yaml names another)\n"
+    )
+
+
 def test_check_with_no_tasks_is_bad_input_and_a_wrong_path_is_noted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_project(tmp_path / "p", [TASK], requirements="Login.")
-    write(root, "ctxviewer.yaml", "paths:\n  specs: nope/specs\n  rules: nope/rules\n")
+    write(root, "ctxviewer.yaml", "paths:\n  rules: nope/rules\n")
+    write(root, ".gsd/specs/feat/task-graph.json", '{"tasks": []}')
     code, out, err = run(capsys, "check", str(root))
     assert code == 2 and out == ""
-    assert "note: nope/specs: no specs folder" in err
     assert "note: paths.rules is nope/rules (ctxviewer.yaml), which is not a folder in the project" in err
     assert "no tasks to check" in err
 
@@ -131,4 +142,4 @@ def test_check_takes_a_budget_as_list_and_batch_do(tmp_path: Path, capsys: pytes
     assert code == 1
     first = out.splitlines()[0]
     assert first.startswith("ERROR   rule-cut  feat/T: The security rule file languages/python/CLAUDE.md ")
-    assert "0 of 1 tasks over 100 heuristic tokens" in out
+    assert "0 of 1 task over 100 heuristic tokens" in out

@@ -56,7 +56,7 @@ def test_check_bad_input_outranks_tasks_over_budget(project: Path, capsys: pytes
     write(project, REQ, "Login session store.\n\nCaf\u00e9 text.\n".encode("latin-1"))
     code, out, err = run(capsys, "check", str(project), "--max-tokens", "1")
     assert code == 2
-    assert out.startswith("OVER  feat/T1: ") and "\n1 of 1 tasks over 1 heuristic tokens\n" in out
+    assert out.startswith("OVER  feat/T1: ") and "\n1 of 1 task over 1 heuristic tokens\n" in out
     assert err == (
         f"ctxviewer: feat/T1: {REQ}:3: not UTF-8 (byte 0xe9 at line 3) "
         "(the spec section is left out (the real system's read raises))\n"
@@ -74,7 +74,7 @@ def test_check_keeps_quiet_about_pipeline_notes(project: Path, capsys: pytest.Ca
     code, out, err = run(capsys, "check", str(project))
     assert (code, err) == (1, "")
     assert out.startswith("ERROR   context-empty  feat/T1: The task's context is empty")
-    assert "\n0 of 1 tasks over 4,000 heuristic tokens\n1 of 1 tasks have findings that fail: context-empty 1" in out
+    assert "\n0 of 1 task over 4,000 heuristic tokens\n1 of 1 task has findings that fail: context-empty 1" in out
 
 
 @pytest.mark.parametrize("profile", PEERS)
@@ -84,7 +84,7 @@ def test_check_names_binary_spec_and_rule_files_in_every_peer_profile(
     write(project, DESIGN, "Login\x00 screen.\n")
     write(project, CORE, "## Rule: A\x00\n")
     code, out, err = run(capsys, "check", str(project), "--profile", profile)
-    assert code == 2 and out.startswith("0 of 1 tasks over ")
+    assert code == 2 and out.startswith("0 of 1 task over ")
     assert err == (
         f"ctxviewer: feat/T1: {CORE}: binary content (NUL bytes) in a rule file ({AS_READ})\n"
         f"ctxviewer: feat/T1: {DESIGN}: binary content (NUL bytes) in a spec file ({AS_READ})\n"

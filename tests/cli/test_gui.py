@@ -40,12 +40,21 @@ def no_window(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     ("argv", "message"),
     [
         (["{root}/nope"], "{root}/nope: no such folder"),
-        (["{root}", "--feature", "nope"], "{root}: no feature 'nope' in .gsd/specs; features: feat"),
+        (["{root}", "--feature", "nope"], "{root}: no feature 'nope' in .gsd/specs; the only feature is feat"),
         (
             ["{root}", "--feature", "feat", "--task", "T9"],
-            ".gsd/specs/feat/task-graph.json: no task 'T9' in feature 'feat'; tasks: T1, T2",
+            ".gsd/specs/feat/task-graph.json: no task 'T9' in feature 'feat'; "
+            "none of the 2 tasks is close (ctxviewer list names them)",
         ),
-        (["{root}", "--task", "T9"], "{root}: no task 'T9' in any feature of proj"),
+        (
+            ["{root}", "--task", "T9"],
+            "{root}: no task 'T9' in any feature of proj; none of the 2 tasks is close (ctxviewer list names them)",
+        ),
+        (
+            ["{root}/.gsd"],
+            "{root}/.gsd: not a project: no specs folder .gsd/specs, where a project keeps its "
+            "features (paths.specs in ctxviewer.yaml names another)",
+        ),
         (["{root}", "--set", "budget=0"], "command line: budget: must be between 1 and 10,000,000, not 0"),
         (["{root}", "--set", "top_kk=3"], "command line: top_kk: unknown setting; did you mean top_k?"),
         (["{root}", "--budget", "4kk"], "--budget: must be a whole number of tokens (4000, 4,000 or 4k), not '4kk'"),
@@ -83,6 +92,20 @@ def test_good_gui_arguments_reach_the_window(
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
     assert main(["gui", str(project), "--task", "T2", "--budget", "2k"]) == 0
     assert no_window == [str(project)]
+
+
+def test_gui_ids_are_matched_as_every_command_matches_them(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import ctxviewer.gui.app as app
+
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    given: list[tuple[str | None, str | None]] = []
+    monkeypatch.setattr(app, "run_gui", lambda args: given.append((args.feature, args.task)) or 0)
+    assert main(["gui", str(project), "--feature", "FEAT", "--task", "t2"]) == 0
+    assert main(["gui", str(project), "--task", "t1"]) == 0
+    # The window is given the ids as the task graph writes them.
+    assert given == [("feat", "T2"), (None, "T1")]
 
 
 # -- is there a screen? -----------------------------------------------------------------------------

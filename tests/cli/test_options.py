@@ -131,3 +131,42 @@ def test_set_budget_and_check_max_tokens_take_4k(three_features: Path, capsys: p
         code == 2
         and err == "ctxviewer: --max-tokens: must be a whole number of tokens (4000, 4,000 or 4k), not '4kk'\n"
     )
+
+
+# -- --budget wherever a budget applies: the same run as --set budget= ----------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["whatif", "{root}", "--feature", "feat", "--task", "T1", "--format", "json", "--no-exact"],
+        ["compare", "{root}", "--feature", "feat", "--task", "T1", "--profiles", "drift,shaktiman", "--format", "json"],
+    ],
+    ids=["whatif", "compare"],
+)
+def test_budget_is_the_same_as_set_budget(project: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    filled = [a.format(root=project) for a in argv]
+    by_flag = run(capsys, *filled, "--budget", "1.5k")
+    by_set = run(capsys, *filled, "--set", "budget=1500")
+    assert by_flag == by_set and by_flag[0] == 0
+    data = json.loads(by_flag[1])
+    if "sides" in data:  # both sides of compare run with the budget given
+        assert {s["budget"] for s in data["sides"].values()} == {1500}
+    else:  # whatif's second run has it; the baseline keeps the project's 4,000
+        assert data["settings"] == [{"key": "budget", "before": 4000, "after": 1500}]
+
+
+def test_diff_takes_budget_and_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from tests.factories import make_git_project
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = make_git_project(tmp_path / "proj")
+    base = ["diff", str(repo), "--rev", "HEAD~1", "--rev", "HEAD", "--format", "json", "--no-exact"]
+    code, out, _ = run(capsys, *base, "--budget", "2k", "--profile", "drift")
+    assert code == 0
+    assert out == run(capsys, *base, "--set", "budget=2000", "--set", "profile=drift")[1]
+    [task] = json.loads(out)["tasks"]
+    assert {(s["key"], s["after"]) for s in task["settings"]} <= {("budget", 2000), ("profile", "drift")}

@@ -54,7 +54,7 @@ def test_check_shows_an_escape_sequence_in_a_feature_and_task_id_visibly(
     code, out, err = run(capsys, "check", str(root), "--max-tokens", "1", "--tokenizer", "heuristic")
     assert (code, err) == (1, "")
     assert out == (
-        "OVER  f\\x1b[2J/T\\x1b]0;pwned\\x07: 11 heuristic tokens > 1\n1 of 1 tasks over 1 heuristic tokens\n"
+        "OVER  f\\x1b[2J/T\\x1b]0;pwned\\x07: 11 heuristic tokens > 1\n1 of 1 task over 1 heuristic tokens\n"
         # the project has no security rules, so that section is empty (a warning, not failing)
         "no finding fails; not failing: section-empty 1\n"
     )
@@ -66,7 +66,7 @@ def test_a_task_id_cannot_forge_a_line_of_the_report(tmp_path: Path, capsys: pyt
     assert code == 1
     assert out == (
         "OVER  feat/T1: 1 tokens > 4,000\\x0d0 of 2 tasks over 4,000: 11 heuristic tokens > 1\n"
-        "1 of 1 tasks over 1 heuristic tokens\n"
+        "1 of 1 task over 1 heuristic tokens\n"
         "no finding fails; not failing: section-empty 1\n"
     )
 

@@ -96,8 +96,9 @@ def test_assemble_notes_upstreams_own_count(project: Path, capsys: pytest.Captur
     assert code == 0
     own, heuristic = max(1, round(len(out) / 4)), len(out) // 4
     assert (
-        f"note: the context is {own:,} tokens by latest's own estimate, round(len / 4) ({heuristic:,} by len // 4; "
+        f"note: the context is {own:,} tokens as today's nine-section pipeline (mahabharatha main) estimates it, "
+        f"round(len / 4) ({heuristic:,} by len // 4; "
         "exact counts: --format json or html)"
     ) in err
     code, out, err = run(capsys, "assemble", str(project), "--feature", "feat", "--task", "T1")
-    assert "own estimate" not in err
+    assert "estimates it" not in err

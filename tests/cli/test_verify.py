@@ -86,4 +86,4 @@ def test_the_graph_feature_setting_is_what_the_plugin_is_given(
             capsys, "verify", str(root), "--upstream-python", oracle, "--set", "upstream=zerg-ai-0.3.2",
             "--set", setting,
         )  # fmt: skip
-        assert (code, err, out.splitlines()[-1]) == (0, "", "1 of 1 tasks identical"), out
+        assert (code, err, out.splitlines()[-1]) == (0, "", "1 of 1 task identical"), out

@@ -1176,7 +1176,7 @@ def test_check_names_the_bad_input_it_measured_past(
     [(_, error)] = case.errors
     code, out, err = cli(capsys, "check", str(built.root))
     assert (code, err) == (2, f"ctxviewer: feat/T1: {error}\n")
-    assert "0 of 1 tasks over 4,000 heuristic tokens\n" in out  # (then what the findings say)
+    assert "0 of 1 task over 4,000 heuristic tokens\n" in out  # (then what the findings say)
 
 
 def test_paths_settings_from_the_command_line_are_contained_too(
@@ -1284,18 +1284,15 @@ def test_an_empty_project_folder(tmp_path: Path, capsys: pytest.CaptureFixture[s
     for profile in PROFILES:
         project = load_project(root, {"profile": profile})
         assert (project.features, project.tasks(), project.warnings) == ((), [], (note,))
-    assert cli(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1") == (
-        2,
-        "",
-        f"ctxviewer: {real}: no feature 'feat' in .gsd/specs; features: none\n",
+    # An empty folder is not a project: every command says so in one line (exit 2).
+    refused = (
+        f"ctxviewer: {real}: not a project: no specs folder .gsd/specs, where a project keeps its features "
+        "(paths.specs in ctxviewer.yaml names another)\n"
     )
-    assert cli(capsys, "batch", str(root)) == (0, "", f"ctxviewer: note: {note}\n")
-    assert cli(capsys, "check", str(root)) == (
-        2,
-        "",
-        f"ctxviewer: note: {note}\nctxviewer: no tasks to check in {real}\n",
-    )
-    assert cli(capsys, "split", str(root)) == (0, "no command files under .claude/commands\n", "")
+    assert cli(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1") == (2, "", refused)
+    assert cli(capsys, "batch", str(root)) == (2, "", refused)
+    assert cli(capsys, "check", str(root)) == (2, "", refused)
+    assert cli(capsys, "split", str(root)) == (2, "", refused)
 
 
 def test_a_file_given_as_the_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -1812,7 +1809,7 @@ def test_a_feature_folder_whose_name_is_not_utf8_is_bad_input(
     # The other features are untouched.
     assert cli(capsys, "check", str(root), "--feature", "feat") == (
         0,
-        "0 of 1 tasks over 4,000 heuristic tokens\n",
+        "0 of 1 task over 4,000 heuristic tokens\n",
         "",
     )
     assert cli(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1") == (0, FULL, "")

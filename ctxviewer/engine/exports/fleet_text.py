@@ -9,6 +9,7 @@ by its band.  The columns and an example: ``docs/run-files.md#in-a-terminal``.
 from __future__ import annotations
 
 from ctxviewer.engine.runfiles.fleet import FleetSnapshot, WorkerRow
+from ctxviewer.engine.wording import plural
 
 GAUGE_CELLS = 20
 _ANSI = {"green": "\x1b[32m", "yellow": "\x1b[33m", "red": "\x1b[31m"}
@@ -43,10 +44,6 @@ def ago(moment: float | None, now: float) -> str:
     return f"in {amount}" if future else f"{amount} ago"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
-
-
 def worker_line(row: WorkerRow, now: float, *, color: bool = False, cells: int = GAUGE_CELLS) -> str:
     """One worker as one line (see the module's example)."""
     percent = "   n/a" if row.usage_percent is None else f"{row.usage_percent:5.1f}%"
@@ -73,14 +70,14 @@ def render_fleet_text(snapshot: FleetSnapshot, *, color: bool = False, cells: in
     config = snapshot.config
     lines = sum(log.records for log in snapshot.logs)
     header = (
-        f"run {snapshot.root}: {_plural(len(snapshot.workers), 'worker')}, "
+        f"run {snapshot.root}: {plural(len(snapshot.workers), 'worker')}, "
         f"threshold {config.threshold_percent:g}% ({config.threshold_origin}), "
-        f"{_plural(lines, 'log line')}, {_plural(snapshot.problem_count, 'problem')}"
+        f"{plural(lines, 'log line')}, {plural(snapshot.problem_count, 'problem')}"
     )
     out = [header]
     if snapshot.events_dropped:
         out.append(
-            f"(the earliest {_plural(snapshot.events_dropped, 'event')} are not held: "
+            f"(the earliest {plural(snapshot.events_dropped, 'event')} are not held: "
             f"a follower keeps the latest {len(snapshot.events):,})"
         )
     out += [worker_line(row, snapshot.taken_at, color=color, cells=cells) for row in snapshot.workers]

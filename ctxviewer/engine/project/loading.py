@@ -26,6 +26,7 @@ from ctxviewer.engine.errors import (
     UnknownTaskError,
 )
 from ctxviewer.engine.files.reading import OutsideRootError, ProjectFS, ReadResult
+from ctxviewer.engine.project.ids import match_id, no_match
 from ctxviewer.engine.project.settings import (
     CTXVIEWER_YAML_KEYS,
     DEFAULT,
@@ -90,16 +91,14 @@ class Feature:
         return self.graph_path is not None
 
     def task(self, task_id: str) -> Task:
+        """The task *task_id* names, case ignored when only one id fits (see :mod:`.ids`)."""
         if self.graph_error is not None:
             raise self.graph_error
-        for task in self.tasks:
-            if task.id == task_id:
-                return task
-        known = ", ".join(t.id for t in self.tasks) or "none"
-        raise UnknownTaskError(
-            f"no task {task_id!r} in feature {self.name!r}; tasks: {known}",
-            self.graph_path,
-        )
+        ids = [t.id for t in self.tasks]
+        found = match_id(task_id, ids)
+        if found is None:
+            raise UnknownTaskError(no_match(task_id, ids, "task", f"in feature {self.name!r}"), self.graph_path)
+        return self.tasks[ids.index(found)]
 
 
 @dataclass(frozen=True)
@@ -121,13 +120,14 @@ class Project:
         return self.root.name
 
     def feature(self, name: str) -> Feature:
-        for feature in self.features:
-            if feature.name == name:
-                return feature
-        known = ", ".join(f.name for f in self.features) or "none"
-        raise UnknownFeatureError(
-            f"no feature {name!r} in {self.settings.paths.specs}; features: {known}", str(self.root)
-        )
+        """The feature *name* names, case ignored when only one name fits (see :mod:`.ids`)."""
+        names = [f.name for f in self.features]
+        found = match_id(name, names)
+        if found is None:
+            raise UnknownFeatureError(
+                no_match(name, names, "feature", f"in {self.settings.paths.specs}"), str(self.root)
+            )
+        return self.features[names.index(found)]
 
     def tasks(self) -> list[tuple[Feature, Task]]:
         """Every (feature, task) of every feature with a readable task graph."""
@@ -668,6 +668,27 @@ def load_project(
         warnings=tuple(warnings),
         sources=_sources(fs, settings),
     )
+
+
+def is_project(project: Project) -> bool:
+    """Whether *project*'s folder is a project: it has its specs folder (``paths.specs``)."""
+    return project.fs.is_dir(project.settings.paths.specs)
+
+
+def require_project(project: Project, when: str = "") -> Project:
+    """*project*, or :class:`ProjectError` when its folder is not a project (see :func:`is_project`).
+
+    Every command refuses such a folder with this one line (docs/cli.md#exit-codes); *when*
+    adds where it was looked at (`` at HEAD``).
+    """
+    if not is_project(project):
+        specs = project.settings.paths.specs
+        raise ProjectError(
+            f"not a project{when}: no specs folder {specs}, where a project keeps its features "
+            f"(paths.specs in ctxviewer.yaml names another)",
+            str(project.root),
+        )
+    return project
 
 
 def _check_contained(fs: ProjectFS, settings: Settings, key: str) -> None:

@@ -25,6 +25,14 @@ AUTO, SEED, ZERG_0_3_2, LATEST = UPSTREAM_VERSIONS
 VERSION_PROFILES: Mapping[str, str] = {SEED: "mahabharatha", ZERG_0_3_2: "zerg-0.3.2", LATEST: "mahabharatha-latest"}
 #: The version each of those profiles runs.
 PROFILE_VERSIONS: Mapping[str, str] = {p: v for v, p in VERSION_PROFILES.items()}
+#: Each version as people name it: what the command line, the report and the window say.
+VERSION_WORDS: Mapping[str, str] = {
+    SEED: "the context plugin as of 2026-01-30",
+    ZERG_0_3_2: "zerg-ai 0.3.2",
+    LATEST: "today's nine-section pipeline (mahabharatha main)",
+}
+#: What detection found for a project with none of the later versions' files, shortly.
+NOTHING_LATER = "nothing of zerg-ai 0.3.2 or later in the project"
 #: Where each nine-section version keeps its rules, config and state (newest first).
 FOLDERS: tuple[tuple[str, str], ...] = ((".mahabharatha", LATEST), (".zerg", ZERG_0_3_2))
 #: Top-level config keys of features the history (PIPELINE.md section 9) dates after
@@ -43,10 +51,15 @@ LATER_CONFIG_KEYS: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Detection:
-    """The version that runs and why, in a sentence."""
+    """The version that runs and why, in a sentence (the trace keeps it as ``upstream_reason``)."""
 
     version: str
     reason: str
+
+
+def version_words(version: str) -> str:
+    """*version* (a value of the ``upstream`` setting) as people name it; an unknown one as it is."""
+    return VERSION_WORDS.get(version, version)
 
 
 def _evidence(fs: ProjectFS, folder: str) -> list[str]:
@@ -110,8 +123,8 @@ def detect(fs: ProjectFS) -> Detection:
     where = f" ({' and '.join(present)} without them)" if present else ""
     return Detection(
         SEED,
-        f"detected {SEED}: no engineering rule files, token records or config keys of the nine-section "
-        f"pipeline under .zerg/ or .mahabharatha/{where}, so the seed's pipeline",
+        f"detected {SEED}: no engineering rule files, token records or config keys of zerg-ai 0.3.2 or later "
+        f"under .zerg/ or .mahabharatha/{where}, so {VERSION_WORDS[SEED]}",
     )
 
 

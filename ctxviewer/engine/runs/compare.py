@@ -41,6 +41,7 @@ from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.trace.model import Trace
+from ctxviewer.engine.wording import FOLD_SHOWN
 
 #: ``progress(stage, fraction)`` as the pipeline reports it.
 ProgressFn = Callable[[str, float], None]
@@ -302,7 +303,7 @@ def _change_lines(change: ItemChange) -> list[str]:
     ]
 
 
-def _items_text(diff: TraceDiff) -> list[str]:
+def _items_text(diff: TraceDiff, every: bool) -> list[str]:
     if not diff.items:
         return ["No candidate's fate differs."]
     out = [f"Candidates whose fate differs ({len(diff.items)}):"]
@@ -310,7 +311,11 @@ def _items_text(diff: TraceDiff) -> list[str]:
         group = diff.changed(change)
         if group:
             out.append(f" {change} \u2014 {SIDE_MEANINGS[change]} ({len(group)})")
-            out += [line for c in group for line in _change_lines(c)]
+            # A long group shows its first few (as folded lists do), unless every one is asked for.
+            shown = group if every or len(group) <= FOLD_SHOWN + 1 else group[:FOLD_SHOWN]
+            out += [line for c in shown for line in _change_lines(c)]
+            if len(shown) < len(group):
+                out.append(f"  ... and {len(group) - len(shown):,} more (-v for all)")
     return out
 
 
@@ -336,12 +341,15 @@ def _sides_text(diff: TraceDiff, a: Side, b: Side) -> list[str]:
     return out
 
 
-def compare_text(diff: TraceDiff, a: Side, b: Side) -> str:
-    """The comparison for a terminal: both runs against their budgets, sections, candidates, diff."""
+def compare_text(diff: TraceDiff, a: Side, b: Side, *, every: bool = False) -> str:
+    """The comparison for a terminal: both runs against their budgets, sections, candidates, diff.
+
+    A long group of candidates shows its first few; *every* shows them all.
+    """
     t = diff.current
     out = [f"{t.task_id} ({t.feature}): {t.task_title}", *_sides_text(diff, a, b), ""]
     out += [f"Sections ({diff.tokenizer} tokens):", *_table(_section_rows(diff)), ""]
-    out += [*_items_text(diff), "", *_diff_text(diff)]
+    out += [*_items_text(diff, every), "", *_diff_text(diff)]
     return "\n".join(out) + "\n"
 
 

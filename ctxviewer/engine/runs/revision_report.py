@@ -19,8 +19,11 @@ from ctxviewer.engine.runs.revisions import (
     RevisionDiff,
     TaskRevisionDiff,
 )
+from ctxviewer.engine.wording import folded
 
 _MINUS = "\u2212"
+#: What a folded list in the text says shows it whole (``diff -v``).
+EVERY_HINT = "(-v for all)"
 
 
 def growth_text(task: TaskRevisionDiff) -> str:
@@ -57,10 +60,11 @@ def _fate(change: CandidateChange) -> str:
 # -- text -------------------------------------------------------------------------------------
 
 
-def _head(diff: RevisionDiff) -> list[str]:
+def _head(diff: RevisionDiff, every: bool) -> list[str]:
     out = [f"Revision diff of {diff.project}", f"A  {diff.a.label}", f"B  {diff.b.label}"]
     files = diff.changed_files
-    out.append(f"Files changed in the project ({len(files)}): {', '.join(files) if files else 'none'}")
+    shown = folded(files, every=every, more=EVERY_HINT) if files else "none"
+    out.append(f"Files changed in the project ({len(files):,}): {shown}")
     out += [f"note: {n}" for n in diff.notes]
     return out
 
@@ -82,9 +86,10 @@ def _task_text(task: TaskRevisionDiff) -> list[str]:
     return out
 
 
-def revision_text(diff: RevisionDiff) -> str:
-    """The diff for a terminal: the two sides, then each task that changed; unchanged ones counted."""
-    out = [*_head(diff), ""]
+def revision_text(diff: RevisionDiff, *, every: bool = False) -> str:
+    """The diff for a terminal: the two sides, then each task that changed; unchanged ones counted,
+    the first few named (*every*: all of them, and every changed file)."""
+    out = [*_head(diff, every), ""]
     same = [t for t in diff.tasks if t.unchanged]
     for task in diff.tasks:
         if not task.unchanged:
@@ -92,7 +97,8 @@ def revision_text(diff: RevisionDiff) -> str:
     if not diff.tasks:
         out.append("No task chosen exists at either revision.")
     elif same:
-        out.append(f"Unchanged ({len(same)}): {', '.join(f'{t.feature}/{t.task_id}' for t in same)}")
+        names = [f"{t.feature}/{t.task_id}" for t in same]
+        out.append(f"Unchanged ({len(same):,}): {folded(names, every=every, more=EVERY_HINT)}")
     return "\n".join(out).rstrip("\n") + "\n"
 
 

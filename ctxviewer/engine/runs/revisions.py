@@ -33,7 +33,7 @@ from ctxviewer.engine.analysis.whatif import (
     item_change,
     setting_text,
 )
-from ctxviewer.engine.errors import CtxViewerError, UnknownTaskError
+from ctxviewer.engine.errors import CtxViewerError, ProjectError, UnknownFeatureError, UnknownTaskError
 from ctxviewer.engine.files.git import (
     FileDiffs,
     Hunk,
@@ -44,7 +44,8 @@ from ctxviewer.engine.files.git import (
 )
 from ctxviewer.engine.files.writing import scratch_folder
 from ctxviewer.engine.profiles.base import Cancelled
-from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
+from ctxviewer.engine.project.ids import match_id, no_match
+from ctxviewer.engine.project.loading import Feature, Project, Task, is_project, load_project, require_project
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.trace.model import RULE_FILE, Item, Trace, candidate_words
 
@@ -502,13 +503,32 @@ def diff_revisions(
         report(f"reading {b.label}", 0.2)
         proj_b, notes_b = _load_side(stack, repo, b, path, overrides, cancel, lambda s, f: report(s, 0.2 + 0.2 * f))
         notes = [*notes_a, *notes_b]
+        both = f"at {a.label} or at {b.label}"
+        if not (is_project(proj_a) or is_project(proj_b)):
+            try:
+                require_project(proj_b, f" {both}")
+            except ProjectError as exc:  # named by the folder given, not the scratch copy
+                raise ProjectError(exc.message, str(path)) from None
+        if feature is not None:  # named as at either side, case ignored where that is unambiguous
+            names = list(dict.fromkeys(f.name for f in (*proj_a.features, *proj_b.features)))
+            found = match_id(feature, names)
+            if found is None:
+                where = f"in {proj_b.settings.paths.specs} {both}"
+                raise UnknownFeatureError(no_match(feature, names, "feature", where), str(path))
+            feature = found
+        if task is not None:
+            ids = list(
+                dict.fromkeys(
+                    t.id for _, t in (*_targets(proj_a, feature, None, a, []), *_targets(proj_b, feature, None, b, []))
+                )
+            )
+            found = match_id(task, ids)
+            if found is None:
+                where = f"{f'in feature {feature!r} ' if feature else ''}{both}"
+                raise UnknownTaskError(no_match(task, ids, "task", where), str(path))
+            task = found
         targets_a = _targets(proj_a, feature, task, a, notes)
         targets_b = _targets(proj_b, feature, task, b, notes)
-        if feature is not None and not any(f.name == feature for f in (*proj_a.features, *proj_b.features)):
-            proj_b.feature(feature)  # raises, naming the features there are
-        if task is not None and not targets_a and not targets_b:
-            where = f" in feature {feature!r}" if feature else ""
-            raise UnknownTaskError(f"no task {task!r}{where} at {a.label} or at {b.label}", str(path))
         keys_b = {(f.name, t.id) for f, t in targets_b}
         old = {(f.name, t.id): (f, t) for f, t in targets_a}
         order = [(f, t, old.get((f.name, t.id))) for f, t in targets_b]

@@ -193,7 +193,7 @@ def verify(
         if detected.version != version:
             notes.append(f"the project itself looks like {detected.version} ({detected.reason})")
     if version == SEED:
-        notes.append("the seed's pipeline (2026-01-30) is not what any installed package runs: expect differences")
+        notes.append("the context plugin as of 2026-01-30 is not what any installed package runs: expect differences")
     if version != installed:
         notes.append(f"the interpreter has {package} {data.get('version')}, which is {installed}, not {version}")
     profile = VERSION_PROFILES[version]

@@ -39,7 +39,7 @@ from ctxviewer.engine.profiles.zerg.profile import IGNORED_BUDGETS, section_shar
 from ctxviewer.engine.profiles.zerg.profile import SHARES as NINE_SHARES
 from ctxviewer.engine.project.settings import CTXVIEWER_YAML_KEYS, FLAT_KEYS, SWITCH_KEYS, UPSTREAM_VERSIONS, Settings
 from ctxviewer.engine.project.tuning import TUNABLE
-from ctxviewer.engine.project.upstream import AUTO, VERSION_PROFILES, picks_version, pinned_version
+from ctxviewer.engine.project.upstream import AUTO, VERSION_PROFILES, VERSION_WORDS, picks_version, pinned_version
 from ctxviewer.engine.registry import FIXED_SHARES, PROFILES, profile_of
 from ctxviewer.engine.runs.pipeline import decision_tokenizer
 from ctxviewer.engine.tokens.counting import TOKENIZERS
@@ -48,7 +48,7 @@ from ctxviewer.gui.views.switches import SwitchBox, variable_name
 from ctxviewer.gui.widgets.charts import segment_color
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
-from ctxviewer.gui.widgets.versions import CHOICE_WORDS, VERSION_WORDS, detection_words, running_profile
+from ctxviewer.gui.widgets.versions import CHOICE_WORDS, detection_words, running_profile
 
 ORIGIN = "gui"
 TOKENIZER_TIP = (

@@ -36,6 +36,7 @@ from ctxviewer.engine.profiles.computed import (
 from ctxviewer.engine.registry import find
 from ctxviewer.engine.trace.model import INCLUDED, KEPT, Item, Signals, Trace, fate_label
 from ctxviewer.engine.trace.model import Signal as TaskSignal
+from ctxviewer.engine.wording import plural
 from ctxviewer.gui.widgets.details import reached_rows
 from ctxviewer.gui.widgets.empty import NO_TASK
 from ctxviewer.gui.widgets.fonts import fixed_pitch_font
@@ -120,21 +121,17 @@ def signal_columns() -> list[Column]:
     ]
 
 
-def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
-
-
 def signals_summary(signals: Signals) -> str:
     """One line: ``12 keywords · domains: auth, database · 2 files mentioned · complexity normal``."""
     if not signal_rows(signals):
         return NO_SIGNALS
-    parts = [_plural(len(signals.keywords), "keyword")]
+    parts = [plural(len(signals.keywords), "keyword")]
     domains = [s.value for s in signals.domains]
     parts.append(f"domains: {', '.join(domains)}" if domains else "no domain")
-    parts.append(f"{_plural(len(signals.files), 'file')} mentioned" if signals.files else "no file mentioned")
+    parts.append(f"{plural(len(signals.files), 'file')} mentioned" if signals.files else "no file mentioned")
     parts += [f"{s.kind} {s.value}" for s in signals.task]
     if signals.stopwords:
-        parts.append(f"{_plural(len(signals.stopwords), 'stopword')} removed")
+        parts.append(f"{plural(len(signals.stopwords), 'stopword')} removed")
     return " \u00b7 ".join(parts)
 
 
@@ -418,7 +415,7 @@ def nine_debug_text(trace: Trace) -> str:
 def entries_summary(items: Sequence[Item]) -> str:
     """``23 of 71 entries included · Patterns to Follow 5 · Warnings 3 · …`` (kept per section)."""
     kept = [i for i in items if i.status == INCLUDED]
-    parts = [f"{len(kept):,} of {_plural(len(items), 'entry', 'entries')} included"]
+    parts = [f"{len(kept):,} of {plural(len(items), 'entry', 'entries')} included"]
     for name, title in SECTIONS:
         n = sum(1 for i in kept if i.section == name)
         if n:

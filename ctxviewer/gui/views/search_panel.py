@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from ctxviewer.engine.analysis.explain import Match, find_candidates, keyword_sources
 from ctxviewer.engine.trace.model import FATES, Trace, fate_label
+from ctxviewer.engine.wording import plural
 from ctxviewer.gui.widgets.models import (
     search_columns,
 )
@@ -73,7 +74,8 @@ class SearchPanel(QWidget):
         found = find_candidates(self._trace, text)
         self.results.set_rows(found)
         fates = {s: sum(1 for m in found if m.status == s) for s in FATES}
-        text_parts = [f"{len(found)} candidates contain \u201c{html.escape(text.strip())}\u201d"]
+        contain = "contains" if len(found) == 1 else "contain"
+        text_parts = [f"{plural(len(found), 'candidate')} {contain} \u201c{html.escape(text.strip())}\u201d"]
         text_parts.append(", ".join(f"{n} {fate_label(s)}" for s, n in fates.items() if n))
         sources = keyword_sources(self._trace, text)
         if sources:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.engine.analysis.whatif import ENTERED, GONE, LEFT, NEW
-from ctxviewer.engine.errors import UnknownFeatureError
+from ctxviewer.engine.errors import UnknownFeatureError, UnknownTaskError
 from ctxviewer.engine.files.git import (
     GitUnavailableError,
     Hunk,
@@ -288,8 +288,15 @@ def test_git_missing_is_one_error(repo: Path, monkeypatch: pytest.MonkeyPatch, t
 
 
 def test_an_unknown_feature_names_the_features(repo: Path) -> None:
-    with pytest.raises(UnknownFeatureError, match="features: feat"):
+    with pytest.raises(UnknownFeatureError, match=r"at working tree; the only feature is feat$"):
         diff_revisions(repo, "HEAD~1", feature="nope")
+
+
+def test_ids_match_across_both_revisions_ignoring_case(repo: Path) -> None:
+    diff = diff_revisions(repo, "HEAD~1", "HEAD", feature="FEAT", task="t1", exact=False)
+    assert [(t.feature, t.task_id) for t in diff.tasks] == [("feat", "T1")]
+    with pytest.raises(UnknownTaskError, match=r"no task 'T' in feature 'feat' at HEAD~1 .*; did you mean T1\?$"):
+        diff_revisions(repo, "HEAD~1", "HEAD", feature="feat", task="T", exact=False)
 
 
 def test_cancel_stops_the_diff(repo: Path) -> None:

@@ -72,7 +72,8 @@ def test_choosing_a_version_sets_upstream_and_asks_for_a_new_assembly(
     trace = assemble(project, "feat", "T1", {"upstream": settings.upstream})
     assert (trace.profile, trace.upstream) == ("mahabharatha-latest", "latest")
     assert panel.upstream_note.text() == (
-        "Chosen: mahabharatha main (latest), run as profile mahabharatha-latest. Auto would detect zerg-ai 0.3.2."
+        "Chosen: today's nine-section pipeline (mahabharatha main), run as profile mahabharatha-latest. "
+        "Auto would detect zerg-ai 0.3.2."
     )
     assert panel.state.text().split("<br>")[1] == "Tuned, not saved: upstream"
     # a second pick is its own undo step; undo goes back one pick and asks again
@@ -146,12 +147,12 @@ def test_the_panels_running_profile_is_the_engines(tmp_path: Path, profile: str,
     assert running_profile(profile, upstream, detect(project.fs).version) == run_profile(project, settings)[0]
 
 
-def test_a_seed_project_says_no_sign_of_the_nine_sections(panel: BudgetPanel, tmp_path: Path) -> None:
+def test_a_project_of_2026_01_30_says_nothing_later_was_found(panel: BudgetPanel, tmp_path: Path) -> None:
     project = load_project(make_project(tmp_path, TASKS, requirements="R."))
     panel.set_base(project.settings)
     panel.show_trace(assemble(project, "feat", "T1"))
     assert panel.upstream.itemText(0) == "auto: detected 2026-01-30"
-    assert panel.upstream_note.text() == "Detected 2026-01-30: no sign of the nine-section pipeline."
+    assert panel.upstream_note.text() == "Detected 2026-01-30: nothing of zerg-ai 0.3.2 or later in the project."
     assert panel.upstream_note.toolTip().startswith("Detected 2026-01-30: no engineering rule files, token records")
     assert panel.tokenizer.isEnabled() and panel.rows["security_share"].field.isEnabled()
     assert panel.state.text().split("<br>")[0].startswith("security <b>1,200</b>")

@@ -8,7 +8,7 @@ import pytest
 
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.pipeline import assemble, assemble_task
-from ctxviewer.gui.widgets.versions import detection_words, upstream_line
+from ctxviewer.gui.widgets.versions import detection_words, upstream_line, upstream_why
 from tests.factories import make_project, write
 
 TASKS = [{"id": "T1", "title": "Login session", "files": {"create": ["src/app.py"]}}]
@@ -42,13 +42,14 @@ def test_a_chosen_version_says_where_it_was_chosen(zerg: Path) -> None:
     write(zerg, "ctxviewer.yaml", "upstream: latest\n")
     project = load_project(zerg)
     assert upstream_line(assemble(project, "feat", "T1")) == (
-        "Reproduces mahabharatha main (latest), profile mahabharatha-latest (upstream=latest, set in ctxviewer.yaml)"
+        "Reproduces today's nine-section pipeline (mahabharatha main), profile mahabharatha-latest "
+        "(upstream=latest, set in ctxviewer.yaml)"
     )
     feature = project.feature("feat")
     settings = project.settings.with_overrides({"upstream": "2026-01-30"}, "gui")
     tuned = assemble_task(project, feature, feature.task("T1"), settings)
     assert upstream_line(tuned) == (
-        "Reproduces the seed's plugin of 2026-01-30, profile mahabharatha "
+        "Reproduces the context plugin as of 2026-01-30, profile mahabharatha "
         "(upstream=2026-01-30, chosen in the Budget panel)"
     )
 
@@ -59,11 +60,21 @@ def test_a_version_profile_pins_the_version_whatever_upstream_says(zerg: Path) -
     assert upstream_line(trace) == "Reproduces zerg-ai 0.3.2, profile zerg-0.3.2 (pinned by profile zerg-0.3.2)"
 
 
-def test_a_project_without_the_nine_section_pipeline_is_the_seeds(tmp_path: Path) -> None:
+def test_a_project_without_a_later_versions_files_runs_the_plugin_of_2026_01_30(tmp_path: Path) -> None:
     project = load_project(make_project(tmp_path, TASKS, requirements="R.", config="workers: {}\n"))
     assert upstream_line(assemble(project, "feat", "T1")) == (
-        "Reproduces the seed's plugin of 2026-01-30, profile mahabharatha "
-        "(detected: no sign of the nine-section pipeline)"
+        "Reproduces the context plugin as of 2026-01-30, profile mahabharatha "
+        "(detected: nothing of zerg-ai 0.3.2 or later in the project)"
+    )
+    # Without the parenthesis, for a label whose tooltip says why (the whole reason is the trace's).
+    trace = assemble(project, "feat", "T1")
+    assert (
+        upstream_line(trace, with_why=False) == "Reproduces the context plugin as of 2026-01-30, profile mahabharatha"
+    )
+    assert upstream_why(trace) == "detected: nothing of zerg-ai 0.3.2 or later in the project"
+    assert trace.upstream_reason == (
+        "detected 2026-01-30: no engineering rule files, token records or config keys of zerg-ai 0.3.2 or later "
+        "under .zerg/ or .mahabharatha/ (.mahabharatha/ without them), so the context plugin as of 2026-01-30"
     )
 
 

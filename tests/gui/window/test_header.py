@@ -65,13 +65,14 @@ def test_an_upstream_run_says_which_version_it_reproduces_and_why(base: Trace) -
         base,
         context_tokens=TokenCounts(chars=10, heuristic=1836),
         upstream="2026-01-30",
-        upstream_reason="detected: no sign of the nine-section pipeline",
+        upstream_reason="detected 2026-01-30: no engineering rule files, token records or config keys",
         worker=None,
     )
     first, rest = header_html(seed).split(" \u00b7 exact: n/a")
     assert first.endswith("context <b>1,836</b> of 4,000 heuristic tokens")
     assert rest == (
-        "<br>Reproduces the seed&#x27;s plugin of 2026-01-30 (detected: no sign of the nine-section pipeline)"
+        "<br>Reproduces the context plugin as of 2026-01-30 "
+        "(detected: nothing of zerg-ai 0.3.2 or later in the project)"
     )
 
 

@@ -19,6 +19,7 @@ from ctxviewer.engine.files.tail import Line
 from ctxviewer.engine.runtime.eventlog.fold import LiveUsage, UsageFold
 from ctxviewer.engine.runtime.eventlog.lines import BadLine, Event, parse_line
 from ctxviewer.engine.runtime.eventlog.tail import LogTail, Missing, Unreadable
+from ctxviewer.engine.wording import plural
 
 MAX_STORED_PROBLEMS = 1000
 """At most this many problems are kept (and reported) per run; the rest are only counted."""
@@ -49,10 +50,6 @@ class PollResult:
     """One line for a status bar, e.g. ``following <path>: 42 events``."""
     more: bool
     """This poll stopped at ``read_limit`` and there is more to read now: poll again soon."""
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 class EventLogFollower:
@@ -125,7 +122,7 @@ class EventLogFollower:
         if isinstance(read, Missing):
             self._last_error = None
             if read.vanished:
-                gone = f"it was deleted after {_plural(self._fold.events, 'event')}"
+                gone = f"it was deleted after {plural(self._fold.events, 'event')}"
                 return PollResult((), (), False, f"waiting for {self.path} to reappear ({gone})", False)
             return PollResult((), (), False, f"waiting for {self.path} to appear", False)
         problems: list[LogProblem] = []
@@ -188,9 +185,9 @@ class EventLogFollower:
         return self._status(False)
 
     def _status(self, more: bool) -> str:
-        text = f"following {self.path}: {_plural(self._fold.events, 'event')}"
+        text = f"following {self.path}: {plural(self._fold.events, 'event')}"
         if self._problem_count:
-            text += f", {_plural(self._problem_count, 'problem')}"
+            text += f", {plural(self._problem_count, 'problem')}"
             if self._problem_count > len(self._problems):
                 text += f" (first {len(self._problems):,} kept)"
         if more:
