@@ -85,7 +85,8 @@ NOT_COMPUTED = (
 ENTRIES_TIP = (
     "Every knowledge node, context-map entry, dependency and blocking question the computed profile considered"
 )
-DEBUG_TIP = "Seed 004's DEBUG_CONTEXT record of this run"
+SIGNALS_TIP = "What the task says about itself: its keywords, domains, files, type and phase (every profile's)"
+DEBUG_TIP = "The computed profile's Context Debug record of this run: its signals, what it chose and why"
 NO_TRACE = NO_TASK
 NO_SIGNALS = "This trace carries no signals (it was saved by an older ctxviewer)."
 DASH = "\u2014"
@@ -227,7 +228,7 @@ def entry_columns() -> list[Column]:
             "Score",
             lambda i: "" if i.score is None else fmt_int(i.score),
             lambda i: i.score,
-            "Knowledge: tags among the query's words; components: seed 004's phase 4 score",
+            "Knowledge: tags among the query's words; components: the computed profile's relevance score",
             numeric=True,
         ),
         Column(
@@ -459,7 +460,11 @@ class ComputedTab(QWidget):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.setSpacing(2)
         left_layout.addWidget(
-            _heading("Signals", "What the task says about itself (seed 004, phase 1): every profile's", left)
+            _heading(
+                "Signals",
+                "What the task says about itself: its keywords, domains, files, type and phase (every profile's)",
+                left,
+            )
         )
         left_layout.addWidget(self.signals_summary)
         left_layout.addWidget(self.signals, 1)

@@ -79,8 +79,7 @@ def unused_reason(running: str) -> str:
     if profile is not None and profile.reads_switches:
         return ""
     return (
-        f"not used by {running}: only the nine-section versions (zerg-ai 0.3.2, latest) read these "
-        "environment variables"
+        f"not used by {running}: only zerg-ai 0.3.2 and today's nine-section pipeline read these environment variables"
     )
 
 

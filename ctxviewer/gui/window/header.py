@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from ctxviewer.engine.runs.session import SessionReplay
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Trace
 from ctxviewer.gui.views.findings_view import FindingRow, findings_line
-from ctxviewer.gui.widgets.versions import upstream_line
+from ctxviewer.gui.widgets.versions import upstream_line, upstream_why
 
 
 def header_html(trace: Trace) -> str:
@@ -34,7 +34,7 @@ def header_html(trace: Trace) -> str:
         f"feature <b>{e(trace.feature)}</b> \u00b7 profile {e(trace.profile)} \u00b7 plugin context "
         f"<b>{used_text}</b> of {trace.budget:,} {e(trace.tokenizer)} tokens{over}"
         f" \u00b7 exact: {', '.join(exact) or 'n/a'}"
-        + (f"<br>{e(upstream_line(trace, with_profile=False))}" if trace.upstream else "")
+        + (f"<br>{e(upstream_line(trace, with_profile=False, with_why=False))}" if trace.upstream else "")
         + (f"<br>{e(worker_line(trace))}" if trace.worker is not None else "")
     )
 
@@ -47,11 +47,12 @@ def worker_line(trace: Trace) -> str:
 
 
 def header_tooltip(trace: Trace) -> str:
+    why = f"\n\nWhy this version: {upstream_why(trace)}.\n{trace.upstream_reason}" if trace.upstream else ""
     return (
         f"plugin context: size of the plugin's assembled context in {trace.tokenizer} tokens (the tokenizer "
         f"the pipeline decides with) against the task budget of {trace.budget:,}; exact: the same text "
         "counted with tiktoken's cl100k_base and o200k_base encodings. The last line says what the "
-        "task's worker session really starts with: Claude Code's project memory and the prompt."
+        "task's worker session really starts with: Claude Code's project memory and the prompt." + why
     )
 
 

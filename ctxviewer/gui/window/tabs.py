@@ -116,7 +116,7 @@ class ResultTabs(QTabWidget):
             "paragraphs": "Every candidate spec paragraph, its score and fate",
             "rules": "Every security rule file and why it matched or was skipped",
             "computed": "The task's signals (every profile); the computed profile's knowledge, prior work and code "
-            "references with their scores and fates, its Context Debug record; the nine-section versions' "
+            "references with their scores and fates, its Context Debug record; zerg-ai 0.3.2's and today's pipeline's "
             "engineering rules, MCP servers, switches and repository map, their cuts and compact mode",
             "trimming": "The cuts, in order, with tokens before and after",
             "context": "The plugin's assembled context, exactly: it reaches the worker only as a task's "

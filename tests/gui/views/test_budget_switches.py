@@ -74,7 +74,7 @@ def test_greyed_out_with_the_reason_for_a_profile_that_ignores_them(panel: Budge
     assert not any(box.boxes[k].isEnabled() for k in SWITCH_KEYS)
     assert not box.launcher.isEnabled() and not box.unset_all.isEnabled()
     assert box.reason.isVisible()
-    assert box.reason.text().startswith("Not used by drift: only the nine-section versions")
+    assert box.reason.text().startswith("Not used by drift: only zerg-ai 0.3.2 and today's nine-section pipeline")
     assert box.boxes["compact_mode"].toolTip() == box.reason.text()[:1].lower() + box.reason.text()[1:]
     # the seed's version does not read them either
     panel.set_base(Settings())

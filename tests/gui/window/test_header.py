@@ -11,7 +11,7 @@ from ctxviewer.engine.runs.session import SessionReplay, replay_session
 from ctxviewer.engine.tokens.counting import TokenCounts
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Trace
 from ctxviewer.gui.views.findings_view import finding_rows
-from ctxviewer.gui.window.header import FindingsLine, TaskHeader, effect_lines, header_html
+from ctxviewer.gui.window.header import FindingsLine, TaskHeader, effect_lines, header_html, header_tooltip
 from tests.factories import make_item
 from tests.gui.conftest import LEDGER, engine_trace
 
@@ -70,9 +70,12 @@ def test_an_upstream_run_says_which_version_it_reproduces_and_why(base: Trace) -
     )
     first, rest = header_html(seed).split(" \u00b7 exact: n/a")
     assert first.endswith("context <b>1,836</b> of 4,000 heuristic tokens")
-    assert rest == (
-        "<br>Reproduces the context plugin as of 2026-01-30 "
-        "(detected: nothing of zerg-ai 0.3.2 or later in the project)"
+    # The version in words on the header; why that one (short, then the whole reason) in its tooltip.
+    assert rest == "<br>Reproduces the context plugin as of 2026-01-30"
+    tip = header_tooltip(seed)
+    assert tip.endswith(
+        "Why this version: detected: nothing of zerg-ai 0.3.2 or later in the project.\n"
+        "detected 2026-01-30: no engineering rule files, token records or config keys"
     )
 
 
