@@ -60,10 +60,10 @@ class MainWindow(QMainWindow):
     (feature, task), :attr:`trace` (the window is the parts' ``Shown``).
 
     Parts, each reached by its name: ``tabs`` (the views, by tab name), ``docks`` (the panels),
-    ``header``, ``findings_line``, ``problems``, ``status``, ``menus`` (the actions by id),
-    ``lanes``, ``store`` (what is kept between sessions), ``placement``, ``opening`` and ``opener``, ``runs``,
-    ``batch``, ``baseline``, ``findings``, ``exporter``, ``following``, ``replays``,
-    ``sensitivity``, ``sweeps``, ``revisions``, ``tuner``, ``source``.
+    ``header``, ``findings_line``, ``problems``, ``status``, ``menus`` (the actions by id), ``lanes``,
+    ``store`` (what is kept between sessions), ``placement``, ``opening``, ``opener``, ``runs``, ``batch``,
+    ``baseline``, ``findings``, ``exporter``, ``following``, ``replays``, ``sensitivity``, ``sweeps``,
+    ``revisions``, ``tuner``, ``source``.
     """
 
     projectLoaded = Signal(object)
@@ -100,8 +100,6 @@ class MainWindow(QMainWindow):
     def trace(self) -> Trace | None:
         """The trace shown (None from opening a project until its first task is shown)."""
         return self.tabs.trace
-
-    # -- construction ------------------------------------------------------------------
 
     def _build_parts(self) -> None:
         self.problems = ProblemPanel(self)
@@ -215,8 +213,6 @@ class MainWindow(QMainWindow):
 
     def _shown_run(self) -> ShownRun:
         return ShownRun(self.trace, self.baseline.diff, self.tabs.prompt.prompt())
-
-    # -- opening -------------------------------------------------------------------------
 
     def open_project(
         self,
@@ -373,8 +369,6 @@ class MainWindow(QMainWindow):
 
     def _show_effect(self) -> None:  # the Budget panel's summary of what the settings do
         self.docks.budget.show_effect(effect_lines(self.trace, self.docks.session.replay()))
-
-    # -- the background pass, a sweep cell, saved settings ------------------------------
 
     def start_batch(self) -> None:
         """Assemble every task in the background to fill the outline's totals."""
