@@ -24,6 +24,7 @@ from ctxviewer.cli import (
     gui,
     listing,
     prompt,
+    schema,
     split,
     sweep,
     verify,
@@ -51,6 +52,7 @@ COMMANDS: tuple[Callable[[Subparsers], None], ...] = (
     compare.add_parser,
     diff.add_parser,
     follow.add_parser,
+    schema.add_parser,
     gui.add_parser,
 )
 

@@ -20,20 +20,17 @@ from ctxviewer.cli.common import (
     add_shard,
     err,
     finding_json,
-    json_text,
     plural,
     report_project_warnings,
     report_row_input_errors,
     run_overrides,
+    versioned_json,
     write_out,
 )
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.exports.terminal import one_line
 from ctxviewer.engine.runs.batch import shard_of
 from ctxviewer.engine.tokens.counting import TOKENIZERS
-
-#: The version of check's JSON (its schema: ``ctxviewer schema check``).
-CHECK_SCHEMA_VERSION = "1.0"
 
 
 def _finding_codes(text: str | None, option: str) -> frozenset[str]:
@@ -165,7 +162,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     others = [f for f in found if f.code not in fail]
     if fmt == "json":
         data = {
-            "schema_version": CHECK_SCHEMA_VERSION,
             "limit": limit,
             "tokenizer": tokenizer,
             "tasks": total,
@@ -185,7 +181,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 for f in found
             ],
         }
-        write_out(json_text(data), args.output)
+        write_out(versioned_json("check", data), args.output)
     elif fmt == "sarif":
         from ctxviewer import __version__
         from ctxviewer.engine.exports.sarif import sarif_text

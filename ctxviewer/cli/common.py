@@ -219,6 +219,13 @@ def json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
+def versioned_json(schema: str, data: Any) -> str:
+    """*data* as :func:`json_text`, its ``schema_version`` first (the version of *schema*)."""
+    from ctxviewer.engine.exports.schemas import versioned
+
+    return json_text(versioned(schema, data))
+
+
 def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 

@@ -16,8 +16,8 @@ from ctxviewer.cli.common import (
     TerminalProgress,
     add_set,
     err,
-    json_text,
     output_format,
+    versioned_json,
     write_out,
 )
 
@@ -59,7 +59,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             progress=progress,
         )
     if fmt == "json":
-        text = json_text(revision_to_json(diff))
+        text = versioned_json("diff", revision_to_json(diff))
     elif fmt == "html":
         text = revision_html(diff)
     elif fmt in ("sarif", "github"):

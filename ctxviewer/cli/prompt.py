@@ -18,9 +18,9 @@ from ctxviewer.cli.common import (
     add_report_output,
     add_set,
     err,
-    json_text,
     output_format,
     run_overrides,
+    versioned_json,
     write_out,
 )
 
@@ -98,7 +98,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     if prompt.error is not None:
         err(f"upstream raises while composing the prompt of {feature.name}/{task.id}: {prompt.error}")
     if fmt == "json":
-        write_out(json_text(data), args.output)
+        write_out(versioned_json("prompt", data), args.output)
     elif fmt in ("md", "markdown"):
         write_out(_prompt_markdown(data), args.output)
     elif prompt.error is None:

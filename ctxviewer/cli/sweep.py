@@ -21,10 +21,10 @@ from ctxviewer.cli.common import (
     add_set,
     add_shard,
     err,
-    json_text,
     output_format,
     report_project_warnings,
     run_overrides,
+    versioned_json,
     write_out,
 )
 from ctxviewer.engine.tokens.counting import TOKENIZERS
@@ -153,7 +153,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if fmt == "csv":
         text = sweep_csv(sweep, header_row=args.shard is None or args.shard[0] == 1)  # the header is shard 1's
     else:
-        text = json_text(sweep_json(sweep))
+        text = versioned_json("sweep", sweep_json(sweep))
     write_out(text, args.output)
     return code
 

@@ -19,11 +19,11 @@ from ctxviewer.cli.common import (
     add_run_options,
     err,
     finding_json,
-    json_text,
     output_format,
     plural,
     report_trace_errors,
     run_overrides,
+    versioned_json,
     write_out,
 )
 from ctxviewer.engine.errors import CtxViewerError
@@ -223,9 +223,9 @@ def cmd_why(args: argparse.Namespace) -> int:
             f"({plural(data['candidates'], 'candidate')} searched: text, file, id, keywords)"
         )
         if fmt == "json":  # a script still gets the (empty) answer
-            write_out(json_text(data), args.output)
+            write_out(versioned_json("why", data), args.output)
         return code or EXIT_FINDINGS
-    write_out(json_text(data) if fmt == "json" else _why_text(data), args.output)
+    write_out(versioned_json("why", data) if fmt == "json" else _why_text(data), args.output)
     return code
 
 

@@ -11,9 +11,9 @@ from ctxviewer.cli.common import (
     Subparsers,
     add_report_output,
     add_run_options,
-    json_text,
     output_format,
     run_overrides,
+    versioned_json,
     write_out,
 )
 from ctxviewer.engine.trace.model import (
@@ -160,7 +160,7 @@ def cmd_window(args: argparse.Namespace) -> int:
     assert trace.worker is not None  # every assembled trace has one
     data = window_data(trace, trace.worker)
     if fmt == "json":
-        write_out(json_text(data), args.output)
+        write_out(versioned_json("window", data), args.output)
     elif fmt in ("md", "markdown"):
         write_out(_markdown(data), args.output)
     else:
