@@ -13,9 +13,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
     if args.name is None:
         width = max(map(len, SCHEMA_VERSIONS))
-        lines = [
-            f"{name:<{width}}  {SCHEMA_VERSIONS[name]:<5}  {SCHEMA_SUMMARIES[name]}\n" for name in SCHEMA_VERSIONS
-        ]
+        lines = [f"{name:<{width}}  {SCHEMA_VERSIONS[name]:<5}  {SCHEMA_SUMMARIES[name]}\n" for name in SCHEMA_VERSIONS]
         write_out("".join(lines), args.output)
     else:
         write_out(schema_text(args.name), args.output)
