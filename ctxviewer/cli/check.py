@@ -276,4 +276,4 @@ def add_parser(sub: Subparsers) -> None:
     )
     add_shard(p, "the exit codes of shards 1 to N, their largest, are the whole check's")
     p.add_argument("-o", "--output", help=OUTPUT_HELP)
-    p.set_defaults(func=cmd_check)
+    p.set_defaults(func=cmd_check, trailing="files")

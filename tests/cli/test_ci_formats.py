@@ -130,8 +130,15 @@ def test_changed_files_choose_what_check_runs(three_features: Path, capsys: pyte
     code, out, _ = run(capsys, "check", str(root), str(root / ".gsd/specs/billing/requirements.md"))
     assert out.startswith("0 of 1 tasks over") and code == 0
     # A rule file can change every task: all three run, and feat/T2's empty context fails.
-    code, out, _ = run(capsys, "check", str(root), str(root / ".claude/rules/security/_core/owasp-2025.md"))
+    rule = str(root / ".claude/rules/security/_core/owasp-2025.md")
+    code, out, _ = run(capsys, "check", str(root), rule)
     assert out.splitlines()[-2].startswith("0 of 3 tasks over") and code == 1
+    # After options too, as pre-commit passes them after a hook's args; still not an option.
+    code, out, _ = run(capsys, "check", str(root), "--ignore", "context-empty", rule)
+    assert out.startswith("0 of 3 tasks over") and code == 0
+    with pytest.raises(SystemExit):
+        run(capsys, "check", str(root), "--ignore", "context-empty", rule, "--nope")
+    assert "unrecognized arguments: " in (err := capsys.readouterr().err) and err.rstrip().endswith("--nope")
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: revision diffs need it")
