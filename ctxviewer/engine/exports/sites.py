@@ -1,9 +1,9 @@
 """Findings placed in files, for what CI shows on a line: the spec, rule or task-graph file and
 line each finding is about, and an identity that survives edits elsewhere (docs/ci.md#sarif).
 
-:class:`Site` is what :mod:`.sarif` and :mod:`.github` write; :func:`finding_sites` makes
-them from a task's trace and its findings (:meth:`Locator.sites`), for a whole task
-(:meth:`Locator.task_site`) and from a revision diff (:func:`revision_sites`).
+:class:`Site` is what :mod:`.sarif` and :mod:`.github` write; a :class:`Locator` makes them
+from a task's trace and its findings (:meth:`Locator.sites`) or for a whole task
+(:meth:`Locator.task_site`), and :func:`revision_sites` from a revision diff.
 """
 
 from __future__ import annotations
