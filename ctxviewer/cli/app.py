@@ -24,6 +24,7 @@ from ctxviewer.cli import (
     gui,
     listing,
     prompt,
+    schema,
     split,
     sweep,
     verify,
@@ -51,6 +52,7 @@ COMMANDS: tuple[Callable[[Subparsers], None], ...] = (
     compare.add_parser,
     diff.add_parser,
     follow.add_parser,
+    schema.add_parser,
     gui.add_parser,
 )
 
@@ -88,7 +90,14 @@ def main(argv: Sequence[str] | None = None, *, end_now: bool = False) -> int:
     With *end_now*, a command other than ``gui`` ends the process when it is done.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # A command whose trailing positionals may follow its options (check's FILE ..., as
+        # pre-commit passes them after the hook's args) names them in ``trailing``.
+        trailing = getattr(args, "trailing", None)
+        if trailing is None or any(word.startswith("-") for word in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        getattr(args, trailing).extend(extra)
     if args.command is None:
         args = parser.parse_args(["gui", *(argv or [])])
     code = _command(args)

@@ -24,6 +24,7 @@ from ctxviewer.cli.common import (
     add_profile,
     add_project,
     add_set,
+    add_shard,
     err,
     exits,
     finding_json,
@@ -235,6 +236,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from ctxviewer.engine.runs.parallel import default_jobs, run_written
 
     fmt = output_format(args, BATCH_SUFFIXES, "jsonl")
+    if fmt == "tokens" and args.shard is not None:
+        err("--shard: the tokens format is one document, which shards cannot join into; use jsonl or csv")
+        return EXIT_BAD_INPUT
     jobs = default_jobs() if args.jobs is None else args.jobs
     if jobs < 1:
         err(f"--jobs must be at least 1, not {jobs}")
@@ -252,7 +256,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         # soon as it and those before it are: a part its worker wrote into *scratch*): a
         # batch of a large project is hundreds of megabytes of JSON, never held whole.
         nonlocal code
-        if fmt == "csv":
+        if fmt == "csv" and (args.shard is None or args.shard[0] == 1):  # the header is the first shard's
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerow(CSV_COLUMNS)
             yield buffer.getvalue()
@@ -267,6 +271,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             exact=not args.no_exact,
             jobs=jobs,
             preload=RENDER_IMPORTS,
+            shard=args.shard,
         )
         for text, problems in rows:
             for problem in problems:
@@ -311,5 +316,6 @@ def add_parser(sub: Subparsers) -> None:
         help="processes to assemble in (default: this machine's cores; a small batch runs in one); "
         "the output is the same, byte for byte",
     )
+    add_shard(p, "shards 1 to N, concatenated in order, are the whole batch (jsonl, csv: the header is shard 1's)")
     p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.set_defaults(func=cmd_batch)

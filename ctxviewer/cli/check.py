@@ -12,25 +12,28 @@ from ctxviewer.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FINDINGS,
     EXIT_OK,
+    OUTPUT_HELP,
     Subparsers,
     add_budget,
     add_feature,
     add_profile,
     add_project,
     add_set,
+    add_shard,
     err,
     exits,
     finding_json,
-    json_text,
     open_project,
-    print_text,
     report_project_warnings,
     report_row_input_errors,
     run_overrides,
+    versioned_json,
     wrap_long_lines,
+    write_out,
 )
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.exports.terminal import one_line
+from ctxviewer.engine.runs.batch import shard_of
 from ctxviewer.engine.tokens.counting import TOKENIZERS
 from ctxviewer.engine.wording import plural
 
@@ -76,18 +79,54 @@ def _tally(findings: Sequence[Any]) -> str:
     return ", ".join(f"{code} {n}" for code, n in counts.items())
 
 
+def _changed_features(project: Any, files: Sequence[str]) -> tuple[bool, frozenset[str] | None]:
+    """What trailing FILES (as pre-commit passes the changed ones) leave to check: whether any is
+    in the project, and the features to check (None: every one).  A file under one feature's spec
+    folder narrows the check to that feature; any other file of the project (a rule, the config)
+    can change every task, so it keeps them all."""
+    from pathlib import Path
+
+    root = project.root.resolve()
+    features: set[str] = set()
+    every = False
+    inside = False
+    for name in files:
+        try:
+            rel = Path(name).resolve().relative_to(root).as_posix()
+        except ValueError:
+            continue  # another project's file, or one outside the repository's project folder
+        inside = True
+        owner = next((f.name for f in project.features if rel == f.spec_dir or rel.startswith(f.spec_dir + "/")), None)
+        if owner is None:
+            every = True
+        else:
+            features.add(owner)
+    return inside, None if every else frozenset(features)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from ctxviewer.engine.analysis.findings import ESTIMATE_FLIP, findings_of
     from ctxviewer.engine.project.settings import parse_budget
-    from ctxviewer.engine.runs.batch import batch_targets, run_batch
+    from ctxviewer.engine.runs.batch import batch_targets, run_targets
 
     max_tokens = None if args.max_tokens is None else parse_budget(args.max_tokens, "--max-tokens")
     fail, ignored = _failing_codes(args)  # unknown codes are bad input, before anything runs
+    fmt = args.format
     project = open_project(args.project, run_overrides(args))
     report_project_warnings(project)
-    if not batch_targets(project, args.feature):
+    targets = batch_targets(project, args.feature)
+    if not targets:
         err(f"no tasks to check in {project.root}{f' (feature {args.feature})' if args.feature else ''}")
         return EXIT_BAD_INPUT
+    if args.files:
+        inside, features = _changed_features(project, args.files)
+        if not inside:
+            err(f"note: none of the {plural(len(args.files), 'file')} given is in {project.root}: nothing to check")
+            return EXIT_OK
+        if features is not None and not args.feature:
+            targets = [(f, t) for f, t in targets if f.name in features]
+    if args.shard is not None:
+        targets = shard_of(targets, args.shard)
     from ctxviewer.engine.runs.pipeline import decision_tokenizer
 
     # In the unit the profile decides with: shaktiman and ctxviewer count exactly even when
@@ -99,21 +138,33 @@ def cmd_check(args: argparse.Namespace) -> int:
     limit = project.settings.budget if max_tokens is None else max_tokens
     over: list[tuple[str, str, int]] = []
     found: list[Any] = []
+    sites: list[Any] = []
+    locator = None
+    if fmt in ("sarif", "github"):
+        from ctxviewer.engine.exports.sites import OVER_LIMIT, Locator
+
+        locator = Locator(project)
     total = 0
     bad_input = EXIT_OK
-    for row in run_batch(project, args.feature, exact=exact):
+    for row in run_targets(project, targets, exact=exact):
         assert row.trace is not None  # without collect_errors, a refused task raises
         total += 1
         # A file left out (not UTF-8, too large, unreadable) makes the count too low: the
         # task is still measured, but CI must not pass on it (exit 2, as assemble and batch).
         bad_input = max(bad_input, report_row_input_errors(row))
         used = row.trace.context_tokens.get(tokenizer) or 0
+        mine = [f for f in findings_of(row.trace) if f.code not in ignored]
+        if locator is not None:
+            if used > limit:
+                message = f"the context is {used:,} {tokenizer} tokens, over the limit of {limit:,}"
+                sites.append(locator.task_site(row.feature, row.task, OVER_LIMIT, message, True))
+            sites += locator.sites(row.feature, row.task, row.trace, mine, fail)
         if used > limit:
             over.append((row.feature.name, row.task.id, used))
-        found += [f for f in findings_of(row.trace) if f.code not in ignored]
+        found += mine
     failing = [f for f in found if f.code in fail]
     others = [f for f in found if f.code not in fail]
-    if args.format == "json":
+    if fmt == "json":
         data = {
             "limit": limit,
             "tokenizer": tokenizer,
@@ -134,14 +185,27 @@ def cmd_check(args: argparse.Namespace) -> int:
                 for f in found
             ],
         }
-        print_text(json_text(data))
+        write_out(versioned_json("check", data), args.output)
+    elif fmt == "sarif":
+        from ctxviewer import __version__
+        from ctxviewer.engine.exports.sarif import sarif_text
+
+        write_out(sarif_text(sites, __version__), args.output)
     else:
-        for feature, task, used in over:
-            print_text(f"OVER  {one_line(feature)}/{one_line(task)}: {used:,} {tokenizer} tokens > {limit:,}\n")
-        for f in failing:
-            where = f"{one_line(f.feature)}/{one_line(f.task)}"
-            print_text(wrap_long_lines(f"{f.severity.upper():<7} {f.code}  {where}: {one_line(f.message)}") + "\n")
-        print_text(f"{len(over)} of {plural(total, 'task')} over {limit:,} {tokenizer} tokens\n")
+        lines: list[str] = []
+        if fmt == "github":
+            from ctxviewer.engine.exports.github import workflow_annotations
+
+            lines += [line + "\n" for line in workflow_annotations(sites).lines]
+        else:
+            for feature, task, used in over:
+                lines.append(f"OVER  {one_line(feature)}/{one_line(task)}: {used:,} {tokenizer} tokens > {limit:,}\n")
+            for f in failing:
+                where = f"{one_line(f.feature)}/{one_line(f.task)}"
+                line = f"{f.severity.upper():<7} {f.code}  {where}: {one_line(f.message)}"
+                lines.append(wrap_long_lines(line) + "\n")
+        headline = f"{len(over)} of {plural(total, 'task')} over {limit:,} {tokenizer} tokens\n"
+        lines.append(headline)
         if failing:
             tasks_failing = len({(f.feature, f.task) for f in failing})
             have = "has" if tasks_failing == 1 else "have"
@@ -151,8 +215,24 @@ def cmd_check(args: argparse.Namespace) -> int:
         if others:
             summary += f"; not failing: {_tally(others)}"
         if found:  # the line is left out when there is nothing to say
-            print_text(summary + "\n")
+            lines.append(summary + "\n")
+        if fmt == "github":
+            _step_summary(headline + (summary + "\n" if found else ""), sites)
+        write_out("".join(lines), args.output)
     return bad_input or (EXIT_FINDINGS if over or failing else EXIT_OK)
+
+
+def _step_summary(headline: str, sites: Sequence[Any]) -> None:
+    """Append the whole table to GitHub's job summary, when the step has one."""
+    import os
+
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    from ctxviewer.engine.exports.github import summary_markdown
+    from ctxviewer.engine.files.writing import append_whole
+
+    append_whole(path, summary_markdown("ctxviewer check", headline.strip().replace("\n", "; "), sites))
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -166,6 +246,13 @@ def add_parser(sub: Subparsers) -> None:
         + exits("a task is over or a finding fails (--fail-on, default: every error)"),
     )
     add_project(p)
+    p.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="changed files, as pre-commit passes them: none in the project, nothing to check; all in one "
+        "feature's spec folder, that feature's tasks only; any other file of the project, every task",
+    )
     add_feature(p, required=False, help="only this feature's tasks (default: every feature's)")
     add_budget(p)
     p.add_argument(
@@ -189,5 +276,13 @@ def add_parser(sub: Subparsers) -> None:
         help="count every candidate exactly, so estimate-flip findings are found (on by itself when "
         "--fail-on names estimate-flip)",
     )
-    p.add_argument("--format", choices=("text", "json"), default="text", help="json: the tasks over and every finding")
-    p.set_defaults(func=cmd_check)
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "github"),
+        default="text",
+        help="json: the tasks over and every finding; sarif: SARIF 2.1.0 for code scanning; github: annotations "
+        "for GitHub Actions, and the whole table in the job summary ($GITHUB_STEP_SUMMARY)",
+    )
+    add_shard(p, "the exit codes of shards 1 to N, their largest, are the whole check's")
+    p.add_argument("-o", "--output", help=OUTPUT_HELP)
+    p.set_defaults(func=cmd_check, trailing="files")

@@ -252,6 +252,13 @@ def json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
+def versioned_json(schema: str, data: Any) -> str:
+    """*data* as :func:`json_text`, its ``schema_version`` first (the version of *schema*)."""
+    from ctxviewer.engine.exports.schemas import versioned
+
+    return json_text(versioned(schema, data))
+
+
 def finding_json(finding: Any) -> dict[str, Any]:
     """A finding in a row or a match: ``{code, severity, item, message}`` (the row says the task)."""
     return {"code": finding.code, "severity": finding.severity, "item": finding.item, "message": finding.message}
@@ -471,6 +478,28 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokenizer", choices=TOKENIZERS, help="tokenizer used for decisions")
     add_profile(p)
     add_set(p)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` from ``--shard``: the K-th of N shards, 1 <= K <= N."""
+    k_text, slash, n_text = text.strip().partition("/")
+    try:
+        k, n = int(k_text), int(n_text)
+    except ValueError:
+        k = n = 0
+    if not slash or n < 1 or not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"{text!r}: write K/N, the K-th of N shards (1/4 to 4/4)")
+    return k, n
+
+
+def add_shard(p: argparse.ArgumentParser, joins: str) -> None:
+    """``--shard K/N``: only the K-th of N contiguous runs of the tasks (docs/ci.md#shards)."""
+    p.add_argument(
+        "--shard",
+        type=parse_shard,
+        metavar="K/N",
+        help="only the K-th of N equal runs of the tasks, in feature and task order, for a CI matrix; " + joins,
+    )
 
 
 def add_set(p: argparse.ArgumentParser) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ctxviewer.cli.common import (
     COMPARE_SUFFIXES,
@@ -21,6 +20,7 @@ from ctxviewer.cli.common import (
     output_format,
     report_two_runs,
     run_overrides,
+    versioned_json,
     write_out,
 )
 
@@ -38,7 +38,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     names = (f"A: {a.label}", f"B: {b.label}")
     diff = compare_task(project, feature, task, settings_a, settings_b, exact=not args.no_exact, names=names)
     if fmt == "json":
-        text = json.dumps(compare_to_json(diff, a, b), ensure_ascii=False, indent=2) + "\n"
+        text = versioned_json("compare", compare_to_json(diff, a, b))
     elif fmt in ("md", "markdown"):
         text = compare_markdown(diff, a, b)
     else:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+from typing import Any
 
 from ctxviewer.cli.common import (
     EXIT_FINDINGS,
@@ -21,13 +23,13 @@ from ctxviewer.cli.common import (
     add_verbose,
     err,
     exits,
-    json_text,
     output_format,
     run_overrides,
+    versioned_json,
     write_out,
 )
 
-DIFF_SUFFIXES = {".txt": "text", ".json": "json", ".html": "html", ".htm": "html"}
+DIFF_SUFFIXES = {".txt": "text", ".json": "json", ".html": "html", ".htm": "html", ".sarif": "sarif"}
 
 
 def _percent(text: str) -> float:
@@ -65,9 +67,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
             progress=progress,
         )
     if fmt == "json":
-        text = json_text(revision_to_json(diff))
+        text = versioned_json("diff", revision_to_json(diff))
     elif fmt == "html":
         text = revision_html(diff)
+    elif fmt in ("sarif", "github"):
+        text = _ci_text(args, diff, fmt)
     else:
         text = revision_text(diff, every=args.verbose)
     write_out(text, args.output)
@@ -81,6 +85,34 @@ def cmd_diff(args: argparse.Namespace) -> int:
             f"more than the {args.fail_if_grows:g}% allowed"
         )
     return EXIT_FINDINGS if grown else EXIT_OK
+
+
+def _ci_text(args: argparse.Namespace, diff: Any, fmt: str) -> str:
+    """The diff as SARIF or as GitHub annotations (with the job summary): tasks grown past
+    ``--fail-if-grows`` and candidates that moved, placed in the working tree's files."""
+    from ctxviewer.engine.exports.sites import Locator, revision_sites
+    from ctxviewer.engine.project.loading import load_project
+
+    project = load_project(args.project, dict(args.set or []))
+    sites = revision_sites(diff, Locator(project), args.fail_if_grows)
+    if fmt == "sarif":
+        from ctxviewer import __version__
+        from ctxviewer.engine.exports.sarif import sarif_text
+
+        return sarif_text(sites, __version__)
+    from ctxviewer.engine.exports.github import summary_markdown, workflow_annotations
+
+    changed = sum(1 for t in diff.tasks if not t.unchanged)
+    grown = sum(1 for s in sites if s.fails)
+    headline = f"{changed} of {len(diff.tasks)} tasks changed from {diff.a.label} to {diff.b.label}"
+    if args.fail_if_grows is not None:
+        headline += f"; {grown} grew more than {args.fail_if_grows:g}%"
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        from ctxviewer.engine.files.writing import append_whole
+
+        append_whole(summary, summary_markdown("ctxviewer diff", headline, sites))
+    return "".join(line + "\n" for line in workflow_annotations(sites).lines) + headline + "\n"
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -108,8 +140,9 @@ def add_parser(sub: Subparsers) -> None:
     add_set(p)
     p.add_argument(
         "--format",
-        choices=("text", "json", "html"),
-        help="text, json or html (default: from the -o file's extension, else text)",
+        choices=("text", "json", "html", "sarif", "github"),
+        help="sarif: SARIF 2.1.0 for code scanning; github: annotations for GitHub Actions and the job summary; "
+        "default: from the -o file's extension (.sarif too), else text",
     )
     p.add_argument("--no-exact", action="store_true", help="skip exact tiktoken counts")
     add_verbose(p, "name every unchanged task and every changed file (text)")

@@ -76,6 +76,7 @@ def follow_event_log(args: argparse.Namespace) -> int:
     object per line); exit 2 once any line was a problem."""
     from dataclasses import asdict
 
+    from ctxviewer.engine.exports.schemas import versioned
     from ctxviewer.engine.runtime.eventlog import EventLogFollower
 
     if args.recorded:
@@ -104,7 +105,7 @@ def follow_event_log(args: argparse.Namespace) -> int:
                     record = asdict(usage)
                     record.pop("history")
                     record["status"] = status
-                    line = json.dumps(record) + "\n"
+                    line = json.dumps(versioned("follow-events", record)) + "\n"
                 else:
                     line = f"{visible(status)}: {visible(_usage_line(usage, settings.all_zones))}\n"
                 if not print_text(line) and not args.once:  # nobody is reading any more
@@ -245,6 +246,7 @@ def recorded_text(comparison: Any) -> str:
 def follow_once(run: Any, config: Any, args: argparse.Namespace, problems_before: int = 0) -> int:
     """One snapshot of the whole run; exit 2 with problems, 1 when ``--recorded`` found a task that differs."""
     from ctxviewer.engine.exports.fleet_json import fleet_changes, fleet_document
+    from ctxviewer.engine.exports.schemas import versioned
     from ctxviewer.engine.runfiles.fleet import read_run
     from ctxviewer.engine.runs.recorded import comparison_data, task_data
 
@@ -261,7 +263,9 @@ def follow_once(run: Any, config: Any, args: argparse.Namespace, problems_before
     elif args.format == "jsonl":
         changes = fleet_changes(None, snapshot)
         if comparison is not None:
-            changes += [{"type": "recorded", **task_data(task)} for task in comparison.tasks]
+            changes += [
+                versioned("follow-change", {"type": "recorded", **task_data(task)}) for task in comparison.tasks
+            ]
         _out(jsonl_text(changes), terminal)
     else:
         text = fleet_text(snapshot, use_color(sys.stdout))

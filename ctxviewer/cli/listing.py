@@ -20,12 +20,12 @@ from ctxviewer.cli.common import (
     add_run_options,
     err,
     exits,
-    json_text,
     open_project,
     output_format,
     report_project_warnings,
     report_row_input_errors,
     run_overrides,
+    versioned_json,
     write_out,
 )
 from ctxviewer.engine.exports.terminal import one_line
@@ -183,7 +183,7 @@ def _list_text(data: Mapping[str, Any]) -> str:
 def cmd_list(args: argparse.Namespace) -> int:
     fmt = output_format(args, REPORT_SUFFIXES, "text")
     data, code = _list_data(args)
-    write_out(json_text(data) if fmt == "json" else _list_text(data), args.output)
+    write_out(versioned_json("list", data) if fmt == "json" else _list_text(data), args.output)
     return code
 
 

@@ -22,10 +22,10 @@ from ctxviewer.cli.common import (
     add_task,
     err,
     exits,
-    json_text,
     open_project,
     output_format,
     run_overrides,
+    versioned_json,
     write_out,
 )
 
@@ -102,7 +102,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     if prompt.error is not None:
         err(f"upstream raises while composing the prompt of {feature.name}/{task.id}: {prompt.error}")
     if fmt == "json":
-        write_out(json_text(data), args.output)
+        write_out(versioned_json("prompt", data), args.output)
     elif fmt in ("md", "markdown"):
         write_out(_prompt_markdown(data), args.output)
     elif prompt.error is None:

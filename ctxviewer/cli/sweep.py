@@ -22,13 +22,14 @@ from ctxviewer.cli.common import (
     add_profile,
     add_project,
     add_set,
+    add_shard,
     err,
     exits,
-    json_text,
     open_project,
     output_format,
     report_project_warnings,
     run_overrides,
+    versioned_json,
     write_out,
 )
 from ctxviewer.engine.tokens.counting import TOKENIZERS
@@ -36,8 +37,9 @@ from ctxviewer.engine.tokens.counting import TOKENIZERS
 SWEEP_SUFFIXES = {".csv": "csv", ".json": "json"}
 
 
-def sweep_csv(sweep: Any) -> str:
-    """The sweep as CSV: a header, then one row per task and setting (task, then share, then budget)."""
+def sweep_csv(sweep: Any, header_row: bool = True) -> str:
+    """The sweep as CSV: a header (unless *header_row* is False: a shard after the first), then
+    one row per task and setting (task, then share, then budget)."""
     share = [sweep.share_key] if sweep.share_key else []
     header = [
         "feature",
@@ -56,7 +58,8 @@ def sweep_csv(sweep: Any) -> str:
     ]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
+    if header_row:
+        writer.writerow(header)
     for cell in sweep.cells:
         writer.writerow(
             [
@@ -117,6 +120,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from ctxviewer.engine.runs.sweep import SWEEP_CODES, parse_budget_range, parse_share_range, run_sweep
 
     fmt = output_format(args, SWEEP_SUFFIXES, "csv")
+    if fmt == "json" and args.shard is not None:
+        err("--shard: the JSON output is one document, which shards cannot join into; use csv")
+        return EXIT_BAD_INPUT
     # Every range and code is checked before the project is read: a typo costs nothing.
     budgets = parse_budget_range(args.budget_range)
     share_key, shares = parse_share_range(args.share) if args.share else ("", ())
@@ -129,12 +135,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     overrides = run_overrides(args)
     project = open_project(args.project, overrides)
     report_project_warnings(project)
-    batch_targets(project, args.feature)  # an unknown or broken feature: exit 2 before any work
+    targets = batch_targets(project, args.feature, args.shard)  # an unknown or broken feature: exit 2 before any work
     with TerminalProgress("sweep") as progress:  # refused before any run when it is too big
         sweep = run_sweep(
             project,
             budgets,
             feature=args.feature,
+            targets=targets,
             share_key=share_key,
             shares=shares,
             exact=args.exact,
@@ -147,7 +154,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             at = f"budget {cell.budget:,}" + (f", {sweep.share_key} {cell.share:g}" if sweep.share_key else "")
             err(f"{cell.feature}/{cell.task} at {at}: {cell.error}")
             code = EXIT_BAD_INPUT
-    write_out(sweep_csv(sweep) if fmt == "csv" else json_text(sweep_json(sweep)), args.output)
+    if fmt == "csv":
+        text = sweep_csv(sweep, header_row=args.shard is None or args.shard[0] == 1)  # the header is shard 1's
+    else:
+        text = versioned_json("sweep", sweep_json(sweep))
+    write_out(text, args.output)
     return code
 
 
@@ -187,5 +198,6 @@ def add_parser(sub: Subparsers) -> None:
     add_set(p)
     p.add_argument("--exact", action="store_true", help="add exact tiktoken counts to every cell (slower)")
     p.add_argument("--format", choices=("csv", "json"), help="default: from the -o file's extension, else csv")
+    add_shard(p, "shards 1 to N, concatenated in order, are the whole sweep (csv: the header is shard 1's)")
     p.add_argument("-o", "--output", help=OUTPUT_HELP)
     p.set_defaults(func=cmd_sweep)

@@ -18,11 +18,11 @@ from ctxviewer.cli.common import (
     add_set,
     err,
     exits,
-    json_text,
     open_project,
     print_text,
     report_project_warnings,
     run_overrides,
+    versioned_json,
 )
 from ctxviewer.engine.exports.terminal import one_line, visible
 from ctxviewer.engine.wording import plural
@@ -68,7 +68,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 for c in result.differing
             ],
         }
-        print_text(json_text(data))
+        print_text(versioned_json("verify", data))
     else:
         print_text(
             f"upstream {visible(result.package)} {visible(result.package_version)} ({visible(result.python)}) "

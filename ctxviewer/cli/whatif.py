@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ctxviewer.cli.common import (
     ASSEMBLE_SUFFIXES,
@@ -24,6 +23,7 @@ from ctxviewer.cli.common import (
     parse_setting,
     report_two_runs,
     run_overrides,
+    versioned_json,
     write_out,
 )
 
@@ -43,7 +43,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     current = assemble_task(project, feature, task, settings, exact=exact)
     diff = diff_traces(baseline, current)
     if fmt == "json":
-        text = json.dumps(diff_to_json(diff), ensure_ascii=False, indent=2) + "\n"
+        text = versioned_json("whatif", diff_to_json(diff))
     elif fmt == "html":  # the report of the run with --set, with the diff against the baseline
         from ctxviewer.engine.exports.report import html_report
 

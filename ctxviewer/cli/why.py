@@ -23,11 +23,11 @@ from ctxviewer.cli.common import (
     err,
     exits,
     finding_json,
-    json_text,
     open_project,
     output_format,
     report_trace_errors,
     run_overrides,
+    versioned_json,
     wrap_long_lines,
     write_out,
 )
@@ -228,9 +228,9 @@ def cmd_why(args: argparse.Namespace) -> int:
             f"({plural(data['candidates'], 'candidate')} searched: text, file, id, keywords)"
         )
         if fmt == "json":  # a script still gets the (empty) answer
-            write_out(json_text(data), args.output)
+            write_out(versioned_json("why", data), args.output)
         return code or EXIT_FINDINGS
-    write_out(json_text(data) if fmt == "json" else wrap_long_lines(_why_text(data)), args.output)
+    write_out(versioned_json("why", data) if fmt == "json" else wrap_long_lines(_why_text(data)), args.output)
     return code
 
 

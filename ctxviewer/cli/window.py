@@ -16,10 +16,10 @@ from ctxviewer.cli.common import (
     add_run_options,
     add_task,
     exits,
-    json_text,
     open_project,
     output_format,
     run_overrides,
+    versioned_json,
     wrap_long_lines,
     write_out,
 )
@@ -166,7 +166,7 @@ def cmd_window(args: argparse.Namespace) -> int:
     assert trace.worker is not None  # every assembled trace has one
     data = window_data(trace, trace.worker)
     if fmt == "json":
-        write_out(json_text(data), args.output)
+        write_out(versioned_json("window", data), args.output)
     elif fmt in ("md", "markdown"):
         write_out(_markdown(data), args.output)
     else:

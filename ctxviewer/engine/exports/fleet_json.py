@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from ctxviewer.engine.exports.schemas import SCHEMA_VERSIONS, versioned
 from ctxviewer.engine.runfiles.fleet import FleetSnapshot, RunEvent, WorkerRow
 from ctxviewer.engine.runfiles.realtracker import TrackerEstimate
 from ctxviewer.engine.runfiles.tokenrecords import TokenRecord
@@ -121,6 +122,7 @@ def fleet_document(snapshot: FleetSnapshot) -> dict[str, Any]:
             }
         )
     return {
+        "schema_version": SCHEMA_VERSIONS["follow"],
         "version": DOCUMENT_VERSION,
         "root": snapshot.root,
         "taken_at": iso(snapshot.taken_at),
@@ -149,7 +151,10 @@ def fleet_changes(previous: FleetSnapshot | None, current: FleetSnapshot) -> lis
     out: list[dict[str, Any]] = []
     for row in current.workers:
         if before.get(row.worker_id) != replace(row, estimate=None):
-            out.append({"type": "worker", **worker_data(row)})
-    out += [{"type": "event", **event_data(event)} for event in current.new_events]
-    out += [{"type": "problem", "problem": problem.describe()} for problem in current.new_problems]
+            out.append(versioned("follow-change", {"type": "worker", **worker_data(row)}))
+    out += [versioned("follow-change", {"type": "event", **event_data(event)}) for event in current.new_events]
+    out += [
+        versioned("follow-change", {"type": "problem", "problem": problem.describe()})
+        for problem in current.new_problems
+    ]
     return out

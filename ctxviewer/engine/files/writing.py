@@ -596,3 +596,23 @@ def write_scratch_part(folder: Path, rel: str, chunks: Iterable[str | bytes]) ->
         except OSError as exc:
             raise ScratchWriteError(f"could not be written ({exc.strerror or exc})", str(target)) from None
     return ScratchPart(target)
+
+
+def append_whole(path: str | os.PathLike[str], text: str) -> None:
+    """Add *text* (UTF-8) to the end of *path* (made if missing) in one append, so what other
+    writers append to the same file (GitHub's job summary) is never interleaved with it; a
+    symlink, a folder or a file that cannot be opened for appending is refused with
+    :class:`WriteError`.  The one write that is not atomic: it only adds after what is there."""
+    data = text.encode("utf-8")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    except OSError as exc:
+        raise WriteError(f"cannot append to it ({exc.strerror or exc})", os.fspath(path)) from None
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as exc:
+        raise WriteError(f"cannot append to it ({exc.strerror or exc})", os.fspath(path)) from None
+    finally:
+        os.close(fd)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.files.reading import one_pass
@@ -12,6 +13,8 @@ from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.trace.model import Trace
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,15 +27,33 @@ class BatchRow:
     error: str = ""
 
 
-def batch_targets(project: Project, feature: str | None = None) -> list[tuple[Feature, Task]]:
-    """The (feature, task) pairs a batch covers; raises for an unknown or broken feature."""
+#: A shard of a batch: ``(k, n)``, the k-th of n (counted from 1).
+Shard = tuple[int, int]
+
+
+def batch_targets(
+    project: Project, feature: str | None = None, shard: Shard | None = None
+) -> list[tuple[Feature, Task]]:
+    """The (feature, task) pairs a batch covers (only *shard*'s, given one); raises for an
+    unknown or broken feature, in any shard."""
     features = [project.feature(feature)] if feature else list(project.features)
     out: list[tuple[Feature, Task]] = []
     for feat in features:
         if feat.graph_error is not None:
             raise feat.graph_error
         out.extend((feat, task) for task in feat.tasks)
-    return out
+    return out if shard is None else shard_of(out, shard)
+
+
+def shard_of(targets: Sequence[T], shard: Shard) -> list[T]:
+    """The *shard*-th contiguous run of *targets* (in feature and task order): the n shards are
+    as equal in size as can be (they differ by one at most), so shards 1 to n in order are the
+    whole list, each target once (docs/ci.md#shards)."""
+    k, n = shard
+    if not 1 <= k <= n:
+        raise ValueError(f"shard {k}/{n}: k must be 1 to n")
+    total = len(targets)
+    return list(targets[(k - 1) * total // n : k * total // n])
 
 
 def run_batch(
@@ -44,8 +65,9 @@ def run_batch(
     cancel: threading.Event | None = None,
     on_row: Callable[[int, int], None] | None = None,
     collect_errors: bool = False,
+    shard: Shard | None = None,
 ) -> Iterator[BatchRow]:
-    """Assemble every task in order, yielding rows as they are done.
+    """Assemble every task in order (*shard*'s only, given one), yielding rows as they are done.
 
     Token counts are cached by content, so text shared between tasks (the same spec
     paragraphs, the same rule blocks) is tokenized once for the whole batch, and each
@@ -60,8 +82,10 @@ def run_batch(
     if collect_errors:
         features = [project.feature(feature)] if feature else list(project.features)
         targets = [(f, t) for f in features if f.graph_error is None for t in f.tasks]
+        if shard is not None:
+            targets = shard_of(targets, shard)
     else:
-        targets = batch_targets(project, feature)
+        targets = batch_targets(project, feature, shard)
     yield from run_targets(
         project, targets, settings, exact=exact, cancel=cancel, on_row=on_row, collect_errors=collect_errors
     )

@@ -22,12 +22,15 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing.context import BaseContext
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ctxviewer.engine.files.writing import ScratchPart, write_scratch_part
 from ctxviewer.engine.profiles.lookup import run_modules
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project
 from ctxviewer.engine.runs.collector import pace_for_batches
+
+if TYPE_CHECKING:
+    from ctxviewer.engine.runs.batch import Shard
 
 R = TypeVar("R")
 
@@ -84,10 +87,10 @@ def ranges(features: Sequence[str], jobs: int) -> list[tuple[int, int]]:
     return out
 
 
-def _targets(project: Project, feature: str | None) -> list[tuple[Feature, Task]]:
+def _targets(project: Project, feature: str | None, shard: Shard | None) -> list[tuple[Feature, Task]]:
     from ctxviewer.engine.runs.batch import batch_targets
 
-    return batch_targets(project, feature)
+    return batch_targets(project, feature, shard)
 
 
 # -- the worker side: one project per process ---------------------------------------------------
@@ -96,13 +99,21 @@ _worker: dict[str, Any] = {}
 
 
 def _start(
-    root: str, overrides: Mapping[str, Any], feature: str | None, exact: bool, render: Any, scratch: Path | None
+    root: str,
+    overrides: Mapping[str, Any],
+    feature: str | None,
+    shard: Shard | None,
+    exact: bool,
+    render: Any,
+    scratch: Path | None,
 ) -> None:
     pace_for_batches()
     if "project" in _worker:  # forked: the caller's project and targets came along
         return
     project = load_project(root, overrides)
-    _worker.update(project=project, targets=_targets(project, feature), exact=exact, render=render, scratch=scratch)
+    _worker.update(
+        project=project, targets=_targets(project, feature, shard), exact=exact, render=render, scratch=scratch
+    )
 
 
 def _rows(span: tuple[int, int]) -> Iterator[Any]:
@@ -167,6 +178,7 @@ def _pool(
     root: str,
     overrides: Mapping[str, Any] | None,
     feature: str | None,
+    shard: Shard | None,
     exact: bool,
     render: Any,
     scratch: Path | None,
@@ -200,7 +212,7 @@ def _pool(
             max_workers=jobs,
             mp_context=context,
             initializer=_start,
-            initargs=(root, dict(overrides or {}), feature, exact, render, scratch),
+            initargs=(root, dict(overrides or {}), feature, shard, exact, render, scratch),
         )
         try:
             yield pool
@@ -222,6 +234,7 @@ def run_rendered(
     exact: bool = True,
     jobs: int = 1,
     preload: Sequence[str] = (),
+    shard: Shard | None = None,
 ) -> Iterator[R]:
     """Every task's row of a batch, each turned into ``render(row)``, in batch order.
 
@@ -230,23 +243,34 @@ def run_rendered(
     function (it is sent to the workers by name); *preload* names modules it imports, for
     the workers to start with.  Bad input raises as in one process.
     """
-    jobs, targets, spans, forked = _plan(project, feature, jobs)
+    jobs, targets, spans, forked = _plan(project, feature, shard, jobs)
     if not spans:
         yield from _in_process(project, targets, exact, render)
         return
     with _pool(
-        jobs, project, targets, root, overrides, feature, exact, render, None, [render.__module__, *preload], forked
+        jobs,
+        project,
+        targets,
+        root,
+        overrides,
+        feature,
+        shard,
+        exact,
+        render,
+        None,
+        [render.__module__, *preload],
+        forked,
     ) as pool:
         for rendered in pool.map(_work, spans):
             yield from rendered
 
 
 def _plan(
-    project: Project, feature: str | None, jobs: int
+    project: Project, feature: str | None, shard: Shard | None, jobs: int
 ) -> tuple[int, list[tuple[Feature, Task]], list[tuple[int, int]], bool]:
     """The processes a batch gets, its targets, its ranges (none when it runs in this process)
     and whether its workers are forked (decided once: the count depends on it)."""
-    targets = _targets(project, feature)
+    targets = _targets(project, feature, shard)
     forked = fork_is_safe()
     jobs = effective_jobs(jobs, len(targets), forked=forked)
     return jobs, targets, ([] if jobs <= 1 else ranges([f.name for f, _ in targets], jobs)), forked
@@ -272,6 +296,7 @@ def run_written(
     exact: bool = True,
     jobs: int = 1,
     preload: Sequence[str] = (),
+    shard: Shard | None = None,
 ) -> Iterator[tuple[str | bytes | ScratchPart, Sequence[str]]]:
     """A batch's output, in order, with each piece's messages: ``(text, messages)`` a row, where
     *render* makes them of each row, in one process; with more, ``(part, messages)`` a range,
@@ -279,12 +304,23 @@ def run_written(
 
     As :func:`run_rendered` otherwise.  A row that fails raises after the rows before it.
     """
-    jobs, targets, spans, forked = _plan(project, feature, jobs)
+    jobs, targets, spans, forked = _plan(project, feature, shard, jobs)
     if not spans:
         yield from _in_process(project, targets, exact, render)
         return
     with _pool(
-        jobs, project, targets, root, overrides, feature, exact, render, scratch, [render.__module__, *preload], forked
+        jobs,
+        project,
+        targets,
+        root,
+        overrides,
+        feature,
+        shard,
+        exact,
+        render,
+        scratch,
+        [render.__module__, *preload],
+        forked,
     ) as pool:
         for part, messages, error in pool.map(_write, enumerate(spans)):
             yield part, messages

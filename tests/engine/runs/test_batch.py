@@ -76,3 +76,29 @@ def test_the_batch_pass_cache_stays_inside_the_batch(tmp_path: Path) -> None:
     # Between rows the consumer runs without the batch's cache: it sees the disk as it is.
     assert reading._PASS.get() is None
     assert [r.task.id for r in rows] == ["T2"]
+
+
+@pytest.mark.parametrize("total", [0, 1, 5, 7, 12])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+def test_shards_are_contiguous_near_equal_runs_that_join_into_the_whole(total: int, n: int) -> None:
+    targets = list(range(total))
+    shards = [batch.shard_of(targets, (k, n)) for k in range(1, n + 1)]
+    assert [t for shard in shards for t in shard] == targets  # each once, in order
+    # Each shard holds total / n tasks, rounded down or up.
+    assert {len(s) for s in shards} <= {total // n, -(-total // n)}
+
+
+def test_seven_tasks_in_three_shards_are_two_two_three() -> None:
+    # k-th shard: targets[(k-1)*7//3 : k*7//3] = [0:2], [2:4], [4:7].
+    assert [batch.shard_of("abcdefg", (k, 3)) for k in (1, 2, 3)] == [["a", "b"], ["c", "d"], ["e", "f", "g"]]
+    with pytest.raises(ValueError):
+        batch.shard_of("abc", (4, 3))
+
+
+def test_a_shard_of_the_batch_is_its_run_of_tasks(root: Path) -> None:
+    project = load_project(root)
+    with pytest.raises(ProjectError):  # the broken feature fails every shard, not only its own
+        batch.batch_targets(project, None, (1, 2))
+    ids = [t.id for _, t in batch.batch_targets(project, "feat", (2, 2))]
+    assert ids == ["T1", "T2"]  # 3 tasks in 2 shards: [0:1], [1:3]
+    assert [r.task.id for r in run_batch(project, "feat", exact=False, shard=(1, 2))] == ["T0"]

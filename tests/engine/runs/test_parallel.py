@@ -57,7 +57,7 @@ def test_a_batch_of_thirty_tasks_gets_two_processes_only_where_they_are_forked(
 
     monkeypatch.setattr(parallel, "fork_is_safe", lambda: forked)
     root = many_tasks(tmp_path / "p", features=1, tasks=30)
-    planned, targets, spans, _ = parallel._plan(load_project(root), None, 8)
+    planned, targets, spans, _ = parallel._plan(load_project(root), None, None, 8)
     assert (planned, len(targets)) == (jobs, 30)
     # Two processes: ranges of at most ceil(30 / 4) = 8, then ceil(22 / 4) = 6, 4 (the least), 4, 4, 4.
     assert spans == ([(0, 8), (8, 14), (14, 18), (18, 22), (22, 26), (26, 30)] if jobs == 2 else [])
