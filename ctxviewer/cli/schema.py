@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ctxviewer.cli.common import EXIT_OK, OUTPUT_HELP, Subparsers, write_out
+from ctxviewer.cli.common import EXIT_OK, OUTPUT_HELP, Subparsers, exits, write_out
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -26,6 +26,8 @@ def add_parser(sub: Subparsers) -> None:
         "schema",
         allow_abbrev=False,
         help="the JSON Schema of a JSON output (draft 2020-12); without a name, every schema and its version",
+        description="Print the JSON Schema (draft 2020-12) a JSON output follows, as shipped in the package; "
+        "without a NAME, list every schema with its version and what it describes. " + exits(),
     )
     p.add_argument("name", nargs="?", metavar="NAME", help="a schema's name, as the list without one gives them")
     p.add_argument("-o", "--output", help=OUTPUT_HELP)

@@ -128,7 +128,7 @@ def test_changed_files_choose_what_check_runs(three_features: Path, capsys: pyte
     assert (code, out) == (0, "") and "none of the 1 file given is in" in err
     # A billing spec file: billing's one task only, which passes (feat's T2 is never run).
     code, out, _ = run(capsys, "check", str(root), str(root / ".gsd/specs/billing/requirements.md"))
-    assert out.startswith("0 of 1 tasks over") and code == 0
+    assert out.startswith("0 of 1 task over") and code == 0
     # A rule file can change every task: all three run, and feat/T2's empty context fails.
     rule = str(root / ".claude/rules/security/_core/owasp-2025.md")
     code, out, _ = run(capsys, "check", str(root), rule)

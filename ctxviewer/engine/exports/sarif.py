@@ -14,21 +14,50 @@ from ctxviewer.engine.exports.sites import RULES, Site
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-#: Where the documentation of every rule lives (a finding code's heading in findings.md, an
-#: extra rule's in ci.md).
-DOCS_URL = "https://github.com/ctxviewer/ctxviewer/blob/main/docs/"
+#: The label of the package's documentation address in its metadata (pyproject's
+#: ``[project.urls]``); without one, rules name their documentation by its path instead.
+DOCS_LABEL = "Documentation"
 #: The ``partialFingerprints`` key: ours, versioned, so a change of what it hashes is a new key.
 FINGERPRINT_KEY = "ctxviewerSite/v1"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
-def help_uri(rule: str) -> str:
-    """The documentation of *rule*: its heading's anchor as GitHub makes it."""
+def docs_url() -> str | None:
+    """The address of the documentation folder the installed package declares, if it declares one."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        urls: list[str] = metadata("ctxviewer").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = str(entry).partition(",")
+        if label.strip() == DOCS_LABEL and url.strip().startswith("https://"):
+            return url.strip().rstrip("/") + "/"
+    return None
+
+
+def help_path(rule: str) -> str:
+    """Where *rule* is documented in the repository: its heading's anchor as GitHub makes it."""
     from ctxviewer.engine.analysis.findings import CODES
 
     if rule in CODES:
-        return f"{DOCS_URL}findings.md#{rule}-{CODES[rule][0]}"
-    return f"{DOCS_URL}ci.md#{rule}"
+        return f"docs/findings.md#{rule}-{CODES[rule][0]}"
+    return f"docs/ci.md#{rule}"
+
+
+def _rule(rule: str, severity: str, meaning: str, docs: str | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "id": rule,
+        "shortDescription": {"text": meaning},
+        "fullDescription": {"text": meaning},
+        "help": {"text": f"{meaning}. Documented in ctxviewer's {help_path(rule)}."},
+        "defaultConfiguration": {"level": LEVELS[severity]},
+        "properties": {"severity": severity, "docs": help_path(rule)},
+    }
+    if docs is not None:  # SARIF's helpUri is absolute: only where the package names its docs
+        entry["helpUri"] = docs + help_path(rule).removeprefix("docs/")
+    return entry
 
 
 def fingerprints(sites: Sequence[Site]) -> list[str]:
@@ -63,21 +92,12 @@ def sarif_log(sites: Sequence[Site], version: str, rules: Mapping[str, tuple[str
                 physical["region"] = {"startLine": site.line}
             result["locations"] = [{"physicalLocation": physical}]
         results.append(result)
-    driver = {
+    docs = docs_url()
+    driver: dict[str, Any] = {
         "name": "ctxviewer",
         "version": version,
-        "informationUri": DOCS_URL + "ci.md",
-        "rules": [
-            {
-                "id": rule,
-                "shortDescription": {"text": meaning},
-                "fullDescription": {"text": meaning},
-                "helpUri": help_uri(rule),
-                "defaultConfiguration": {"level": LEVELS[severity]},
-                "properties": {"severity": severity},
-            }
-            for rule, (severity, meaning) in rules.items()
-        ],
+        **({"informationUri": docs + "ci.md"} if docs is not None else {}),
+        "rules": [_rule(rule, severity, meaning, docs) for rule, (severity, meaning) in rules.items()],
     }
     return {
         "$schema": SARIF_SCHEMA,

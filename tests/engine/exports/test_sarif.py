@@ -9,10 +9,12 @@ import re
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pytest
 from jsonschema import Draft4Validator
 
 from ctxviewer.engine.analysis.findings import CODES
-from ctxviewer.engine.exports.sarif import FINGERPRINT_KEY, fingerprints, help_uri, sarif_log
+from ctxviewer.engine.exports import sarif
+from ctxviewer.engine.exports.sarif import FINGERPRINT_KEY, fingerprints, help_path, sarif_log
 from ctxviewer.engine.exports.sites import EXTRA_RULES, RULES, Site
 
 REPO = Path(__file__).resolve().parents[3]
@@ -47,8 +49,18 @@ def test_every_rule_is_declared_with_its_level_and_an_absolute_help_address() ->
         severity, meaning = RULES[rule["id"]]
         assert rule["shortDescription"]["text"] == meaning
         assert rule["defaultConfiguration"]["level"] == levels[severity]
-        address = urlparse(rule["helpUri"])
-        assert address.scheme == "https" and address.netloc  # SARIF's helpUri is an absolute URI
+        # The package declares no documentation address: each rule names its doc by path.
+        assert "helpUri" not in rule and rule["properties"]["docs"] == help_path(rule["id"])
+        assert rule["help"]["text"].endswith(f"Documented in ctxviewer's {help_path(rule['id'])}.")
+
+
+def test_a_declared_documentation_address_gives_absolute_help_uris(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sarif, "docs_url", lambda: "https://docs.example/ctxviewer/")
+    driver = sarif_log([], "1.2.3")["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == "https://docs.example/ctxviewer/ci.md"
+    rules = {r["id"]: r for r in driver["rules"]}
+    assert rules["rule-cut"]["helpUri"] == "https://docs.example/ctxviewer/findings.md#rule-cut-error"
+    assert all(urlparse(r["helpUri"]).scheme == "https" for r in driver["rules"])
 
 
 def _github_anchor(heading: str) -> str:
@@ -67,9 +79,9 @@ def test_each_help_address_is_a_heading_of_the_doc_it_names() -> None:
         for name in ("findings.md", "ci.md")
     }
     for rule in RULES:
-        page, anchor = urlparse(help_uri(rule)).path.rsplit("/", 1)[1], urlparse(help_uri(rule)).fragment
+        page, anchor = help_path(rule).removeprefix("docs/").split("#")
         assert anchor in docs[page], (rule, page, anchor)
-    assert help_uri("rule-cut").endswith("findings.md#rule-cut-error")  # "## `rule-cut` (error)"
+    assert help_path("rule-cut") == "docs/findings.md#rule-cut-error"  # "## `rule-cut` (error)"
 
 
 def test_results_sit_at_their_file_and_line_with_the_level_of_their_severity() -> None:
