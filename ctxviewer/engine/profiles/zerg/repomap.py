@@ -1,7 +1,8 @@
 """The repository symbol map of zerg-ai 0.3.2, rebuilt: which modules and symbols, and where the cut fell.
 
 Which files are read, the symbols and edges taken from them, the query and the
-formatting cut are in docs/profiles.md#zerg-032 (*Repository symbol map*).
+formatting cut are in docs/profiles.md#zerg-032 (*Repository symbol map*); which Python
+parses the sources (:func:`read_symbols`) in docs/profiles.md#python-sources-and-the-grammar.
 """
 
 from __future__ import annotations
