@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.helpers import run
+from tests.factories import make_project, write
 
 
 def test_batch_jsonl_and_csv(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -146,3 +147,23 @@ def test_what_was_produced_before_a_failure_is_written(capsys: pytest.CaptureFix
     out = capsys.readouterr().out
     # Less than a piece was gathered: it is still written, as the rows a part holds are.
     assert out == ("head\none \x1b[31mred\n" + "x" * 600_000 + "\ntwo\n" if jobs else "one\ntwo\n")
+
+
+def test_a_source_no_python_parses_is_a_note_not_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Upstream's repository map skips a file that does not parse, and so does the reproduction:
+    # the output is exact, so batch exits 0; the trace keeps the note.
+    task = {"id": "T1", "title": "Loader", "description": "Refactor loader", "files": {"create": ["src/x.py"]}}
+    root = make_project(tmp_path, [task])
+    write(root, "src/loader.py", "def loader() -> int:\n    return 1\n")
+    write(root, "tests/fixtures/not_python.py", "this file is deliberately not Python (\n")
+    code, out, err = run(capsys, "batch", str(root), "--profile", "zerg-0.3.2", "--no-exact")
+    assert (code, err) == (0, "")
+    [line] = map(json.loads, out.splitlines())
+    assert "- `def loader() -> int`" in line["context"]
+    assert [(e["kind"], e["path"]) for e in line["errors"]] == [("pipeline", "tests/fixtures/not_python.py")]
+    code, _, err = run(capsys, "assemble", str(root), "--profile", "zerg-0.3.2", "--feature", "feat", "--task", "T1")
+    assert code == 0
+    assert (
+        "note: tests/fixtures/not_python.py: tests/fixtures/not_python.py: does not parse as Python "
+        "(not in the symbol map, as upstream skips it)\n"
+    ) in err

@@ -31,6 +31,7 @@ from ctxviewer.engine.trace.model import (
     INCLUDED,
     KEPT,
     MEMORY_BLOCK,
+    NEWER_SYNTAX,
     OUTRANKED,
     PROMPT_BLOCK,
     REACHED_MEMORY,
@@ -67,6 +68,7 @@ RULE_CUT_LOADED = "rule-cut-loaded"
 MEMORY_LARGE = "memory-large"
 MEMORY_TWICE = "memory-twice"
 SPEC_CUT_UNSEEN = "spec-cut-unseen"
+PYTHON_TOO_OLD = "python-too-old"
 CONTEXT_NO_RULES = "context-no-rules"
 
 #: Every code: (severity, what it means in a line).  Stable: never renamed or reused.
@@ -91,6 +93,10 @@ CODES: Mapping[str, tuple[str, str]] = {
     SPEC_CUT_UNSEEN: (
         WARNING,
         "the spec fallback cut the requirements or design: the worker never sees part of the spec",
+    ),
+    PYTHON_TOO_OLD: (
+        WARNING,
+        "the repository map may differ from upstream's: sources use syntax newer than ctxviewer's Python reads",
     ),
     TIE_BY_ORDER: (INFO, "candidates scored the same and their order in the file decided which got in"),
     RULE_CUT_LOADED: (
@@ -237,6 +243,7 @@ def findings_of(trace: Trace, codes: Collection[str] | None = None) -> tuple[Fin
         (MEMORY_LARGE, _memory_large),
         (MEMORY_TWICE, _memory_twice),
         (SPEC_CUT_UNSEEN, _spec_cut_unseen),
+        (PYTHON_TOO_OLD, _python_too_old),
         (CONTEXT_NO_RULES, _context_no_rules),
     )
     for code, check in checks:
@@ -487,6 +494,24 @@ def _spec_cut_unseen(view: _View, add: _Add) -> None:
         f"to fit upstream's 2,000-token spec context{tail}.",
         first,
         None if first is not None else SPEC,
+    )
+
+
+def _python_too_old(view: _View, add: _Add) -> None:
+    errors = [e for e in view.trace.errors if e.consequence == NEWER_SYNTAX and e.path]
+    if not errors:
+        return
+    many = len(errors) > 1
+    named = ", ".join(e.path or "" for e in errors[:3]) + (
+        f" and {_n(len(errors) - 3)} more" if len(errors) > 3 else ""
+    )
+    add(
+        PYTHON_TOO_OLD,
+        f"The repository map may differ from upstream's: {named} {'use' if many else 'uses'} syntax of Python 3.12 "
+        f"or newer, which the Python ctxviewer runs on cannot parse, and no newer Python parsed "
+        f"{'them' if many else 'it'}: install one, or name it with --set python_for_sources=PATH.",
+        None,
+        errors[0].stage,
     )
 
 

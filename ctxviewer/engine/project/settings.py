@@ -99,6 +99,7 @@ FLAT_KEYS: tuple[str, ...] = (
     "memory_share_percent",
     *SWITCH_KEYS,
     "spec_feature",
+    "python_for_sources",
     "paths.specs",
     "paths.rules",
     "paths.commands",
@@ -187,6 +188,9 @@ class Settings:
     #: ``folder``: a task's spec is read from its task graph's folder; ``graph``: from the folder
     #: its graph's ``feature`` value names, as upstream's orchestrator passes it (SPEC_FEATURES).
     spec_feature: str = "folder"
+    #: The Python >= 3.12 that parses the repository map's sources where ctxviewer's own is older
+    #: (a program on PATH or a path); ``auto`` finds one (docs/profiles.md#python-sources-and-the-grammar).
+    python_for_sources: str = "auto"
     paths: Paths = field(default_factory=Paths)
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -206,8 +210,11 @@ class Settings:
         return self.budget - sum(self.section_budgets.values())
 
     def as_table(self) -> dict[str, tuple[Any, str]]:
-        """Every setting with its origin, for the trace and the GUI."""
+        """Every setting with its origin, for the trace and the GUI; ``python_for_sources`` only
+        where set, since it names a program on this machine, not a choice of the run."""
         keys = [k for k in FLAT_KEYS if not k.startswith("paths.")]
+        if self.origin("python_for_sources") == DEFAULT:
+            keys.remove("python_for_sources")
         table = {k: (getattr(self, k), self.origin(k)) for k in keys}
         table["zones"] = (dict(self.zones), self.origin("zones"))
         table["domains"] = ({d: list(t) for d, t in self.domains}, self.origin("domains"))
@@ -344,6 +351,13 @@ def _as_switch(origin: str, key: str, value: Any) -> str | None:
     if "\x00" in text or len(text) > 200:
         raise _fail(origin, key, "must be a short text without NUL characters")
     return text
+
+
+def _as_program(origin: str, key: str, value: Any) -> str:
+    """``auto``, or a program: a name found on PATH (``python3.12``) or a path to it."""
+    if not isinstance(value, str) or not value.strip() or len(value) > 4096 or any(c in value for c in "\0\n\r"):
+        raise _fail(origin, key, f"must be auto, or a Python program's name or path, not {value!r}")
+    return value.strip()
 
 
 def _as_zones(origin: str, key: str, value: Any) -> tuple[tuple[str, float], ...]:
@@ -486,6 +500,8 @@ def apply_flat(settings: Settings, values: Mapping[str, Any], origin: str, *, ch
             changes[key] = _as_switch(origin, key, value)
         elif key == "spec_feature":
             changes[key] = _as_choice(origin, key, value, SPEC_FEATURES)
+        elif key == "python_for_sources":
+            changes[key] = _as_program(origin, key, value)
         elif key.startswith("paths.") and key in FLAT_KEYS:
             paths_changes[key.split(".", 1)[1]] = _as_relpath(origin, key, value)
         else:
@@ -592,6 +608,7 @@ CTXVIEWER_YAML_KEYS: dict[tuple[str, ...], str] = {
     ("upstream", "version"): "upstream",
     ("upstream",): "upstream",  # upstream: latest, or a mapping with version and the switches
     ("spec_feature",): "spec_feature",
+    ("python_for_sources",): "python_for_sources",
 }
 
 

@@ -196,6 +196,11 @@ def step_label(action: str) -> str:
     return STEP_LABELS.get(action, action.replace("_", " "))
 
 
+#: The consequence of a source file the Python ctxviewer runs on cannot parse, where the error
+#: lies on syntax upstream's Python (3.12 or newer) reads: the ``python-too-old`` finding.
+NEWER_SYNTAX = "not in the symbol map here; upstream's Python reads it"
+
+
 @dataclass(frozen=True, slots=True)
 class TraceError:
     """A failure during the run.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.registry import PROFILES
 from ctxviewer.engine.runs.pipeline import assemble, assemble_task
 from ctxviewer.engine.tokens.counting import get_counter
-from ctxviewer.engine.trace.model import Trace
+from ctxviewer.engine.trace.model import NEWER_SYNTAX, Trace, TraceError
 from tests.conftest import SAMPLES, sample_projects
 from tests.factories import make_project
 
@@ -52,6 +53,7 @@ def test_the_codes_and_their_severities_are_the_contract() -> None:
         "memory-large": WARNING,
         "memory-twice": WARNING,
         "spec-cut-unseen": WARNING,
+        "python-too-old": WARNING,
         "rule-cut-loaded": INFO,
         "context-no-rules": INFO,
     }
@@ -365,3 +367,23 @@ def test_a_design_time_context_that_names_or_quotes_no_matched_rule_file(tmp_pat
     [one] = found["T1"]
     assert one.severity == INFO and "they reach the worker only as project memory" in one.message
     assert found["T2"] == found["T3"] == []
+
+
+def test_sources_newer_than_ctxviewer_s_python_are_one_finding_naming_them(tmp_path: Path) -> None:
+    task = {"id": "T", "title": "Login session", "files": {"create": ["a.py"]}}
+    root = make_project(tmp_path, [task], requirements="Login.", rules={CORE: "## Rule: A\n"})
+    trace = assemble(load_project(root), "feat", "T", {"profile": "zerg-0.3.2"}, exact=False)
+    assert "python-too-old" not in codes(findings_of(trace))
+    # Four files the map left out because this Python lacks their syntax, one it skips as upstream does.
+    newer = [TraceError("repo_map", "pipeline", f"src/m{n}.py: ...", NEWER_SYNTAX, f"src/m{n}.py") for n in range(4)]
+    broken = TraceError(
+        "repo_map", "pipeline", "src/b.py: ...", "not in the symbol map, as upstream skips it", "src/b.py"
+    )
+    [found] = of(findings_of(replace(trace, errors=(broken, *newer))), "python-too-old")
+    assert (found.severity, found.section, found.item) == (WARNING, "repo_map", None)
+    assert found.message.startswith(
+        "The repository map may differ from upstream's: src/m0.py, src/m1.py, src/m2.py and 1 more use syntax of "
+        "Python 3.12 or newer"
+    )
+    [one] = of(findings_of(replace(trace, errors=(newer[2],))), "python-too-old")
+    assert "src/m2.py uses syntax" in one.message and "parsed it:" in one.message

@@ -330,5 +330,10 @@ def test_every_git_command_is_made_in_one_place() -> None:
     assert list(made) == ["engine/files/git.py"] and len(made["engine/files/git.py"]) == 1
     # In git.py a process is started only by the two runners, each with what _command made.
     assert sorted(runners["engine/files/git.py"]) == ["_popen:Popen", "_run:run"]
-    # The only other process ctxviewer starts is verify's driver (a Python, not git).
-    assert set(runners) == {"engine/files/git.py", "engine/upstream/verify.py"}
+    # The only other processes ctxviewer starts are Pythons, not git: verify's driver, and the
+    # newer Python that parses the repository map's sources under an older one.
+    assert set(runners) == {
+        "engine/files/git.py",
+        "engine/upstream/verify.py",
+        "engine/profiles/zerg/newer_python.py",
+    }

@@ -27,7 +27,13 @@ import pytest
 from ctxviewer.engine.profiles.zerg.repomap import js_symbols, python_symbols
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.pipeline import assemble_task
-from tests.engine.profiles.upstream_oracle.generate import COMBOS, js_soup, make_project, python_module
+from tests.engine.profiles.upstream_oracle.generate import (
+    COMBOS,
+    add_newer_sources,
+    js_soup,
+    make_project,
+    python_module,
+)
 
 VERSION = "0.3.2"
 HERE = Path(__file__).parent
@@ -230,6 +236,24 @@ def test_generated_projects_match_the_real_plugin(oracle: str, tmp_path: Path) -
     ):
         assert sum(marker in t for t in texts) >= 5, marker
     assert sum(t == "" for t in texts) >= 5
+
+
+def test_sources_in_python_3_12_syntax_match_the_real_plugin(oracle: str, tmp_path: Path) -> None:
+    # Upstream parses with its own Python (>= 3.12); under 3.11 ctxviewer hands what it cannot
+    # parse to a newer Python on the machine (the oracle's base here), so the maps agree on both.
+    cases = []
+    newer: set[str] = set()
+    for seed in range(2):
+        root = tmp_path / f"n{seed}"
+        feature, tasks = make_project(root, 100 + seed, 60)
+        newer.update(f"{root.name}/{rel}" for rel in add_newer_sources(root, seed))
+        cases += [(root, feature, task["id"], COMBOS[(7 * n) % len(COMBOS)]) for n, task in enumerate(tasks)]
+    assert len(newer) >= 8
+    texts = compare(oracle, cases)
+    # Symbols only the 3.12 modules hold reach the maps compared: generic functions and classes
+    # (type parameters dropped, as upstream prints them) and f-string constants.
+    for marker in ("Box(Base)`", "(value: T, count: int) -> list[T]`", "_label(d: dict[str, str]) -> str`"):
+        assert sum(marker in t for t in texts) >= 3, marker
 
 
 def test_symbol_extractors_match_on_random_sources(oracle: str) -> None:

@@ -428,3 +428,19 @@ def test_replay_settings_are_range_checked() -> None:
         Settings().with_overrides({"replay_tool_calls": 2.5}, "gui")
     with pytest.raises(SettingsError, match="replay_minutes: must be between 0 and 10000"):
         Settings().with_overrides({"replay_minutes": -1}, "gui")
+
+
+def test_python_for_sources_is_auto_or_a_program_and_in_the_table_only_where_set() -> None:
+    s = Settings()
+    assert s.python_for_sources == "auto" and "python_for_sources" not in s.as_table()
+    set_ = s.with_overrides({"python_for_sources": " ~/.pyenv/versions/3.12.1/bin/python3.12 "}, "command line")
+    assert set_.python_for_sources == "~/.pyenv/versions/3.12.1/bin/python3.12"
+    assert set_.as_table()["python_for_sources"] == (set_.python_for_sources, "command line")
+    for bad in (3, "", "  ", "python3.12\nrm", "py\x00thon"):
+        with pytest.raises(SettingsError, match="python_for_sources: must be auto, or a Python program's name"):
+            s.with_overrides({"python_for_sources": bad}, "command line")
+
+
+def test_python_for_sources_from_ctxviewer_yaml(tmp_path: Path) -> None:
+    p = load_project(project(tmp_path, {CTX: "python_for_sources: python3.13\n"}))
+    assert (p.settings.python_for_sources, p.settings.origin("python_for_sources")) == ("python3.13", CTX)

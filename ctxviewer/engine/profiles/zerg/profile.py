@@ -24,7 +24,7 @@ from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import LATEST, ZERG_0_3_2
 from ctxviewer.engine.signals.keywords import describe_value
 from ctxviewer.engine.tokens.counting import rounded_estimate
-from ctxviewer.engine.trace.model import INCLUDED, SECURITY, SPEC, TRUNCATED, Section
+from ctxviewer.engine.trace.model import INCLUDED, NEWER_SYNTAX, SECURITY, SPEC, TRUNCATED, Section
 
 ENGINEERING = "engineering_rules"
 MCP = "mcp_hints"
@@ -434,9 +434,19 @@ class ZergRun(MahabharathaRun):
         if not isinstance(description, str):
             raise TypeError(f"the description is {describe_value(description)}, not text")
         keywords = repomap.description_keywords(description)
-        graph = repomap.build_graph(self.fs)
-        for rel, why in graph.skipped:
-            self._error(REPO_MAP, "input", f"{rel}: {why}", "not in the symbol map", rel)
+        graph = repomap.build_graph(self.fs, self.settings.python_for_sources)
+        for rel, why, how in graph.skipped:
+            if how == repomap.UNREAD:
+                self._error(REPO_MAP, "input", f"{rel}: {why}", "not in the symbol map", rel)
+            elif how == repomap.UNPARSED:
+                self._error(REPO_MAP, "pipeline", f"{rel}: {why}", "not in the symbol map, as upstream skips it", rel)
+            else:
+                self._error(REPO_MAP, "pipeline", f"{rel}: {why}", NEWER_SYNTAX, rel)
+        if graph.problem:  # a newer Python was needed and none served
+            kind = "input" if graph.problem_is_setting else "pipeline"
+            self._error(REPO_MAP, kind, graph.problem, "what this Python cannot parse is left out", None)
+        if graph.parsed_by:
+            self.notes.append(f"repository map: {graph.parsed_by}")
         result = self._query_map(graph, task_files, keywords, budget * 4)
         self.items.extend(repo_map_items(graph, result))
         cut = repo_map_cut(result)

@@ -1,20 +1,25 @@
 """The repository symbol map of zerg-ai 0.3.2, rebuilt: which modules and symbols, and where the cut fell.
 
 Which files are read, the symbols and edges taken from them, the query and the
-formatting cut are in docs/profiles.md#zerg-032 (*Repository symbol map*).
+formatting cut are in docs/profiles.md#zerg-032 (*Repository symbol map*); which Python
+parses the sources (:func:`read_symbols`) in docs/profiles.md#python-sources-and-the-grammar.
 """
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from ctxviewer.engine.files.reading import ProjectFS
+from ctxviewer.engine.profiles.zerg import newer_python, pysymbols
+
+if TYPE_CHECKING:
+    from ctxviewer.engine.profiles.zerg.pysymbols import Symbols
 
 HEADING = "## Repository Symbol Map\n"
 SUFFIXES = (".py", ".js", ".jsx", ".ts", ".tsx")
@@ -40,6 +45,11 @@ class Sym:
         return text + "\n"
 
 
+#: Why a source is not in the graph: ctxviewer could not read it; no Python parses it (upstream
+#: skips it too); this Python cannot parse it and no newer one did, though upstream's may.
+UNREAD, UNPARSED, NEWER = "unread", "unparsed", "newer"
+
+
 @dataclass
 class RepoGraph:
     """Every module with symbols, the edges between them, and the file each came from."""
@@ -47,7 +57,12 @@ class RepoGraph:
     modules: dict[str, list[Sym]] = field(default_factory=dict)
     edges: list[tuple[str, str]] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)  # (file, why, UNREAD/UNPARSED/NEWER)
+    #: The newer Python that parsed what this one could not, and those files (empty: none did).
+    parsed_by: str = ""
+    #: Why no newer Python did, where one was needed; whether the setting named one that cannot serve.
+    problem: str = ""
+    problem_is_setting: bool = False
 
 
 # -- finding the sources ---------------------------------------------------------------
@@ -109,70 +124,16 @@ def _decode(data: bytes) -> str:
 # -- Python ------------------------------------------------------------------------------
 
 
-def _expr(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return _expr(node.value) + "." + node.attr
-    if isinstance(node, ast.Constant):
-        return repr(node.value)
-    if isinstance(node, ast.Subscript):
-        return _expr(node.value) + "[" + _expr(node.slice) + "]"
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _expr(node.left) + " | " + _expr(node.right)
-    if isinstance(node, ast.Tuple):
-        return ", ".join(_expr(e) for e in node.elts)
-    return "..."
-
-
-def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    params = [a.arg + (": " + _expr(a.annotation) if a.annotation else "") for a in node.args.args]
-    head = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
-    tail = " -> " + _expr(node.returns) if node.returns else ""
-    return f"{head} {node.name}({', '.join(params)}){tail}"
-
-
-def _first_line(node: ast.AST) -> str | None:
-    doc = ast.get_docstring(node)  # type: ignore[arg-type]
-    return doc.split("\n")[0] if doc else None
-
-
 def python_symbols(source: str, filename: str, module: str) -> tuple[list[Sym], list[tuple[str, str]]] | None:
-    """Symbols and edges of one Python file; None when it does not parse."""
-    try:
-        tree = ast.parse(source, filename)
-    except (SyntaxError, ValueError):  # 3.12 reports NUL bytes as SyntaxError, 3.11 as ValueError
+    """Symbols and edges of one Python file as this Python parses it; None when it does not parse."""
+    return _as_syms(pysymbols.symbols(source, filename, module))
+
+
+def _as_syms(found: Symbols | None) -> tuple[list[Sym], list[tuple[str, str]]] | None:
+    if found is None:
         return None
-    syms: list[Sym] = []
-    edges: list[tuple[str, str]] = []
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            syms.append(Sym(node.name, "function", _signature(node), _first_line(node), node.lineno))
-        elif isinstance(node, ast.ClassDef):
-            bases = [_expr(b) for b in node.bases]
-            signature = f"class {node.name}" + (f"({', '.join(bases)})" if bases else "")
-            syms.append(Sym(node.name, "class", signature, _first_line(node), node.lineno))
-            edges.extend((f"{module}.{node.name}", b) for b in bases if b and b not in ("object", "ABC"))
-            for member in node.body:
-                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    name = f"{node.name}.{member.name}"
-                    syms.append(Sym(name, "method", _signature(member), _first_line(member), member.lineno))
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                syms.append(Sym(alias.asname or alias.name, "import", f"import {alias.name}", None, node.lineno))
-                edges.append((module, alias.name))
-        elif isinstance(node, ast.ImportFrom):
-            origin = node.module or ""
-            for alias in node.names:
-                signature = f"from {origin} import {alias.name}"
-                syms.append(Sym(alias.asname or alias.name, "import", signature, None, node.lineno))
-            if origin:
-                edges.append((module, origin))
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name) and target.id.isupper():
-                    syms.append(Sym(target.id, "variable", f"{target.id} = ...", None, node.lineno))
-    return syms, edges
+    rows, edges = found
+    return [Sym(*row) for row in rows], edges
 
 
 # -- JavaScript / TypeScript ---------------------------------------------------------------
@@ -260,9 +221,10 @@ def js_symbols(source: str) -> list[Sym]:
 
 # -- the graph ----------------------------------------------------------------------------------
 
-_parsed: dict[tuple[str, bytes], tuple[list[Sym], list[tuple[str, str]]] | None] = {}
-#: The last graph per project root, with the (file, size, mtime, inode) list it was built from.
-_graphs: dict[Path, tuple[tuple[tuple[str, int, int, int], ...], RepoGraph]] = {}
+Found = tuple[list[Sym], list[tuple[str, str]]]
+_parsed: dict[tuple[str, bytes], Found | None] = {}
+#: The last graph per project root and Python setting, with the (file, size, mtime, inode) list it was built from.
+_graphs: dict[tuple[Path, str], tuple[tuple[tuple[str, int, int, int], ...], RepoGraph]] = {}
 
 
 def _stat_list(root: Path, files: Sequence[tuple[str, str]]) -> tuple[tuple[str, int, int, int], ...]:
@@ -277,54 +239,106 @@ def _stat_list(root: Path, files: Sequence[tuple[str, str]]) -> tuple[tuple[str,
     return tuple(out)
 
 
-def build_graph(fs: ProjectFS) -> RepoGraph:
+def build_graph(fs: ProjectFS, python: str = newer_python.AUTO) -> RepoGraph:
     """The symbol graph of the project's sources, as upstream builds it for the map.
 
-    Rebuilt only when the list of sources or one's size, mtime or inode changed (a batch
-    reads each file once; upstream keeps its graph for 30 seconds instead).
+    *python* is the ``python_for_sources`` setting (:mod:`.newer_python`).  Rebuilt only when
+    the list of sources or one's size, mtime or inode changed (a batch reads each file once;
+    upstream keeps its graph for 30 seconds instead).
     """
     files = source_files(fs.root)
     signature = _stat_list(fs.root, files)
-    cached = _graphs.get(fs.root)
+    cached = _graphs.get((fs.root, python))
     if cached is not None and cached[0] == signature:
         return cached[1]
-    graph = _build(fs, files)
+    graph = _build(fs, files, python)
     if len(_graphs) > 8:
         _graphs.clear()
-    _graphs[fs.root] = (signature, graph)
+    _graphs[(fs.root, python)] = (signature, graph)
     return graph
 
 
-def _build(fs: ProjectFS, files: Sequence[tuple[str, str]]) -> RepoGraph:
+def _build(fs: ProjectFS, files: Sequence[tuple[str, str]], python: str) -> RepoGraph:
     graph = RepoGraph()
+    sources: list[tuple[str, str, str, bytes]] = []
     for suffix, rel in files:
         data, failed = fs.read_bytes(rel)
         if data is None:
-            graph.skipped.append((rel, failed.detail if failed is not None else "not read"))
+            graph.skipped.append((rel, failed.detail if failed is not None else "not read", UNREAD))
             continue
-        module = module_key(rel)
-        key = (module + "\0" + suffix, data)
-        if key not in _parsed:
-            if len(_parsed) > 4096:
-                _parsed.clear()
-            source = _decode(data)
-            if suffix == ".py":
-                _parsed[key] = python_symbols(source, str(fs.root / rel), module)
-            else:
-                _parsed[key] = (js_symbols(source), [])
-        found = _parsed[key]
+        sources.append((suffix, rel, module_key(rel), data))
+    for (_, rel, module, _), found in zip(sources, read_symbols(fs.root, sources, python, graph), strict=True):
         if found is None:
-            why = "does not parse as Python"
-            if sys.version_info < (3, 12):  # upstream needs 3.12, whose grammar is larger (PEP 695, 701)
-                why += f" {sys.version_info[0]}.{sys.version_info[1]} (upstream runs on 3.12+, which may parse it)"
-            graph.skipped.append((rel, why))
             continue
         syms, edges = found
         if syms:
             graph.modules[module] = syms
             graph.files[module] = rel
         graph.edges.extend(edges)
+    order = {rel: n for n, (_, rel) in enumerate(files)}
+    graph.skipped.sort(key=lambda skip: order[skip[0]])
     return graph
+
+
+def read_symbols(
+    root: Path, sources: Sequence[tuple[str, str, str, bytes]], python: str, graph: RepoGraph
+) -> list[Found | None]:
+    """What the map takes from each (suffix, file, module, bytes) source: its symbols and edges,
+    or None for a file it skips, which is recorded in *graph*'s ``skipped`` with why.
+
+    Python is parsed here; below 3.12, the files that fail go to a newer Python in one
+    subprocess (:func:`.newer_python.parse_elsewhere`), or, where there is none, those that
+    fail on 3.12's syntax are recorded as such.
+    """
+    out: list[Found | None] = []
+    failed: list[int] = []  # Python files that do not parse here
+    for suffix, rel, module, data in sources:
+        key = (module + "\0" + suffix, data)
+        if key not in _parsed:
+            if len(_parsed) > 4096:
+                _parsed.clear()
+            source = _decode(data)
+            if suffix == ".py":
+                _parsed[key] = python_symbols(source, str(root / rel), module)
+            else:
+                _parsed[key] = (js_symbols(source), [])
+        found = _parsed[key]
+        if found is None:
+            failed.append(len(out))
+        out.append(found)
+    if not failed:
+        return out
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    why: dict[int, tuple[str, str]] = {}
+    if newer_python.here_is_new_enough():
+        why = dict.fromkeys(failed, ("does not parse as Python", UNPARSED))
+    else:
+        texts = [(_decode(sources[n][3]), str(root / sources[n][1]), sources[n][2]) for n in failed]
+        elsewhere = newer_python.parse_elsewhere(texts, python)
+        if elsewhere.python:
+            for n, rows in zip(failed, elsewhere.results, strict=True):
+                out[n] = _as_syms(rows)
+                if rows is None:
+                    why[n] = ("does not parse as Python", UNPARSED)
+            parsed = [sources[n][1] for n in failed if n not in why]
+            if parsed:
+                more = f" and {len(parsed) - 3:,} more" if len(parsed) > 3 else ""
+                graph.parsed_by = (
+                    f"Python {elsewhere.version} ({elsewhere.python}) parsed what {here} cannot: "
+                    + ", ".join(parsed[:3])
+                    + more
+                )
+        else:
+            graph.problem, graph.problem_is_setting = elsewhere.problem, elsewhere.setting_at_fault
+            for n, (source, filename, _) in zip(failed, texts, strict=True):
+                if newer_python.uses_newer_syntax(source, filename):
+                    why[n] = (f"does not parse as Python {here}, which lacks syntax it uses (3.12's)", NEWER)
+                else:
+                    why[n] = (f"does not parse as Python ({here})", UNPARSED)
+    for n in failed:
+        if n in why:
+            graph.skipped.append((sources[n][1], *why[n]))
+    return out
 
 
 # -- the query ----------------------------------------------------------------------------------

@@ -256,6 +256,44 @@ def make_project(root: Path, seed: int, tasks: int) -> tuple[str, list[dict[str,
     return feature, out
 
 
+# -- sources only Python 3.12's grammar reads ---------------------------------------------------
+
+
+def _newer_source(rng: random.Random) -> str:
+    """A module using what Python 3.12 added (PEP 695 type parameters and aliases, PEP 701
+    f-strings) among symbols the map lists; 3.11 cannot parse any of them."""
+    word, other = rng.choice(WORDS), rng.choice(WORDS)
+    newer = [
+        f"type {word.title()}Map[K] = dict[K, int]",
+        f"def {word}_{other}[T: (int, str), *Ts, **P](value: T, count: int = 0) -> list[T]:\n"
+        f'    """Generic {word}."""\n    return [value]',
+        f"class {other.title()}Box[T](Base):\n    def unwrap[U](self, value: U) -> U:\n        return value",
+        f'LIMIT_{rng.randint(1, 99)} = f"{{"{word}"!r}}"',
+        f'def {word}_label(d: dict[str, str]) -> str:\n    return f"{{d["{other}"]}}"',
+        f"def {other}_lines(names: list[str]) -> str:\n    return f\"{{'\\n'.join(names)}}\"",
+    ]
+    plain = [
+        f"import {rng.choice(DIRS).replace('/', '.')}.{rng.choice(STEMS).replace('-', '_')}",
+        "from os import path",
+    ]
+    picked = rng.sample(newer, rng.randint(1, len(newer))) + rng.sample(plain, rng.randint(0, 2))
+    rng.shuffle(picked)
+    return "\n\n\n".join(picked) + "\n"
+
+
+def add_newer_sources(root: Path, seed: int, count: int = 6) -> list[str]:
+    """Write *count* modules of 3.12-only syntax into a generated project (at paths its tasks
+    name at random, replacing a source already there); the files written."""
+    rng = random.Random(f"newer-{seed}")
+    written = []
+    for _ in range(count):
+        rel = f"{rng.choice(DIRS)}/{rng.choice(STEMS)}.py"
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(_newer_source(rng))
+        written.append(rel)
+    return sorted(set(written))
+
+
 # -- sources for the symbol extractors alone -----------------------------------------------------
 
 _JS_TOKENS = (
