@@ -7,6 +7,7 @@ formatting cut are in docs/profiles.md#zerg-032 (*Repository symbol map*).
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import re
 import sys
@@ -48,6 +49,8 @@ class RepoGraph:
     edges: list[tuple[str, str]] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
+    #: The query's index of this graph, built on first use (see :class:`MapIndex`).
+    index: MapIndex | None = field(default=None, compare=False, repr=False)
 
 
 # -- finding the sources ---------------------------------------------------------------
@@ -280,9 +283,14 @@ def _stat_list(root: Path, files: Sequence[tuple[str, str]]) -> tuple[tuple[str,
 def build_graph(fs: ProjectFS) -> RepoGraph:
     """The symbol graph of the project's sources, as upstream builds it for the map.
 
-    Rebuilt only when the list of sources or one's size, mtime or inode changed (a batch
-    reads each file once; upstream keeps its graph for 30 seconds instead).
+    Rebuilt only when the list of sources or one's size, mtime or inode changed, and checked
+    once per pass over many tasks (:func:`~ctxviewer.engine.files.reading.one_pass`): a batch
+    lists and reads the sources once (upstream keeps its graph for 30 seconds instead).
     """
+    return fs.once_per_pass("repo_graph", "", lambda _: _current_graph(fs))
+
+
+def _current_graph(fs: ProjectFS) -> RepoGraph:
     files = source_files(fs.root)
     signature = _stat_list(fs.root, files)
     cached = _graphs.get(fs.root)
@@ -377,9 +385,79 @@ def _kw_hits(sym: Sym, keywords: Iterable[str]) -> tuple[str, ...]:
     return tuple(k for k in keywords if k in name or k in signature)
 
 
-def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], max_chars: int) -> MapResult:
-    """The map's text and, per chosen module, why it was chosen and what the cut kept."""
-    lowered = sorted({k.lower() for k in keywords if k})
+class MapIndex:
+    """A graph's symbols by the keywords they contain and its modules by path, built once per graph.
+
+    Every symbol's lowercased name and signature are laid end to end in one text, each piece
+    after a newline; a keyword (never holding a newline) is found in that text once and its
+    symbols kept for the graph's life, so a query looks up each keyword instead of matching it
+    against every symbol.  :func:`query` gives the same result either way.
+    """
+
+    #: Keywords whose symbols are kept at most, per graph (then forgotten all at once).
+    KEPT = 50_000
+
+    def __init__(self, graph: RepoGraph) -> None:
+        self.symbols: list[tuple[str, int]] = []  # (module, position in its list), in graph order
+        self.first: dict[str, int] = {}  # a module's first symbol in :attr:`symbols`
+        self.by_path: dict[str, list[str]] = {}  # a module's dotted key as a path -> the modules
+        pieces: list[str] = []
+        self._starts: list[int] = []
+        at = 0
+        for module, syms in graph.modules.items():
+            self.first[module] = len(self.symbols)
+            self.by_path.setdefault(module.replace(".", "/"), []).append(module)
+            for n, sym in enumerate(syms):
+                piece = sym.name.lower() + "\n" + sym.signature.lower()
+                self.symbols.append((module, n))
+                self._starts.append(at)
+                pieces.append(piece)
+                at += len(piece) + 1
+        self._text = "\n".join(pieces)
+        self._found: dict[str, tuple[int, ...]] = {}
+
+    def containing(self, keyword: str) -> tuple[int, ...]:
+        """The symbols (positions in :attr:`symbols`, ascending) whose lowercased name or signature
+        contains *keyword* (lowercased, not empty, no newline)."""
+        found = self._found.get(keyword)
+        if found is None:
+            out: list[int] = []
+            starts, text = self._starts, self._text
+            at = text.find(keyword)
+            while at >= 0:
+                n = bisect.bisect_right(starts, at) - 1
+                out.append(n)
+                at = text.find(keyword, starts[n + 1]) if n + 1 < len(starts) else -1
+            if len(self._found) >= self.KEPT:
+                self._found = {}
+            found = self._found[keyword] = tuple(out)
+        return found
+
+    def task_file_modules(self, task_files: Sequence[str]) -> dict[str, str]:
+        """Each module a task file names (see :func:`_matches_file`), with the first such file."""
+        out: dict[str, str] = {}
+        for task_file in task_files:
+            normal = task_file.replace("\\", "/")
+            stem = normal.rsplit(".", 1)[0] if "." in normal else normal
+            at = -1
+            while True:
+                for module in self.by_path.get(stem[at + 1 :], ()):
+                    out.setdefault(module, task_file)
+                at = stem.find("/", at + 1)
+                if at < 0:
+                    break
+        return out
+
+
+def index_of(graph: RepoGraph) -> MapIndex:
+    """*graph*'s :class:`MapIndex`, built on first use."""
+    if graph.index is None:
+        graph.index = MapIndex(graph)
+    return graph.index
+
+
+def _choose_scan(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[str]) -> dict[str, ModulePick]:
+    """The modules the query takes by task file or keyword, every keyword matched against every symbol."""
     picks: dict[str, ModulePick] = {}
     for module, syms in graph.modules.items():
         hit = next((f for f in task_files if _matches_file(module, f)), None)
@@ -391,6 +469,41 @@ def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], 
             if chosen:
                 words = sorted({k for _, h in chosen for k in h})
                 picks[module] = ModulePick(module, "symbols contain " + ", ".join(repr(w) for w in words), chosen)
+    return picks
+
+
+def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[str]) -> dict[str, ModulePick]:
+    """:func:`_choose_scan`'s modules and symbols, looked up in the graph's :class:`MapIndex`."""
+    index = index_of(graph)
+    hits: dict[int, list[str]] = {}
+    for keyword in lowered:  # sorted, so each symbol's keywords come in the scan's order
+        for n in index.containing(keyword):
+            hits.setdefault(n, []).append(keyword)
+    picks: dict[str, ModulePick] = {}
+    for module, hit in index.task_file_modules(task_files).items():
+        first = index.first[module]
+        symbols = [(s, tuple(hits.get(first + n, ()))) for n, s in enumerate(graph.modules[module])]
+        picks[module] = ModulePick(module, f"it is task file {hit}", symbols)
+    by_module: dict[str, list[tuple[Sym, tuple[str, ...]]]] = {}
+    for n in sorted(hits):
+        module, position = index.symbols[n]
+        if module not in picks:
+            by_module.setdefault(module, []).append((graph.modules[module][position], tuple(hits[n])))
+    for module, chosen in by_module.items():
+        words = sorted({k for _, h in chosen for k in h})
+        picks[module] = ModulePick(module, "symbols contain " + ", ".join(repr(w) for w in words), chosen)
+    return picks
+
+
+def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], max_chars: int) -> MapResult:
+    """The map's text and, per chosen module, why it was chosen and what the cut kept.
+
+    Modules are chosen through the graph's :class:`MapIndex`; task files that are not text, or
+    keywords holding a newline, take the plain scan, which fails or matches as upstream's does.
+    """
+    lowered = sorted({k.lower() for k in keywords if k})
+    plain = any(not isinstance(f, str) for f in task_files) or any("\n" in k for k in lowered)
+    picks = (_choose_scan if plain else _choose_indexed)(graph, task_files, lowered)
     linked: dict[str, str] = {}
     for source, target in graph.edges:
         src = source.rsplit(".", 1)[0] if "." in source else source
