@@ -30,42 +30,58 @@ TREES = (
     ("web/src/lib", (".ts", ".js")),
     ("web/server", (".js", ".jsx")),
 )
+#: Words of code that descriptions rarely use, and words of descriptions that code rarely does: a
+#: task's keywords then hit some of the symbols, not nearly all of them.
+CODE_WORDS = (
+    "handler", "manager", "client", "config", "helper", "parser", "builder", "loader", "store", "model",
+    "view", "util", "event", "request", "response", "factory", "adapter", "mapper", "registry", "context",
+)  # fmt: skip
+PROSE_WORDS = (
+    "implement", "ensure", "handle", "support", "update", "should", "when", "that", "with", "from", "into",
+    "every", "before", "after", "there", "which", "their", "users", "about", "would", "make", "also",
+    "without", "being", "other", "those", "these", "while", "first", "where", "only", "changes",
+)  # fmt: skip
 PRIORITIES = ("critical", "important", "recommended")
 GLOBS = ("*.py", "*.ts", "*.tsx", "*.js", "test_*.py", "*_service.py", "*.jsx", "Dockerfile*", "*")
 
 
 def _name(rng: random.Random) -> str:
-    return f"{rng.choice(WORDS)}_{rng.choice(WORDS)}"
+    return f"{rng.choice(WORDS)}_{rng.choice(CODE_WORDS)}"
+
+
+def _description(rng: random.Random) -> str:
+    words = [rng.choice(WORDS) if rng.random() < 0.25 else rng.choice(PROSE_WORDS) for _ in range(rng.randint(12, 40))]
+    return " ".join(words).capitalize() + "."
 
 
 def _python_source(rng: random.Random, modules: list[str]) -> str:
     out = ['"""' + _sentence(rng) + '"""', "", "from __future__ import annotations", "import os"]
-    for other in rng.sample(modules, min(len(modules), rng.randint(0, 3))):
-        out.append(f"from {other} import {rng.choice(WORDS)}")
+    for other in rng.sample(modules, min(len(modules), rng.randint(1, 6))):
+        out.append(f"from {other} import {rng.choice(CODE_WORDS)}")
     out.append("")
     out.append(f"{rng.choice(WORDS).upper()}_LIMIT = {rng.randint(1, 999)}")
-    for _ in range(rng.randint(2, 6)):
-        out += ["", "", f"def {_name(rng)}({rng.choice(WORDS)}: str, {rng.choice(WORDS)}: int = 0) -> bool:"]
+    for _ in range(rng.randint(3, 10)):
+        out += ["", "", f"def {_name(rng)}({rng.choice(CODE_WORDS)}: str, count: int = 0) -> bool:"]
         out += [f'    """{_sentence(rng)}"""', "    return True"]
-    for _ in range(rng.randint(0, 3)):
-        cls = rng.choice(WORDS).title() + rng.choice(WORDS).title()
+    for _ in range(rng.randint(0, 4)):
+        cls = rng.choice(WORDS).title() + rng.choice(CODE_WORDS).title()
         out += ["", "", f"class {cls}({rng.choice(['object', 'Base', 'Exception'])}):", f'    """{_sentence(rng)}"""']
-        for _ in range(rng.randint(1, 5)):
-            out += ["", f"    def {_name(rng)}(self, {rng.choice(WORDS)}: str) -> None:", "        pass"]
+        for _ in range(rng.randint(2, 8)):
+            out += ["", f"    def {_name(rng)}(self, {rng.choice(CODE_WORDS)}: str) -> None:", "        pass"]
     return "\n".join(out) + "\n"
 
 
 def _js_source(rng: random.Random, ts: bool) -> str:
     out = []
     for _ in range(rng.randint(0, 3)):
-        out.append(f"import {{ {rng.choice(WORDS)}, {rng.choice(WORDS)} }} from './{rng.choice(WORDS)}'")
-    for _ in range(rng.randint(2, 6)):
+        out.append(f"import {{ {rng.choice(CODE_WORDS)}, {rng.choice(CODE_WORDS)} }} from './{rng.choice(WORDS)}'")
+    for _ in range(rng.randint(3, 10)):
         ret = ": boolean" if ts else ""
         out.append(f"/** {_sentence(rng)} */\nexport function {_name(rng)}(a, b){ret} {{\n  return true\n}}")
     for _ in range(rng.randint(0, 3)):
-        out.append(f"export const {rng.choice(WORDS)}{rng.choice(WORDS).title()} = (x) => x")
+        out.append(f"export const {rng.choice(WORDS)}{rng.choice(CODE_WORDS).title()} = (x) => x")
     for _ in range(rng.randint(0, 2)):
-        out.append(f"export class {rng.choice(WORDS).title()}{rng.choice(WORDS).title()} extends Base {{\n}}")
+        out.append(f"export class {rng.choice(WORDS).title()}{rng.choice(CODE_WORDS).title()} extends Base {{\n}}")
     if ts:
         out.append(f"export interface {rng.choice(WORDS).title()}Props {{\n  id: string\n}}")
         out.append(f"export type {rng.choice(WORDS).title()}Id = string")
@@ -161,7 +177,7 @@ def generate(
                 {
                     "id": f"F{f:02d}-{t:03d}",
                     "title": _sentence(rng)[:60],
-                    "description": " ".join(_sentence(rng) for _ in range(rng.randint(1, 3))),
+                    "description": _description(rng),
                     "files": {"create": named[:1], "modify": named[1:], "read": []},
                     "dependencies": [],
                     "level": 1 + t % 3,

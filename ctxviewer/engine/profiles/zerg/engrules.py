@@ -1,7 +1,8 @@
 """Engineering rules (``<state folder>/rules/*.yaml``) as zerg-ai 0.3.2 picks and summarizes them.
 
 Loading, choosing and the summary's character limit, rule by rule, are in
-docs/profiles.md#zerg-032 (*Engineering rules*).
+docs/profiles.md#zerg-032 (*Engineering rules*); each rule file is parsed once per text
+(docs/architecture.md#what-is-parsed-once).
 """
 
 from __future__ import annotations

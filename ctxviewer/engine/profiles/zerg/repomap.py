@@ -1,7 +1,8 @@
 """The repository symbol map of zerg-ai 0.3.2, rebuilt: which modules and symbols, and where the cut fell.
 
 Which files are read, the symbols and edges taken from them, the query and the
-formatting cut are in docs/profiles.md#zerg-032 (*Repository symbol map*).
+formatting cut are in docs/profiles.md#zerg-032 (*Repository symbol map*); what is kept
+between runs, and the query's index, in docs/architecture.md#what-is-parsed-once.
 """
 
 from __future__ import annotations
@@ -301,6 +302,12 @@ def _current_graph(fs: ProjectFS) -> RepoGraph:
         _graphs.clear()
     _graphs[fs.root] = (signature, graph)
     return graph
+
+
+def clear_caches() -> None:
+    """Forget every parsed source and graph (benchmarks start cold with this)."""
+    _parsed.clear()
+    _graphs.clear()
 
 
 def _build(fs: ProjectFS, files: Sequence[tuple[str, str]]) -> RepoGraph:
