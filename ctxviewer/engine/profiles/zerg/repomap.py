@@ -14,7 +14,9 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from ctxviewer.engine.files.reading import ProjectFS
 
@@ -34,8 +36,9 @@ class Sym:
     doc: str | None
     line: int
 
-    @property
+    @cached_property
     def entry(self) -> str:
+        """The symbol's line in the map (made once: a symbol is kept with its file's parse)."""
         text = f"- `{self.signature}`"
         if self.doc:
             text += f" \u2014 {self.doc}"
@@ -392,6 +395,13 @@ def _kw_hits(sym: Sym, keywords: Iterable[str]) -> tuple[str, ...]:
     return tuple(k for k in keywords if k in name or k in signature)
 
 
+class KeywordHits(NamedTuple):
+    """One keyword's symbols in one module: their positions in its list, and each with that keyword."""
+
+    positions: tuple[int, ...]
+    pairs: tuple[tuple[Sym, tuple[str, ...]], ...]
+
+
 class MapIndex:
     """A graph's symbols by the keywords they contain and its modules by path, built once per graph.
 
@@ -406,13 +416,11 @@ class MapIndex:
 
     def __init__(self, graph: RepoGraph) -> None:
         self.symbols: list[tuple[str, int]] = []  # (module, position in its list), in graph order
-        self.first: dict[str, int] = {}  # a module's first symbol in :attr:`symbols`
         self.by_path: dict[str, list[str]] = {}  # a module's dotted key as a path -> the modules
         pieces: list[str] = []
         self._starts: list[int] = []
         at = 0
         for module, syms in graph.modules.items():
-            self.first[module] = len(self.symbols)
             self.by_path.setdefault(module.replace(".", "/"), []).append(module)
             for n, sym in enumerate(syms):
                 piece = sym.name.lower() + "\n" + sym.signature.lower()
@@ -421,23 +429,29 @@ class MapIndex:
                 pieces.append(piece)
                 at += len(piece) + 1
         self._text = "\n".join(pieces)
-        self._found: dict[str, tuple[int, ...]] = {}
+        self._modules = graph.modules
+        self._found: dict[str, dict[str, KeywordHits]] = {}
 
-    def containing(self, keyword: str) -> tuple[int, ...]:
-        """The symbols (positions in :attr:`symbols`, ascending) whose lowercased name or signature
-        contains *keyword* (lowercased, not empty, no newline)."""
+    def containing(self, keyword: str) -> dict[str, KeywordHits]:
+        """Per module (in graph order), its symbols whose lowercased name or signature contains
+        *keyword* (lowercased, not empty, no newline)."""
         found = self._found.get(keyword)
         if found is None:
-            out: list[int] = []
+            at_module: dict[str, list[int]] = {}
             starts, text = self._starts, self._text
             at = text.find(keyword)
             while at >= 0:
                 n = bisect.bisect_right(starts, at) - 1
-                out.append(n)
+                module, position = self.symbols[n]
+                at_module.setdefault(module, []).append(position)
                 at = text.find(keyword, starts[n + 1]) if n + 1 < len(starts) else -1
+            found = {}
+            for module, positions in at_module.items():
+                syms = self._modules[module]
+                found[module] = KeywordHits(tuple(positions), tuple((syms[p], (keyword,)) for p in positions))
             if len(self._found) >= self.KEPT:
                 self._found = {}
-            found = self._found[keyword] = tuple(out)
+            self._found[keyword] = found
         return found
 
     def task_file_modules(self, task_files: Sequence[str]) -> dict[str, str]:
@@ -482,24 +496,36 @@ def _choose_scan(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[
 def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[str]) -> dict[str, ModulePick]:
     """:func:`_choose_scan`'s modules and symbols, looked up in the graph's :class:`MapIndex`."""
     index = index_of(graph)
-    hits: dict[int, list[str]] = {}
+    per_module: dict[str, list[tuple[str, KeywordHits]]] = {}
     for keyword in lowered:  # sorted, so each symbol's keywords come in the scan's order
-        for n in index.containing(keyword):
-            hits.setdefault(n, []).append(keyword)
+        for module, hits in index.containing(keyword).items():
+            per_module.setdefault(module, []).append((keyword, hits))
     picks: dict[str, ModulePick] = {}
     for module, hit in index.task_file_modules(task_files).items():
-        first = index.first[module]
-        symbols = [(s, tuple(hits.get(first + n, ()))) for n, s in enumerate(graph.modules[module])]
+        found = _merged(per_module.get(module, ()))
+        symbols = [(s, found.get(n, ())) for n, s in enumerate(graph.modules[module])]
         picks[module] = ModulePick(module, f"it is task file {hit}", symbols)
-    by_module: dict[str, list[tuple[Sym, tuple[str, ...]]]] = {}
-    for n in sorted(hits):
-        module, position = index.symbols[n]
-        if module not in picks:
-            by_module.setdefault(module, []).append((graph.modules[module][position], tuple(hits[n])))
-    for module, chosen in by_module.items():
-        words = sorted({k for _, h in chosen for k in h})
-        picks[module] = ModulePick(module, "symbols contain " + ", ".join(repr(w) for w in words), chosen)
+    for module, by_keyword in per_module.items():
+        if module in picks:
+            continue
+        if len(by_keyword) == 1:
+            chosen = list(by_keyword[0][1].pairs)
+        else:
+            syms = graph.modules[module]
+            found = _merged(by_keyword)
+            chosen = [(syms[n], found[n]) for n in sorted(found)]
+        words = ", ".join(repr(k) for k, _ in by_keyword)  # each hit a symbol here; sorted already
+        picks[module] = ModulePick(module, "symbols contain " + words, chosen)
     return picks
+
+
+def _merged(by_keyword: Iterable[tuple[str, KeywordHits]]) -> dict[int, tuple[str, ...]]:
+    """Each symbol position with the keywords (in the order given) it contains."""
+    found: dict[int, list[str]] = {}
+    for keyword, hits in by_keyword:
+        for n in hits.positions:
+            found.setdefault(n, []).append(keyword)
+    return {n: tuple(words) for n, words in found.items()}
 
 
 def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], max_chars: int) -> MapResult:

@@ -100,11 +100,17 @@ def test_containing_finds_a_keyword_in_a_name_or_a_signature_never_across_them()
     )
     index = MapIndex(graph)
     assert index.symbols == [("src.a", 0), ("src.a", 1), ("src.b", 0), ("src.b", 1)]
-    assert index.containing("user") == (0, 1)  # the name of the first (lowercased), the signature of the second
-    assert index.containing("bc") == ()  # "ab" + "cd" would hold it; name and signature are apart
-    assert index.containing("a,") == (3,)  # within a signature's line
-    assert index.containing("load") == (0,)
-    assert index.containing("zzz") == ()
+
+    def positions(keyword: str) -> dict[str, tuple[int, ...]]:
+        return {module: hits.positions for module, hits in index.containing(keyword).items()}
+
+    assert positions("user") == {"src.a": (0, 1)}  # the name of the first (lowercased), the signature of the second
+    assert positions("bc") == {}  # "ab" + "cd" would hold it; name and signature are apart
+    assert positions("a,") == {"src.b": (1,)}  # within a signature's line
+    assert positions("load") == {"src.a": (0,)}
+    assert positions("zzz") == {}
+    save = graph.modules["src.a"][1]
+    assert index.containing("user")["src.a"].pairs[1] == (save, ("user",))
 
 
 def test_task_files_name_modules_by_their_path_or_a_slash_suffix_of_it() -> None:
