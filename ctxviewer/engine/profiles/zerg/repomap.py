@@ -60,7 +60,7 @@ class RepoGraph:
 # -- finding the sources ---------------------------------------------------------------
 
 
-def _entries(folder: Path) -> list[os.DirEntry[str]]:
+def _entries(folder: str) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as it:
             return list(it)
@@ -68,16 +68,25 @@ def _entries(folder: Path) -> list[os.DirEntry[str]]:
         return []
 
 
+def _suffix(name: str) -> str:
+    """``PurePosixPath(name).suffix``."""
+    at = name.rfind(".")
+    return name[at:] if 0 < at < len(name) - 1 else ""
+
+
 def source_files(root: Path) -> list[tuple[str, str]]:
     """(lowercased suffix, relative path) of every source file, in upstream's bucket order."""
     # rglob("*") lists the root, then for each folder Path.walk visits (top-down,
     # not following links, children in directory order) the children it found.
+    top = str(root)
     listing: list[str] = [""]
+    listed: dict[str, list[os.DirEntry[str]]] = {}  # each folder scanned once
     stack: list[str] = [""]
     while stack:
         rel = stack.pop()
         children = []
-        for entry in _entries(root / rel if rel else root):
+        entries = listed[rel] = _entries(os.path.join(top, rel) if rel else top)
+        for entry in entries:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
@@ -88,18 +97,18 @@ def source_files(root: Path) -> list[tuple[str, str]]:
         stack.extend(reversed(children))
     buckets: dict[str, list[str]] = {}
     for rel in listing:
-        for entry in _entries(root / rel if rel else root):
+        for entry in listed[rel]:
             try:
                 if not entry.is_file():
                     continue
             except OSError:
                 continue
-            suffix = PurePosixPath(entry.name).suffix.lower()
+            suffix = _suffix(entry.name).lower()
             if suffix in SUFFIXES:
                 buckets.setdefault(suffix, []).append(f"{rel}/{entry.name}" if rel else entry.name)
     out: list[tuple[str, str]] = []
     for suffix, files in buckets.items():
-        out.extend((suffix, f) for f in sorted(files, key=lambda f: PurePosixPath(f).parts))
+        out.extend((suffix, f) for f in sorted(files, key=lambda f: f.split("/")))
     return out
 
 
@@ -273,10 +282,11 @@ _graphs: dict[Path, tuple[tuple[tuple[str, int, int, int], ...], RepoGraph]] = {
 
 
 def _stat_list(root: Path, files: Sequence[tuple[str, str]]) -> tuple[tuple[str, int, int, int], ...]:
+    top = str(root)
     out = []
     for _, rel in files:
         try:
-            st = os.stat(root / rel)
+            st = os.stat(os.path.join(top, rel))
         except OSError:
             out.append((rel, -1, -1, -1))
         else:

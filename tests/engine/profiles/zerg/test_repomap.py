@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
@@ -173,3 +173,8 @@ def test_the_graph_is_checked_once_per_pass_and_each_time_outside_one(
     os.utime(tmp_path / "a.py", ns=(1, 1))
     assert [s.name for s in repomap.build_graph(fs).modules["a"]] == ["second_one"]
     assert [s.name for s in ctx.run(repomap.build_graph, fs).modules["a"]] == ["first"]  # the pass saw it before
+
+
+@given(st.text(alphabet="a.Pé_ ", min_size=1, max_size=6).filter(lambda n: n not in (".", "..")))
+def test_a_file_name_suffix_is_pathlib_s(name: str) -> None:
+    assert repomap._suffix(name) == PurePosixPath(name).suffix
