@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from ctxviewer.engine.profiles import mahabharatha
+from ctxviewer.engine.profiles.zerg import engrules, repomap
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.batch import run_batch
 from ctxviewer.engine.signals import spec as spec_mod
@@ -151,6 +152,8 @@ def _reset_caches() -> None:
             counter._cache.clear()
     spec_mod.clear_caches()
     mahabharatha.clear_caches()
+    engrules.clear_caches()
+    repomap.clear_caches()
 
 
 def main() -> int:

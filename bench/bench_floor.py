@@ -13,6 +13,7 @@ say how busy the machine was.
     python bench/bench_floor.py --tasks 10000                   # 20 features of 500 tasks
     python bench/bench_floor.py --tasks 10000 --spec-mb 28.6 --features 286   # 14x the features
     python bench/bench_floor.py --tasks 10000 --skip-one        # only --jobs N (and the floor)
+    python bench/bench_floor.py --shape nine-section            # nine_section.py's project, 470 sources
     git archive --prefix=old/ HEAD~3 | tar -x -C /tmp && python bench/bench_floor.py --compare /tmp/old
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
+import hashlib
 import json
 import os
 import platform
@@ -34,7 +36,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import host_speed
+import nine_section
 from bench_batch import generate
+
+from ctxviewer.engine.profiles.zerg.repomap import source_files
 
 #: The checkout this file is in: the ctxviewer timed (``--compare`` names another).
 REPO = Path(__file__).resolve().parents[1]
@@ -102,6 +107,14 @@ def main() -> int:
         "project grows by adding features of the same size",
     )
     parser.add_argument(
+        "--shape",
+        choices=("seed", "nine-section"),
+        default="seed",
+        help="seed: bench_batch.py's project (the seed's pipeline runs); nine-section: nine_section.py's "
+        "(engineering rules in YAML, --sources sources for the repository map; zerg-0.3.2 runs)",
+    )
+    parser.add_argument("--sources", type=int, default=470, help="sources of a nine-section project")
+    parser.add_argument(
         "--compare",
         metavar="DIR",
         help="also time the batch of the ctxviewer in DIR (a checkout of another revision), each of its "
@@ -117,7 +130,11 @@ def main() -> int:
     load_before = os.getloadavg()
     exe = [sys.executable, "-m", "ctxviewer"]
     with tempfile.TemporaryDirectory() as tmp:
-        root = generate(Path(tmp) / "project", args.tasks, args.spec_mb, features=args.features)
+        if args.shape == "nine-section":
+            features = args.features or 20
+            root = nine_section.generate(Path(tmp) / "project", args.tasks, features, args.sources, args.spec_mb)
+        else:
+            root = generate(Path(tmp) / "project", args.tasks, args.spec_mb, features=args.features)
         rows = Path(tmp) / "rows.jsonl"
         # Each tree first on the path, and run from the temporary folder: ``python -m`` puts the
         # working directory before PYTHONPATH, so run from a checkout it would time that one.
@@ -136,6 +153,12 @@ def main() -> int:
                 distinct.add(trace["context"])
                 distinct.update(s["text"] for s in trace["sections"])
                 distinct.update(i["text"] for i in trace["items"])
+        sources = 0
+        if args.shape == "nine-section":  # the floor reads the sources the map is built from too
+            for _, rel in source_files(root):
+                text = (root / rel).read_text(encoding="utf-8", errors="replace")
+                sources += len(text)
+                distinct.add(text)
         texts = Path(tmp) / "texts"
         texts.write_text("\x00".join(sorted(distinct)), encoding="utf-8")
         size = rows.stat().st_size
@@ -143,6 +166,7 @@ def main() -> int:
         floor: list[tuple[float, float]] = []
         batch = [*exe, "batch", str(root), "-o", str(rows), "--jobs"]
         runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        digests: dict[str, set[str]] = {}  # of every run's output, per tree: one when every run wrote the same
         # Round by round, the floor first: the shared host's speed drifts over minutes, and each
         # round's runs share it.
         for _ in range(args.repeat):
@@ -150,6 +174,7 @@ def main() -> int:
             for jobs in (str(args.jobs),) if args.skip_one else ("1", str(args.jobs)):
                 for name in trees:
                     runs.setdefault((name, jobs), []).append(_timed([*batch, jobs], envs[name], tmp))
+                    digests.setdefault(name, set()).add(hashlib.sha256(rows.read_bytes()).hexdigest())
     (f, fc) = _medians(floor)
     machine = f"{platform.node()}, {platform.machine()}, {os.cpu_count()} cores"
     print(f"machine: {machine}, Python {platform.python_version()}")
@@ -158,9 +183,13 @@ def main() -> int:
     loads = (" ".join(f"{x:.2f}" for x in before) for before in (load_before, os.getloadavg()))
     print("load average before: {}; after: {}".format(*loads))
     print(
-        f"project: {tasks} tasks, {len(distinct):,} distinct texts "
-        f"({sum(map(len, distinct)) / 1e6:.1f} M chars); output {size / 1e6:.0f} MB of JSON lines"
+        f"project ({args.shape}): {tasks} tasks, {len(distinct):,} distinct texts "
+        f"({sum(map(len, distinct)) / 1e6:.1f} M chars"
+        + (f", {sources / 1e6:.1f} M of them the sources" if sources else "")
+        + f"); output {size / 1e6:.0f} MB of JSON lines"
     )
+    for name, found in digests.items():
+        print(f"every run's output{name} byte-identical (--jobs 1 and --jobs {args.jobs}): {len(found) == 1}")
     print(f"medians of {args.repeat} runs; wall-clock seconds, then CPU seconds (user + system)")
     print(f"floor (load both encodings, tokenize each distinct text once): {f:.2f} s, CPU {fc:.2f} s")
     for name in trees:

@@ -10,8 +10,9 @@
 2. *Click to first results*: a real mouse click on a task in the outline, to the trace
    shown in every view (``traceShown``) and to the paint that follows, ``--clicks`` clicks
    per project over different tasks (target: p95 under 100 ms).  On the sample projects
-   and a generated one (``--tasks`` tasks, ``--spec-mb`` MB of specs), once the background
-   pass is done and again while it runs.
+   and a generated one (``--tasks`` tasks, ``--spec-mb`` MB of specs; ``--shape
+   nine-section`` for one the nine-section pipeline runs, ``nine_section.py``), once the
+   background pass is done and again while it runs.
 3. *The GUI thread never blocked*: a 10 ms heartbeat ``QTimer`` on the GUI thread; its
    worst gap while the background batch pass runs over the generated project (from cold
    caches), while the Session panel follows a worker log that another process writes
@@ -524,6 +525,7 @@ def bench_log(window: Any, beat: Heartbeat, args: argparse.Namespace, results: d
 
 def bench_window_parts(args: argparse.Namespace, parts: set[str]) -> dict[str, Any]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    import nine_section
     from bench_batch import generate
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -539,8 +541,12 @@ def bench_window_parts(args: argparse.Namespace, parts: set[str]) -> dict[str, A
         window.resize(1280, 800)
         window.show()
         app.processEvents()
-        big = generate(Path(tmp) / "generated", args.tasks, args.spec_mb)
-        label = f"generated, {args.tasks:,} tasks, {args.spec_mb:g} MB"
+        if args.shape == "nine-section":
+            big = nine_section.generate(Path(tmp) / "generated", args.tasks, 20, args.sources, args.spec_mb)
+            label = f"generated nine-section, {args.tasks:,} tasks, {args.sources} sources, {args.spec_mb:g} MB"
+        else:
+            big = generate(Path(tmp) / "generated", args.tasks, args.spec_mb)
+            label = f"generated, {args.tasks:,} tasks, {args.spec_mb:g} MB"
         if "click" in parts:
             wanted = [name.strip() for name in args.click_projects.split(",") if name.strip()]
             roots = [
@@ -593,6 +599,14 @@ def main() -> int:
     )
     parser.add_argument("--tasks", type=int, default=700)
     parser.add_argument("--spec-mb", type=float, default=2.0)
+    parser.add_argument(
+        "--shape",
+        choices=("seed", "nine-section"),
+        default="seed",
+        help="the generated project: bench_batch.py's (the seed's pipeline) or nine_section.py's (zerg-0.3.2, "
+        "engineering rules in YAML, --sources sources for the repository map)",
+    )
+    parser.add_argument("--sources", type=int, default=470, help="sources of a nine-section project")
     parser.add_argument("--skip-log", action="store_true", help="no log-follow heartbeat")
     parser.add_argument("--log-only", action="store_true", help="of the heartbeats, only the log follow")
     parser.add_argument("--log-mb", type=float, default=5.0)

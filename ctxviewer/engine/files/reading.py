@@ -132,9 +132,9 @@ class ProjectFS:
         a symlink's target is read with ``readlink`` and checked lexically before it is
         followed, so nothing outside the root is ever touched.
         """
-        return self._once_per_pass("resolve", str(rel), self._resolve)  # a refusal raises and is not kept
+        return self.once_per_pass("resolve", str(rel), self._resolve)  # a refusal raises and is not kept
 
-    def _once_per_pass(self, kind: str, arg: str, compute: Callable[[str], _T]) -> _T:
+    def once_per_pass(self, kind: str, arg: str, compute: Callable[[str], _T]) -> _T:
         """``compute(arg)``, worked out once within a pass (:func:`one_pass`), every time outside one."""
         cache = _PASS.get()
         if cache is None:
@@ -287,7 +287,7 @@ class ProjectFS:
         and stat'ed once: a pass sees one consistent project.  Each call gets its own list,
         so a caller that changes it cannot change what later calls see.
         """
-        return list(self._once_per_pass("list_dir", rel, self._list_dir))
+        return list(self.once_per_pass("list_dir", rel, self._list_dir))
 
     def _list_dir(self, rel: str) -> list[str]:
         try:

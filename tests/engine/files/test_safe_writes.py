@@ -313,6 +313,15 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
         2,
         "opens the in-memory QBuffers the heatmap's PNG and SVG are encoded into",
     ),
+    ("ctxviewer/engine/profiles/zerg/newer_python.py", "import subprocess"): (
+        1,
+        "runs a Python >= 3.12 on the project's sources as text (ast.parse only, isolated, in an empty "
+        "scratch folder); it reads JSON back and writes no file (tests/engine/profiles/zerg/test_newer_python.py)",
+    ),
+    ("ctxviewer/engine/profiles/zerg/pysymbols.py", "json.dump()"): (
+        2,
+        "the child script's answer, written to its stdout for newer_python to read; no file",
+    ),
     ("ctxviewer/engine/upstream/verify.py", "import subprocess"): (
         1,
         "runs the user's upstream plugin (verify_driver.py) with its token records off; the project is "
@@ -686,6 +695,7 @@ def split_project(tmp_path: Path, resplit: bool = False) -> tuple[Path, dict[str
         files |= {"big.core.md": OLD_CORE, "big.details.md": OLD_DETAILS}
     for name, data in files.items():
         write(root, f"{COMMANDS}/{name}", data)
+    (root / ".gsd" / "specs").mkdir(parents=True)  # a project: split refuses a folder that is not one
     return root, files
 
 

@@ -1,7 +1,8 @@
 """Engineering rules (``<state folder>/rules/*.yaml``) as zerg-ai 0.3.2 picks and summarizes them.
 
 Loading, choosing and the summary's character limit, rule by rule, are in
-docs/profiles.md#zerg-032 (*Engineering rules*).
+docs/profiles.md#zerg-032 (*Engineering rules*); each rule file is parsed once per text
+(docs/architecture.md#what-is-parsed-once).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import yaml
 
 from ctxviewer.engine.files.reading import Problem, ProjectFS
+from ctxviewer.engine.signals.spec import LRU
 
 HEADER = "## Engineering Rules (task-scoped)\n\n"
 PRIORITIES = ("critical", "important", "recommended")
@@ -86,7 +88,51 @@ def _parse(entry: Mapping[Any, Any], source: str, index: int) -> EngRule | str:
     )  # fmt: skip
 
 
+#: Each rule file's parse, keyed by its path and the text read: :class:`ProjectFS` reads a
+#: file again when its size, mtime, inode or ctime change, so an edited file misses.
+_parsed = LRU(256)
+
+
+@dataclass(frozen=True)
+class _FileRules:
+    """One rule file's rules and skipped entries, or the failure upstream raises on it."""
+
+    rules: tuple[EngRule, ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()
+    failure: str | None = None
+
+
+def _parse_file(rel: str, text: str) -> _FileRules:
+    rules: list[EngRule] = []
+    skipped: list[tuple[str, str]] = []
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        return _FileRules(skipped=((rel, f"not YAML: {str(exc).splitlines()[0]}"),))
+    except RecursionError:
+        return _FileRules(failure=f"{rel}: nested too deeply to load")
+    if not isinstance(data, dict):
+        return _FileRules(skipped=((rel, "the top level is not a mapping"),))
+    entries = data.get("rules", [])
+    if not isinstance(entries, list):
+        return _FileRules(skipped=((rel, "'rules' is not a list"),))
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            skipped.append((f"{rel}#{index + 1}", "not a mapping"))
+            continue
+        try:
+            parsed = _parse(entry, rel, index)
+        except RulesFailure as exc:
+            return _FileRules(failure=str(exc))
+        if isinstance(parsed, str):
+            skipped.append((f"{rel}#{index + 1}", parsed))
+        else:
+            rules.append(parsed)
+    return _FileRules(tuple(rules), tuple(skipped))
+
+
 def load_rules(fs: ProjectFS, folder: str, skipped: list[tuple[str, str]]) -> list[EngRule]:
+    """The rules of every file in *folder*, each file parsed once per text (see :data:`_parsed`)."""
     rules: list[EngRule] = []
     if not fs.is_dir(folder):
         return rules
@@ -96,30 +142,20 @@ def load_rules(fs: ProjectFS, folder: str, skipped: list[tuple[str, str]]) -> li
             if read.problem is not Problem.MISSING:
                 skipped.append((rel, f"not read: {read.detail}"))
             continue
-        try:
-            data = yaml.safe_load(read.text)
-        except yaml.YAMLError as exc:
-            skipped.append((rel, f"not YAML: {str(exc).splitlines()[0]}"))
-            continue
-        except RecursionError:
-            raise RulesFailure(f"{rel}: nested too deeply to load") from None
-        if not isinstance(data, dict):
-            skipped.append((rel, "the top level is not a mapping"))
-            continue
-        entries = data.get("rules", [])
-        if not isinstance(entries, list):
-            skipped.append((rel, "'rules' is not a list"))
-            continue
-        for index, entry in enumerate(entries):
-            if not isinstance(entry, dict):
-                skipped.append((f"{rel}#{index + 1}", "not a mapping"))
-                continue
-            parsed = _parse(entry, rel, index)
-            if isinstance(parsed, str):
-                skipped.append((f"{rel}#{index + 1}", parsed))
-            else:
-                rules.append(parsed)
+        found: _FileRules | None = _parsed.get((rel, read.text))
+        if found is None:
+            found = _parse_file(rel, read.text)
+            _parsed.put((rel, read.text), found)
+        if found.failure is not None:
+            raise RulesFailure(found.failure)
+        rules.extend(found.rules)
+        skipped.extend(found.skipped)
     return rules
+
+
+def clear_caches() -> None:
+    """Forget the parsed rule files (benchmarks and tests start cold with this)."""
+    _parsed.clear()
 
 
 def _line(rule: EngRule) -> str:

@@ -2,18 +2,21 @@
 
 Which files are read, the symbols and edges taken from them, the query and the
 formatting cut are in docs/profiles.md#zerg-032 (*Repository symbol map*); which Python
-parses the sources (:func:`read_symbols`) in docs/profiles.md#python-sources-and-the-grammar.
+parses the sources (:func:`read_symbols`) in docs/profiles.md#python-sources-and-the-grammar;
+what is kept between runs, and the query's index, in docs/architecture.md#what-is-parsed-once.
 """
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.profiles.zerg import newer_python, pysymbols
@@ -37,8 +40,9 @@ class Sym:
     doc: str | None
     line: int
 
-    @property
+    @cached_property
     def entry(self) -> str:
+        """The symbol's line in the map (made once: a symbol is kept with its file's parse)."""
         text = f"- `{self.signature}`"
         if self.doc:
             text += f" \u2014 {self.doc}"
@@ -63,12 +67,14 @@ class RepoGraph:
     #: Why no newer Python did, where one was needed; whether the setting named one that cannot serve.
     problem: str = ""
     problem_is_setting: bool = False
+    #: The query's index of this graph, built on first use (see :class:`MapIndex`).
+    index: MapIndex | None = field(default=None, compare=False, repr=False)
 
 
 # -- finding the sources ---------------------------------------------------------------
 
 
-def _entries(folder: Path) -> list[os.DirEntry[str]]:
+def _entries(folder: str) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as it:
             return list(it)
@@ -76,16 +82,25 @@ def _entries(folder: Path) -> list[os.DirEntry[str]]:
         return []
 
 
+def _suffix(name: str) -> str:
+    """``PurePosixPath(name).suffix``."""
+    at = name.rfind(".")
+    return name[at:] if 0 < at < len(name) - 1 else ""
+
+
 def source_files(root: Path) -> list[tuple[str, str]]:
     """(lowercased suffix, relative path) of every source file, in upstream's bucket order."""
     # rglob("*") lists the root, then for each folder Path.walk visits (top-down,
     # not following links, children in directory order) the children it found.
+    top = str(root)
     listing: list[str] = [""]
+    listed: dict[str, list[os.DirEntry[str]]] = {}  # each folder scanned once
     stack: list[str] = [""]
     while stack:
         rel = stack.pop()
         children = []
-        for entry in _entries(root / rel if rel else root):
+        entries = listed[rel] = _entries(os.path.join(top, rel) if rel else top)
+        for entry in entries:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
@@ -96,18 +111,18 @@ def source_files(root: Path) -> list[tuple[str, str]]:
         stack.extend(reversed(children))
     buckets: dict[str, list[str]] = {}
     for rel in listing:
-        for entry in _entries(root / rel if rel else root):
+        for entry in listed[rel]:
             try:
                 if not entry.is_file():
                     continue
             except OSError:
                 continue
-            suffix = PurePosixPath(entry.name).suffix.lower()
+            suffix = _suffix(entry.name).lower()
             if suffix in SUFFIXES:
                 buckets.setdefault(suffix, []).append(f"{rel}/{entry.name}" if rel else entry.name)
     out: list[tuple[str, str]] = []
     for suffix, files in buckets.items():
-        out.extend((suffix, f) for f in sorted(files, key=lambda f: PurePosixPath(f).parts))
+        out.extend((suffix, f) for f in sorted(files, key=lambda f: f.split("/")))
     return out
 
 
@@ -228,10 +243,11 @@ _graphs: dict[tuple[Path, str], tuple[tuple[tuple[str, int, int, int], ...], Rep
 
 
 def _stat_list(root: Path, files: Sequence[tuple[str, str]]) -> tuple[tuple[str, int, int, int], ...]:
+    top = str(root)
     out = []
     for _, rel in files:
         try:
-            st = os.stat(root / rel)
+            st = os.stat(os.path.join(top, rel))
         except OSError:
             out.append((rel, -1, -1, -1))
         else:
@@ -243,9 +259,14 @@ def build_graph(fs: ProjectFS, python: str = newer_python.AUTO) -> RepoGraph:
     """The symbol graph of the project's sources, as upstream builds it for the map.
 
     *python* is the ``python_for_sources`` setting (:mod:`.newer_python`).  Rebuilt only when
-    the list of sources or one's size, mtime or inode changed (a batch reads each file once;
-    upstream keeps its graph for 30 seconds instead).
+    the list of sources or one's size, mtime or inode changed, and checked once per pass over
+    many tasks (:func:`~ctxviewer.engine.files.reading.one_pass`): a batch lists and reads the
+    sources once (upstream keeps its graph for 30 seconds instead).
     """
+    return fs.once_per_pass("repo_graph", python, lambda _: _current_graph(fs, python))
+
+
+def _current_graph(fs: ProjectFS, python: str) -> RepoGraph:
     files = source_files(fs.root)
     signature = _stat_list(fs.root, files)
     cached = _graphs.get((fs.root, python))
@@ -256,6 +277,12 @@ def build_graph(fs: ProjectFS, python: str = newer_python.AUTO) -> RepoGraph:
         _graphs.clear()
     _graphs[(fs.root, python)] = (signature, graph)
     return graph
+
+
+def clear_caches() -> None:
+    """Forget every parsed source and graph (benchmarks start cold with this)."""
+    _parsed.clear()
+    _graphs.clear()
 
 
 def _build(fs: ProjectFS, files: Sequence[tuple[str, str]], python: str) -> RepoGraph:
@@ -391,9 +418,90 @@ def _kw_hits(sym: Sym, keywords: Iterable[str]) -> tuple[str, ...]:
     return tuple(k for k in keywords if k in name or k in signature)
 
 
-def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], max_chars: int) -> MapResult:
-    """The map's text and, per chosen module, why it was chosen and what the cut kept."""
-    lowered = sorted({k.lower() for k in keywords if k})
+class KeywordHits(NamedTuple):
+    """One keyword's symbols in one module: their positions in its list, and each with that keyword."""
+
+    positions: tuple[int, ...]
+    pairs: tuple[tuple[Sym, tuple[str, ...]], ...]
+
+
+class MapIndex:
+    """A graph's symbols by the keywords they contain and its modules by path, built once per graph.
+
+    Every symbol's lowercased name and signature are laid end to end in one text, each piece
+    after a newline; a keyword (never holding a newline) is found in that text once and its
+    symbols kept for the graph's life, so a query looks up each keyword instead of matching it
+    against every symbol.  :func:`query` gives the same result either way.
+    """
+
+    #: Keywords whose symbols are kept at most, per graph (then forgotten all at once).
+    KEPT = 50_000
+
+    def __init__(self, graph: RepoGraph) -> None:
+        self.symbols: list[tuple[str, int]] = []  # (module, position in its list), in graph order
+        self.by_path: dict[str, list[str]] = {}  # a module's dotted key as a path -> the modules
+        pieces: list[str] = []
+        self._starts: list[int] = []
+        at = 0
+        for module, syms in graph.modules.items():
+            self.by_path.setdefault(module.replace(".", "/"), []).append(module)
+            for n, sym in enumerate(syms):
+                piece = sym.name.lower() + "\n" + sym.signature.lower()
+                self.symbols.append((module, n))
+                self._starts.append(at)
+                pieces.append(piece)
+                at += len(piece) + 1
+        self._text = "\n".join(pieces)
+        self._modules = graph.modules
+        self._found: dict[str, dict[str, KeywordHits]] = {}
+
+    def containing(self, keyword: str) -> dict[str, KeywordHits]:
+        """Per module (in graph order), its symbols whose lowercased name or signature contains
+        *keyword* (lowercased, not empty, no newline)."""
+        found = self._found.get(keyword)
+        if found is None:
+            at_module: dict[str, list[int]] = {}
+            starts, text = self._starts, self._text
+            at = text.find(keyword)
+            while at >= 0:
+                n = bisect.bisect_right(starts, at) - 1
+                module, position = self.symbols[n]
+                at_module.setdefault(module, []).append(position)
+                at = text.find(keyword, starts[n + 1]) if n + 1 < len(starts) else -1
+            found = {}
+            for module, positions in at_module.items():
+                syms = self._modules[module]
+                found[module] = KeywordHits(tuple(positions), tuple((syms[p], (keyword,)) for p in positions))
+            if len(self._found) >= self.KEPT:
+                self._found = {}
+            self._found[keyword] = found
+        return found
+
+    def task_file_modules(self, task_files: Sequence[str]) -> dict[str, str]:
+        """Each module a task file names (see :func:`_matches_file`), with the first such file."""
+        out: dict[str, str] = {}
+        for task_file in task_files:
+            normal = task_file.replace("\\", "/")
+            stem = normal.rsplit(".", 1)[0] if "." in normal else normal
+            at = -1
+            while True:
+                for module in self.by_path.get(stem[at + 1 :], ()):
+                    out.setdefault(module, task_file)
+                at = stem.find("/", at + 1)
+                if at < 0:
+                    break
+        return out
+
+
+def index_of(graph: RepoGraph) -> MapIndex:
+    """*graph*'s :class:`MapIndex`, built on first use."""
+    if graph.index is None:
+        graph.index = MapIndex(graph)
+    return graph.index
+
+
+def _choose_scan(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[str]) -> dict[str, ModulePick]:
+    """The modules the query takes by task file or keyword, every keyword matched against every symbol."""
     picks: dict[str, ModulePick] = {}
     for module, syms in graph.modules.items():
         hit = next((f for f in task_files if _matches_file(module, f)), None)
@@ -405,6 +513,53 @@ def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], 
             if chosen:
                 words = sorted({k for _, h in chosen for k in h})
                 picks[module] = ModulePick(module, "symbols contain " + ", ".join(repr(w) for w in words), chosen)
+    return picks
+
+
+def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[str]) -> dict[str, ModulePick]:
+    """:func:`_choose_scan`'s modules and symbols, looked up in the graph's :class:`MapIndex`."""
+    index = index_of(graph)
+    per_module: dict[str, list[tuple[str, KeywordHits]]] = {}
+    for keyword in lowered:  # sorted, so each symbol's keywords come in the scan's order
+        for module, hits in index.containing(keyword).items():
+            per_module.setdefault(module, []).append((keyword, hits))
+    picks: dict[str, ModulePick] = {}
+    for module, hit in index.task_file_modules(task_files).items():
+        found = _merged(per_module.get(module, ()))
+        symbols = [(s, found.get(n, ())) for n, s in enumerate(graph.modules[module])]
+        picks[module] = ModulePick(module, f"it is task file {hit}", symbols)
+    for module, by_keyword in per_module.items():
+        if module in picks:
+            continue
+        if len(by_keyword) == 1:
+            chosen = list(by_keyword[0][1].pairs)
+        else:
+            syms = graph.modules[module]
+            found = _merged(by_keyword)
+            chosen = [(syms[n], found[n]) for n in sorted(found)]
+        words = ", ".join(repr(k) for k, _ in by_keyword)  # each hit a symbol here; sorted already
+        picks[module] = ModulePick(module, "symbols contain " + words, chosen)
+    return picks
+
+
+def _merged(by_keyword: Iterable[tuple[str, KeywordHits]]) -> dict[int, tuple[str, ...]]:
+    """Each symbol position with the keywords (in the order given) it contains."""
+    found: dict[int, list[str]] = {}
+    for keyword, hits in by_keyword:
+        for n in hits.positions:
+            found.setdefault(n, []).append(keyword)
+    return {n: tuple(words) for n, words in found.items()}
+
+
+def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], max_chars: int) -> MapResult:
+    """The map's text and, per chosen module, why it was chosen and what the cut kept.
+
+    Modules are chosen through the graph's :class:`MapIndex`; task files that are not text, or
+    keywords holding a newline, take the plain scan, which fails or matches as upstream's does.
+    """
+    lowered = sorted({k.lower() for k in keywords if k})
+    plain = any(not isinstance(f, str) for f in task_files) or any("\n" in k for k in lowered)
+    picks = (_choose_scan if plain else _choose_indexed)(graph, task_files, lowered)
     linked: dict[str, str] = {}
     for source, target in graph.edges:
         src = source.rsplit(".", 1)[0] if "." in source else source
