@@ -44,6 +44,8 @@ MIN_TABLE_WIDTH = 240
 FILTER_MIN_WIDTH = 160
 #: Fitting a column measures the rows on screen and at most this many others.
 FIT_ROWS = 200
+#: What a cell adds to its text's width (the delegate's text margins on both sides).
+CELL_MARGINS = 8
 #: A wrapping table (``wrap=True``) of at most this many rows fits its row heights to
 #: their texts; longer ones keep one line a row, elided, so they stay fast.
 WRAP_ROWS = 400
@@ -296,7 +298,7 @@ class RecordTable(QWidget):
         metrics = header.fontMetrics()
         heads = [str(self.model.headerData(c, Qt.Orientation.Horizontal) or "") for c in shown]
         wanted = [
-            max(metrics.horizontalAdvance(h) + 14, view.sizeHintForColumn(c)) for c, h in zip(shown, heads, strict=True)
+            max(metrics.horizontalAdvance(h) + 14, self._text_width(c)) for c, h in zip(shown, heads, strict=True)
         ]
         room = view.viewport().width()
         if not view.verticalScrollBar().isVisible() and view.verticalHeader().length() > view.viewport().height():
@@ -324,6 +326,25 @@ class RecordTable(QWidget):
         view.setWordWrap(wrap)
         if wrap:
             view.resizeRowsToContents()
+
+    def _text_width(self, column: int) -> int:
+        """The width *column*'s texts want: the widest of its first :data:`FIT_ROWS` rows in
+        the table's order, in the view's font, with the cell's margins -- what the view's own
+        ``sizeHintForColumn`` gives for these text cells, measured without asking the delegate
+        of every cell (a few milliseconds, not a few hundred, for a nine-section task's table)."""
+        proxy, metrics = self.proxy, self.view.fontMetrics()
+        rows = self.model.rows()
+        spec = self._columns[column] if column < len(self._columns) else None
+        seen: set[str] = set()
+        widest = 0
+        for r in range(min(FIT_ROWS, proxy.rowCount())):
+            source = proxy.mapToSource(proxy.index(r, column))
+            text = spec.text(rows[source.row()]) if spec is not None else str(source.data() or "")
+            if text in seen:
+                continue
+            seen.add(text)
+            widest = max(widest, max(map(metrics.horizontalAdvance, text.split("\n"))))
+        return widest + CELL_MARGINS if seen else 0
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
