@@ -37,6 +37,7 @@ from ctxviewer.gui.window.opening import Opening
 from ctxviewer.gui.window.persistence import WindowSettings
 from ctxviewer.gui.window.placement import Placement
 from ctxviewer.gui.window.project import ProjectOpener, load_warnings, refresh_target
+from ctxviewer.gui.window.recorded import RecordedFeed
 from ctxviewer.gui.window.revisions import RevisionLauncher
 from ctxviewer.gui.window.runs import Assembled, BatchPass, TaskRun
 from ctxviewer.gui.window.sensitivity import SensitivityFeed
@@ -62,7 +63,7 @@ class MainWindow(QMainWindow):
     Parts, each reached by its name: ``tabs`` (the views, by tab name), ``docks`` (the panels),
     ``header``, ``findings_line``, ``problems``, ``status``, ``menus`` (the actions by id),
     ``lanes``, ``store`` (what is kept between sessions), ``placement``, ``opening`` and ``opener``, ``runs``,
-    ``batch``, ``baseline``, ``findings``, ``exporter``, ``following``, ``replays``,
+    ``batch``, ``baseline``, ``findings``, ``exporter``, ``following``, ``replays``, ``recorded``,
     ``sensitivity``, ``sweeps``, ``revisions``, ``tuner``, ``source``.
     """
 
@@ -118,6 +119,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.docks = docks = DockPanels(self, tabs.window_view)
         self.replays = SessionFeeds(self.lanes.replay, docks.session, self)
+        self.recorded = RecordedFeed(self.lanes.recorded, docks.session, self)
         self.status = StatusLine(self)
         self.batch = BatchPass(self.lanes.batch, self.status.batch_label, self)
         self.batch.give_way_to(self.lanes.run)
@@ -141,6 +143,9 @@ class MainWindow(QMainWindow):
         self.replays.bind(self, self.tuner.set_values, docks.budget.is_pending, self.select_task)
         docks.session.parametersChanged.connect(self.replays.on_parameters)
         docks.session.taskActivated.connect(self.replays.on_task)
+        self.recorded.bind(self, self.tuner.set_values, self.select_task, self.problems)
+        docks.session.runUpdated.connect(self.recorded.on_run_update)
+        docks.session.runTaskRequested.connect(self.recorded.open_task)
         linked = (
             tabs.paragraphs,
             tabs.rules,
@@ -158,6 +163,9 @@ class MainWindow(QMainWindow):
         self.batch.totalsArrived.connect(docks.outline.set_totals)
         self.batch.finished.connect(self.batchFinished)  # after the findings feed's own update
         self.tuner.retuned.connect(self._on_retuned)
+        self.tuner.retuned.connect(self.recorded.update)
+        self.projectLoaded.connect(lambda _project: self.recorded.update())
+        self.projectRefreshed.connect(lambda _project: self.recorded.update())
         self.tuner.saved.connect(self._on_saved)
         self.projectLoaded.connect(self.sweeps.retarget)
         self.projectRefreshed.connect(self.sweeps.retarget)
@@ -367,6 +375,7 @@ class MainWindow(QMainWindow):
             and self.batch.is_settled()
             and not self.docks.budget.is_pending()
             and not self.lanes.replay.is_busy()
+            and not self.lanes.recorded.is_busy()
             and (session.following_run is None or session.last_run_update is not None)
             and self.tabs.compare.is_settled()
         )
