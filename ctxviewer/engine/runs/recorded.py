@@ -196,7 +196,7 @@ def with_causes(
         elif changed.get(s.section):
             files = changed[s.section]
             more = f" and {len(files) - 3:,} more" if len(files) > 3 else ""
-            out.append(replace(s, cause=FILES_CHANGED, why=f"changed since the record: {', '.join(files[:3])}{more}"))
+            out.append(replace(s, cause=FILES_CHANGED, why=f"{', '.join(files[:3])}{more}"))
         else:
             out.append(replace(s, cause=SETTINGS, why=settings))
     return tuple(out)

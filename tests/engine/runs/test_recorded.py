@@ -212,7 +212,7 @@ def test_causes_take_the_strongest_first() -> None:
     by_files = with_causes(sections, changed={"b": ["x.md"]}, settings="s")
     assert [(s.cause, s.why) for s in by_files] == [
         ("", ""),
-        (FILES_CHANGED, "changed since the record: x.md"),
+        (FILES_CHANGED, "x.md"),
         (SETTINGS, "s"),  # c reads no file that changed
     ]
     assert set(CAUSES) == {VERSION, FILES_CHANGED, SETTINGS}
@@ -233,7 +233,7 @@ def test_a_spec_edited_after_the_record_is_the_likely_cause(tmp_path: Path) -> N
         ("security_rules", 21, 21, ""),
         ("spec_excerpt", 26, 29, FILES_CHANGED),
     ]
-    assert t1.sections[1].why == "changed since the record: .gsd/specs/feat/design.md"
+    assert t1.sections[1].why == ".gsd/specs/feat/design.md"
     assert t1.changed == (".gsd/specs/feat/design.md",) and t1.recorded_at == moment
     # A record with no time: nothing is known to have changed since; the settings stand.
     (untimed,) = compare_records(

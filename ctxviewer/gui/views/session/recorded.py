@@ -47,8 +47,12 @@ def task_verdict(task: TaskComparison) -> str:
 def task_columns() -> list[Column]:
     return [
         Column("worker", lambda t: f"W{t.worker_id}", whole=True),
-        Column("task", lambda t: t.task_id, whole=True),
-        Column("feature", lambda t: t.feature or "-", whole=True, tip="The feature whose task was reproduced"),
+        Column(
+            "task",
+            lambda t: t.task_id,
+            whole=True,
+            detail=lambda t: f"reproduced in feature {t.feature}" if t.feature else "",
+        ),
         Column("recorded", lambda t: _count(t.recorded_total), key=lambda t: t.recorded_total, numeric=True),
         Column("reproduced", lambda t: _count(t.reproduced_total), key=lambda t: t.reproduced_total, numeric=True),
         Column("", task_verdict, detail=lambda t: t.note, tip="Every section the same, or not"),
@@ -146,6 +150,7 @@ class RecordedPage(QWidget):
         """No comparison to show: say why."""
         self._comparison = None
         self.header.setText(text)
+        self.header.setToolTip("")
         self.tasks_model.set_rows(())
         self.sections_model.set_rows(())
         self.note.setText("")
@@ -157,12 +162,12 @@ class RecordedPage(QWidget):
         self._comparison = comparison
         tasks = comparison.tasks
         self.header.setText(
-            f"Recorded vs reproduced in {comparison.project}\n"
-            f"{comparison.profile or 'nothing reproduced'}: {comparison.reason}\n"
             f"{len(tasks):,} recorded task{'s' if len(tasks) != 1 else ''}: {comparison.same:,} the same, "
-            f"{comparison.differ:,} different, {comparison.not_reproduced:,} not reproduced. "
-            "Double-click a task to open it at its recorded settings."
+            f"{comparison.differ:,} different, {comparison.not_reproduced:,} not reproduced "
+            f"(reproduced with {comparison.profile or 'nothing'}). Double-click a task to open it at its "
+            "recorded settings."
         )
+        self.header.setToolTip(f"Reproduced in {comparison.project}\n{comparison.reason}")
         self.tasks_model.set_rows(tasks)
         for column in range(self.tasks_model.columnCount() - 1):
             self.tasks.resizeColumnToContents(column)

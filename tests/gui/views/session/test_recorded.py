@@ -24,7 +24,7 @@ DIFF_T = TaskComparison(
     "feat",
     41,
     (
-        SectionCount("spec_excerpt", 30, 33, FILES_CHANGED, "changed since the record: d.md"),
+        SectionCount("spec_excerpt", 30, 33, FILES_CHANGED, "d.md"),
         SectionCount("efficiency_hints", None, 8, SETTINGS, "the settings in force stood for them"),
     ),
 )
@@ -56,7 +56,7 @@ def test_the_first_task_that_differs_is_chosen_and_its_sections_marked(qtbot) ->
     tasks = page.tasks_model
     assert tasks.data(tasks.index(0, 0), Qt.ItemDataRole.ForegroundRole) is None  # the same: not marked
     assert tasks.data(tasks.index(1, 0), Qt.ItemDataRole.ForegroundRole) is not None
-    assert "spec_excerpt: files changed since: changed since the record: d.md" in page.note.text()
+    assert "spec_excerpt: files changed since: d.md" in page.note.text()
 
 
 def test_the_chosen_task_stays_chosen_and_a_message_clears_the_page(qtbot) -> None:  # type: ignore[no-untyped-def]
