@@ -12,6 +12,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from ctxviewer.engine.project.loading import Project
+from ctxviewer.engine.runfiles.rundir import RunFiles
 from ctxviewer.engine.runfiles.tokenrecords import TokenRecord
 from ctxviewer.engine.runs.recorded import RecordedComparison, compare_records, record_profile, recorded_values
 from ctxviewer.gui.views.problems import ProblemPanel
@@ -46,6 +47,7 @@ class RecordedFeed(QObject):
         self._records: tuple[TokenRecord, ...] = ()
         self._prefer: tuple[str, ...] = ()
         self._asked: tuple[Any, ...] | None = None
+        self._run: RunFiles | None = None
         self.comparison: RecordedComparison | None = None
         lane.finished.connect(self._on_compared)
         lane.errored.connect(lambda message: panel.recorded.set_message(f"Reproducing the records failed: {message}"))
@@ -63,6 +65,9 @@ class RecordedFeed(QObject):
     def on_run_update(self, update: RunUpdate) -> None:
         """A poll of the run: compare again when its token records changed."""
         snapshot = update.snapshot
+        run = self.panel.following_run
+        if run is not self._run:  # attached anew: compare whatever the last run's were
+            self._run, self._asked, self.comparison = run, None, None
         self._prefer = tuple(dict.fromkeys(row.feature for row in snapshot.workers if row.feature))
         if snapshot.token_records != self._records or self._asked is None:
             self._records = snapshot.token_records

@@ -148,3 +148,14 @@ def test_double_clicks_open_the_runs_tasks_at_their_recorded_settings(
     assert window.run_settings().worker_id == "1" and session.pages.currentWidget() is session.fleet
     assert page.current_task() is not None and page.current_task().task_id == "T1"  # type: ignore[union-attr]
     qtbot.waitUntil(window.is_settled, timeout=60_000)
+
+
+def test_attached_again_the_records_are_compared_again(qtbot, window: MainWindow, run_root: Path) -> None:  # type: ignore[no-untyped-def]
+    _attach(qtbot, window, run_root)
+    window.following.stop()
+    assert window.docks.session.recorded.comparison() is None  # detached: nothing shown
+    with qtbot.waitSignal(window.recorded.compared, timeout=60_000) as again:
+        window.following.follow_run(run_root)
+    assert [t.task_id for t in again.args[0].tasks] == ["T1", "T2"]
+    assert window.docks.session.recorded.tasks_model.rowCount() == 2
+    qtbot.waitUntil(window.is_settled, timeout=60_000)
