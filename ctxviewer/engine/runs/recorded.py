@@ -2,22 +2,25 @@
 
 :func:`compare_records` assembles each recorded task with the profile of the upstream
 version that runs in the project and sets each section's recorded count beside the
-reproduced one: the same, different, or a section on one side only.  What is compared,
-and what the files leave to the project's settings, is in
-docs/run-files.md#recorded-vs-reproduced.
+reproduced one: the same, different, or a section on one side only; a section that is
+not the same gets its likely cause (:data:`CAUSES`).  What is compared, and what the files
+leave to the project's settings, is in docs/run-files.md#recorded-vs-reproduced.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.profiles.base import Cancelled
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
+from ctxviewer.engine.project.tuning import changed_settings
+from ctxviewer.engine.project.upstream import FOLDERS, PROFILE_VERSIONS, VERSION_PROFILES, VERSION_WORDS
 from ctxviewer.engine.registry import VERSION_PICKER, find, profile_of
 from ctxviewer.engine.runfiles.tokenrecords import TokenRecord
 from ctxviewer.engine.runs.pipeline import assemble_task, run_profile
@@ -31,6 +34,14 @@ ONLY_REPRODUCED = "only reproduced"
 COMPONENT_NAMES = {SPEC: "spec_excerpt"}
 #: Characters per token of upstream's estimate (``token_metrics.fallback_chars_per_token``).
 CHARS_PER_TOKEN = 4.0
+#: The likely causes of a section that is not the same, the strongest first: the record was
+#: written by another version than the one that reproduced it; a file the section reads
+#: changed after the record was written; else the settings the files do not hold (the
+#: budget, the worker's switches, exact counting).
+VERSION, FILES_CHANGED, SETTINGS = "version", "files changed since", "settings"
+CAUSES = (VERSION, FILES_CHANGED, SETTINGS)
+#: The settings a run's files do say (:func:`recorded_values`): not a cause when tuned to them.
+RECORDED_KEYS = ("profile", "upstream", "worker_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +51,10 @@ class SectionCount:
     section: str
     recorded: int | None
     reproduced: int | None
+    cause: str = ""
+    """One of :data:`CAUSES` when the section is not the same ('' when it is)."""
+    why: str = ""
+    """The cause in words: the versions, the files, or the settings."""
 
     @property
     def verdict(self) -> str:
@@ -67,6 +82,10 @@ class TaskComparison:
     sections: tuple[SectionCount, ...]
     """Recorded sections in the file's order, then those only reproduced in assembly order."""
     note: str = ""
+    recorded_at: float | None = None
+    """When the record was written (the entry's ``timestamp``), None when it has none."""
+    changed: tuple[str, ...] = ()
+    """The task's input files (project-relative) changed or gone since :attr:`recorded_at`."""
 
     @property
     def reproduced(self) -> bool:
@@ -135,6 +154,75 @@ def compare_sections(recorded: Sequence[tuple[str, int]], reproduced: dict[str, 
     return tuple(out)
 
 
+def record_profile(file: str) -> str | None:
+    """The profile of the upstream version that writes token records where *file* is
+    (``.zerg/state/tokens-1.json``: ``zerg-0.3.2``); None for a folder of neither."""
+    parts = file.replace("\\", "/").split("/")
+    return next((VERSION_PROFILES[version] for folder, version in FOLDERS if folder in parts), None)
+
+
+def changed_since(fs: ProjectFS, files: Iterable[str], moment: float | None) -> tuple[str, ...]:
+    """Those of *files* modified after *moment* or gone (none when *moment* is unknown)."""
+    if moment is None:
+        return ()
+    out = []
+    for rel in dict.fromkeys(files):
+        stat = fs.lstat(rel)
+        if stat is None or stat.st_mtime > moment:
+            out.append(rel)
+    return tuple(out)
+
+
+def with_causes(
+    sections: Sequence[SectionCount],
+    *,
+    version: str = "",
+    changed: Mapping[str, Sequence[str]] | None = None,
+    settings: str = "",
+) -> tuple[SectionCount, ...]:
+    """*sections*, each that is not the same given its likely cause.
+
+    *version* says how the record's version differs from the one that reproduced it ('' when
+    they are the same); *changed* gives, by section, its files changed since the record;
+    *settings* says what stood in for the settings the files do not hold.
+    """
+    changed = changed or {}
+    out = []
+    for s in sections:
+        if s.verdict == SAME:
+            out.append(s)
+        elif version:
+            out.append(replace(s, cause=VERSION, why=version))
+        elif changed.get(s.section):
+            files = changed[s.section]
+            more = f" and {len(files) - 3:,} more" if len(files) > 3 else ""
+            out.append(replace(s, cause=FILES_CHANGED, why=f"{', '.join(files[:3])}{more}"))
+        else:
+            out.append(replace(s, cause=SETTINGS, why=settings))
+    return tuple(out)
+
+
+def settings_words(project: Project, settings: Settings, mode: str | None) -> str:
+    """What stood in for the settings the run's files do not hold, for :attr:`SectionCount.why`."""
+    if mode == "exact":
+        return "recorded with Anthropic's count (mode exact); reproduced with upstream's estimate"
+    words = "the budget and the worker's switches are not in the run's files: the settings in force stood for them"
+    tuned = [c.key for c in changed_settings(project.settings, settings) if c.key not in RECORDED_KEYS]
+    if tuned:
+        words += f" (tuned here: {', '.join(tuned)})"
+    return words
+
+
+def version_words(record_file: str, profile: str) -> str:
+    """How the version that wrote *record_file* differs from *profile*'s ('' when it does not)."""
+    wrote = record_profile(record_file)
+    if wrote is None or wrote == profile:
+        return ""
+    return (
+        f"written by {VERSION_WORDS[PROFILE_VERSIONS[wrote]]} (where the record is); reproduced with profile {profile}"
+    )
+
+
 def upstream_settings(settings: Settings) -> Settings:
     """*settings* running the upstream pipeline: an upstream profile stays, any other becomes
     the one that runs the version set or detected (:data:`~ctxviewer.engine.registry.VERSION_PICKER`)."""
@@ -192,7 +280,7 @@ def compare_records(
     index: dict[str, list[tuple[Feature, Task]]] = {}
     for feature, task in project.tasks():
         index.setdefault(task.id, []).append((feature, task))
-    built: dict[tuple[str, str], tuple[dict[str, int] | None, str]] = {}
+    built: dict[tuple[str, str], Reproduced] = {}
     out: list[TaskComparison] = []
     for done, (record, entry) in enumerate(entries):
         if cancel is not None and cancel.is_set():
@@ -203,7 +291,7 @@ def compare_records(
         notes = [note] if note else []
         if entry.mode == "exact":
             notes.append("recorded with Anthropic's count (mode exact); reproduced with upstream's estimate")
-        breakdown: dict[str, int] | None = None
+        reproduced = Reproduced(None, "", {})
         feature_name = None
         if found is not None:
             feature, task = found
@@ -211,10 +299,19 @@ def compare_records(
             key = (feature.name, task.id)
             if key not in built:
                 built[key] = _reproduce(project, feature, task, chosen, cancel)
-            breakdown, failure = built[key]
-            if failure:
-                notes.append(failure)
+            reproduced = built[key]
+            if reproduced.failure:
+                notes.append(reproduced.failure)
+        breakdown = reproduced.breakdown
+        changed = {name: changed_since(project.fs, files, entry.time) for name, files in reproduced.inputs.items()}
         sections = compare_sections(entry.sections, breakdown or {})
+        if breakdown is not None:
+            sections = with_causes(
+                sections,
+                version=version_words(record.file, profile),
+                changed=changed,
+                settings=settings_words(project, chosen, entry.mode),
+            )
         out.append(
             TaskComparison(
                 file=record.file,
@@ -226,6 +323,8 @@ def compare_records(
                 reproduced_total=None if breakdown is None else sum(breakdown.values()),
                 sections=sections,
                 note="; ".join(notes),
+                recorded_at=entry.time,
+                changed=tuple(dict.fromkeys(f for files in changed.values() for f in files)),
             )
         )
     if progress is not None:
@@ -233,21 +332,42 @@ def compare_records(
     return RecordedComparison(str(project.root), profile, reason, tuple(out))
 
 
+@dataclass(frozen=True, slots=True)
+class Reproduced:
+    """One task's reproduced record (None: none, :attr:`failure` says why) and the files each
+    section read (by upstream's component name; ``""``: the task's own files)."""
+
+    breakdown: dict[str, int] | None
+    failure: str
+    inputs: dict[str, tuple[str, ...]]
+
+
+def section_inputs(trace: Trace, fs: ProjectFS) -> dict[str, tuple[str, ...]]:
+    """The files each section of *trace* read, by upstream's component name: its candidates'
+    sources that are files (not a setting or an MCP server); ``""``: the task's own files there are."""
+    out: dict[str, list[str]] = {}
+    for item in trace.items:
+        if item.source and fs.is_file(item.source):
+            out.setdefault(COMPONENT_NAMES.get(item.section, item.section), []).append(item.source)
+    out[""] = [rel for rel in trace.task_files if fs.is_file(rel)]  # not those the task is to create
+    return {name: tuple(dict.fromkeys(files)) for name, files in out.items()}
+
+
 def _reproduce(
     project: Project, feature: Feature, task: Task, settings: Settings, cancel: threading.Event | None
-) -> tuple[dict[str, int] | None, str]:
+) -> Reproduced:
     """The task's reproduced record, or None and why there is none."""
     try:
         trace = assemble_task(project, feature, task, settings, exact=False, cancel=cancel)
     except Cancelled:
         raise
     except CtxViewerError as exc:
-        return None, f"not reproduced: {exc}"
+        return Reproduced(None, f"not reproduced: {exc}", {})
     breakdown = reproduced_breakdown(trace)
     if breakdown is None:
         why = next((s.reason for s in trace.sections), "the whole context failed")
-        return None, f"not reproduced: {why} (upstream records nothing then)"
-    return breakdown, ""
+        return Reproduced(None, f"not reproduced: {why} (upstream records nothing then)", {})
+    return Reproduced(breakdown, "", section_inputs(trace, project.fs))
 
 
 def comparison_data(comparison: RecordedComparison) -> dict[str, Any]:
@@ -280,3 +400,14 @@ def task_data(task: TaskComparison) -> dict[str, Any]:
             for s in task.sections
         ],
     }
+
+
+def recorded_values(profile: str | None, worker_id: str | None) -> dict[str, Any]:
+    """The settings a recorded task ran with, as far as the run's files say: the profile of
+    the version that wrote it and the worker's id (for ``set_values``/``--set``)."""
+    values: dict[str, Any] = {}
+    if profile:
+        values["profile"] = profile
+    if worker_id:
+        values["worker_id"] = worker_id
+    return values

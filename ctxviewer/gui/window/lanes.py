@@ -29,6 +29,8 @@ class Lanes(QObject):
         self.sensitivity = Lane(self.pool, "sensitivity", self)
         self.revisions = Lane(self.pool, "revisions", self)
         self.sweep = Lane(self.pool, "sweep", self)
+        #: An attached run's token records beside their reproduction.
+        self.recorded = Lane(self.pool, "recorded", self)
 
     def all(self) -> tuple[Lane, ...]:
         return (
@@ -43,6 +45,7 @@ class Lanes(QObject):
             self.revisions,
             self.sweep,
             self.sensitivity,
+            self.recorded,
         )
 
     def close(self, timeout_ms: int = 10_000) -> None:

@@ -37,6 +37,7 @@ from ctxviewer.gui.window.opening import Opening
 from ctxviewer.gui.window.persistence import WindowSettings
 from ctxviewer.gui.window.placement import Placement
 from ctxviewer.gui.window.project import ProjectOpener, load_warnings, refresh_target
+from ctxviewer.gui.window.recorded import RecordedFeed
 from ctxviewer.gui.window.revisions import RevisionLauncher
 from ctxviewer.gui.window.runs import Assembled, BatchPass, TaskRun
 from ctxviewer.gui.window.sensitivity import SensitivityFeed
@@ -62,8 +63,8 @@ class MainWindow(QMainWindow):
     Parts, each reached by its name: ``tabs`` (the views, by tab name), ``docks`` (the panels),
     ``header``, ``findings_line``, ``problems``, ``status``, ``menus`` (the actions by id), ``lanes``,
     ``store`` (what is kept between sessions), ``placement``, ``opening``, ``opener``, ``runs``, ``batch``,
-    ``baseline``, ``findings``, ``exporter``, ``following``, ``replays``, ``sensitivity``, ``sweeps``,
-    ``revisions``, ``tuner``, ``source``.
+    ``baseline``, ``findings``, ``exporter``, ``following``, ``replays``, ``recorded``, ``sensitivity``,
+    ``sweeps``, ``revisions``, ``tuner``, ``source``.
     """
 
     projectLoaded = Signal(object)
@@ -116,6 +117,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.docks = docks = DockPanels(self, tabs.window_view)
         self.replays = SessionFeeds(self.lanes.replay, docks.session, self)
+        self.recorded = RecordedFeed(self.lanes.recorded, docks.session, self)
         self.status = StatusLine(self)
         self.batch = BatchPass(self.lanes.batch, self.status.batch_label, self)
         self.batch.give_way_to(self.lanes.run)
@@ -139,6 +141,8 @@ class MainWindow(QMainWindow):
         self.replays.bind(self, self.tuner.set_values, docks.budget.is_pending, self.select_task)
         docks.session.parametersChanged.connect(self.replays.on_parameters)
         docks.session.taskActivated.connect(self.replays.on_task)
+        changed = (self.tuner.retuned, self.projectLoaded, self.projectRefreshed)
+        self.recorded.bind(self, self.tuner.set_values, self.select_task, self.problems, changed)
         linked = (
             tabs.paragraphs,
             tabs.rules,
@@ -363,6 +367,7 @@ class MainWindow(QMainWindow):
             and self.batch.is_settled()
             and not self.docks.budget.is_pending()
             and not self.lanes.replay.is_busy()
+            and not self.lanes.recorded.is_busy()
             and (session.following_run is None or session.last_run_update is not None)
             and self.tabs.compare.is_settled()
         )

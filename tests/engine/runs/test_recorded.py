@@ -16,13 +16,22 @@ from ctxviewer.engine.runfiles.fleet import read_run
 from ctxviewer.engine.runfiles.rundir import discover_run
 from ctxviewer.engine.runfiles.tokenrecords import TaskTokens, TokenRecord
 from ctxviewer.engine.runs.recorded import (
+    CAUSES,
     DIFFERS,
+    FILES_CHANGED,
     ONLY_RECORDED,
     ONLY_REPRODUCED,
     SAME,
+    SETTINGS,
+    VERSION,
     SectionCount,
     compare_records,
+    record_profile,
+    recorded_values,
+    settings_words,
     upstream_count,
+    version_words,
+    with_causes,
 )
 from tests.cli.helpers import CORE, TASK
 from tests.factories import make_project, write
@@ -177,3 +186,74 @@ def test_records_the_real_plugin_wrote_are_reproduced(tmp_path: Path, compact: b
         sections += sum(len(t.sections) for t in found.tasks)
     assert compared == len(jobs) and compared > 50
     assert sections > 2 * compared  # most tasks have several sections to compare
+
+
+def _timed(task: str, sections: dict[str, int], moment: float, file: str = ".zerg/state/tokens-1.json") -> TokenRecord:
+    entry = TaskTokens(task, tuple(sections.items()), sum(sections.values()), "estimated", None, moment)
+    return TokenRecord(file, "1", (entry,), None, None)
+
+
+def test_which_version_writes_records_where() -> None:
+    assert [record_profile(f) for f in (".zerg/state/tokens-1.json", ".mahabharatha/state/tokens-2.json")] == [
+        "zerg-0.3.2",
+        "mahabharatha-latest",
+    ]
+    assert record_profile("copy/tokens-1.json") is None
+    assert version_words(".zerg/state/tokens-1.json", "zerg-0.3.2") == ""
+    assert version_words(".mahabharatha/state/tokens-1.json", "zerg-0.3.2").startswith(
+        "written by today's nine-section pipeline"
+    )
+
+
+def test_causes_take_the_strongest_first() -> None:
+    sections = (SectionCount("a", 3, 3), SectionCount("b", 3, 4), SectionCount("c", None, 2))
+    by_version = with_causes(sections, version="other", changed={"b": ["x.md"]}, settings="s")
+    assert [(s.cause, s.why) for s in by_version] == [("", ""), (VERSION, "other"), (VERSION, "other")]
+    by_files = with_causes(sections, changed={"b": ["x.md"]}, settings="s")
+    assert [(s.cause, s.why) for s in by_files] == [
+        ("", ""),
+        (FILES_CHANGED, "x.md"),
+        (SETTINGS, "s"),  # c reads no file that changed
+    ]
+    assert set(CAUSES) == {VERSION, FILES_CHANGED, SETTINGS}
+
+
+def test_a_spec_edited_after_the_record_is_the_likely_cause(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    design = root / ".gsd/specs/feat/design.md"
+    moment = design.stat().st_mtime + 10  # recorded after every file was written
+    record = _timed("T1", {"security_rules": 21, "spec_excerpt": 26}, moment)
+    project = load_project(root, {"profile": "zerg-0.3.2"})
+    assert compare_records(project, [record]).tasks[0].matches
+    # ", revised" adds 9 characters to the spec text: 115 / 4 = 28.75 -> 29.
+    design.write_text("Login screen design, revised.")
+    os.utime(design, (moment + 60, moment + 60))
+    (t1,) = compare_records(load_project(root, {"profile": "zerg-0.3.2"}), [record]).tasks
+    assert [(s.section, s.recorded, s.reproduced, s.cause) for s in t1.sections] == [
+        ("security_rules", 21, 21, ""),
+        ("spec_excerpt", 26, 29, FILES_CHANGED),
+    ]
+    assert t1.sections[1].why == ".gsd/specs/feat/design.md"
+    assert t1.changed == (".gsd/specs/feat/design.md",) and t1.recorded_at == moment
+    # A record with no time: nothing is known to have changed since; the settings stand.
+    (untimed,) = compare_records(
+        load_project(root, {"profile": "zerg-0.3.2"}), [_timed("T1", {"spec_excerpt": 26, "security_rules": 21}, None)]
+    ).tasks  # type: ignore[arg-type]
+    assert [s.cause for s in untimed.sections] == [SETTINGS, ""] and untimed.changed == ()
+
+
+def test_settings_tuned_away_from_the_projects_are_named(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    project = load_project(root, {"profile": "zerg-0.3.2"})
+    tuned = project.settings.with_overrides({"compact_mode": "1", "worker_id": "1"}, "test")
+    record = _timed("T1", {"security_rules": 21, "spec_excerpt": 26}, None)  # type: ignore[arg-type]
+    (t1,) = compare_records(project, [record], settings=tuned).tasks
+    (hints,) = [s for s in t1.sections if s.cause]
+    assert (hints.section, hints.recorded, hints.reproduced, hints.cause) == ("efficiency_hints", None, 60, SETTINGS)
+    assert hints.why.endswith("(tuned here: compact_mode)")  # the worker's id is the record's own
+    assert settings_words(project, project.settings, "exact").startswith("recorded with Anthropic's count")
+
+
+def test_the_recorded_values_to_open_a_task_at() -> None:
+    assert recorded_values("zerg-0.3.2", "3") == {"profile": "zerg-0.3.2", "worker_id": "3"}
+    assert recorded_values(None, None) == {}

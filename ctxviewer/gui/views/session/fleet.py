@@ -2,7 +2,8 @@
 
 One row per worker: its status, current task, a bar of its recorded ``context_usage`` in
 upstream's dashboard colour against the checkpoint threshold and zones, and its figures.
-Hovering a row shows every figure; clicking it emits ``workerActivated``.
+Hovering a row shows every figure; clicking it emits ``workerActivated``, double-clicking
+``workerDoubleClicked``.
 See docs/run-files.md#in-the-window.
 """
 
@@ -41,7 +42,7 @@ FLEET_LEGEND = (
     "Bar: context_usage as the worker recorded it, in upstream's colours (yellow above 70%, red above 85%); "
     "red line: the checkpoint threshold of the project's config; a red figure: at or over it. "
     "est: ctxviewer's recomputation of the real tracker (500 per task + 100 per minute of the current process). "
-    "A status with ?: silent for an hour. Click a worker for its timeline."
+    "A status with ?: silent for an hour. Click a worker for its timeline; double-click it to open its task."
 )
 
 
@@ -59,6 +60,7 @@ class FleetChart(QWidget):
     """Every worker's recorded gauge, one painted row each."""
 
     workerActivated = Signal(str)
+    workerDoubleClicked = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -156,6 +158,13 @@ class FleetChart(QWidget):
         worker = self._value.rows[i].worker_id
         self.setSelected(worker)
         self.workerActivated.emit(worker)
+
+    def mouseDoubleClickEvent(self, e: QMouseEvent) -> None:
+        i = self.index_at(e.position())
+        if e.button() != Qt.MouseButton.LeftButton or i is None or self._value is None:
+            super().mouseDoubleClickEvent(e)
+            return
+        self.workerDoubleClicked.emit(self._value.rows[i].worker_id)
 
     # -- painting ----------------------------------------------------------------------------
 

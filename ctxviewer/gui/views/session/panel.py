@@ -2,9 +2,10 @@
 
 :class:`SessionPanel` plays a :class:`~ctxviewer.engine.runs.session.SessionReplay` step by
 step, follows a live worker's event log (:meth:`SessionPanel.follow_log`), or, attached to a
-real run (:meth:`SessionPanel.follow_run`), shows its Fleet, Timeline and What-if replay tabs.
-It never recomputes a replay: a parameter change emits ``parametersChanged`` and the window
-answers with :meth:`SessionPanel.set_replay`.  See docs/gui.md and docs/run-files.md.
+real run (:meth:`SessionPanel.follow_run`), shows its Fleet, Timeline, Recorded and What-if
+replay tabs; double-clicking a worker, an event or a recorded task emits ``runTaskRequested``.
+It never recomputes a replay or a comparison: a parameter change emits ``parametersChanged``
+and the window answers with :meth:`SessionPanel.set_replay`.  See docs/gui.md and docs/run-files.md.
 """
 
 from __future__ import annotations
@@ -17,9 +18,19 @@ from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctxviewer.engine.runfiles.rundir import RunFiles, discover_run
+from ctxviewer.engine.runs.recorded import TaskComparison
 from ctxviewer.engine.runs.session import ReplayStep, SessionReplay
 from ctxviewer.engine.runtime.eventlog import LiveUsage, PollResult
 from ctxviewer.gui.views.session.controls import ReplayControls
@@ -27,11 +38,13 @@ from ctxviewer.gui.views.session.fleet import FleetPage
 from ctxviewer.gui.views.session.live import LiveLog
 from ctxviewer.gui.views.session.player import ReplayPlayer
 from ctxviewer.gui.views.session.plot import UsagePlot
+from ctxviewer.gui.views.session.recorded import NOT_COMPARED, RecordedPage
 from ctxviewer.gui.views.session.runwatch import RunFollower, RunUpdate
 from ctxviewer.gui.views.session.series import PlotValue
 from ctxviewer.gui.views.session.steps import StepModel, step_table
 from ctxviewer.gui.views.session.timeline import TimelinePage
 from ctxviewer.gui.widgets.charts import Gauge, GaugeValue
+from ctxviewer.gui.widgets.empty import NO_RUN
 from ctxviewer.gui.widgets.models import is_dark, status_colour
 from ctxviewer.gui.widgets.plaintext import plain_tip
 
@@ -49,6 +62,8 @@ class SessionPanel(QWidget):
     parametersChanged = Signal(int, float, bool)
     liveUpdated = Signal(object)
     runUpdated = Signal(object)  # RunUpdate
+    #: A task of the run to open: its feature ('' when the run does not say), its id, the worker's id.
+    runTaskRequested = Signal(str, str, str)
 
     def __init__(
         self,
@@ -148,13 +163,24 @@ class SessionPanel(QWidget):
         # A real run's pages, shown only while one is attached.
         self.fleet = FleetPage(self)
         self.timeline = TimelinePage(self)
+        self.recorded = RecordedPage(self)
         self.fleet.chart.workerActivated.connect(self._on_worker_activated)
+        self.fleet.chart.workerDoubleClicked.connect(self._on_worker_double_clicked)
+        self.timeline.table.doubleClicked.connect(self._on_event_double_clicked)
+        self.recorded.taskRequested.connect(self._on_recorded_requested)
+        # A click on a worker shows its timeline once it is not the first of a double-click.
+        self._to_timeline = QTimer(self)
+        self._to_timeline.setSingleShot(True)
+        self._to_timeline.setInterval(QApplication.styleHints().mouseDoubleClickInterval())
+        self._to_timeline.timeout.connect(self._show_timeline)
         self.pages = QTabWidget(self)
         self.pages.setDocumentMode(True)
         self.pages.addTab(self.fleet, "Fleet")
         self.pages.addTab(self.timeline, "Timeline")
+        self.pages.addTab(self.recorded, "Recorded")
         self.pages.setTabToolTip(0, "Every worker's recorded context usage against the checkpoint threshold")
         self.pages.setTabToolTip(1, "What happened to a worker, and the real tracker's arithmetic recomputed from it")
+        self.pages.setTabToolTip(2, "Each recorded task's token record beside what the detected version reproduces")
         # Without a run the replay is the panel's only content, outside the tabs: a hidden tab
         # widget takes no room, so the panel keeps the replay's own minimum size.
         self._outer = QVBoxLayout(self)
@@ -396,6 +422,7 @@ class SessionPanel(QWidget):
         self._show_run_pages(True)
         self.fleet.show_fleet(None, str(run.root), "reading…")
         self.timeline.set_timelines(())
+        self.recorded.set_message(NOT_COMPARED)
         return run
 
     def _on_run_update(self, update: RunUpdate) -> None:
@@ -417,7 +444,48 @@ class SessionPanel(QWidget):
 
     def _on_worker_activated(self, worker_id: str) -> None:
         self.timeline.show_worker(worker_id)
+        self._to_timeline.start()
+
+    def _show_timeline(self) -> None:
         self.pages.setCurrentWidget(self.timeline)
+
+    def _feature_of(self, worker_id: str | None) -> str:
+        update = self.run.last_update
+        if update is None or worker_id is None:
+            return ""
+        row = next((r for r in update.snapshot.workers if r.worker_id == worker_id), None)
+        return (row.feature or "") if row is not None else ""
+
+    def worker_task(self, worker_id: str) -> str | None:
+        """The task a worker is on, else the last one its events name (None: none)."""
+        update = self.run.last_update
+        if update is None:
+            return None
+        row = next((r for r in update.snapshot.workers if r.worker_id == worker_id), None)
+        if row is not None and row.current_task:
+            return row.current_task
+        timeline = next((v for v in update.timelines if v.worker_id == worker_id), None)
+        events = timeline.events if timeline is not None else ()
+        return next((e.task_id for e in reversed(events) if e.task_id), None)
+
+    def _on_worker_double_clicked(self, worker_id: str) -> None:
+        self._to_timeline.stop()
+        task = self.worker_task(worker_id)
+        if task is not None:
+            self.runTaskRequested.emit(self._feature_of(worker_id), task, worker_id)
+
+    def _on_event_double_clicked(self, index: QModelIndex) -> None:
+        rows = self.timeline.model.rows()
+        if not index.isValid() or index.row() >= len(rows):
+            return
+        event = rows[index.row()]
+        current = self.timeline.current()
+        worker = event.worker_id or (current.worker_id if current is not None else None)
+        if event.task_id:
+            self.runTaskRequested.emit(self._feature_of(worker), event.task_id, worker or "")
+
+    def _on_recorded_requested(self, task: TaskComparison) -> None:
+        self.runTaskRequested.emit(task.feature or "", task.task_id, task.worker_id)
 
     # -- a worker's event log (ctxviewer's own format) ---------------------------------------
 
@@ -440,9 +508,11 @@ class SessionPanel(QWidget):
     def stop_following(self) -> None:
         """Stop following the log or the run and show the replay again."""
         if self.run.stop():
+            self._to_timeline.stop()
             self._show_run_pages(False)
             self.fleet.show_fleet(None)
             self.timeline.set_timelines(())
+            self.recorded.set_message(NO_RUN)
         if not self.live.stop():
             return
         self.live_status.hide()

@@ -161,7 +161,12 @@ def attached(qtbot, generated: GeneratedRun) -> SessionPanel:  # type: ignore[no
 def test_attaching_shows_the_fleet_tab_and_every_worker(attached: SessionPanel, generated: GeneratedRun) -> None:
     panel = attached
     assert panel.pages.currentWidget() is panel.fleet and not panel.pages.isHidden()
-    assert [panel.pages.tabText(i) for i in range(panel.pages.count())] == ["Fleet", "Timeline", "What-if replay"]
+    assert [panel.pages.tabText(i) for i in range(panel.pages.count())] == [
+        "Fleet",
+        "Timeline",
+        "Recorded",
+        "What-if replay",
+    ]
     assert panel.following_run is not None and panel.following_run.root == generated.root
     value = panel.fleet.chart.value()
     assert value is not None and [r.worker_id for r in value.rows] == ["1", "2", "3", "4"]
@@ -241,9 +246,9 @@ def test_polls_run_off_the_gui_thread(qtbot, generated: GeneratedRun, monkeypatc
     assert panel.following_run is None and panel.pages.isHidden()
     # Back to the replay alone, out of the tabs.
     assert panel.pages.indexOf(panel.whatif_page) < 0 and not panel.whatif_page.isHidden()
-    with qtbot.waitSignal(panel.runUpdated, timeout=20_000):  # and attached again: the three tabs back
+    with qtbot.waitSignal(panel.runUpdated, timeout=20_000):  # and attached again: the four tabs back
         panel.follow_run(generated.root)
-    assert panel.pages.count() == 3 and panel.pages.widget(2) is panel.whatif_page
+    assert panel.pages.count() == 4 and panel.pages.widget(3) is panel.whatif_page
     panel.stop_following()
 
 
