@@ -9,14 +9,13 @@ of a change's size and why: ``docs/sensitivity.md`` (two settings together).
 
 from __future__ import annotations
 
-import heapq
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ctxviewer.engine.files.reading import one_pass
-from ctxviewer.engine.profiles.base import Cancelled, Progress
+from ctxviewer.engine.profiles.base import Cancelled
 from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
@@ -65,10 +64,15 @@ class PairSuggestion:
 
 #: A change of one axis: (the axis's index in the result, its position, the value).
 _Step = tuple[int, int, Any]
-#: What the search tries next: ``("open", step, ...)`` a discrete value (run once, then its numeric
-#: axes walked), ``("walk", step, (axis, ...), position, stop, direction)`` one position of a walk,
-#: ``("both", step, other, ...)`` two discrete values together.
-_Entry = tuple[str, _Step, _Step | None, int, int, int]
+
+
+@dataclass
+class _Walk:
+    """How far one walk along an axis has gone (:attr:`next` is the next position to work out), and
+    the first position at which each candidate was in."""
+
+    next: int
+    first_in: dict[str, int] = field(default_factory=dict)
 
 
 class PairSearch:
@@ -76,7 +80,7 @@ class PairSearch:
 
     Everything it runs is kept, so asking for many candidates of one task costs about as much
     as asking for one.  :meth:`suggestion` raises
-    :class:`~ctxviewer.engine.profiles.base.Cancelled` when *cancel* is set.
+    :class:`~ctxviewer.engine.profiles.base.Cancelled` when *cancel* (or its own) is set.
     """
 
     def __init__(
@@ -89,12 +93,10 @@ class PairSearch:
         sens: Sensitivity,
         *,
         cancel: threading.Event | None = None,
-        progress: Progress | None = None,
     ) -> None:
         self.project, self.feature, self.task, self.settings = project, feature, task, settings
         self.sens = sens
         self.cancel = cancel
-        self.progress = progress
         self._pass = one_pass()
         self.numeric = [(n, a) for n, a in enumerate(sens.axes) if a.kind in NUMERIC]
         self.discrete = [(n, a) for n, a in enumerate(sens.axes) if a.kind in DISCRETE]
@@ -103,19 +105,25 @@ class PairSearch:
         self.last_rank = max(1, min(10_000, max(ranks, default=1)))
         self._runs: dict[tuple[_Step, ...], Trace] = {}
         self._refits: dict[_Step, Refit] = {}
-        self._evaluated: dict[tuple[_Step, str, int], Mapping[str, str]] = {}
+        self._walks: dict[tuple[_Step, str, tuple[int, int, int]], _Walk] = {}
         self._answers: dict[str, PairSuggestion | None] = {}
+        #: The cancel token of the call in progress, per thread (jobs of a worker may overlap).
+        self._local = threading.local()
         #: Whole runs made and refit evaluations so far.
         self.runs = 0
         self.evaluations = 0
 
     # -- the answer ---------------------------------------------------------------------------
 
-    def suggestion(self, item_id: str) -> PairSuggestion | None:
+    def suggestion(self, item_id: str, cancel: threading.Event | None = None) -> PairSuggestion | None:
         """The smallest change of two settings that brings *item_id* in, when no single setting does
-        (None: it is in the context, one setting is enough, or no two settings together bring it in)."""
+        (None: it is in the context, one setting is enough, or no two settings together bring it in).
+
+        *cancel*, for this call, in place of the search's own token (a worker's job passes its own).
+        """
         if item_id in self._answers:
             return self._answers[item_id]
+        self._local.cancel = cancel or self.cancel
         sens = self.sens
         answer = None
         if sens.status(item_id) not in KEPT and sens.suggestion(item_id) is None:
@@ -124,62 +132,69 @@ class PairSearch:
         return answer
 
     def _best(self, item_id: str, whole: bool) -> PairSuggestion | None:
-        """The smallest pair for *item_id*: every pair of changes is tried in the order of its size
-        (a uniform-cost search over each axis walked outward from its current value), so only
-        changes no larger than the answer are ever worked out, and every one that is, is exact."""
-        queue: list[tuple[float, int, _Entry]] = []
-        counter = iter(range(1 << 62))
-
-        def push(size: float, entry: _Entry) -> None:
-            heapq.heappush(queue, (size, next(counter), entry))
-
+        """The smallest pair for *item_id*.  Each discrete value, and each two together, is tried in
+        the order of its own size; at a value each numeric axis is walked outward from its current
+        value, no further than the smallest pair found so far allows, so a walk stops at the
+        answer's size and every change it passes is worked out exactly."""
+        entries: list[tuple[float, int, _Step, _Step | None]] = []
         for step in self._steps():
-            push(size_of(self.sens.axes[step[0]], step[2]), ("open", step, None, 0, 0, 0))
+            entries.append((size_of(self.sens.axes[step[0]], step[2]), 0, step, None))
         for (n, a_axis), (m, b_axis) in _pairs(self.discrete):
             for a_pos, a_value in _values(a_axis, self.last_rank):
                 for b_pos, b_value in _values(b_axis, self.last_rank):
                     size = size_of(a_axis, a_value) + size_of(b_axis, b_value)
-                    push(size, ("both", (n, a_pos, a_value), (m, b_pos, b_value), 0, 0, 0))
+                    entries.append((size, 1, (n, a_pos, a_value), (m, b_pos, b_value)))
+        entries.sort(key=lambda e: (e[0], e[1]))
         best: tuple[tuple[float, int, int, int], PairSuggestion] | None = None
-        while queue:
-            size, _seq, (what, step, other, position, stop, direction) = heapq.heappop(queue)
-            if best is not None and size > best[0][0]:
+        for lower, _kind, step, other in entries:
+            if best is not None and lower > best[0][0]:
                 break
-            found: tuple[tuple[float, int, int, int], PairSuggestion] | None = None
-            if what == "both":
-                assert other is not None
+            found: list[tuple[tuple[float, int, int, int], PairSuggestion]] = []
+            if other is not None:  # two discrete values: one whole run
                 vector = {item.id: item.status for item in self._run((step, other)).items}
                 if vector.get(item_id, ABSENT) in KEPT:
-                    found = self._pair(item_id, vector, self._change(step), self._change(other), size, whole)
-            elif what == "open":
-                if _status(self._run((step,)), item_id) in KEPT:
-                    continue  # one setting is enough (the single suggestion says which)
+                    found.append(self._pair(item_id, vector, self._change(step), self._change(other), lower, whole))
+            elif _status(self._run((step,)), item_id) not in KEPT:  # in already: one setting is enough
                 decided = self._decided(step)
-                if decided is not None and item_id not in decided:
-                    continue  # no budget or share moves it at this value
-                base = size
-                for m, axis in self.numeric:
-                    for first, last, way in self._ranges(step, axis, whole):
-                        if (last - first) * way >= 0:
-                            push(
-                                base + size_of(axis, axis.value(first)),
-                                ("walk", step, (m, first, None), first, last, way),
-                            )
-            else:
-                assert other is not None
-                m = other[0]
-                axis = self.sens.axes[m]
-                fates = self._fates(step, axis, position)
-                if fates.get(item_id, ABSENT) in KEPT:
-                    change = (m, position, axis.value(position))
-                    found = self._pair(item_id, fates, self._change(step), self._change(change), size, whole)
-                elif position != stop:
-                    base = size_of(self.sens.axes[step[0]], step[2])
-                    nxt = position + direction
-                    push(base + size_of(axis, axis.value(nxt)), ("walk", step, (m, nxt, None), nxt, stop, direction))
-            if found is not None and (best is None or found[0] < best[0]):
-                best = found
+                if decided is None or item_id in decided:  # else no budget or share moves it here
+                    for m, axis in self.numeric:
+                        for first, last, way in self._ranges(step, axis, whole):
+                            room = None if best is None else best[0][0] - lower
+                            position = self._walk(step, axis, (first, last, way), item_id, room)
+                            if position is None:
+                                continue
+                            total = lower + size_of(axis, axis.value(position))
+                            fates = self._fates(step, axis, position)
+                            change = (m, axis.value(position), axis)
+                            found.append(self._pair(item_id, fates, self._change(step), change, total, whole))
+            for key_found in found:
+                if best is None or key_found[0] < best[0]:
+                    best = key_found
         return None if best is None else best[1]
+
+    def _walk(self, step: _Step, axis: Axis, way: tuple[int, int, int], item_id: str, room: float | None) -> int | None:
+        """The first position of the walk *way* (``(first, last, direction)``) along *axis* at *step*'s
+        value at which *item_id* is in, no further than *room* (a size; None: no limit).
+
+        A walk is shared by every candidate: the positions it has passed are kept with the first
+        position at which each candidate was in, so it goes on from where it stopped."""
+        first, last, direction = way
+        walk = self._walks.get((step, axis.key, way))
+        if walk is None:
+            walk = self._walks[(step, axis.key, way)] = _Walk(first)
+        while True:
+            found = walk.first_in.get(item_id)
+            if found is not None:
+                return found if room is None or size_of(axis, axis.value(found)) <= room else None
+            position = walk.next
+            if (position - last) * direction > 0:
+                return None
+            if room is not None and size_of(axis, axis.value(position)) > room:
+                return None
+            for other, status in self._fates(step, axis, position).items():
+                if status in KEPT and other not in walk.first_in:
+                    walk.first_in[other] = position
+            walk.next = position + direction
 
     def _change(self, step: _Step) -> tuple[int, Any, Axis]:
         n, _position, value = step
@@ -262,22 +277,17 @@ class PairSearch:
 
     def _fates(self, step: _Step, axis: Axis, position: int) -> Mapping[str, str]:
         """The fates at *step*'s value with *axis* at *position*, through the refit built there."""
-        key = (step, axis.key, position)
-        found = self._evaluated.get(key)
-        if found is None:
-            self.evaluations += 1
-            if self.evaluations % 256 == 0:
-                self._check()
-            shares = {k: getattr(self.settings, k) for k in SHARE_KEYS}
-            if axis.kind == TOKENS:
-                found = self._refit(step).fates(position, shares)
-            else:
-                found = self._refit(step).fates(self.settings.budget, {**shares, axis.key: axis.value(position)})
-            self._evaluated[key] = found
-        return found
+        self.evaluations += 1
+        if self.evaluations % 256 == 0:
+            self._check()
+        shares = {k: getattr(self.settings, k) for k in SHARE_KEYS}
+        if axis.kind == TOKENS:
+            return self._refit(step).fates(position, shares)
+        return self._refit(step).fates(self.settings.budget, {**shares, axis.key: axis.value(position)})
 
     def _check(self) -> None:
-        if self.cancel is not None and self.cancel.is_set():
+        cancel = getattr(self._local, "cancel", None)
+        if cancel is not None and cancel.is_set():
             raise Cancelled("two-setting suggestions")
 
 

@@ -32,7 +32,7 @@ from ctxviewer.engine.runs.sensitivity import (
     size_of,
 )
 from ctxviewer.engine.trace.model import KEPT, Trace
-from tests.engine.runs.test_sensitivity import make_small
+from tests.factories import make_small
 
 #: The profiles with an axis besides the budget and the shares (computed has none).
 PAIRED = ["mahabharatha", "drift", "shaktiman", "ctxviewer", "zerg-0.3.2"]
