@@ -115,6 +115,10 @@ class PairSearch:
 
     # -- the answer ---------------------------------------------------------------------------
 
+    def known(self, item_id: str) -> bool:
+        """Whether *item_id*'s answer has been worked out (so :meth:`suggestion` returns at once)."""
+        return item_id in self._answers
+
     def suggestion(self, item_id: str, cancel: threading.Event | None = None) -> PairSuggestion | None:
         """The smallest change of two settings that brings *item_id* in, when no single setting does
         (None: it is in the context, one setting is enough, or no two settings together bring it in).
@@ -309,3 +313,21 @@ def _pairs(axes: Sequence[tuple[int, Axis]]) -> Iterator[tuple[tuple[int, Axis],
     for x, first in enumerate(axes):
         for second in axes[x + 1 :]:
             yield first, second
+
+
+def suggestion_entry(sens: Sensitivity, item_id: str, pair: PairSuggestion | None) -> dict[str, Any]:
+    """*item_id*'s smallest change as plain data (the HTML report's): ``changes`` (each ``key``,
+    ``value`` and ``set``, as ``--set`` takes it; empty when none), ``status``, ``size``,
+    ``outside_range``, ``pushes_out``, ``brings_in``.  *pair* is its two-setting change, used
+    when no single setting brings it in."""
+    one = sens.suggestion(item_id)
+    changes: Sequence[Suggestion] = (one,) if one is not None else pair.changes if pair is not None else ()
+    found: Suggestion | PairSuggestion | None = one if one is not None else pair
+    return {
+        "changes": [{"key": c.key, "value": c.value, "set": c.set_text} for c in changes],
+        "status": None if found is None else found.status,
+        "size": None if found is None else round(found.size, 4),
+        "outside_range": None if found is None else found.outside_range,
+        "pushes_out": [] if found is None else list(found.pushes_out),
+        "brings_in": [] if found is None else list(found.brings_in),
+    }

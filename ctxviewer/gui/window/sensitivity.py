@@ -8,7 +8,7 @@ docs/sensitivity.md.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
@@ -16,9 +16,9 @@ from PySide6.QtCore import QObject, Signal
 from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
-from ctxviewer.engine.runs.pairs import PairSearch, PairSuggestion
+from ctxviewer.engine.runs.pairs import PairSearch, PairSuggestion, suggestion_entry
 from ctxviewer.engine.runs.sensitivity import BUDGET, CHOICES, TOP_K, Sensitivity, merged, sensitivity
-from ctxviewer.engine.trace.model import Trace
+from ctxviewer.engine.trace.model import KEPT, Trace
 from ctxviewer.gui.views.sensitivity_view import SensitivityView
 from ctxviewer.gui.worker import JobFn, Lane
 
@@ -139,6 +139,23 @@ class SensitivityFeed(QObject):
 
     def is_done(self) -> bool:
         return self.result is not None
+
+    def report_entries(self, trace: Trace | None) -> dict[str, Mapping[str, object]] | None:
+        """What the HTML report shows of *trace*'s left-out candidates: the smallest change of each
+        one worked out so far (one setting, or two together once asked for); None when *trace* is
+        not the one worked out."""
+        result, pairs = self.result, self.pairs
+        if result is None or pairs is None or trace is None or trace is not self._trace:
+            return None
+        out: dict[str, Mapping[str, object]] = {}
+        for item_id, status in zip(result.item_ids, result.vectors[result.current], strict=True):
+            if status in KEPT:
+                continue
+            if result.suggestion(item_id) is not None:
+                out[item_id] = suggestion_entry(result, item_id, None)
+            elif pairs.known(item_id):
+                out[item_id] = suggestion_entry(result, item_id, pairs.suggestion(item_id))
+        return out
 
     # -- the lane ---------------------------------------------------------------------------
 

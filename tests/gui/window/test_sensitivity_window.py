@@ -190,9 +190,14 @@ def test_a_two_setting_change_is_applied_as_one_undoable_step(qtbot, window: Mai
     class Pairs:
         def __init__(self, project: Any, feat: Any, task: Any, settings: Any, trace: Trace, sens: Sensitivity) -> None:
             self.sens = sens
+            self.answered: set[str] = set()
+
+        def known(self, item_id: str) -> bool:
+            return item_id in self.answered
 
         def suggestion(self, item_id: str, cancel: threading.Event | None = None) -> PairSuggestion | None:
             asked.append(item_id)
+            self.answered.add(item_id)
             budget = Suggestion("budget", 3_200, INCLUDED, 200 / 3_000, (), ())
             top_k = Suggestion("top_k", 9, INCLUDED, 4 / 5, (), ())
             return PairSuggestion((budget, top_k), INCLUDED, 200 / 3_000 + 4 / 5, (), ())
@@ -217,6 +222,10 @@ def test_a_two_setting_change_is_applied_as_one_undoable_step(qtbot, window: Mai
         "\u2192 included; pushes nothing out" in view.change.text()
     )
     assert view.apply_button.isEnabled() and view.values() == {"budget": 3_200, "top_k": 9}
+    # The HTML export takes what was worked out: the pair, as --set takes each change.
+    entries = window.sensitivity.report_entries(window.trace)
+    assert entries is not None
+    assert [c["set"] for c in entries[JS_RULE]["changes"]] == ["budget=3200", "top_k=9"]  # type: ignore[attr-defined]
     steps = window.docks.budget.undo_stack.count()
     with qtbot.waitSignal(window.traceShown, timeout=30_000) as shown:
         view.apply_button.click()
