@@ -113,8 +113,8 @@ def main() -> int:
     parser.add_argument("--profiles", nargs="*", default=list(PROFILES))
     args = parser.parse_args()
     failed = 0
-    for sample in args.samples:
-        for profile in args.profiles:
+    for profile in args.profiles:
+        for sample in args.samples:
             started = time.perf_counter()
             counts, failures = check(sample, profile, args.budget)
             took = time.perf_counter() - started
