@@ -72,6 +72,8 @@ class _Walk:
     the first position at which each candidate was in."""
 
     next: int
+    #: The candidates the walk can bring in (None: any).
+    watched: frozenset[str] | None
     first_in: dict[str, int] = field(default_factory=dict)
 
 
@@ -185,7 +187,8 @@ class PairSearch:
         first, last, direction = way
         walk = self._walks.get((step, axis.key, way))
         if walk is None:
-            walk = self._walks[(step, axis.key, way)] = _Walk(first)
+            # Only what the refit decides can come in along the walk (None: anything may).
+            walk = self._walks[(step, axis.key, way)] = _Walk(first, self._decided(step))
         while True:
             found = walk.first_in.get(item_id)
             if found is not None:
@@ -195,8 +198,9 @@ class PairSearch:
                 return None
             if room is not None and size_of(axis, axis.value(position)) > room:
                 return None
-            for other, status in self._fates(step, axis, position).items():
-                if status in KEPT and other not in walk.first_in:
+            fates = self._fates(step, axis, position)
+            for other in walk.watched if walk.watched is not None else fates:
+                if fates.get(other, ABSENT) in KEPT and other not in walk.first_in:
                     walk.first_in[other] = position
             walk.next = position + direction
 
