@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ctxviewer.engine.project.loading import Project, load_project
 from ctxviewer.engine.runs.sensitivity import CHOICE, SHARE, TOKENS, Axis, Segment, Sensitivity
 from ctxviewer.engine.tokens.counting import TokenCounts
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, TRUNCATED, Item
@@ -206,3 +207,36 @@ def small_sensitivity() -> Sensitivity:
         seconds=0.0,
         method="fast",
     )
+
+
+def _para(words: str, filler: int) -> str:
+    return f"{words} " + "z" * filler
+
+
+def make_small(root: Path) -> Project:
+    """Four rule files and six paragraphs that a task about login, sessions and docker matches.
+
+    Sizes are chosen so that rule files fit or not depending on what the others left: the
+    python and docker rule files are in, out and in again as the budget grows.
+    """
+    make_project(
+        root,
+        [
+            {
+                "id": "T1",
+                "title": "Login session docker",
+                "files": {"create": ["src/app.py", "Dockerfile", "web/x.js"]},
+            }
+        ],
+        requirements="\n\n".join(
+            [_para("Login session", 180), _para("login", 90), _para("session", 240), _para("docker", 60)]
+        ),
+        design="\n\n".join([_para("login", 120), _para("session docker", 200)]),
+        rules={
+            "_core/owasp-2025.md": "## Rule: core\n" + "c" * 300 + "\n",
+            "languages/python/CLAUDE.md": "## Rule: py\n" + "p" * 500 + "\n",
+            "containers/docker/CLAUDE.md": "## Rule: dock\n" + "d" * 200 + "\n",
+            "languages/javascript/CLAUDE.md": "## Rule: js\n" + "j" * 350 + "\n",
+        },
+    )
+    return load_project(root)

@@ -1,6 +1,7 @@
 """The ``why`` command: every candidate of one task that mentions TEXT, with its fate and the reason
 (exit 1 when none does); with ``--suggest``, for each one not in the context, the setting values
-that would bring it in and the smallest change that does (see :mod:`ctxviewer.engine.runs.sensitivity`).
+that would bring it in and the smallest change that does, of one setting or else of two together
+(docs/sensitivity.md).
 """
 
 from __future__ import annotations
@@ -116,7 +117,9 @@ def _why_data(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _suggestions(project: Any, args: argparse.Namespace, trace: Any) -> Any:
-    """A function from an item id to its ``suggest`` entry, from one sensitivity run over the task."""
+    """A function from an item id to its ``suggest`` entry, from one sensitivity run over the task
+    (and, for a candidate no single setting brings in, one search of two settings together)."""
+    from ctxviewer.engine.runs.pairs import PairSearch
     from ctxviewer.engine.runs.sensitivity import sensitivity
 
     feature = project.feature(args.feature)
@@ -124,6 +127,7 @@ def _suggestions(project: Any, args: argparse.Namespace, trace: Any) -> Any:
     overrides = run_overrides(args)
     settings = project.settings.with_overrides(overrides, "override") if overrides else project.settings
     sens = sensitivity(project, feature, task, settings, trace)
+    pairs: list[PairSearch] = []  # made when a candidate first needs it
 
     def entry(item_id: str) -> dict[str, Any]:
         intervals = {
@@ -131,18 +135,38 @@ def _suggestions(project: Any, args: argparse.Namespace, trace: Any) -> Any:
             for axis in sens.axes
         }
         change = sens.suggestion(item_id)
+        if change is None:
+            if not pairs:
+                pairs.append(PairSearch(project, feature, task, settings, trace, sens))
+            return _pair_entry(intervals, pairs[0].suggestion(item_id))
         return {
             "intervals": intervals,
-            "change": None if change is None else {"key": change.key, "value": change.value},
-            "set": None if change is None else change.set_text,
-            "status": None if change is None else change.status,
-            "size": None if change is None else round(change.size, 4),
-            "outside_range": None if change is None else change.outside_range,
-            "pushes_out": [] if change is None else list(change.pushes_out),
-            "brings_in": [] if change is None else list(change.brings_in),
+            "change": {"key": change.key, "value": change.value},
+            "set": change.set_text,
+            "status": change.status,
+            "size": round(change.size, 4),
+            "outside_range": change.outside_range,
+            "pushes_out": list(change.pushes_out),
+            "brings_in": list(change.brings_in),
         }
 
     return entry
+
+
+def _pair_entry(intervals: dict[str, Any], pair: Any) -> dict[str, Any]:
+    """The ``suggest`` entry of a candidate no single setting brings in: ``changes`` holds the two
+    settings that do together (empty when no two do)."""
+    return {
+        "intervals": intervals,
+        "change": None,
+        "set": None,
+        "status": None if pair is None else pair.status,
+        "size": None if pair is None else round(pair.size, 4),
+        "outside_range": None if pair is None else pair.outside_range,
+        "pushes_out": [] if pair is None else list(pair.pushes_out),
+        "brings_in": [] if pair is None else list(pair.brings_in),
+        "changes": [] if pair is None else [{"key": c.key, "value": c.value, "set": c.set_text} for c in pair.changes],
+    }
 
 
 def _spans_text(key: str, spans: list[dict[str, Any]]) -> str:
@@ -160,7 +184,15 @@ def _spans_text(key: str, spans: list[dict[str, Any]]) -> str:
 def _suggest_lines(suggest: Mapping[str, Any]) -> list[str]:
     ranges = [_spans_text(k, v) for k, v in suggest["intervals"].items() if v]
     out = [f"   in at: {one_line('; '.join(ranges))}" if ranges else "   no value of any one setting brings it in"]
+    changes = suggest.get("changes")
+    if changes == []:
+        out[-1] += ", nor of any two together"
+    setting = None
     if suggest["set"] is not None:
+        setting = f"smallest change: --set {one_line(suggest['set'])}"
+    elif changes:
+        setting = "smallest change of two settings: " + " ".join(f"--set {one_line(c['set'])}" for c in changes)
+    if setting is not None:
         effect = f"-> {suggest['status']}"
         if suggest["pushes_out"]:
             effect += f"; pushes out {one_line(', '.join(suggest['pushes_out']))}"
@@ -168,7 +200,7 @@ def _suggest_lines(suggest: Mapping[str, Any]) -> list[str]:
             effect += f"; brings in {one_line(', '.join(suggest['brings_in']))}"
         if suggest["outside_range"]:
             effect += "; outside the budgets the real system's config accepts, a what-if only"
-        out.append(f"   smallest change: --set {one_line(suggest['set'])} ({effect})")
+        out.append(f"   {setting} ({effect})")
     return out
 
 
@@ -255,7 +287,8 @@ def add_parser(sub: Subparsers) -> None:
         action="store_true",
         help="for each match not in the context: the values of each setting (budget, shares, top_k, switches) "
         "at which it would be, holding the others, and the smallest one-setting change that brings it in "
-        "(as --set KEY=VALUE; in JSON as change: {key, value})",
+        "(as --set KEY=VALUE; in JSON as change: {key, value}); when no one setting does, the smallest change of "
+        "two together (in JSON as changes: [{key, value, set}, ...])",
     )
     p.add_argument(
         "--format", choices=("text", "json"), help="text or json (default: from the -o file's extension, else text)"

@@ -19,11 +19,12 @@ from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.project.loading import Project, load_project
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.registry import PROFILES
+from ctxviewer.engine.runs.pairs import PairSearch
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.runs.sensitivity import sensitivity
 from ctxviewer.engine.trace.model import KEPT
 from tests.cli.helpers import run
-from tests.factories import COMPARE_TASKS, make_compare_project
+from tests.factories import COMPARE_TASKS, make_compare_project, make_small
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_projects"
 
@@ -113,6 +114,84 @@ def _check_every_suggestion(project: Project, settings: Settings, fs: Context) -
                     )
                     checked += 1
     return checked
+
+
+def test_two_settings_when_one_is_not_enough_and_assemble_set_applies_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # requirements:3 is ranked 3rd: outranked at top_k 2, and at top_k 3 it needs a budget of
+    # 544 (tests/engine/runs/test_pairs.py works it out); no single setting brings it in.
+    root = make_small(tmp_path / "p").root
+    args = [str(root), "--feature", "feat", "--task", "T1"]
+    args += ["--set", "profile=mahabharatha", "--set", "budget=300", "--set", "top_k=2"]
+    code, out, err = run(capsys, "why", *args, "requirements:3", "--suggest", "--format", "json")
+    assert code == 0, err
+    [m] = [m for m in json.loads(out)["matches"] if m["id"] == "requirements:3"]
+    suggest = m["suggest"]
+    assert (suggest["change"], suggest["set"]) == (None, None)
+    assert suggest["changes"] == [
+        {"key": "budget", "value": 544, "set": "budget=544"},
+        {"key": "top_k", "value": 3, "set": "top_k=3"},
+    ]
+    assert suggest["status"] == "included" and suggest["size"] == round(244 / 300 + 0.5, 4)
+    sets = [a for c in suggest["changes"] for a in ("--set", c["set"])]
+    code, out, err = run(capsys, "assemble", *args, *sets, "--format", "json")
+    assert code == 0, err
+    item = next(i for i in json.loads(out)["items"] if i["id"] == "requirements:3")
+    assert item["status"] == "included"
+    code, out, _ = run(capsys, "why", *args, "requirements:3", "--suggest")
+    assert code == 0
+    assert "   no value of any one setting brings it in\n" in out
+    assert "   smallest change of two settings: --set budget=544 --set top_k=3 (-> included" in out
+
+
+def test_no_two_settings_either_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The morphllm MCP hint is given by no switch of zerg-0.3.2, alone or with another, and the
+    # budget decides no hint (tests/engine/runs/test_pairs.py checks it by brute force).
+    root = make_small(tmp_path / "p").root
+    args = [str(root), "--feature", "feat", "--task", "T1", "--set", "profile=zerg-0.3.2", "--set", "budget=700"]
+    code, out, err = run(capsys, "why", *args, "mcp:morphllm", "--suggest", "--format", "json")
+    assert code == 0, err
+    [m] = [m for m in json.loads(out)["matches"] if m["id"] == "mcp:morphllm"]
+    assert m["suggest"]["change"] is None and m["suggest"]["changes"] == []
+    code, out, _ = run(capsys, "why", *args, "mcp:morphllm", "--suggest")
+    assert "   no value of any one setting brings it in, nor of any two together\n" in out
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("sample", ["storefront-web", "ledger-service", "edge-cases"])
+def test_every_suggested_pair_brings_its_candidate_in(sample: str, profile: str) -> None:
+    # Every candidate of the sample's first task that no single setting brings in, at a tight
+    # budget: its pair, applied as --set reads it, brings it in; without a pair, no value of any
+    # one setting brings it in (the brute force of test_pairs.py checks the search itself;
+    # bench/check_pairs.py runs this over every task).
+    project = load_project(SAMPLES / sample)
+    settings = project.settings.with_overrides({"profile": profile, "budget": 1200}, "test")
+    fs = one_pass()
+    pairs = 0
+    for feature in project.features[:1]:
+        for task in feature.tasks[:1]:
+            trace = fs.run(assemble_task, project, feature, task, settings, exact=False)
+            sens = sensitivity(project, feature, task, settings, trace)
+            search = PairSearch(project, feature, task, settings, trace, sens)
+            by_pair: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+            for item in trace.items:
+                pair = search.suggestion(item.id)
+                if pair is None:
+                    continue
+                assert item.status not in KEPT and sens.suggestion(item.id) is None
+                assert not any(sens.including(item.id, a.key) for a in sens.axes)
+                by_pair.setdefault(tuple(c.set_text for c in pair.changes), []).append((item.id, pair.status))
+            for sets, wanted in by_pair.items():
+                applied = settings.with_overrides(dict(parse_setting(text) for text in sets), "override")
+                rerun = fs.run(assemble_task, project, feature, task, applied, exact=False)
+                for item_id, status in wanted:
+                    after = rerun.item(item_id)
+                    assert after is not None and after.status == status and status in KEPT, (task.id, item_id, sets)
+                    pairs += 1
+    # The profiles that keep the top_k paragraphs leave paragraphs out that need top_k and room.
+    if profile in ("mahabharatha", "zerg-0.3.2", "mahabharatha-latest"):
+        assert pairs > 0
 
 
 def test_suggest_at_a_budget_too_large_to_work_out_is_one_line_and_exit_2(

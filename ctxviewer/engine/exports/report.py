@@ -82,14 +82,21 @@ def trace_json_text(trace: Trace, diff: TraceDiff | None = None, prompt: Mapping
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-def html_report(trace: Trace, diff: TraceDiff | None = None, prompt: Mapping[str, Any] | None = None) -> str:
+def html_report(
+    trace: Trace,
+    diff: TraceDiff | None = None,
+    prompt: Mapping[str, Any] | None = None,
+    suggestions: _Suggestions = None,
+) -> str:
     """A self-contained HTML page showing what the task got and why (no network needed).
 
     With *diff*, a "What-if against the pinned baseline" section follows the header.
     *prompt* is the worker's whole prompt for the task, as
     :meth:`~ctxviewer.engine.worker.prompt.WorkerPrompt.to_json` gives it (a plain mapping:
     the exports do not import the upstream package); with it, a "The worker's prompt" section
-    follows the context's parts.
+    follows the context's parts.  *suggestions* maps a left-out candidate's id to the smallest
+    change that brings it in, as :func:`~ctxviewer.engine.runs.pairs.suggestion_entry` gives it;
+    with them, a "What would get it in?" section follows the rule files.
     """
     parts: list[Callable[[Trace], str]] = [_header, _alerts, _upstream, _worker_part]
     if diff is not None:
@@ -98,6 +105,10 @@ def html_report(trace: Trace, diff: TraceDiff | None = None, prompt: Mapping[str
         _token_shares,
         _spec_table,
         _rules_table,
+    ]
+    if suggestions is not None:
+        parts.append(lambda _trace: _suggestions(_trace, suggestions))
+    parts += [
         _nine_sections,
         _compact_mode,
         _computed_entries,
@@ -123,6 +134,10 @@ def html_report(trace: Trace, diff: TraceDiff | None = None, prompt: Mapping[str
     )
 
 
+_Prompt = Mapping[str, Any] | None
+_Suggestions = Mapping[str, Mapping[str, Any]] | None
+
+
 def whatif_markdown(diff: TraceDiff | None) -> str:
     """The ``whatif-md`` format: the diff's Markdown report (it needs a diff)."""
     if diff is None:
@@ -133,27 +148,29 @@ def whatif_markdown(diff: TraceDiff | None) -> str:
     return diff_markdown(diff)
 
 
-_Prompt = Mapping[str, Any] | None
-_RENDERERS: dict[str, Callable[[Trace, TraceDiff | None, _Prompt], str]] = {
+_RENDERERS: dict[str, Callable[[Trace, TraceDiff | None, _Prompt, _Suggestions], str]] = {
     # the worker's input: never anything added
-    "markdown": lambda trace, _diff, _prompt: context_markdown(trace),
-    "json": lambda trace, diff, prompt: trace_json_text(trace, diff, prompt),
+    "markdown": lambda trace, _diff, _prompt, _suggestions: context_markdown(trace),
+    "json": lambda trace, diff, prompt, _suggestions: trace_json_text(trace, diff, prompt),
     "html": html_report,
-    "whatif-md": lambda _trace, diff, _prompt: whatif_markdown(diff),
+    "whatif-md": lambda _trace, diff, _prompt, _suggestions: whatif_markdown(diff),
 }
 
 
-def render(trace: Trace, fmt: str, diff: TraceDiff | None = None, prompt: _Prompt = None) -> str:
+def render(
+    trace: Trace, fmt: str, diff: TraceDiff | None = None, prompt: _Prompt = None, suggestions: _Suggestions = None
+) -> str:
     """The trace rendered in *fmt*, one of :data:`FORMATS`.
 
     *diff* is the what-if of *trace* against a pinned baseline: JSON and HTML include it,
     ``markdown`` ignores it (it is exactly the context), ``whatif-md`` needs it.  *prompt*
-    (the worker's prompt as a mapping, see :func:`html_report`) goes into the HTML report and the JSON.
+    (the worker's prompt as a mapping, see :func:`html_report`) goes into the HTML report and the JSON;
+    *suggestions* (see :func:`html_report`) into the HTML report.
     """
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    return renderer(trace, diff, prompt)
+    return renderer(trace, diff, prompt, suggestions)
 
 
 def format_for_path(path: str | os.PathLike[str]) -> str:
@@ -178,6 +195,7 @@ def export(
     fmt: str | None = None,
     diff: TraceDiff | None = None,
     prompt: _Prompt = None,
+    suggestions: _Suggestions = None,
 ) -> str:
     """Render *trace* (and *diff*, see :func:`render`) and write it atomically to *path*; returns the format used.
 
@@ -186,7 +204,7 @@ def export(
     ``WriteError`` when the file cannot be written (the old file, if any, is left intact).
     """
     used = format_for_path(path) if fmt is None else fmt
-    atomic_write(path, render(trace, used, diff, prompt))
+    atomic_write(path, render(trace, used, diff, prompt, suggestions))
     return used
 
 
@@ -411,6 +429,33 @@ def _rules_table(trace: Trace) -> str:
         return _part("rules", "Security rules", "<p>No security rule files were considered.</p>")
     headers = "Source|Trigger|Matched by|Status|Reached worker|Needed / left|Reason"
     return _part("rules", "Security rules", _table(headers, rows, (5,)))
+
+
+def _suggestions(trace: Trace, suggestions: Mapping[str, Mapping[str, Any]]) -> str:
+    """Each left-out candidate worked out: the smallest change of one setting, or of two together,
+    that brings it in (as ``--set`` takes it), or that none does."""
+    rows = []
+    for it in trace.items:
+        entry = suggestions.get(it.id)
+        if entry is None:
+            continue
+        changes = entry.get("changes") or []
+        change = " ".join(f"--set {c['set']}" for c in changes) or "none: no one setting, nor any two together"
+        size = "" if entry.get("size") is None else f"{entry['size'] * 100:.1f} %"
+        then = _status(entry["status"]) if entry.get("status") else ""
+        if entry.get("outside_range"):
+            change += " (outside the real system's budget range: a what-if only)"
+        out, into = ", ".join(entry.get("pushes_out") or []), ", ".join(entry.get("brings_in") or [])
+        rows.append([it.id, _status(it.status), change, size, then, out, into])
+    title = "What would get it in?"
+    if not rows:
+        return _part("suggest", title, "<p>No left-out candidate was worked out.</p>")
+    headers = "Candidate|Now|Smallest change|Size|Then|Pushes out|Brings in"
+    note = (
+        "<p>The smallest change of one setting, or of two together when one is not enough, that brings "
+        "each candidate worked out into the context (sizes: docs/sensitivity.md).</p>"
+    )
+    return _part("suggest", title, note, _table(headers, rows, (3,)))
 
 
 def _trimming(trace: Trace) -> str:

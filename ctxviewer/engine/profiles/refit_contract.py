@@ -32,6 +32,13 @@ class Refit(Protocol):
         """A budget at and above which :meth:`fates` (with the built shares) no longer changes."""
         ...
 
+    @property
+    def decided(self) -> frozenset[str] | None:
+        """The item ids whose fate :meth:`fates` may give otherwise than the built run (at least
+        those); every other id keeps the built run's status at every budget and share.  None:
+        any may change."""
+        ...
+
 
 def with_values(settings: Settings, budget: int, shares: Mapping[str, float] | None = None) -> Settings:
     """*settings* with *budget* and *shares* in place, unchecked (the caller keeps them in range)."""

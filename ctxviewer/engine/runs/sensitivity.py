@@ -66,6 +66,11 @@ class WholeRunRefit:
     def keys(self) -> frozenset[str]:
         return self._keys
 
+    @property
+    def decided(self) -> None:
+        """Unknown: a whole run may change any fate."""
+        return None
+
     def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
         settings = with_values(self.settings, budget, shares)
         return _whole_run(self.project, self.feature, self.task, settings, self._pass)
@@ -301,10 +306,10 @@ class Sensitivity:
         now = self.vectors[self.current]
         best: tuple[tuple[float, int, int], Suggestion] | None = None
         for order, axis in enumerate(self.axes):
-            for position in _nearest_including(axis, self.vectors, at, whole):
+            for position in nearest_including(axis, self.vectors, at, whole):
                 vector = self.vectors[axis.vector_at(position)]
                 value = axis.value(position)
-                size = _size(axis, value)
+                size = size_of(axis, value)
                 out = tuple(
                     i for i, a, b in zip(self.item_ids, now, vector, strict=True) if a in KEPT and b not in KEPT
                 )
@@ -319,14 +324,15 @@ class Sensitivity:
         return None if best is None else best[1]
 
 
-def _size(axis: Axis, value: Any) -> float:
+def size_of(axis: Axis, value: Any) -> float:
+    """How big moving *axis* to *value* is: |new - old| / old for numbers (|new| from 0), 1 for a switch."""
     if axis.kind == CHOICE:
         return 1.0
     current = float(axis.current)
     return abs(float(value) - current) / current if current else abs(float(value))
 
 
-def _nearest_including(axis: Axis, vectors: Sequence[tuple[str, ...]], at: int, whole: bool = False) -> list[int]:
+def nearest_including(axis: Axis, vectors: Sequence[tuple[str, ...]], at: int, whole: bool = False) -> list[int]:
     """The nearest positions below and above the current one where item *at* is in the context
     (within the axis's suggestion range, or, when *whole*, anywhere on it)."""
     if axis.kind == CHOICE:

@@ -3,8 +3,10 @@
 One :class:`SensitivityView` sits in the detail area of each candidate table.  The window
 works out the task's :class:`~ctxviewer.engine.runs.sensitivity.Sensitivity` on a worker, for
 every candidate at once, and hands each state (computing, first result, whole result, stopped,
-failed) to every view; **Apply** asks the window to set a value through the Budget panel, so
-Undo reverts it.  The words are plain functions, tested without a window.  See docs/sensitivity.md.
+failed) to every view; for a candidate no single setting brings in, the view asks for the smallest
+change of two settings together, worked out on the worker too.  **Apply** asks the window to set
+the value (or both values) through the Budget panel as one change, so one Undo reverts it.  The
+words are plain functions, tested without a window.  See docs/sensitivity.md.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QS
 
 from ctxviewer.engine.analysis.findings import describe
 from ctxviewer.engine.project.settings import show_setting
+from ctxviewer.engine.runs.pairs import PairSuggestion
 from ctxviewer.engine.runs.sensitivity import BUDGET, CHOICE, COUNT, SHARE, TOKENS, Axis, Sensitivity, Span, Suggestion
 from ctxviewer.engine.trace.model import KEPT, TRUNCATED, Item, Trace, fate_label
 from ctxviewer.gui.widgets.sensitivity_strip import SensitivityStrip, axis_label, strip_rows
@@ -128,9 +131,26 @@ def suggestion_words(sens: Sensitivity, trace: Trace | None, suggestion: Suggest
     text = (
         f"Smallest change: {change_words(sens.axis(suggestion.key), suggestion)} \u2192 {fate_label(suggestion.status)}"
     )
-    text += f"; pushes out: {_names(trace, suggestion.pushes_out)}" if suggestion.pushes_out else "; pushes nothing out"
-    if suggestion.brings_in:
-        text += f"; brings in: {_names(trace, suggestion.brings_in)}"
+    return text + _effect_words(trace, suggestion.pushes_out, suggestion.brings_in)
+
+
+def pair_change_words(sens: Sensitivity, pair: PairSuggestion) -> str:
+    """Both changes: ``budget 2,636 (+120 %, from 1,200) and top-k 13 (+160 %, from 5)``."""
+    return " and ".join(change_words(sens.axis(c.key), c) for c in pair.changes)
+
+
+def pair_words(sens: Sensitivity, trace: Trace | None, pair: PairSuggestion) -> str:
+    """``Smallest change of two settings: budget … and top-k … → included; pushes nothing out``."""
+    text = f"Smallest change of two settings: {pair_change_words(sens, pair)} \u2192 {fate_label(pair.status)}"
+    if pair.outside_range:
+        text += " (a budget outside the real system's range: a what-if only)"
+    return text + _effect_words(trace, pair.pushes_out, pair.brings_in)
+
+
+def _effect_words(trace: Trace | None, pushes_out: Sequence[str], brings_in: Sequence[str]) -> str:
+    text = f"; pushes out: {_names(trace, pushes_out)}" if pushes_out else "; pushes nothing out"
+    if brings_in:
+        text += f"; brings in: {_names(trace, brings_in)}"
     return text
 
 
@@ -140,14 +160,16 @@ def suggestion_words(sens: Sensitivity, trace: Trace | None, suggestion: Suggest
 class SensitivityView(QWidget):
     """The strips, intervals and smallest change of the selected candidate.
 
-    ``applyRequested`` carries ``({key: value}, words)`` for the Budget panel;
+    ``applyRequested`` carries ``({key: value, ...}, words)`` for the Budget panel;
     ``startRequested`` asks for the computation (the view was shown, or **Work it out**
-    after a stop); ``stopRequested`` asks to stop it.
+    after a stop); ``stopRequested`` asks to stop it; ``pairRequested`` asks for the smallest
+    change of two settings for a candidate (its id) no single setting brings in.
     """
 
     applyRequested = Signal(object, str)
     startRequested = Signal()
     stopRequested = Signal()
+    pairRequested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -157,6 +179,10 @@ class SensitivityView(QWidget):
         #: True while more axes are still being worked out after the first result.
         self.partial = False
         self.suggestion: Suggestion | None = None
+        #: The two-setting change shown (when no single setting brings the candidate in), and the
+        #: answers known for the result shown (None: no two settings bring it in).
+        self.pair: PairSuggestion | None = None
+        self.pairs: dict[str, PairSuggestion | None] = {}
         self.state = "idle"  # idle, computing, partial, done, stopped, error
         self._error = ""
 
@@ -231,6 +257,7 @@ class SensitivityView(QWidget):
     def clear(self) -> None:
         """No result (a new trace is coming)."""
         self.sensitivity, self.trace, self.partial = None, None, False
+        self.pairs = {}
         self.state = "idle"
         self._show()
 
@@ -248,6 +275,12 @@ class SensitivityView(QWidget):
         if partial:
             self.progress.setValue(0)
         self._show()
+
+    def show_pair(self, item_id: str, pair: PairSuggestion | None) -> None:
+        """The smallest two-setting change for *item_id* (None: no two settings bring it in)."""
+        self.pairs[item_id] = pair
+        if self.item is not None and self.item.id == item_id:
+            self._show()
 
     def show_stopped(self) -> None:
         self.state = "stopped"
@@ -319,6 +352,7 @@ class SensitivityView(QWidget):
         self.words.setVisible(bool(lines))
         status = sens.status(item.id)
         self.suggestion = sens.suggestion(item.id)
+        self.pair = None
         so_far = " (so far: the budget alone)" if self.partial else ""
         if status in KEPT:
             self.change.setText(
@@ -328,17 +362,34 @@ class SensitivityView(QWidget):
         elif self.suggestion is not None:
             self.change.setText(suggestion_words(sens, self.trace, self.suggestion) + so_far + ".")
         else:
-            reason = item.reason.rstrip(".")
-            what = "No budget brings it in so far" if self.partial else "No single setting brings it in"
-            self.change.setText(f"{what} ({fate_label(status)}: {reason}).")
+            reason = f"{fate_label(status)}: {item.reason.rstrip('.')}"
+            if self.partial:
+                self.change.setText(f"No budget brings it in so far ({reason}).")
+            elif item.id not in self.pairs:
+                self.change.setText(
+                    f"No single setting brings it in ({reason}); working out two settings together\u2026"
+                )
+                self.pairRequested.emit(item.id)
+            elif self.pairs[item.id] is None:
+                self.change.setText(f"No single setting brings it in, nor any two together ({reason}).")
+            else:
+                self.pair = self.pairs[item.id]
+                assert self.pair is not None
+                self.change.setText(
+                    f"No single setting brings it in ({reason}). " + pair_words(sens, self.trace, self.pair) + "."
+                )
         self.change.setVisible(True)
-        self.apply_button.setVisible(self.suggestion is not None)
-        self.apply_button.setEnabled(self.suggestion is not None)
-        if self.suggestion is not None:
-            self.apply_button.setToolTip(f"Set {self.suggestion.set_text} in the Budget panel (Undo takes it back)")
+        settable = [self.suggestion] if self.suggestion is not None else list(self.pair.changes) if self.pair else []
+        self.apply_button.setVisible(bool(settable))
+        self.apply_button.setEnabled(bool(settable))
+        if len(settable) == 1:
+            self.apply_button.setToolTip(f"Set {settable[0].set_text} in the Budget panel (Undo takes it back)")
+        elif settable:
+            what = " and ".join(c.set_text for c in settable)
+            self.apply_button.setToolTip(f"Set {what} in the Budget panel as one change (one Undo takes both back)")
 
     def _blank(self, message: str) -> None:
-        self.suggestion = None
+        self.suggestion = self.pair = None
         self.strip.set_rows(())
         self.strip.hide()
         self.words.setText("")
@@ -348,12 +399,15 @@ class SensitivityView(QWidget):
         self.apply_button.hide()
 
     def _apply(self) -> None:
-        suggestion = self.suggestion
-        if suggestion is None:
-            return
-        words = change_words(self.sensitivity.axis(suggestion.key) if self.sensitivity else None, suggestion)
-        self.applyRequested.emit({suggestion.key: suggestion.value}, f"what would get it in: {words}")
+        suggestion, pair, sens = self.suggestion, self.pair, self.sensitivity
+        if suggestion is not None:
+            words = change_words(sens.axis(suggestion.key) if sens else None, suggestion)
+            self.applyRequested.emit({suggestion.key: suggestion.value}, f"what would get it in: {words}")
+        elif pair is not None and sens is not None:
+            self.applyRequested.emit(pair.values, f"what would get it in: {pair_change_words(sens, pair)}")
 
     def values(self) -> dict[str, Any]:
-        """The change Apply would make ({} when none)."""
-        return {} if self.suggestion is None else {self.suggestion.key: self.suggestion.value}
+        """The change Apply would make ({} when none): one setting, or two together."""
+        if self.suggestion is not None:
+            return {self.suggestion.key: self.suggestion.value}
+        return {} if self.pair is None else self.pair.values

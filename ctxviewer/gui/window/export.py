@@ -47,12 +47,14 @@ def with_suffix(path: str, fmt: str) -> str:
 
 @dataclass(frozen=True)
 class ShownRun:
-    """What the window's exports write: the trace shown, its diff against the pinned baseline
-    and the worker's prompt composed for it (None until it is)."""
+    """What the window's exports write: the trace shown, its diff against the pinned baseline,
+    the worker's prompt composed for it (None until it is) and the smallest changes worked out
+    for its left-out candidates (None until they are)."""
 
     trace: Trace | None
     diff: TraceDiff | None = None
     prompt: WorkerPrompt | None = None
+    suggestions: Mapping[str, Mapping[str, Any]] | None = None
 
     def prompt_json(self) -> Mapping[str, Any] | None:
         """The prompt as the HTML report takes it, if it is the shown task's."""
@@ -112,9 +114,10 @@ class Exporter(QObject):
         trace: Trace | None,
         diff: TraceDiff | None,
         prompt: Mapping[str, Any] | None = None,
+        suggestions: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """Write *trace* as *fmt* to *path* atomically, off the GUI thread (*diff* for the formats with one;
-        *prompt*, the worker's prompt as a mapping, for the HTML report)."""
+        *prompt*, the worker's prompt as a mapping, and *suggestions*, for the HTML report)."""
         if trace is None:
             self.finished.emit(path, "nothing to export yet")
             return
@@ -124,7 +127,7 @@ class Exporter(QObject):
         self._path = path
 
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> str:
-            report.export(trace, path, fmt, diff=diff, prompt=prompt)
+            report.export(trace, path, fmt, diff=diff, prompt=prompt, suggestions=suggestions)
             return path
 
         self.lane.submit(job)
@@ -132,7 +135,7 @@ class Exporter(QObject):
     def export_shown(self, path: str, fmt: str) -> None:
         """Write the shown run as *fmt* to *path* atomically, off the GUI thread."""
         run = self.shown()
-        self.export(path, fmt, run.trace, run.diff, run.prompt_json())
+        self.export(path, fmt, run.trace, run.diff, run.prompt_json(), run.suggestions)
 
     def commands(self) -> dict[str, Callable[[], object]]:
         """The File menu's export commands, by action id (gui/window/actions.py)."""

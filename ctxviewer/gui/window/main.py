@@ -216,7 +216,9 @@ class MainWindow(QMainWindow):
         self.exporter.finished.connect(self.exportFinished)
 
     def _shown_run(self) -> ShownRun:
-        return ShownRun(self.trace, self.baseline.diff, self.tabs.prompt.prompt())
+        return ShownRun(
+            self.trace, self.baseline.diff, self.tabs.prompt.prompt(), self.sensitivity.report_entries(self.trace)
+        )
 
     def open_project(
         self,

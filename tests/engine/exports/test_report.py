@@ -483,3 +483,34 @@ def test_the_report_shows_signals_the_window_and_the_computed_entries(tmp_path: 
     assert 'id="signals"' in plain and "<td>ledger</td>" in plain
     assert 'id="window"' in plain and "Response reserve" in plain and "checkpoint 70% (140,000)" in plain
     assert 'id="computed"' not in plain
+
+
+def test_the_html_report_shows_the_smallest_changes_it_is_given(tmp_path: Path) -> None:
+    from ctxviewer.engine.runs.pairs import PairSearch, suggestion_entry
+    from ctxviewer.engine.runs.pipeline import assemble_task
+    from ctxviewer.engine.runs.sensitivity import sensitivity
+    from tests.factories import make_small
+
+    # The small project at budget 300, top_k 2 (tests/engine/runs/test_pairs.py works it out):
+    # requirements:3 needs budget 544 and top_k 3 together.
+    project = make_small(tmp_path / "p")
+    feature = project.features[0]
+    task = feature.tasks[0]
+    settings = project.settings.with_overrides({"profile": "mahabharatha", "budget": 300, "top_k": 2}, "t")
+    trace = assemble_task(project, feature, task, settings, exact=False)
+    sens = sensitivity(project, feature, task, settings, trace)
+    pair = PairSearch(project, feature, task, settings, trace, sens).suggestion("requirements:3")
+    entries = {"requirements:3": suggestion_entry(sens, "requirements:3", pair)}
+    assert entries["requirements:3"]["changes"] == [
+        {"key": "budget", "value": 544, "set": "budget=544"},
+        {"key": "top_k", "value": 3, "set": "top_k=3"},
+    ]
+    page = html_report(trace, suggestions=entries)
+    part = page[page.index('<section id="suggest">') :]
+    part = part[: part.index("</section>")]
+    assert "<h2>What would get it in?</h2>" in part
+    assert "<td>requirements:3</td>" in part and "--set budget=544 --set top_k=3" in part
+    # 244 / 300 + 1 / 2 = 131.3 %
+    assert '<td class="num">131.3 %</td>' in part
+    # Without suggestions the report has no such section (as before).
+    assert 'id="suggest"' not in html_report(trace)

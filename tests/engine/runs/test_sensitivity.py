@@ -32,40 +32,7 @@ from ctxviewer.engine.runs.sensitivity import (
     yaml_value,
 )
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED
-from tests.factories import COMPARE_TASKS, make_compare_project, make_project
-
-
-def _para(words: str, filler: int) -> str:
-    return f"{words} " + "z" * filler
-
-
-def make_small(root: Path) -> Project:
-    """Four rule files and six paragraphs that a task about login, sessions and docker matches.
-
-    Sizes are chosen so that rule files fit or not depending on what the others left: the
-    python and docker rule files are in, out and in again as the budget grows.
-    """
-    make_project(
-        root,
-        [
-            {
-                "id": "T1",
-                "title": "Login session docker",
-                "files": {"create": ["src/app.py", "Dockerfile", "web/x.js"]},
-            }
-        ],
-        requirements="\n\n".join(
-            [_para("Login session", 180), _para("login", 90), _para("session", 240), _para("docker", 60)]
-        ),
-        design="\n\n".join([_para("login", 120), _para("session docker", 200)]),
-        rules={
-            "_core/owasp-2025.md": "## Rule: core\n" + "c" * 300 + "\n",
-            "languages/python/CLAUDE.md": "## Rule: py\n" + "p" * 500 + "\n",
-            "containers/docker/CLAUDE.md": "## Rule: dock\n" + "d" * 200 + "\n",
-            "languages/javascript/CLAUDE.md": "## Rule: js\n" + "j" * 350 + "\n",
-        },
-    )
-    return load_project(root)
+from tests.factories import COMPARE_TASKS, make_compare_project, make_small
 
 
 @pytest.fixture(scope="module")

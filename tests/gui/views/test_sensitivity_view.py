@@ -89,11 +89,22 @@ def test_a_candidate_no_single_setting_brings_in_says_why(qtbot) -> None:  # typ
     view = SensitivityView()
     qtbot.addWidget(view)
     view.set_item(make_item(id="c", status="cut_for_budget", reason="block of 900 characters did not fit the 600 left"))
-    view.show_result(only_share, None)  # type: ignore[arg-type]
+    # The view asks for two settings together, and says it is working them out.
+    with qtbot.waitSignal(view.pairRequested) as asked:
+        view.show_result(only_share, None)  # type: ignore[arg-type]
+    assert asked.args == ["c"]
     assert view.change.text() == (
-        "No single setting brings it in (cut for budget: block of 900 characters did not fit the 600 left)."
+        "No single setting brings it in (cut for budget: block of 900 characters did not fit the 600 left); "
+        "working out two settings together\u2026"
     )
     assert view.apply_button.isHidden()
+    # No two settings do either: said, and still nothing to apply.
+    view.show_pair("c", None)
+    assert view.change.text() == (
+        "No single setting brings it in, nor any two together "
+        "(cut for budget: block of 900 characters did not fit the 600 left)."
+    )
+    assert view.apply_button.isHidden() and view.values() == {}
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """The window works out the shown task's sensitivity on its lane: budget first, then the rest,
-merged; Apply goes through the Budget panel's undo stack; a new run cancels the computation.
+merged; Apply goes through the Budget panel's undo stack (two settings together as one step); a
+new run cancels the computation.
 
 The engine's computation is replaced by a stand-in here (the real one is tested in the engine
 and, on a sample, in tests/gui/views): what is tested is the window's wiring.
@@ -14,8 +15,9 @@ from typing import Any
 import pytest
 
 from ctxviewer.engine.profiles.base import Cancelled
-from ctxviewer.engine.runs.sensitivity import CHOICE, TOKENS, Axis, Segment, Sensitivity, merged
-from ctxviewer.engine.trace.model import KEPT, Trace
+from ctxviewer.engine.runs.pairs import PairSuggestion
+from ctxviewer.engine.runs.sensitivity import CHOICE, COUNT, TOKENS, Axis, Segment, Sensitivity, Suggestion, merged
+from ctxviewer.engine.trace.model import INCLUDED, KEPT, Trace
 from ctxviewer.gui.window import MainWindow
 from ctxviewer.gui.window import sensitivity as feed_module
 from tests.conftest import SAMPLES
@@ -168,3 +170,74 @@ def test_a_new_run_cancels_the_computation(qtbot, window: MainWindow, monkeypatc
         window.select_task("cart-checkout", "CHK-L1-001")
     qtbot.waitUntil(saw_cancel.is_set, timeout=10_000)
     assert view.state != "done" and window.sensitivity.result is None
+
+
+def test_a_two_setting_change_is_applied_as_one_undoable_step(qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # No value of the budget or top_k moves anything here, so the JavaScript rule file (out
+    # at 3,000) has no single-setting change and the view asks for two; the stand-in search
+    # answers budget 3,200 with top_k 9.
+    def flat(project: Any, feat: Any, task: Any, settings: Any, trace: Trace, *, keys: Any, **_kw: Any) -> Sensitivity:
+        ids = tuple(i.id for i in trace.items)
+        now = tuple(i.status for i in trace.items)
+        if list(keys) == ["budget"]:
+            axis = Axis("budget", TOKENS, 3_000, 1, 10_000_000, (Segment(1, 10_000_000, 0),), suggest_hi=10_000_000)
+            return Sensitivity(trace.task_id, "mahabharatha", ids, (now,), 0, (axis,), 1, 0.0, "fast")
+        top_k = Axis("top_k", COUNT, 5, 1, 10_000, (Segment(1, 10_000, 0),), suggest_lo=1, suggest_hi=10_000)
+        return Sensitivity(trace.task_id, "mahabharatha", ids, (now,), 0, (top_k,), 1, 0.0, "fast")
+
+    asked: list[str] = []
+
+    class Pairs:
+        def __init__(self, project: Any, feat: Any, task: Any, settings: Any, trace: Trace, sens: Sensitivity) -> None:
+            self.sens = sens
+            self.answered: set[str] = set()
+
+        def known(self, item_id: str) -> bool:
+            return item_id in self.answered
+
+        def suggestion(self, item_id: str, cancel: threading.Event | None = None) -> PairSuggestion | None:
+            asked.append(item_id)
+            self.answered.add(item_id)
+            budget = Suggestion("budget", 3_200, INCLUDED, 200 / 3_000, (), ())
+            top_k = Suggestion("top_k", 9, INCLUDED, 4 / 5, (), ())
+            return PairSuggestion((budget, top_k), INCLUDED, 200 / 3_000 + 4 / 5, (), ())
+
+    monkeypatch.setattr(feed_module, "sensitivity", flat)
+    monkeypatch.setattr(feed_module, "PairSearch", Pairs)
+    open_and_wait(qtbot, window, STORE, "cart-checkout", "CHK-L2-003")
+    before = window.docks.budget.settings()
+    assert (before.budget, before.top_k) == (3_000, 5)
+    window.tabs.show_tab("rules")
+    view = window.tabs.sensitivity_views["rules"]
+    pages = window.tabs.rules.detail_pages
+    assert pages is not None
+    with qtbot.waitSignal(window.sensitivity.worked, timeout=20_000):
+        pages.setCurrentWidget(view)
+    window.tabs.rules.select(lambda i: i.id == JS_RULE)
+    qtbot.waitUntil(lambda: view.pair is not None, timeout=20_000)
+    assert asked == [JS_RULE]
+    assert view.change.text().startswith("No single setting brings it in (")
+    assert (
+        "Smallest change of two settings: budget 3,200 (+6.7\u202f%, from 3,000) and top-k 9 (+80\u202f%, from 5) "
+        "\u2192 included; pushes nothing out" in view.change.text()
+    )
+    assert view.apply_button.isEnabled() and view.values() == {"budget": 3_200, "top_k": 9}
+    # The HTML export takes what was worked out: the pair, as --set takes each change.
+    entries = window.sensitivity.report_entries(window.trace)
+    assert entries is not None
+    assert [c["set"] for c in entries[JS_RULE]["changes"]] == ["budget=3200", "top_k=9"]  # type: ignore[attr-defined]
+    steps = window.docks.budget.undo_stack.count()
+    with qtbot.waitSignal(window.traceShown, timeout=30_000) as shown:
+        view.apply_button.click()
+    after = window.docks.budget.settings()
+    assert (after.budget, after.top_k) == (3_200, 9)
+    assert shown.args[0].settings["budget"].value == 3_200 and shown.args[0].settings["top_k"].value == 9
+    # Both values in one step: one more on the undo stack, and one Undo takes both back.
+    assert window.docks.budget.undo_stack.count() == steps + 1
+    assert window.docks.budget.undo_stack.undoText().startswith("what would get it in: budget 3,200")
+    with qtbot.waitSignal(window.traceShown, timeout=30_000) as shown:
+        window.docks.budget.undo_stack.undo()
+        window.docks.budget.flush()
+    undone = window.docks.budget.settings()
+    assert (undone.budget, undone.top_k) == (3_000, 5)
+    assert shown.args[0].settings["top_k"].value == 5

@@ -251,6 +251,12 @@ class CtxviewerRefit:
     def keys(self) -> frozenset[str]:
         return frozenset({"budget", *SHARE_KEYS})
 
+    @property
+    def decided(self) -> frozenset[str]:
+        """The rule blocks, the spec candidates and their headings: packing places them again."""
+        placed = [*self.rule_items, *self.cand_items, *(p.item for p in self.heading_pieces)]
+        return frozenset(self.ids[n] for n in placed)
+
     def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
         security_share, spec_share = self.shares["security_share"], self.shares["spec_share"]
         if shares:

@@ -62,6 +62,11 @@ class CutSequenceRefit:
         return BUDGET_ONLY
 
     @property
+    def decided(self) -> frozenset[str]:
+        """The items some cut removes (an id the trace holds twice counts if any of its items is cut)."""
+        return frozenset(self._ids[position] for cut in self._cuts for position in cut)
+
+    @property
     def tokens(self) -> tuple[int, ...]:
         """The whole context's count after 0, 1, ... cuts (what the stop is decided on)."""
         return self._tokens

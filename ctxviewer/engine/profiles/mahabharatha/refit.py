@@ -102,6 +102,11 @@ class MahabharathaRefit:
     def keys(self) -> frozenset[str]:
         return frozenset({"budget", *SHARE_KEYS})
 
+    @property
+    def decided(self) -> frozenset[str]:
+        """The rule blocks and the top paragraphs: :meth:`decide` decides them again."""
+        return frozenset([rule for rule, _size in self.rules] + [p[0] for part in self.parts for p in part.paragraphs])
+
     def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
         out = dict(self.base)
         decided = self.decide(budget, shares)

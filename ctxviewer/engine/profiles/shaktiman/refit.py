@@ -129,6 +129,11 @@ class ShaktimanRefit:
         self._spans.insert(n, span)
         return span.fates
 
+    @property
+    def decided(self) -> frozenset[str]:
+        """The chunks packing may place and the paragraphs a packed chunk covers."""
+        return frozenset(self._ids).union(*self._covers)
+
     def ceiling(self) -> int:
         """The first budget of the run of equal fates that ends at the top of the range (exact)."""
         if self._ceiling is None:

@@ -210,6 +210,13 @@ class ZergRefit:
         self._by_tenths[(engineering, security, repo_map)] = out
         return out
 
+    @property
+    def decided(self) -> frozenset[str]:
+        """The engineering lines, the security blocks, the top paragraphs and the map's items."""
+        spec = (i for part in self._spec for i in part.ids)
+        mapped = (i for m in self._modules for i in (m.id, *m.symbol_ids))
+        return frozenset((*self._eng_ids, *self._sec_ids, *spec, *mapped))
+
     def _spec_fates(self, spec_budget: int) -> dict[str, str]:
         out: dict[str, str] = {}
         for part, kept in zip(self._spec, spec_kept(self._spec, spec_budget), strict=True):
