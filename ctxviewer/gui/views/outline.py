@@ -171,6 +171,7 @@ class ProjectOutline(QWidget):
         layout.addWidget(self.filter)
         #: Why the list is empty, and what fills it (hidden once a project lists a feature).
         self.empty = QLabel(NO_PROJECT, self)
+        self.empty.setTextFormat(Qt.TextFormat.PlainText)  # it names the project: its text, never markup
         self.empty.setWordWrap(True)
         self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         layout.addWidget(self.empty)

@@ -270,10 +270,10 @@ def test_the_search_results_open_at_a_useful_height(qtbot, window: MainWindow) -
     open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
     assert not window.docks.search_dock.isVisible()
     window.docks.search.field.setText("payment")
-    qtbot.waitUntil(lambda: window.docks.search_dock.isVisible())
+    qtbot.waitUntil(lambda: window.docks.search_dock.isVisible(), timeout=20_000)
     # Asked for 40% of the window (320 px); the central views' minimum height leaves it ~216
     # at 1280x800 -- five result rows under the summary, where it used to open two rows tall.
-    qtbot.waitUntil(lambda: window.docks.search_dock.height() >= 200)
+    qtbot.waitUntil(lambda: window.docks.search_dock.height() >= 200, timeout=20_000)
 
 
 def test_reasons_are_cut_at_the_end_and_paths_in_the_middle(qtbot, window: MainWindow, project: Path) -> None:
