@@ -28,6 +28,8 @@ class Lanes(QObject):
         #: The shown task's exact sensitivity ("What would get it in?").
         self.sensitivity = Lane(self.pool, "sensitivity", self)
         self.revisions = Lane(self.pool, "revisions", self)
+        #: Find the Commit: the shown task followed through a range of commits.
+        self.bisect = Lane(self.pool, "bisect", self)
         self.sweep = Lane(self.pool, "sweep", self)
 
     def all(self) -> tuple[Lane, ...]:
@@ -41,6 +43,7 @@ class Lanes(QObject):
             self.refresh,
             self.compare,
             self.revisions,
+            self.bisect,
             self.sweep,
             self.sensitivity,
         )
