@@ -240,3 +240,109 @@ def make_small(root: Path) -> Project:
         },
     )
     return load_project(root)
+
+
+# -- a history for bisect ---------------------------------------------------------------------
+
+#: Task T1 ("Login session") of feature ``feat`` at the start of the bisect history, beside T2.
+BISECT_TASKS = [
+    {"id": "T1", "title": "Login session", "files": {}},
+    {"id": "T2", "title": "Billing export", "files": {}},
+]
+#: The commits of :func:`make_bisect_repo` after ``base``, oldest first: (label, {path: text, or None
+#: to delete}).  A label starting ``merge-`` is a merge of a side branch holding those files.
+BISECT_STEPS: list[tuple[str, dict[str, str | None]]] = [
+    ("readme-add", {"README.md": "# Project\n"}),
+    ("readme-edit", {"README.md": "# Project\n\nMore words.\n"}),
+    ("src-add", {"src/app.py": "def main():\n    pass\n"}),
+    ("p6-unrelated", {REQUIREMENTS: "\n\n".join([*REVISION_PARAGRAPHS[:5], "Unrelated words six, reworded."]) + "\n"}),
+    ("p6-login", {REQUIREMENTS: "\n\n".join([*REVISION_PARAGRAPHS[:5], REVISION_P6]) + "\n"}),
+    ("other-spec", {".gsd/specs/other/requirements.md": "Other words, and login too.\n"}),
+    (
+        "other-graph",
+        {
+            ".gsd/specs/other/task-graph.json": json.dumps(
+                {"feature": "other", "tasks": [{"id": "T9", "title": "Other work"}, {"id": "T10", "title": "More"}]}
+            )
+        },
+    ),
+    ("design-plain", {".gsd/specs/feat/design.md": "Plain design words.\n"}),
+    ("design-login", {".gsd/specs/feat/design.md": "Plain design words.\n\nLogin session design.\n"}),
+    ("claude-add", {"CLAUDE.md": "# Notes for the worker\n"}),
+    ("claude-edit", {"CLAUDE.md": "# Notes for the worker\n\nUse tabs.\n"}),
+    ("yaml-top5", {"ctxviewer.yaml": "top_k: 5\n"}),
+    ("yaml-top6", {"ctxviewer.yaml": "top_k: 6\n"}),
+    ("yaml-top5-again", {"ctxviewer.yaml": "top_k: 5\n"}),
+    ("gsd-notes", {".gsd/notes.md": "Notes beside the specs.\n"}),
+    ("third-feature", {".gsd/specs/third/requirements.md": "A feature folder without a graph.\n"}),
+    ("rule-python", {f"{RULES}/languages/python/CLAUDE.md": "# Python\n\nNever eval input.\n"}),
+    (
+        "t1-title",
+        {
+            ".gsd/specs/feat/task-graph.json": json.dumps(
+                {"feature": "feat", "tasks": [{**BISECT_TASKS[0], "title": "Login"}, BISECT_TASKS[1]]}
+            )
+        },
+    ),
+    (
+        "t2-title",
+        {
+            ".gsd/specs/feat/task-graph.json": json.dumps(
+                {
+                    "feature": "feat",
+                    "tasks": [{**BISECT_TASKS[0], "title": "Login"}, {**BISECT_TASKS[1], "title": "Bills"}],
+                }
+            )
+        },
+    ),
+    ("docs-guide", {"docs/guide.md": "A guide.\n"}),
+    (
+        "merge-p1",
+        {
+            REQUIREMENTS: "\n\n".join(["Login form one, revised and longer.", *REVISION_PARAGRAPHS[1:5], REVISION_P6])
+            + "\n"
+        },
+    ),
+    ("merge-docs", {"docs/side.md": "From a side branch.\n"}),
+    (
+        "p2-delete",
+        {
+            REQUIREMENTS: "\n\n".join(["Login form one, revised and longer.", *REVISION_PARAGRAPHS[2:5], REVISION_P6])
+            + "\n"
+        },
+    ),
+    ("readme-move", {"README.md": None, "docs/README.md": "# Project\n\nMore words.\n"}),
+    ("src-edit-1", {"src/app.py": "def main():\n    return 1\n"}),
+    ("src-edit-2", {"src/app.py": "def main():\n    return 2\n"}),
+    ("src-util", {"src/util.py": "X = 1\n"}),
+]
+
+
+def make_bisect_repo(root: Path) -> dict[str, str]:
+    """A repository at *root*: ``base`` (feature ``feat`` with T1 and T2, REVISION_PARAGRAPHS in
+    its requirements, an empty design; feature ``other``), then :data:`BISECT_STEPS` committed one
+    by one on ``main``; each ``merge-`` step is a side branch's commit merged with ``--no-ff``.
+    Returns each label's commit id (and ``base``'s)."""
+    make_project(root, BISECT_TASKS, requirements="\n\n".join(REVISION_PARAGRAPHS) + "\n", design="")
+    write(root, ".gsd/specs/other/task-graph.json", json.dumps({"feature": "other", "tasks": [{"id": "T9"}]}))
+    write(root, ".gsd/specs/other/requirements.md", "Other words.\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    shas = {"base": git(root, "rev-parse", "HEAD").strip()}
+    for label, files in BISECT_STEPS:
+        merge = label.startswith("merge-")
+        if merge:
+            git(root, "checkout", "-q", "-b", f"side-{label}")
+        for rel, text in files.items():
+            if text is None:
+                (root / rel).unlink()
+            else:
+                write(root, rel, text)
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", f"side of {label}" if merge else label)
+        if merge:
+            git(root, "checkout", "-q", "main")
+            git(root, "merge", "-q", "--no-ff", "-m", label, f"side-{label}")
+        shas[label] = git(root, "rev-parse", "HEAD").strip()
+    return shas

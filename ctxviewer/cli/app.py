@@ -17,6 +17,7 @@ from ctxviewer import __version__
 from ctxviewer.cli import (
     assemble,
     batch,
+    bisect,
     check,
     compare,
     diff,
@@ -51,6 +52,7 @@ COMMANDS: tuple[Callable[[Subparsers], None], ...] = (
     whatif.add_parser,
     compare.add_parser,
     diff.add_parser,
+    bisect.add_parser,
     follow.add_parser,
     schema.add_parser,
     gui.add_parser,

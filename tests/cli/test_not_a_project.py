@@ -30,6 +30,7 @@ MORE: dict[str, list[str]] = {
     "whatif": ["--feature", "f", "--task", "t", "--budget", "1500"],
     "compare": ["--feature", "f", "--task", "t", "--profiles", "drift,shaktiman"],
     "diff": ["--rev", "HEAD"],
+    "bisect": ["--feature", "f", "--task", "t", "--rev", "HEAD~1..HEAD"],
     "follow": ["--once"],
     "gui": ["--screenshot", "out.png"],
 }
@@ -58,7 +59,7 @@ def test_a_folder_that_is_not_a_project_is_exit_2_in_one_line(
     code, out, err = run(capsys, command, str(folder), *MORE[command])
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and err.startswith("ctxviewer: ") and "Traceback" not in err
-    if command not in ("diff", "follow"):  # no repository; no run's files: said in their own words
+    if command not in ("diff", "bisect", "follow"):  # no repository; no run's files: said in their own words
         assert f"{folder}: not a project: no specs folder .gsd/specs" in err
     assert not (folder.parent / "out.png").exists()
 

@@ -381,6 +381,62 @@ def recent_commits(repo: Repository, limit: int = LOG_LIMIT) -> tuple[Commit, ..
     return tuple(out)
 
 
+@dataclass(frozen=True, slots=True)
+class RangeCommit:
+    """One commit of a first-parent walk, with what it changed against its first parent."""
+
+    sha: str
+    parents: tuple[str, ...]
+    subject: str
+    #: (status, project-relative path) of each file of the project it added (``A``), deleted
+    #: (``D``), modified (``M``) or changed the type of (``T``); renames are a delete and an add.
+    changes: tuple[tuple[str, str], ...]
+
+    @property
+    def merge(self) -> bool:
+        return len(self.parents) > 1
+
+    @property
+    def parent(self) -> str | None:
+        """The first parent (None for a root commit)."""
+        return self.parents[0] if self.parents else None
+
+
+def first_parent_range(repo: Repository, a: str, b: str) -> tuple[RangeCommit, ...]:
+    """The commits of ``a..b`` along *b*'s first parents, oldest first, each with the project's
+    files it changed against its first parent (a merge too); *a* and *b* are commit ids."""
+    args = ["log", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--name-status", "-z"]
+    done = _run(repo, *args, "--format=%x01%H%x00%P%x00%s", "--end-of-options", f"{a}..{b}")
+    fields = done.stdout.split(b"\0")
+    out: list[RangeCommit] = []
+    n = 0
+    while n < len(fields):
+        head = fields[n].lstrip(b"\n")
+        if not head.startswith(b"\x01"):
+            n += 1
+            continue
+        sha = head[1:].decode("ascii", "replace")
+        parents = tuple(fields[n + 1].decode("ascii", "replace").split()) if n + 1 < len(fields) else ()
+        subject = fields[n + 2].decode("utf-8", "replace") if n + 2 < len(fields) else ""
+        n += 3
+        changes: list[tuple[str, str]] = []
+        while n + 1 < len(fields):
+            status = fields[n].lstrip(b"\n").decode("ascii", "replace")
+            if status.startswith("\x01") or not status:
+                break
+            path = fields[n + 1].decode("utf-8", "surrogateescape")
+            n += 2
+            if path.startswith(repo.prefix):
+                changes.append((status[:1], path.removeprefix(repo.prefix)))
+        out.append(RangeCommit(sha, parents, subject, tuple(changes)))
+    return tuple(reversed(out))
+
+
+def project_files(repo: Repository, sha: str) -> frozenset[str]:
+    """The project's files (and submodules) at commit *sha*, project-relative."""
+    return frozenset(e.path.removeprefix(repo.prefix) for e in _tree(repo, sha))
+
+
 # -- trees and blobs ----------------------------------------------------------------------------
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
+from ctxviewer.engine.files import readlog
+
 _T = TypeVar("_T")
 
 #: Largest file the engine reads (spec, rule, command, task graph, config files).
@@ -146,6 +148,7 @@ class ProjectFS:
         return found
 
     def _resolve(self, rel_s: str) -> Path:
+        reads = readlog.current()
         if not rel_s:
             return self.root
         if rel_s.startswith("/") or os.path.isabs(rel_s) or _has_drive(rel_s):
@@ -173,6 +176,8 @@ class ProjectFS:
                 current.append(part)
                 continue
             candidate = self.root.joinpath(*current, part)
+            if reads is not None:
+                reads.touched.add("/".join((*current, part)))
             try:
                 st = os.lstat(candidate)
             except (FileNotFoundError, NotADirectoryError):
@@ -292,6 +297,9 @@ class ProjectFS:
     def _list_dir(self, rel: str) -> list[str]:
         try:
             path = self.resolve(rel)
+            reads = readlog.current()
+            if reads is not None:
+                reads.listed.add(self.relative(path) if path != self.root else "")
             return sorted(os.listdir(path))
         except (OutsideRootError, OSError):
             return []
@@ -303,6 +311,7 @@ class ProjectFS:
         real folder is visited once, so link cycles cannot make this loop.  The result
         is cached until one of the visited folders changes (its mtime).
         """
+        readlog.note_scan(readlog.Scan(rel.strip("/"), (suffix.lower(),)))
         key = (rel, suffix)
         cached = self._walks.get(key)
         if cached is not None and all(self._mtime(f) == m for f, m in cached[0]):

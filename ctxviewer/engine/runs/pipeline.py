@@ -20,6 +20,7 @@ from typing import Any
 from ctxviewer.engine.analysis.layout import window_layout
 from ctxviewer.engine.errors import SettingsError
 from ctxviewer.engine.files.reading import ProjectFS
+from ctxviewer.engine.files.readlog import WINDOW, reading_as
 from ctxviewer.engine.profiles.base import Cancelled, Progress, RunBase
 from ctxviewer.engine.profiles.lookup import run_class
 from ctxviewer.engine.project.loading import Feature, Project, Task
@@ -201,8 +202,9 @@ def assemble_task(
         context_tokens = census.measure(result.context)
         tracker = tracker_state(project.fs, task, settings, result.task_files)
         version = upstream.version if upstream is not None else detect(project.fs).version
-        received = worker_window(project, feature, task, settings, census, version)
-        window = window_layout(project.fs, settings, received, tracker, census)
+        with reading_as(WINDOW):  # what bisect counts as the window's inputs, not the context's
+            received = worker_window(project, feature, task, settings, census, version)
+            window = window_layout(project.fs, settings, received, tracker, census)
     warnings = [*feature.warnings, *([source_note] if source_note else []), *result.notes]
     if estimated:
         warnings.append(estimate_note(len(estimated), max(estimated.values())))

@@ -105,11 +105,13 @@ def revision_text(diff: RevisionDiff, *, every: bool = False) -> str:
 # -- JSON ----------------------------------------------------------------------------------------
 
 
-def _side(rev: Revision) -> dict[str, Any]:
+def side_json(rev: Revision) -> dict[str, Any]:
+    """A revision as JSON: its name, its commit id (null for the working tree), its label."""
     return {"name": rev.name, "sha": rev.sha, "label": rev.label}
 
 
-def _change_json(c: CandidateChange) -> dict[str, Any]:
+def change_json(c: CandidateChange) -> dict[str, Any]:
+    """A candidate's change with its causes, as the JSON of ``diff`` and ``bisect`` writes it."""
     i = c.change
     return {
         "change": i.change,
@@ -154,7 +156,7 @@ def _task_json(task: TaskRevisionDiff) -> dict[str, Any]:
         "settings": [
             {"key": s.key, "before": s.before, "after": s.after} for s in (task.diff.settings if task.diff else ())
         ],
-        "changes": [_change_json(c) for c in task.changes],
+        "changes": [change_json(c) for c in task.changes],
     }
 
 
@@ -162,8 +164,8 @@ def revision_to_json(diff: RevisionDiff) -> dict[str, Any]:
     """The diff as plain JSON-able data (the traces themselves are left out)."""
     return {
         "project": diff.project,
-        "a": _side(diff.a),
-        "b": _side(diff.b),
+        "a": side_json(diff.a),
+        "b": side_json(diff.b),
         "changed_files": list(diff.changed_files),
         "notes": list(diff.notes),
         "meanings": dict(REVISION_MEANINGS),

@@ -450,7 +450,7 @@ def _displaced(
 # -- the run ------------------------------------------------------------------------------------
 
 
-def _diff_task(
+def diff_task(
     edits: FileDiffs,
     feature: Feature,
     task: Task,
@@ -458,6 +458,7 @@ def _diff_task(
     after: Trace | None,
     changed_files: Sequence[str],
 ) -> TaskRevisionDiff:
+    """*task* of *feature* before and after, diffed and each changed candidate's causes found in *edits*."""
     if before is None or after is None:
         return TaskRevisionDiff(feature.name, task.id, task.title, before, after, None, ())
     diff = diff_traces(before, after)
@@ -548,6 +549,6 @@ def diff_revisions(
                 before = assemble_task(proj_a, was[0], was[1], exact=exact, cancel=cancel)
                 if after is not None and before.context_tokens.get(after.tokenizer) is None:
                     before = assemble_task(proj_a, was[0], was[1], exact=True, cancel=cancel)
-            out.append(_diff_task(diffs, feat, tsk, before, after, changed))
+            out.append(diff_task(diffs, feat, tsk, before, after, changed))
         report("done", 1.0)
         return RevisionDiff(str(project), a, b, tuple(out), changed, tuple(notes))

@@ -107,6 +107,7 @@ class RevisionDiffDialog(QDialog):
         self.diff: RevisionDiff | None = None
         self._target: tuple[Path, str, str] | None = None
         self._listing = False
+        self._pending: tuple[str, str] | None = None
 
         self.task_label = QLabel(self)
         self.task_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -178,6 +179,11 @@ class RevisionDiffDialog(QDialog):
 
         self.lane.submit(job)
 
+    def compare_commits(self, project: Path, feature: str, task_id: str, a: str, b: str) -> None:
+        """Compare *task_id* between commits *a* and *b* (ids) once the project's commits are listed."""
+        self._pending = (a, b)
+        self.set_target(project, feature, task_id)
+
     def _fill(self, commits: tuple[Commit, ...]) -> None:
         for combo in (self.rev_a, self.rev_b):
             combo.clear()
@@ -189,6 +195,15 @@ class RevisionDiffDialog(QDialog):
         self.compare_button.setEnabled(bool(commits))
         self.state.setText(IDLE_TEXT if commits else "The repository has no commit of this project yet.")
         self.commitsListed.emit(commits)
+        pending, self._pending = self._pending, None
+        if pending is not None and commits:
+            for combo, sha in ((self.rev_a, pending[0]), (self.rev_b, pending[1])):
+                at = combo.findData(sha)
+                if at < 0:  # older than the commits listed
+                    combo.addItem(sha[:7], sha)
+                    at = combo.count() - 1
+                combo.setCurrentIndex(at)
+            self.compare()
 
     # -- comparing ----------------------------------------------------------------------------
 

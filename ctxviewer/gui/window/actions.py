@@ -165,6 +165,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("run.pin_baseline", "&Pin as Baseline", R, 1, "Ctrl+B", "Compare every later run with this one"),
     ActionSpec("run.clear_baseline", "C&lear Baseline", R, 1, "Ctrl+Shift+B", "Stop comparing", When.BASELINE_PINNED),
     ActionSpec("run.revisions", "Compare Re&visions\u2026", R, 1, "Ctrl+Shift+D", "The task at two git revisions"),
+    ActionSpec("run.bisect", "Find the Co&mmit\u2026", R, 1, None, "Which commits of a range changed the task"),
     ActionSpec("run.undo", "&Undo Budget Change", R, 2, Key.Undo, enabled=When.PART, kind=Kind.PART),
     ActionSpec("run.redo", "&Redo Budget Change", R, 2, Key.Redo, enabled=When.PART, kind=Kind.PART),
     ActionSpec("run.reset_budgets", "Reset &Budgets", R, 2, "Ctrl+0", "Back to the project's own settings"),

@@ -28,6 +28,8 @@ class Lanes(QObject):
         #: The shown task's exact sensitivity ("What would get it in?").
         self.sensitivity = Lane(self.pool, "sensitivity", self)
         self.revisions = Lane(self.pool, "revisions", self)
+        #: Find the Commit: the shown task followed through a range of commits.
+        self.bisect = Lane(self.pool, "bisect", self)
         self.sweep = Lane(self.pool, "sweep", self)
         #: An attached run's token records beside their reproduction.
         self.recorded = Lane(self.pool, "recorded", self)
@@ -43,6 +45,7 @@ class Lanes(QObject):
             self.refresh,
             self.compare,
             self.revisions,
+            self.bisect,
             self.sweep,
             self.sensitivity,
             self.recorded,

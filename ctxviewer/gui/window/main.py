@@ -126,7 +126,7 @@ class MainWindow(QMainWindow):
         self.source = SourceLines(self, self)
         self.following = Following(self, self, docks, self.replays, self.problems, self.status)
         self.tuner = Tuner(self, self, docks.budget, self.problems, self.status)
-        self.revisions = RevisionLauncher(self.lanes.revisions, self, self.status, self)
+        self.revisions = RevisionLauncher(self.lanes.revisions, self, self.status, self, self.lanes.bisect)
         self.opening = Opening(self, self.opener, self.store, self.lanes, self.problems, self.status)
 
         self.findings_line.linkActivated.connect(lambda _link: self.findings.show(feature=False))
@@ -176,13 +176,13 @@ class MainWindow(QMainWindow):
             **self.exporter.commands(),
             **self.following.commands(),
             **self.baseline.commands(),
+            **self.revisions.commands(),
             "file.open": self.opening.ask,
             "file.quit": self.close,
             "run.rerun": self.opening.refresh,
             "run.cancel": self.lanes.run.cancel,
             "run.batch": self.start_batch,
             "run.sweep": self.sweeps.show,
-            "run.revisions": self.revisions.show,
             "run.reset_budgets": self.docks.budget.reset,
             "run.save_settings": self.tuner.save,
             "view.find": self.docks.focus_search,

@@ -47,6 +47,7 @@ EXPECTED: dict[str, list[tuple[str, object]]] = {
         ("&Pin as Baseline", "Ctrl+B"),
         ("C&lear Baseline", "Ctrl+Shift+B"),
         ("Compare Re&visions\u2026", "Ctrl+Shift+D"),
+        ("Find the Co&mmit\u2026", None),
         SEP,
         ("&Undo Budget Change", Key.Undo),
         ("&Redo Budget Change", Key.Redo),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from ctxviewer.engine.files.readlog import Scan, note_scan
 from ctxviewer.engine.profiles.base import ItemDraft, ProfileResult
 from ctxviewer.engine.profiles.mahabharatha import MahabharathaRun, TaskFiles, fall_back, join_sections
 from ctxviewer.engine.profiles.zerg import compact, engrules, repomap, switches
@@ -434,6 +435,8 @@ class ZergRun(MahabharathaRun):
         if not isinstance(description, str):
             raise TypeError(f"the description is {describe_value(description)}, not text")
         keywords = repomap.description_keywords(description)
+        # The map reads every source of the tree (bisect asks what a run read: docs/bisect.md).
+        note_scan(Scan("", repomap.SUFFIXES, repomap.SKIPPED_FOLDERS, skip_dot=True))
         graph = repomap.build_graph(self.fs, self.settings.python_for_sources)
         for rel, why, how in graph.skipped:
             if how == repomap.UNREAD:
