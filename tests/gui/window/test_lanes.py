@@ -14,8 +14,8 @@ from ctxviewer.gui.worker import Lane, RunState
 def test_every_lane_is_listed_and_closing_cancels_the_running_job(qtbot) -> None:  # type: ignore[no-untyped-def]
     owner = QObject()
     lanes = Lanes(owner)
-    assert set(lanes.all()) == set(lanes.findChildren(Lane)) and len(lanes.all()) == 12
-    assert len({lane.name for lane in lanes.all()}) == 12
+    assert set(lanes.all()) == set(lanes.findChildren(Lane)) and len(lanes.all()) == 13
+    assert len({lane.name for lane in lanes.all()}) == 13
     started = threading.Event()
 
     def job(cancel: threading.Event, _progress: Callable[[str, float], None]) -> None:
