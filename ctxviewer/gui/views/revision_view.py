@@ -16,19 +16,12 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
-    QDialog,
-    QGridLayout,
-    QHBoxLayout,
     QLabel,
-    QProgressBar,
-    QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from ctxviewer.engine.analysis.whatif import fate_arrow, signed
-from ctxviewer.engine.files.git import Commit, open_repository, recent_commits
+from ctxviewer.engine.files.git import Commit
 from ctxviewer.engine.runs.revision_report import task_summary
 from ctxviewer.engine.runs.revisions import (
     CAUSES,
@@ -38,9 +31,10 @@ from ctxviewer.engine.runs.revisions import (
     RevisionDiff,
     diff_revisions,
 )
+from ctxviewer.gui.views.commit_range import CommitRangeDialog
 from ctxviewer.gui.widgets.models import Column
 from ctxviewer.gui.widgets.tables import RecordTable
-from ctxviewer.gui.worker import Lane, RunState
+from ctxviewer.gui.worker import Lane
 
 IDLE_TEXT = "Choose revision A and revision B, then Compare."
 
@@ -92,92 +86,29 @@ def change_detail(c: CandidateChange) -> str:
     )
 
 
-class RevisionDiffDialog(QDialog):
+class RevisionDiffDialog(CommitRangeDialog):
     """Pick two revisions; see which candidates of the current task moved between them, and why."""
 
     #: The diff shown (a :class:`RevisionDiff`), once a comparison is done.
     diffShown = Signal(object)
-    #: The commit list arrived (a tuple of :class:`Commit`).
-    commitsListed = Signal(object)
 
     def __init__(self, lane: Lane, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Compare Revisions")
-        self.lane = lane
+        super().__init__(lane, "Compare Revisions", "&Compare", "Comparing", IDLE_TEXT, parent)
         self.diff: RevisionDiff | None = None
-        self._target: tuple[Path, str, str] | None = None
-        self._listing = False
         self._pending: tuple[str, str] | None = None
-
-        self.task_label = QLabel(self)
-        self.task_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.rev_a = QComboBox(self)
-        self.rev_b = QComboBox(self)
-        for combo in (self.rev_a, self.rev_b):
-            combo.setMinimumContentsLength(40)
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.rev_a.setToolTip("Revision A, the 'before': a commit of the project")
         self.rev_b.setToolTip("Revision B, the 'after': a commit or the working tree (the files on disk now)")
-        self.compare_button = QPushButton("&Compare", self)
-        self.compare_button.clicked.connect(self.compare)
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setToolTip("Stop the comparison running")
-        self.cancel_button.clicked.connect(self.lane.cancel)
-        self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar(self)
-        self.progress.setRange(0, 100)
-        self.progress.hide()
-        self.state = QLabel(IDLE_TEXT, self)
-        self.state.setTextFormat(Qt.TextFormat.PlainText)
-        self.state.setWordWrap(True)
         self.summary = QLabel(self)
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.table = RecordTable(revision_columns(), change_detail, statuses=False, noun="changes", fit=True)
+        self._lay_out([("A (before):", self.rev_a), ("B (after):", self.rev_b)], [self.summary, self.table])
 
-        grid = QGridLayout()
-        grid.addWidget(QLabel("A (before):", self), 0, 0)
-        grid.addWidget(self.rev_a, 0, 1)
-        grid.addWidget(QLabel("B (after):", self), 1, 0)
-        grid.addWidget(self.rev_b, 1, 1)
-        grid.setColumnStretch(1, 1)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.compare_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.progress, 1)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.task_label)
-        layout.addLayout(grid)
-        layout.addLayout(buttons)
-        layout.addWidget(self.state)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.table, 1)
-
-        lane.progress.connect(self._on_progress)
-        lane.finished.connect(self._on_finished)
-        lane.errored.connect(self._on_error)
-        lane.stateChanged.connect(self._on_state)
-        self.resize(980, 560)
-
-    # -- target and revisions --------------------------------------------------------------
-
-    def set_target(self, project: Path, feature: str, task_id: str) -> None:
-        """Compare *task_id* of *feature* in the project at *project*; lists its commits (on the lane)."""
-        self._target = (Path(project), feature, task_id)
-        self.task_label.setText(f"Task {feature}/{task_id} of {Path(project).name}")
-        self._listing = True
+    def _clear(self) -> None:
         self.diff = None
         self.summary.clear()
         self.table.set_rows([])
-        self.compare_button.setEnabled(False)
-        self.state.setText("Reading the project's commits\u2026")
-        root = Path(project)
-
-        def job(_cancel: threading.Event, _progress: Callable[[str, float], None]) -> tuple[Commit, ...]:
-            return recent_commits(open_repository(root))
-
-        self.lane.submit(job)
 
     def compare_commits(self, project: Path, feature: str, task_id: str, a: str, b: str) -> None:
         """Compare *task_id* between commits *a* and *b* (ids) once the project's commits are listed."""
@@ -192,7 +123,7 @@ class RevisionDiffDialog(QDialog):
             text = f"{c.short}  {c.subject}"
             self.rev_a.addItem(text, c.sha)
             self.rev_b.addItem(text, c.sha)
-        self.compare_button.setEnabled(bool(commits))
+        self.go_button.setEnabled(bool(commits))
         self.state.setText(IDLE_TEXT if commits else "The repository has no commit of this project yet.")
         self.commitsListed.emit(commits)
         pending, self._pending = self._pending, None
@@ -203,11 +134,11 @@ class RevisionDiffDialog(QDialog):
                     combo.addItem(sha[:7], sha)
                     at = combo.count() - 1
                 combo.setCurrentIndex(at)
-            self.compare()
+            self.start()
 
     # -- comparing ----------------------------------------------------------------------------
 
-    def compare(self) -> None:
+    def start(self) -> None:
         """Diff the task between the chosen revisions on the lane (a newer request replaces it)."""
         if self._target is None or self.rev_a.currentData() is None:
             return
@@ -223,31 +154,9 @@ class RevisionDiffDialog(QDialog):
         self.table.set_rows([])
         self.lane.submit(job)
 
-    def _on_progress(self, stage: str, fraction: float) -> None:
-        self.progress.show()
-        self.progress.setValue(int(fraction * 100))
-        self.state.setText(f"Comparing: {stage}")
-
-    def _on_state(self, state: RunState) -> None:
-        busy = state in (RunState.PENDING, RunState.RUNNING)
-        self.cancel_button.setEnabled(busy and not self._listing)
-        if not busy:
-            self.progress.hide()
-        if state is RunState.CANCELLED and not self._listing:
-            self.state.setText("Cancelled.")
-
-    def _on_finished(self, result: object) -> None:
-        if self._listing:
-            self._listing = False
-            assert isinstance(result, tuple)
-            self._fill(result)
-            return
+    def _show(self, result: object) -> None:
         assert isinstance(result, RevisionDiff)
         self.show_diff(result)
-
-    def _on_error(self, message: str) -> None:
-        self._listing = False
-        self.state.setText(message)
 
     def show_diff(self, diff: RevisionDiff) -> None:
         self.diff = diff

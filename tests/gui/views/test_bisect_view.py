@@ -53,10 +53,10 @@ def test_finds_the_commit_and_a_row_asks_for_its_comparison(qtbot, dialog: Bisec
     assert [c.subject for c in commits] == ["second", "first"]
     # A starts at the oldest commit listed, B at the newest.
     assert (dialog.rev_a.currentData(), dialog.rev_b.currentData()) == (commits[1].sha, commits[0].sha)
-    assert dialog.state.text() == IDLE_TEXT and dialog.find_button.isEnabled()
+    assert dialog.state.text() == IDLE_TEXT and dialog.go_button.isEnabled()
 
     with qtbot.waitSignal(dialog.bisectionShown, timeout=30_000) as blocker:
-        dialog.search()
+        dialog.start()
     found = blocker.args[0]
     assert [c.commit.sha for c in found.changes] == [commits[0].sha] and found.assembled == 1
     model = dialog.table.model
@@ -84,7 +84,7 @@ def test_cancel_stops_a_search(qtbot, dialog: BisectDialog, tmp_path: Path) -> N
     root = make_git_project(tmp_path / "proj")
     _listed(qtbot, dialog, root)
     with qtbot.waitSignal(dialog.lane.cancelled, timeout=5000):
-        dialog.search()
+        dialog.start()
         assert dialog.cancel_button.isEnabled()
         dialog.cancel_button.click()
     assert dialog.lane.state is RunState.CANCELLED
@@ -105,7 +105,7 @@ def test_the_run_menu_opens_it_and_a_row_opens_the_revision_comparison(
     qtbot.waitUntil(lambda: dialog.rev_a.count() == 2, timeout=20_000)
     assert dialog.task_label.text() == "Task feat/T1 of proj"
     with qtbot.waitSignal(dialog.bisectionShown, timeout=30_000) as blocker:
-        dialog.search()
+        dialog.start()
     [change] = blocker.args[0].changes
 
     dialog.table.rowActivated.emit(change)

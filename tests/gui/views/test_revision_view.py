@@ -51,7 +51,7 @@ def test_lists_commits_and_shows_what_moved_between_them(qtbot, dialog: Revision
     root = make_git_project(tmp_path / "proj")
     commits = _listed(qtbot, dialog, root)
     assert [c.subject for c in commits] == ["second", "first"]
-    assert dialog.state.text() == IDLE_TEXT and dialog.compare_button.isEnabled()
+    assert dialog.state.text() == IDLE_TEXT and dialog.go_button.isEnabled()
     # A offers the commits; B the working tree first, then the commits.
     assert [dialog.rev_a.itemData(i) for i in range(dialog.rev_a.count())] == [c.sha for c in commits]
     assert dialog.rev_b.itemText(0) == "(working tree)" and dialog.rev_b.itemData(0) is None
@@ -60,7 +60,7 @@ def test_lists_commits_and_shows_what_moved_between_them(qtbot, dialog: Revision
     dialog.rev_a.setCurrentIndex(1)  # first
     dialog.rev_b.setCurrentIndex(1)  # second
     with qtbot.waitSignal(dialog.diffShown, timeout=30_000) as blocker:
-        dialog.compare()
+        dialog.start()
     diff = blocker.args[0]
     assert (diff.a.sha, diff.b.sha) == (commits[1].sha, commits[0].sha)
     model = dialog.table.model
@@ -87,7 +87,7 @@ def test_cancel_stops_a_comparison(qtbot, dialog: RevisionDiffDialog, tmp_path: 
     root = make_git_project(tmp_path / "proj")
     _listed(qtbot, dialog, root)
     with qtbot.waitSignal(dialog.lane.cancelled, timeout=5000):
-        dialog.compare()
+        dialog.start()
         assert dialog.cancel_button.isEnabled()
         dialog.cancel_button.click()
     assert dialog.lane.state is RunState.CANCELLED
@@ -102,7 +102,7 @@ def test_a_folder_outside_git_is_explained(qtbot, dialog: RevisionDiffDialog, tm
     with qtbot.waitSignal(dialog.lane.errored, timeout=20_000):
         dialog.set_target(plain, "feat", "T1")
     assert "not in a git repository" in dialog.state.text()
-    assert not dialog.compare_button.isEnabled()
+    assert not dialog.go_button.isEnabled()
 
 
 def test_the_run_menu_opens_it_for_the_task_shown(qtbot, window: MainWindow, tmp_path: Path) -> None:
@@ -116,7 +116,7 @@ def test_the_run_menu_opens_it_for_the_task_shown(qtbot, window: MainWindow, tmp
     qtbot.waitUntil(lambda: dialog.rev_a.count() == 2, timeout=20_000)
     assert dialog.task_label.text() == "Task feat/T1 of proj"
     with qtbot.waitSignal(dialog.diffShown, timeout=30_000) as blocker:
-        dialog.compare()  # A: the newest commit, B: the working tree -- the same files
+        dialog.start()  # A: the newest commit, B: the working tree -- the same files
     assert blocker.args[0].tasks[0].unchanged
     assert dialog.state.text() == "Done: no candidate moved."
     dialog.close()
