@@ -14,42 +14,25 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QAction
 from PySide6.QtTest import QAbstractItemModelTester
-from PySide6.QtWidgets import QWidget
 
 from ctxviewer.gui.views.bisect_view import IDLE_TEXT, BisectDialog
 from ctxviewer.gui.window import MainWindow
-from ctxviewer.gui.worker import Lane, RunState, make_pool
+from ctxviewer.gui.worker import RunState
 from tests.factories import REQUIREMENTS, make_git_project
 from tests.gui.conftest import open_and_wait
+from tests.gui.views.conftest import listed, range_dialog
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: bisect needs it")
 
 
 @pytest.fixture
-def dialog(qtbot) -> Iterator[BisectDialog]:
-    pool = make_pool(2)
-    holder = QWidget()
-    lane = Lane(pool, "bisect", holder)
-    widget = BisectDialog(lane)
-    qtbot.addWidget(widget)
-    qtbot.addWidget(holder)
-    widget.show()
-    qtbot.waitExposed(widget)
-    yield widget
-    lane.cancel()
-    pool.waitForDone(10_000)
-    assert pool.activeThreadCount() == 0, "a search outlived the test"
-
-
-def _listed(qtbot, dialog: BisectDialog, root: Path) -> tuple:  # type: ignore[no-untyped-def]
-    with qtbot.waitSignal(dialog.commitsListed, timeout=20_000) as blocker:
-        dialog.set_target(root, "feat", "T1")
-    return blocker.args[0]  # type: ignore[no-any-return]
+def dialog(qtbot) -> Iterator[BisectDialog]:  # type: ignore[no-untyped-def]
+    yield from range_dialog(qtbot, BisectDialog, "bisect")
 
 
 def test_finds_the_commit_and_a_row_asks_for_its_comparison(qtbot, dialog: BisectDialog, tmp_path: Path) -> None:
     root = make_git_project(tmp_path / "proj")
-    commits = _listed(qtbot, dialog, root)
+    commits = listed(qtbot, dialog, root)
     assert [c.subject for c in commits] == ["second", "first"]
     # A starts at the oldest commit listed, B at the newest.
     assert (dialog.rev_a.currentData(), dialog.rev_b.currentData()) == (commits[1].sha, commits[0].sha)
@@ -82,7 +65,7 @@ def test_finds_the_commit_and_a_row_asks_for_its_comparison(qtbot, dialog: Bisec
 
 def test_cancel_stops_a_search(qtbot, dialog: BisectDialog, tmp_path: Path) -> None:
     root = make_git_project(tmp_path / "proj")
-    _listed(qtbot, dialog, root)
+    listed(qtbot, dialog, root)
     with qtbot.waitSignal(dialog.lane.cancelled, timeout=5000):
         dialog.start()
         assert dialog.cancel_button.isEnabled()

@@ -14,42 +14,25 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QAction
 from PySide6.QtTest import QAbstractItemModelTester
-from PySide6.QtWidgets import QWidget
 
 from ctxviewer.gui.views.revision_view import IDLE_TEXT, RevisionDiffDialog
 from ctxviewer.gui.window import MainWindow
-from ctxviewer.gui.worker import Lane, RunState, make_pool
+from ctxviewer.gui.worker import RunState
 from tests.factories import REQUIREMENTS, make_git_project
 from tests.gui.conftest import open_and_wait
+from tests.gui.views.conftest import listed, range_dialog
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: revision diffs need it")
 
 
 @pytest.fixture
-def dialog(qtbot) -> Iterator[RevisionDiffDialog]:
-    pool = make_pool(2)
-    holder = QWidget()
-    lane = Lane(pool, "revisions", holder)
-    widget = RevisionDiffDialog(lane)
-    qtbot.addWidget(widget)
-    qtbot.addWidget(holder)
-    widget.show()
-    qtbot.waitExposed(widget)
-    yield widget
-    lane.cancel()
-    pool.waitForDone(10_000)
-    assert pool.activeThreadCount() == 0, "a revision diff outlived the test"
-
-
-def _listed(qtbot, dialog: RevisionDiffDialog, root: Path) -> tuple:  # type: ignore[no-untyped-def]
-    with qtbot.waitSignal(dialog.commitsListed, timeout=20_000) as blocker:
-        dialog.set_target(root, "feat", "T1")
-    return blocker.args[0]  # type: ignore[no-any-return]
+def dialog(qtbot) -> Iterator[RevisionDiffDialog]:  # type: ignore[no-untyped-def]
+    yield from range_dialog(qtbot, RevisionDiffDialog, "revisions")
 
 
 def test_lists_commits_and_shows_what_moved_between_them(qtbot, dialog: RevisionDiffDialog, tmp_path: Path) -> None:
     root = make_git_project(tmp_path / "proj")
-    commits = _listed(qtbot, dialog, root)
+    commits = listed(qtbot, dialog, root)
     assert [c.subject for c in commits] == ["second", "first"]
     assert dialog.state.text() == IDLE_TEXT and dialog.go_button.isEnabled()
     # A offers the commits; B the working tree first, then the commits.
@@ -85,7 +68,7 @@ def test_lists_commits_and_shows_what_moved_between_them(qtbot, dialog: Revision
 
 def test_cancel_stops_a_comparison(qtbot, dialog: RevisionDiffDialog, tmp_path: Path) -> None:
     root = make_git_project(tmp_path / "proj")
-    _listed(qtbot, dialog, root)
+    listed(qtbot, dialog, root)
     with qtbot.waitSignal(dialog.lane.cancelled, timeout=5000):
         dialog.start()
         assert dialog.cancel_button.isEnabled()
