@@ -10,10 +10,12 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 REPO = Path(__file__).resolve().parents[1]
+#: The offscreen platform on the desktop the window is built for, 1280x800 at 96 dpi (its one
+#: screen is 800x800 unless told otherwise).  A test that sets QT_QPA_PLATFORM sets this: the
+#: first QApplication of a test process keeps the screen it was made with.
+OFFSCREEN = f"offscreen:configfile={REPO / 'tests' / 'offscreen-1280x800.json'}"
 if os.environ["QT_QPA_PLATFORM"] == "offscreen":
-    # The offscreen platform's one screen is 800x800 unless told otherwise: the widget tests
-    # run on the desktop the window is built for, 1280x800 at 96 dpi.
-    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={REPO / 'tests' / 'offscreen-1280x800.json'}"
+    os.environ["QT_QPA_PLATFORM"] = OFFSCREEN
 SAMPLES = REPO / "sample_projects"
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from ctxviewer.cli import gui as cli_gui
 from ctxviewer.cli import main
+from tests.conftest import OFFSCREEN
 from tests.factories import make_project
 
 REPO = Path(__file__).resolve().parents[2]
@@ -89,7 +90,7 @@ def test_bad_gui_arguments_are_one_line_and_exit_2_before_a_window(
 def test_good_gui_arguments_reach_the_window(
     project: Path, no_window: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    monkeypatch.setenv("QT_QPA_PLATFORM", OFFSCREEN)
     assert main(["gui", str(project), "--task", "T2", "--budget", "2k"]) == 0
     assert no_window == [str(project)]
 
@@ -99,7 +100,7 @@ def test_gui_ids_are_matched_as_every_command_matches_them(
 ) -> None:
     import ctxviewer.gui.app as app
 
-    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    monkeypatch.setenv("QT_QPA_PLATFORM", OFFSCREEN)
     given: list[tuple[str | None, str | None]] = []
     monkeypatch.setattr(app, "run_gui", lambda args: given.append((args.feature, args.task)) or 0)
     assert main(["gui", str(project), "--feature", "FEAT", "--task", "t2"]) == 0

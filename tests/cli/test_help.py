@@ -30,7 +30,7 @@ def _command_help() -> dict[str, str | None]:
 
 
 def test_the_walk_sees_every_command() -> None:
-    assert len(_commands()) == len(COMMANDS) == 16
+    assert len(_commands()) == len(COMMANDS) == 17
 
 
 @pytest.mark.parametrize("name", sorted(_commands()))

@@ -12,6 +12,7 @@ import pytest
 
 from ctxviewer.cli.app import build_parser
 from tests.cli.helpers import run
+from tests.conftest import OFFSCREEN
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -55,7 +56,7 @@ def test_a_folder_that_is_not_a_project_is_exit_2_in_one_line(
     command: str, folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(folder.parent)
-    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    monkeypatch.setenv("QT_QPA_PLATFORM", OFFSCREEN)
     code, out, err = run(capsys, command, str(folder), *MORE[command])
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and err.startswith("ctxviewer: ") and "Traceback" not in err
