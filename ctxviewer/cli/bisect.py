@@ -18,9 +18,9 @@ from ctxviewer.cli.common import (
     add_set,
     add_task,
     exits,
-    json_text,
     output_format,
     run_overrides,
+    versioned_json,
     wrap_long_lines,
     write_out,
 )
@@ -45,7 +45,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
             progress=progress,
         )
     if fmt == "json":
-        write_out(json_text(bisection_to_json(found)), args.output)
+        write_out(versioned_json("bisect", bisection_to_json(found)), args.output)
     else:
         write_out(wrap_long_lines(bisection_text(found)), args.output)
     return EXIT_OK

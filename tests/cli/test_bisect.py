@@ -64,7 +64,12 @@ def test_json_has_the_schema_version_the_full_commit_ids_and_the_number_assemble
     )
     assert code == 0
     data = json.loads(out)
-    assert (data["schema_version"], data["what"], data["commits_in_range"], data["assembled"]) == (1, "context", 7, 6)
+    assert (data["schema_version"], data["what"], data["commits_in_range"], data["assembled"]) == (
+        "1.0",
+        "context",
+        7,
+        6,
+    )
     assert [c["commit"] for c in data["changes"]] == [shas[k] for k in ("yaml-top6", "yaml-top5-again", "t1-title")]
     first = data["changes"][0]
     assert (first["inputs"], first["merge"], first["parents"]) == (["ctxviewer.yaml"], False, [shas["yaml-top5"]])

@@ -213,3 +213,20 @@ def test_suggest_at_a_budget_too_large_to_work_out_is_one_line_and_exit_2(
     assert found is not None, err
     budget_axis, total = (int(g.replace(",", "")) for g in found.groups())
     assert total == budget_axis + 1_000_001 + 1_400_001
+
+
+def test_two_setting_suggestions_follow_the_published_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    from jsonschema import Draft202012Validator
+
+    from ctxviewer.engine.exports.schemas import schema
+    from tests.conftest import SAMPLES
+
+    args = [str(SAMPLES / "ledger-service"), "--feature", "auth-sessions", "--task", "AUTH-L1-001"]
+    code, out, _ = run(capsys, "why", *args, "the", "--suggest", "--budget", "1200", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["schema_version"] == "1.1"
+    # At budget 1,200 some paragraph needs two settings together: the JSON carries them as --set takes them.
+    pairs = [m["suggest"]["changes"] for m in data["matches"] if m.get("suggest", {}).get("changes")]
+    assert pairs and all(len(p) == 2 and all(c["set"] == f"{c['key']}={c['value']}" for c in p) for p in pairs)
+    errors = list(Draft202012Validator(schema("why")).iter_errors(data))
+    assert not errors, [e.message for e in errors[:3]]

@@ -10,7 +10,6 @@ from ctxviewer.engine.runs.revision_report import change_json, side_json, task_s
 from ctxviewer.engine.wording import plural
 
 #: The version of the JSON's layout; a field removed or changed in meaning raises it.
-SCHEMA_VERSION = 1
 #: What each ``--what`` follows, in words.
 WHAT_WORDS = {"context": "assembled context", "prompt": "worker prompt", "window": "worker window"}
 
@@ -102,7 +101,6 @@ def _change_json(change: CommitChange) -> dict[str, Any]:
 def bisection_to_json(b: Bisection) -> dict[str, Any]:
     """The bisection as plain JSON-able data."""
     return {
-        "schema_version": SCHEMA_VERSION,
         "project": b.project,
         "feature": b.feature,
         "task": b.task_id,

@@ -22,7 +22,7 @@ SCHEMA_VERSIONS: Mapping[str, str] = {
     "trace": TRACE_SCHEMA_VERSION,
     "batch-row": TRACE_SCHEMA_VERSION,
     "check": "1.0",
-    "why": "1.0",
+    "why": "1.1",
     "list": "1.0",
     "sweep": "1.0",
     "diff": "1.0",
@@ -34,6 +34,7 @@ SCHEMA_VERSIONS: Mapping[str, str] = {
     "follow": "1.0",
     "follow-change": "1.0",
     "follow-events": "1.0",
+    "bisect": "1.0",
 }
 
 #: What each schema describes, for ``ctxviewer schema``.
@@ -53,6 +54,7 @@ SCHEMA_SUMMARIES: Mapping[str, str] = {
     "follow": "follow RUN --once --format json: a real run's fleet",
     "follow-change": "follow RUN --format jsonl: a line, one change to the fleet",
     "follow-events": "follow EVENT-LOG --format json or jsonl: a line, the tracker after a poll",
+    "bisect": "bisect --format json: the commits of a range that changed one task",
 }
 
 
