@@ -37,6 +37,7 @@ from ctxviewer.cli.common import (
     json_text,
     print_text,
     run_overrides,
+    wrap_long_lines,
 )
 from ctxviewer.engine.exports.terminal import visible
 from ctxviewer.engine.wording import plural
@@ -216,7 +217,10 @@ def recorded_comparison(run: Any, snapshot: Any, args: argparse.Namespace) -> An
 
 
 def recorded_text(comparison: Any) -> str:
-    """The comparison for a person: a line per task, the sections that differ named."""
+    """The comparison for a person: a line per task, the sections that differ named, and under
+    it a line per likely cause with the sections it explains."""
+    from ctxviewer.engine.runs.recorded import likely_causes
+
     lines = [f"recorded vs reproduced ({comparison.profile or 'nothing reproduced'}: {comparison.reason})"]
     for task in comparison.tasks:
         head = (
@@ -236,11 +240,14 @@ def recorded_text(comparison: Any) -> str:
         tail = f": {', '.join(other)}" if other else ""
         note = f" ({task.note})" if task.note else ""
         lines.append(f"{head}  reproduced {task.reproduced_total:>7,}  {verdict}{tail}{note}")
+        lines += [
+            f"     likely cause ({', '.join(sections)}): {cause}: {why}" for sections, cause, why in likely_causes(task)
+        ]
     lines.append(
         f"{plural(len(comparison.tasks), 'task')}: {comparison.same:,} the same, {comparison.differ:,} different, "
         f"{comparison.not_reproduced:,} not reproduced"
     )
-    return "\n".join(visible(line) for line in lines) + "\n"
+    return wrap_long_lines("\n".join(visible(line) for line in lines)) + "\n"
 
 
 def follow_once(run: Any, config: Any, args: argparse.Namespace, problems_before: int = 0) -> int:

@@ -5,16 +5,20 @@ event log, still replayed as a what-if."""
 from __future__ import annotations
 
 import json
+import os
 import queue
 import signal
 import subprocess
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from ctxviewer.cli import follow as follow_cli
+from ctxviewer.engine.exports.schemas import schema
 from ctxviewer.engine.runfiles.rundir import discover_run
 from tests.cli.helpers import run
 from tests.factories import write
@@ -389,6 +393,8 @@ def test_recorded_beside_reproduced(project: Path, capsys: pytest.CaptureFixture
     assert text[1:] == [
         "W1   T1             feat             recorded      47  reproduced      47  same",
         "W1   T2             feat             recorded       9  reproduced       0  differs: spec_excerpt 9/-",
+        "     likely cause (spec_excerpt): settings: the budget and the worker's switches are not in the run's "
+        "files: the settings in force stood for them",
         "W1   T9             -                recorded       3  not in the project's task graphs",
         "3 tasks: 1 the same, 1 different, 1 not reproduced",
     ]
@@ -396,8 +402,8 @@ def test_recorded_beside_reproduced(project: Path, capsys: pytest.CaptureFixture
     recorded = json.loads(out)["recorded"]
     assert code == 1 and (recorded["same"], recorded["differ"], recorded["not_reproduced"]) == (1, 1, 1)
     assert recorded["tasks"][0]["sections"] == [
-        {"section": "security_rules", "recorded": 21, "reproduced": 21, "verdict": "same"},
-        {"section": "spec_excerpt", "recorded": 26, "reproduced": 26, "verdict": "same"},
+        {"section": "security_rules", "recorded": 21, "reproduced": 21, "verdict": "same", "cause": None, "why": None},
+        {"section": "spec_excerpt", "recorded": 26, "reproduced": 26, "verdict": "same", "cause": None, "why": None},
     ]
     code, out, _ = run(capsys, "follow", str(project), "--once", "--recorded", "--format", "jsonl")
     lines = [json.loads(line) for line in out.splitlines()]
@@ -406,6 +412,64 @@ def test_recorded_beside_reproduced(project: Path, capsys: pytest.CaptureFixture
         ("T2", False),
         ("T9", False),
     ]
+
+
+def test_recorded_names_each_differences_likely_cause(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # T1 recorded 10 s after the design was written, then the design edited: ", revised" adds 9
+    # characters to the spec excerpt, 115 / 4 = 28.75 -> 29 against the recorded 26.  T2's record
+    # has no time, so no file is known to have changed: the settings stood in for the run's.
+    design = project / ".gsd/specs/feat/design.md"
+    moment = design.stat().st_mtime + 10
+    stamp = datetime.fromtimestamp(moment, UTC).isoformat()
+    record = {
+        "worker_id": "1",
+        "tasks": {
+            "T1": {
+                "breakdown": {"security_rules": 21, "spec_excerpt": 26},
+                "total": 47,
+                "mode": "estimated",
+                "timestamp": stamp,
+            },
+            "T2": {"breakdown": {"spec_excerpt": 9}, "total": 9, "mode": "estimated"},
+        },
+    }
+    write(project, ".zerg/state/tokens-1.json", json.dumps(record))
+    design.write_text("Login screen design, revised.", encoding="utf-8")
+    os.utime(design, (moment + 60, moment + 60))
+    code, out, _ = run(capsys, "follow", str(project), "--once", "--recorded")
+    text = out[out.index("recorded vs reproduced") :].splitlines()
+    settings = "the budget and the worker's switches are not in the run's files: the settings in force stood for them"
+    assert code == 1 and text[1:] == [
+        "W1   T1             feat             recorded      47  reproduced      50  differs: spec_excerpt 26/29",
+        "     likely cause (spec_excerpt): files changed since: .gsd/specs/feat/design.md",
+        "W1   T2             feat             recorded       9  reproduced       0  differs: spec_excerpt 9/-",
+        f"     likely cause (spec_excerpt): settings: {settings}",
+        "2 tasks: 0 the same, 2 different, 0 not reproduced",
+    ]
+    code, out, _ = run(capsys, "follow", str(project), "--once", "--recorded", "--format", "json")
+    document = json.loads(out)
+    t1, t2 = document["recorded"]["tasks"]
+    assert t1["sections"] == [
+        {"section": "security_rules", "recorded": 21, "reproduced": 21, "verdict": "same", "cause": None, "why": None},
+        {
+            "section": "spec_excerpt",
+            "recorded": 26,
+            "reproduced": 29,
+            "verdict": "differs",
+            "cause": "files changed since",
+            "why": ".gsd/specs/feat/design.md",
+        },
+    ]
+    assert t1["changed"] == [".gsd/specs/feat/design.md"]
+    assert datetime.fromisoformat(t1["recorded_at"]).timestamp() == pytest.approx(moment, abs=1e-6)
+    assert (t2["recorded_at"], t2["changed"], t2["sections"][0]["cause"]) == (None, [], "settings")
+    assert [(list(e.absolute_path), e.message) for e in Draft202012Validator(schema("follow")).iter_errors(document)] == []
+    code, out, _ = run(capsys, "follow", str(project), "--once", "--recorded", "--format", "jsonl")
+    changes = [json.loads(line) for line in out.splitlines()]
+    recorded = [c for c in changes if c["type"] == "recorded"]
+    assert [c["sections"][-1]["cause"] for c in recorded] == ["files changed since", "settings"]
+    validator = Draft202012Validator(schema("follow-change"))
+    assert [e for c in changes for e in validator.iter_errors(c)] == []
 
 
 def test_recorded_needs_a_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,26 +8,16 @@ it is.  The fields: ``docs/run-files.md#as-json``.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import Any
 
 from ctxviewer.engine.exports.schemas import SCHEMA_VERSIONS, versioned
 from ctxviewer.engine.runfiles.fleet import FleetSnapshot, RunEvent, WorkerRow
+from ctxviewer.engine.runfiles.plausible import iso
 from ctxviewer.engine.runfiles.realtracker import TrackerEstimate
 from ctxviewer.engine.runfiles.tokenrecords import TokenRecord
 
 #: Changes to the document's shape bump this.
 DOCUMENT_VERSION = 1
-
-
-def iso(moment: float | None) -> str | None:
-    """*moment* (epoch seconds) as ``2026-02-16T12:30:00Z``, microseconds when it has them."""
-    if moment is None:
-        return None
-    try:
-        return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 def _estimate(estimate: TrackerEstimate | None) -> dict[str, Any] | None:

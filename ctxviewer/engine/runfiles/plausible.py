@@ -61,12 +61,20 @@ def implausible(kind: str, value: float) -> str | None:
     return f"is {_shown(kind, value)}, outside {span.shown}"
 
 
+def iso(moment: float | None) -> str | None:
+    """*moment* (epoch seconds) as ``2026-02-16T12:30:00Z``, microseconds when it has them
+    (None when there is none or it is no date)."""
+    if moment is None:
+        return None
+    try:
+        return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 def _shown(kind: str, value: float) -> str:
-    if kind == TIME:
-        try:
-            return datetime.fromtimestamp(value, UTC).isoformat().replace("+00:00", "Z")
-        except (OverflowError, OSError, ValueError):
-            pass
+    if kind == TIME and (moment := iso(value)) is not None:
+        return moment
     if isinstance(value, int) and abs(value) >= 10**15:  # never thousands of digits
         try:
             return f"{float(value):g}"

@@ -22,6 +22,7 @@ from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.tuning import changed_settings
 from ctxviewer.engine.project.upstream import FOLDERS, PROFILE_VERSIONS, VERSION_PROFILES, VERSION_WORDS
 from ctxviewer.engine.registry import VERSION_PICKER, find, profile_of
+from ctxviewer.engine.runfiles.plausible import iso
 from ctxviewer.engine.runfiles.tokenrecords import TokenRecord
 from ctxviewer.engine.runs.pipeline import assemble_task, run_profile
 from ctxviewer.engine.trace.model import SPEC, Trace
@@ -384,7 +385,9 @@ def comparison_data(comparison: RecordedComparison) -> dict[str, Any]:
 
 
 def task_data(task: TaskComparison) -> dict[str, Any]:
-    """One task's comparison as JSON-ready data."""
+    """One task's comparison as JSON-ready data: each section's ``cause`` and ``why`` are null
+    where it is the same; ``recorded_at`` is the record's time (UTC, ISO 8601) or null, and
+    ``changed`` the task's input files changed or gone since."""
     return {
         "file": task.file,
         "worker_id": task.worker_id,
@@ -395,11 +398,30 @@ def task_data(task: TaskComparison) -> dict[str, Any]:
         "reproduced_total": task.reproduced_total,
         "matches": task.matches,
         "note": task.note,
+        "recorded_at": iso(task.recorded_at),
+        "changed": list(task.changed),
         "sections": [
-            {"section": s.section, "recorded": s.recorded, "reproduced": s.reproduced, "verdict": s.verdict}
+            {
+                "section": s.section,
+                "recorded": s.recorded,
+                "reproduced": s.reproduced,
+                "verdict": s.verdict,
+                "cause": s.cause or None,
+                "why": s.why or None,
+            }
             for s in task.sections
         ],
     }
+
+
+def likely_causes(task: TaskComparison) -> list[tuple[tuple[str, ...], str, str]]:
+    """The sections of *task* that are not the same, grouped by cause: ``(sections, cause, why)``
+    in the order their first section comes."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for s in task.sections:
+        if s.cause:
+            groups.setdefault((s.cause, s.why), []).append(s.section)
+    return [(tuple(sections), cause, why) for (cause, why), sections in groups.items()]
 
 
 def recorded_values(profile: str | None, worker_id: str | None) -> dict[str, Any]:

@@ -31,8 +31,8 @@ SCHEMA_VERSIONS: Mapping[str, str] = {
     "prompt": "1.0",
     "window": "1.0",
     "verify": "1.0",
-    "follow": "1.0",
-    "follow-change": "1.0",
+    "follow": "1.1",
+    "follow-change": "1.1",
     "follow-events": "1.0",
     "bisect": "1.0",
 }
