@@ -30,4 +30,5 @@ python docs/screenshots/fleet_shot.py "$out"      # fleet, timeline: the Session
 python docs/screenshots/recorded_shot.py "$out"   # recorded: a run of the real zerg-ai 0.3.2 code (its oracle virtualenv)
 python docs/screenshots/sweep_shot.py "$out"      # sweep: storefront-web at budgets 500-6,000
 python docs/screenshots/revision_shot.py "$out"   # revision-diff: a scratch repository of storefront-web
+python docs/screenshots/bisect_shot.py "$out"     # bisect: Find the Commit over seven commits of storefront-web
 python docs/screenshots/sensitivity_shot.py "$out/sensitivity.png"   # the Docker rule file of CHK-L2-003 at budget 4,000
