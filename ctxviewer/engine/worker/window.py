@@ -26,6 +26,7 @@ from ctxviewer.engine.trace.model import (
     Item,
     ReceivedBlock,
     WorkerWindow,
+    make_item,
 )
 from ctxviewer.engine.worker.memory import WORKTREE, MemoryFile, load_memory, task_paths
 from ctxviewer.engine.worker.prompt import compose_prompt
@@ -225,29 +226,32 @@ def reach_of(item: Item, index: _Index) -> tuple[str, str]:
 def with_reach(items: Iterable[Item], window: WorkerWindow) -> tuple[Item, ...]:
     """*items*, each with the path by which its text reached the worker."""
     index = _index(window)
-    return tuple(_reaching(item, *reach_of(item, index)) for item in items)
-
-
-def _reaching(i: Item, path: str, how: str) -> Item:
-    """*i* with its path to the worker: ``dataclasses.replace``, written out (it is a tenth of the cost)."""
-    return Item(
-        i.id,
-        i.kind,
-        i.section,
-        i.part,
-        i.source,
-        i.line_start,
-        i.line_end,
-        i.score,
-        i.matched_keywords,
-        i.rank,
-        i.status,
-        i.reason,
-        i.text,
-        i.kept_chars,
-        i.tokens,
-        i.span,
-        i.details,
-        path,
-        how,
-    )
+    make = make_item
+    out = []
+    append = out.append
+    for i in items:
+        path, how = reach_of(i, index)
+        append(
+            make(
+                i.id,
+                i.kind,
+                i.section,
+                i.part,
+                i.source,
+                i.line_start,
+                i.line_end,
+                i.score,
+                i.matched_keywords,
+                i.rank,
+                i.status,
+                i.reason,
+                i.text,
+                i.kept_chars,
+                i.tokens,
+                i.span,
+                i.details,
+                path,
+                how,
+            )
+        )
+    return tuple(out)
