@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -259,6 +260,12 @@ def switch_sections(settings: Settings, env_prefix: str) -> list[tuple[str, str,
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def _module_id(module: str) -> str:
+    """A chosen module's item id: one text object per module (see :func:`.repomap.module_heading`)."""
+    return f"map:{module}"
+
+
 def repo_map_items(graph: repomap.RepoGraph, result: repomap.MapResult) -> list[ItemDraft]:
     """Each module the map chose (its heading) and each of its symbols: listed, or cut at the limit."""
     out = []
@@ -269,10 +276,10 @@ def repo_map_items(graph: repomap.RepoGraph, result: repomap.MapResult) -> list[
     )
     for pick in result.picks:
         source = graph.files.get(pick.module, pick.module)
-        heading = f"\n### {pick.module}\n"
+        heading = repomap.module_heading(pick.module)
         out.append(
             item(
-                id=f"map:{pick.module}",
+                id=_module_id(pick.module),
                 kind="repo_module",
                 section=REPO_MAP,
                 source=source,

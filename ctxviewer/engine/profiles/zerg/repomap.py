@@ -14,7 +14,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -404,11 +404,18 @@ class MapResult:
     cut_at: int | None = None  # characters used when the first thing did not fit
 
 
+@lru_cache(maxsize=1 << 16)
+def module_heading(module: str) -> str:
+    """A chosen module's heading in the map: one text object per module, in every task's map and
+    item (so what is made once per text, such as an item's JSON, is found again)."""
+    return f"\n### {module}\n"
+
+
 def render_all(picks: Sequence[ModulePick]) -> str:
     """The map with every chosen module and symbol, as it would read without the limit."""
     out = [HEADING]
     for pick in picks:
-        out.append(f"\n### {pick.module}\n")
+        out.append(module_heading(pick.module))
         out.extend(sym.entry for sym, _ in sorted(pick.symbols, key=lambda pair: pair[0].line))
     return "".join(out) if picks else ""
 
@@ -577,7 +584,7 @@ def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], 
     out = [HEADING]
     used = len(HEADING)
     for pick in result.picks:
-        heading = f"\n### {pick.module}\n"
+        heading = module_heading(pick.module)
         if used + len(heading) > max_chars:
             result.cut_at = used if result.cut_at is None else result.cut_at
             break
