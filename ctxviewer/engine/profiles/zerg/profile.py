@@ -267,49 +267,68 @@ def _module_id(module: str) -> str:
 
 
 def repo_map_items(graph: repomap.RepoGraph, result: repomap.MapResult) -> list[ItemDraft]:
-    """Each module the map chose (its heading) and each of its symbols: listed, or cut at the limit."""
-    out = []
+    """Each module the map chose (its heading) and each of its symbols: listed, or cut at the limit.
+
+    The drafts are made with every field given, in order (a map has hundreds a task): what
+    :func:`item` would make of the same fields.
+    """
+    out: list[ItemDraft] = []
+    append = out.append
     cut = (
         f"; did not fit: the map's {result.limit:,}-character limit was reached at {result.cut_at:,} characters"
         if result.cut_at is not None
         else ""
     )
+    files = graph.files
     for pick in result.picks:
-        source = graph.files.get(pick.module, pick.module)
-        heading = repomap.module_heading(pick.module)
-        out.append(
-            item(
-                id=_module_id(pick.module),
-                kind="repo_module",
-                section=REPO_MAP,
-                source=source,
-                status=INCLUDED if pick.heading_placed else CUT_FOR_BUDGET,
-                reason=f"{pick.why}; {pick.placed} of {len(pick.symbols)} symbol(s) listed"
-                + ("" if pick.placed == len(pick.symbols) else cut),
-                text=heading,
-                offset=pick.offset,
+        module = pick.module
+        source = files.get(module, module)
+        heading = repomap.module_heading(module)
+        total = len(pick.symbols)
+        placed_heading = pick.heading_placed
+        append(
+            ItemDraft(
+                _module_id(module),
+                "repo_module",
+                REPO_MAP,
+                REPO_MAP,
+                source,
+                None,
+                None,
+                None,
+                (),
+                None,
+                INCLUDED if placed_heading else CUT_FOR_BUDGET,
+                f"{pick.why}; {pick.placed} of {total} symbol(s) listed" + ("" if pick.placed == total else cut),
+                heading,
+                len(heading) if placed_heading else 0,
+                pick.offset,
             )
         )
-        if not pick.heading_placed:
+        if not placed_heading:
             continue
         offset = (pick.offset or 0) + len(heading)
         for n, (sym, hits) in enumerate(pick.symbols):
             placed = n < pick.placed
             entry = sym.entry
             by = f"contains {', '.join(repr(h) for h in hits)}" if hits else "whole module"
-            out.append(
-                item(
-                    id=f"map:{pick.module}:{sym.line}:{sym.name}",
-                    kind="repo_symbol",
-                    section=REPO_MAP,
-                    source=source,
-                    line_start=sym.line,
-                    line_end=sym.line,
-                    matched=hits,
-                    status=INCLUDED if placed else CUT_FOR_BUDGET,
-                    reason=f"{sym.kind} {sym.name}: {by}" + ("" if placed else cut),
-                    text=entry,
-                    offset=offset if placed else None,
+            append(
+                ItemDraft(
+                    f"map:{module}:{sym.line}:{sym.name}",
+                    "repo_symbol",
+                    REPO_MAP,
+                    REPO_MAP,
+                    source,
+                    sym.line,
+                    sym.line,
+                    None,
+                    hits,
+                    None,
+                    INCLUDED if placed else CUT_FOR_BUDGET,
+                    f"{sym.kind} {sym.name}: {by}" + ("" if placed else cut),
+                    entry,
+                    len(entry) if placed else 0,
+                    offset if placed else None,
                 )
             )
             if placed:

@@ -433,7 +433,8 @@ class KeywordHits(NamedTuple):
 
 
 class MapIndex:
-    """A graph's symbols by the keywords they contain and its modules by path, built once per graph.
+    """A graph's symbols by the keywords they contain, its modules by path and its edges' modules,
+    built once per graph.
 
     Every symbol's lowercased name and signature are laid end to end in one text, each piece
     after a newline; a keyword (never holding a newline) is found in that text once and its
@@ -461,6 +462,15 @@ class MapIndex:
         self._text = "\n".join(pieces)
         self._modules = graph.modules
         self._found: dict[str, dict[str, KeywordHits]] = {}
+        #: Each edge as (its source's module, its target's module, the words for a module it links).
+        self.links: list[tuple[str, str, str]] = [
+            (
+                source.rsplit(".", 1)[0] if "." in source else source,
+                target.rsplit(".", 1)[0] if "." in target else target,
+                f"linked: {source} \u2192 {target}",
+            )
+            for source, target in graph.edges
+        ]
 
     def containing(self, keyword: str) -> dict[str, KeywordHits]:
         """Per module (in graph order), its symbols whose lowercased name or signature contains
@@ -568,13 +578,11 @@ def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], 
     plain = any(not isinstance(f, str) for f in task_files) or any("\n" in k for k in lowered)
     picks = (_choose_scan if plain else _choose_indexed)(graph, task_files, lowered)
     linked: dict[str, str] = {}
-    for source, target in graph.edges:
-        src = source.rsplit(".", 1)[0] if "." in source else source
-        tgt = target.rsplit(".", 1)[0] if "." in target else target
+    for src, tgt, why in index_of(graph).links:
         if src in picks:
-            linked.setdefault(tgt, f"linked: {source} \u2192 {target}")
+            linked.setdefault(tgt, why)
         if tgt in picks:
-            linked.setdefault(src, f"linked: {source} \u2192 {target}")
+            linked.setdefault(src, why)
     for module, why in linked.items():
         if module in graph.modules and module not in picks:
             picks[module] = ModulePick(module, why, [(s, ()) for s in graph.modules[module]])
