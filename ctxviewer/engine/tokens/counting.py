@@ -198,6 +198,11 @@ class HeuristicCounter:
     def count(self, text: str) -> int:
         return len(text) // 4
 
+    @staticmethod
+    def count_chars(chars: int) -> int:
+        """The count of any text of *chars* characters."""
+        return chars // 4
+
     def count_many(self, texts: Iterable[str]) -> list[int]:
         return [len(t) // 4 for t in texts]
 

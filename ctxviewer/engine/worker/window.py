@@ -227,7 +227,7 @@ def with_reach(items: Iterable[Item], window: WorkerWindow) -> tuple[Item, ...]:
     """*items*, each with the path by which its text reached the worker."""
     index = _index(window)
     make = make_item
-    out = []
+    out: list[Item] = []
     append = out.append
     for i in items:
         path, how = reach_of(i, index)

@@ -25,7 +25,7 @@ from ctxviewer.engine.profiles.zerg.fates import CUT_FOR_BUDGET, LOST_TO_FAILURE
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import LATEST, ZERG_0_3_2
 from ctxviewer.engine.signals.keywords import describe_value
-from ctxviewer.engine.tokens.counting import rounded_estimate
+from ctxviewer.engine.tokens.counting import HeuristicCounter, rounded_estimate
 from ctxviewer.engine.trace.model import INCLUDED, NEWER_SYNTAX, SECURITY, SPEC, TRUNCATED, Section
 
 ENGINEERING = "engineering_rules"
@@ -336,8 +336,9 @@ def repo_map_items(graph: repomap.RepoGraph, result: repomap.MapResult) -> list[
     return out
 
 
-def repo_map_cut(result: repomap.MapResult) -> tuple[str, str, str] | None:
-    """The step (description, before, after) where the map's character limit fell (None: all fit)."""
+def repo_map_cut(result: repomap.MapResult) -> str | None:
+    """The description of the step where the map's character limit fell (None: all fit); the map
+    before it is :func:`.repomap.render_all`'s, after it the result's text."""
     if result.cut_at is None:
         return None
     listed = sum(p.placed for p in result.picks)
@@ -345,9 +346,7 @@ def repo_map_cut(result: repomap.MapResult) -> tuple[str, str, str] | None:
     return (
         f"the {result.limit:,}-character limit fell at {result.cut_at:,} characters: "
         f"{listed} of {total} chosen symbols listed, "
-        f"{sum(p.heading_placed for p in result.picks)} of {len(result.picks)} modules",
-        repomap.render_all(result.picks),
-        result.text,
+        f"{sum(p.heading_placed for p in result.picks)} of {len(result.picks)} modules"
     )
 
 
@@ -479,8 +478,16 @@ class ZergRun(MahabharathaRun):
         result = self._query_map(graph, task_files, keywords, budget * 4)
         self.items.extend(repo_map_items(graph, result))
         cut = repo_map_cut(result)
-        if cut is not None:
-            self._step(REPO_MAP, "cut_map", "repository map", *cut)
+        if cut is not None and isinstance(self.counter, HeuristicCounter):
+            # The estimate needs only the whole map's length: it is not written out in every task.
+            chars = repomap.render_all_chars(result.picks)
+            before, after = (
+                (self.counter.count_chars(chars), chars),
+                (self.counter.count(result.text), len(result.text)),
+            )
+            self._step_counted(REPO_MAP, "cut_map", "repository map", cut, before, after)
+        elif cut is not None:
+            self._step(REPO_MAP, "cut_map", "repository map", cut, repomap.render_all(result.picks), result.text)
         if result.unmatched:
             self.notes.append(
                 f"repository map: {result.unmatched} module(s) with symbols matched no task file or keyword "

@@ -420,6 +420,13 @@ def render_all(picks: Sequence[ModulePick]) -> str:
     return "".join(out) if picks else ""
 
 
+def render_all_chars(picks: Sequence[ModulePick]) -> int:
+    """The length of :func:`render_all`'s text, without writing it."""
+    if not picks:
+        return 0
+    return len(HEADING) + sum(len(module_heading(p.module)) + sum(len(s.entry) for s, _ in p.symbols) for p in picks)
+
+
 def _kw_hits(sym: Sym, keywords: Iterable[str]) -> tuple[str, ...]:
     name, signature = sym.name.lower(), sym.signature.lower()
     return tuple(k for k in keywords if k in name or k in signature)
