@@ -424,7 +424,12 @@ def render_all_chars(picks: Sequence[ModulePick]) -> int:
     """The length of :func:`render_all`'s text, without writing it."""
     if not picks:
         return 0
-    return len(HEADING) + sum(len(module_heading(p.module)) + sum(len(s.entry) for s, _ in p.symbols) for p in picks)
+    chars = len(HEADING)
+    for pick in picks:
+        chars += len(module_heading(pick.module))
+        for sym, _ in pick.symbols:
+            chars += len(sym.entry)
+    return chars
 
 
 def _kw_hits(sym: Sym, keywords: Iterable[str]) -> tuple[str, ...]:
@@ -449,7 +454,8 @@ class MapIndex:
     against every symbol.  :func:`query` gives the same result either way.
     """
 
-    #: Keywords whose symbols are kept at most, per graph (then forgotten all at once).
+    #: Keywords whose symbols are kept at most, and modules' choices by their keywords, per graph
+    #: (then forgotten all at once).
     KEPT = 50_000
 
     def __init__(self, graph: RepoGraph) -> None:
@@ -469,6 +475,7 @@ class MapIndex:
         self._text = "\n".join(pieces)
         self._modules = graph.modules
         self._found: dict[str, dict[str, KeywordHits]] = {}
+        self._chosen: dict[tuple[str, tuple[str, ...]], tuple[tuple[tuple[Sym, tuple[str, ...]], ...], str]] = {}
         #: Each edge as (its source's module, its target's module, the words for a module it links).
         self.links: list[tuple[str, str, str]] = [
             (
@@ -499,6 +506,28 @@ class MapIndex:
             if len(self._found) >= self.KEPT:
                 self._found = {}
             self._found[keyword] = found
+        return found
+
+    def chosen(
+        self, module: str, by_keyword: Sequence[tuple[str, KeywordHits]]
+    ) -> tuple[tuple[tuple[Sym, tuple[str, ...]], ...], str]:
+        """A module's symbols the task's keywords chose (*by_keyword*: each keyword that hit one, in
+        order, with its hits here), in order, each with its keywords; and why the module was chosen.
+        Tasks with the same keywords in a module share the answer."""
+        key = (module, tuple(k for k, _ in by_keyword))
+        found = self._chosen.get(key)
+        if found is None:
+            if len(by_keyword) == 1:
+                chosen = by_keyword[0][1].pairs
+            else:
+                syms = self._modules[module]
+                merged = _merged(by_keyword)
+                chosen = tuple((syms[n], merged[n]) for n in sorted(merged))
+            # each hit a symbol here; sorted already
+            found = (chosen, "symbols contain " + ", ".join(repr(k) for k in key[1]))
+            if len(self._chosen) >= self.KEPT:
+                self._chosen = {}
+            self._chosen[key] = found
         return found
 
     def task_file_modules(self, task_files: Sequence[str]) -> dict[str, str]:
@@ -555,14 +584,8 @@ def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequen
     for module, by_keyword in per_module.items():
         if module in picks:
             continue
-        if len(by_keyword) == 1:
-            chosen = list(by_keyword[0][1].pairs)
-        else:
-            syms = graph.modules[module]
-            found = _merged(by_keyword)
-            chosen = [(syms[n], found[n]) for n in sorted(found)]
-        words = ", ".join(repr(k) for k, _ in by_keyword)  # each hit a symbol here; sorted already
-        picks[module] = ModulePick(module, "symbols contain " + words, chosen)
+        chosen, why = index.chosen(module, by_keyword)
+        picks[module] = ModulePick(module, why, list(chosen))
     return picks
 
 
