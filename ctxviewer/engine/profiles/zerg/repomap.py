@@ -508,23 +508,21 @@ class MapIndex:
             self._found[keyword] = found
         return found
 
-    def chosen(
-        self, module: str, by_keyword: Sequence[tuple[str, KeywordHits]]
-    ) -> tuple[tuple[tuple[Sym, tuple[str, ...]], ...], str]:
-        """A module's symbols the task's keywords chose (*by_keyword*: each keyword that hit one, in
-        order, with its hits here), in order, each with its keywords; and why the module was chosen.
-        Tasks with the same keywords in a module share the answer."""
-        key = (module, tuple(k for k, _ in by_keyword))
+    def chosen(self, module: str, keywords: tuple[str, ...]) -> tuple[tuple[tuple[Sym, tuple[str, ...]], ...], str]:
+        """A module's symbols that *keywords* (each hitting one here, sorted) chose, in order, each
+        with its keywords; and why the module was chosen.  Tasks with the same keywords in a module
+        share the answer."""
+        key = (module, keywords)
         found = self._chosen.get(key)
         if found is None:
-            if len(by_keyword) == 1:
-                chosen = by_keyword[0][1].pairs
+            if len(keywords) == 1:
+                chosen = self.containing(keywords[0])[module].pairs
             else:
                 syms = self._modules[module]
-                merged = _merged(by_keyword)
+                merged = _merged((k, self.containing(k)[module]) for k in keywords)
                 chosen = tuple((syms[n], merged[n]) for n in sorted(merged))
             # each hit a symbol here; sorted already
-            found = (chosen, "symbols contain " + ", ".join(repr(k) for k in key[1]))
+            found = (chosen, "symbols contain " + ", ".join(repr(k) for k in keywords))
             if len(self._chosen) >= self.KEPT:
                 self._chosen = {}
             self._chosen[key] = found
@@ -572,19 +570,24 @@ def _choose_scan(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[
 def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[str]) -> dict[str, ModulePick]:
     """:func:`_choose_scan`'s modules and symbols, looked up in the graph's :class:`MapIndex`."""
     index = index_of(graph)
-    per_module: dict[str, list[tuple[str, KeywordHits]]] = {}
+    per_module: dict[str, list[str]] = {}
+    get = per_module.get
     for keyword in lowered:  # sorted, so each symbol's keywords come in the scan's order
-        for module, hits in index.containing(keyword).items():
-            per_module.setdefault(module, []).append((keyword, hits))
+        for module in index.containing(keyword):
+            found = get(module)
+            if found is None:
+                per_module[module] = [keyword]
+            else:
+                found.append(keyword)
     picks: dict[str, ModulePick] = {}
     for module, hit in index.task_file_modules(task_files).items():
-        found = _merged(per_module.get(module, ()))
-        symbols = [(s, found.get(n, ())) for n, s in enumerate(graph.modules[module])]
+        merged = _merged((k, index.containing(k)[module]) for k in per_module.get(module, ()))
+        symbols = [(s, merged.get(n, ())) for n, s in enumerate(graph.modules[module])]
         picks[module] = ModulePick(module, f"it is task file {hit}", symbols)
-    for module, by_keyword in per_module.items():
+    for module, keywords in per_module.items():
         if module in picks:
             continue
-        chosen, why = index.chosen(module, by_keyword)
+        chosen, why = index.chosen(module, tuple(keywords))
         picks[module] = ModulePick(module, why, list(chosen))
     return picks
 
