@@ -393,6 +393,8 @@ class ModulePick:
     heading_placed: bool = False
     placed: int = 0  # symbols placed, in line order
     offset: int | None = None  # of the heading within the map
+    #: Its symbols' entries' total length, where the query knew it (None: summed when asked).
+    entry_chars: int | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -427,8 +429,11 @@ def render_all_chars(picks: Sequence[ModulePick]) -> int:
     chars = len(HEADING)
     for pick in picks:
         chars += len(module_heading(pick.module))
-        for sym, _ in pick.symbols:
-            chars += len(sym.entry)
+        if pick.entry_chars is not None:
+            chars += pick.entry_chars
+        else:
+            for sym, _ in pick.symbols:
+                chars += len(sym.entry)
     return chars
 
 
@@ -475,7 +480,9 @@ class MapIndex:
         self._text = "\n".join(pieces)
         self._modules = graph.modules
         self._found: dict[str, dict[str, KeywordHits]] = {}
-        self._chosen: dict[tuple[str, tuple[str, ...]], tuple[tuple[tuple[Sym, tuple[str, ...]], ...], str]] = {}
+        self._chosen: dict[tuple[str, tuple[str, ...]], tuple[tuple[tuple[Sym, tuple[str, ...]], ...], str, int]] = {}
+        #: Each module's symbols' entries' total length.
+        self.entry_chars = {module: sum(len(sym.entry) for sym in syms) for module, syms in graph.modules.items()}
         #: Each edge as (its source's module, its target's module, the words for a module it links).
         self.links: list[tuple[str, str, str]] = [
             (
@@ -508,10 +515,12 @@ class MapIndex:
             self._found[keyword] = found
         return found
 
-    def chosen(self, module: str, keywords: tuple[str, ...]) -> tuple[tuple[tuple[Sym, tuple[str, ...]], ...], str]:
+    def chosen(
+        self, module: str, keywords: tuple[str, ...]
+    ) -> tuple[tuple[tuple[Sym, tuple[str, ...]], ...], str, int]:
         """A module's symbols that *keywords* (each hitting one here, sorted) chose, in order, each
-        with its keywords; and why the module was chosen.  Tasks with the same keywords in a module
-        share the answer."""
+        with its keywords; why the module was chosen; and the chosen entries' total length.  Tasks
+        with the same keywords in a module share the answer."""
         key = (module, keywords)
         found = self._chosen.get(key)
         if found is None:
@@ -522,7 +531,8 @@ class MapIndex:
                 merged = _merged((k, self.containing(k)[module]) for k in keywords)
                 chosen = tuple((syms[n], merged[n]) for n in sorted(merged))
             # each hit a symbol here; sorted already
-            found = (chosen, "symbols contain " + ", ".join(repr(k) for k in keywords))
+            why = "symbols contain " + ", ".join(repr(k) for k in keywords)
+            found = (chosen, why, sum(len(sym.entry) for sym, _ in chosen))
             if len(self._chosen) >= self.KEPT:
                 self._chosen = {}
             self._chosen[key] = found
@@ -583,12 +593,12 @@ def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequen
     for module, hit in index.task_file_modules(task_files).items():
         merged = _merged((k, index.containing(k)[module]) for k in per_module.get(module, ()))
         symbols = [(s, merged.get(n, ())) for n, s in enumerate(graph.modules[module])]
-        picks[module] = ModulePick(module, f"it is task file {hit}", symbols)
+        picks[module] = ModulePick(module, f"it is task file {hit}", symbols, entry_chars=index.entry_chars[module])
     for module, keywords in per_module.items():
         if module in picks:
             continue
-        chosen, why = index.chosen(module, tuple(keywords))
-        picks[module] = ModulePick(module, why, list(chosen))
+        chosen, why, chars = index.chosen(module, tuple(keywords))
+        picks[module] = ModulePick(module, why, list(chosen), entry_chars=chars)
     return picks
 
 
@@ -618,7 +628,9 @@ def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], 
             linked.setdefault(src, why)
     for module, why in linked.items():
         if module in graph.modules and module not in picks:
-            picks[module] = ModulePick(module, why, [(s, ()) for s in graph.modules[module]])
+            picks[module] = ModulePick(
+                module, why, [(s, ()) for s in graph.modules[module]], entry_chars=index_of(graph).entry_chars[module]
+            )
     result = MapResult("", [picks[k] for k in sorted(picks)], max_chars, len(graph.modules) - len(picks))
     if not picks:
         return result
