@@ -459,8 +459,7 @@ class MapIndex:
     against every symbol.  :func:`query` gives the same result either way.
     """
 
-    #: Keywords whose symbols are kept at most, and modules' choices by their keywords, per graph
-    #: (then forgotten all at once).
+    #: Keywords whose symbols are kept at most, per graph (then forgotten all at once).
     KEPT = 50_000
 
     def __init__(self, graph: RepoGraph) -> None:
@@ -480,7 +479,6 @@ class MapIndex:
         self._text = "\n".join(pieces)
         self._modules = graph.modules
         self._found: dict[str, dict[str, KeywordHits]] = {}
-        self._chosen: dict[tuple[str, tuple[str, ...]], tuple[tuple[tuple[Sym, tuple[str, ...]], ...], str, int]] = {}
         #: Each module's symbols' entries' total length.
         self.entry_chars = {module: sum(len(sym.entry) for sym in syms) for module, syms in graph.modules.items()}
         #: Each edge as (its source's module, its target's module, the words for a module it links).
@@ -513,29 +511,6 @@ class MapIndex:
             if len(self._found) >= self.KEPT:
                 self._found = {}
             self._found[keyword] = found
-        return found
-
-    def chosen(
-        self, module: str, keywords: tuple[str, ...]
-    ) -> tuple[tuple[tuple[Sym, tuple[str, ...]], ...], str, int]:
-        """A module's symbols that *keywords* (each hitting one here, sorted) chose, in order, each
-        with its keywords; why the module was chosen; and the chosen entries' total length.  Tasks
-        with the same keywords in a module share the answer."""
-        key = (module, keywords)
-        found = self._chosen.get(key)
-        if found is None:
-            if len(keywords) == 1:
-                chosen = self.containing(keywords[0])[module].pairs
-            else:
-                syms = self._modules[module]
-                merged = _merged((k, self.containing(k)[module]) for k in keywords)
-                chosen = tuple((syms[n], merged[n]) for n in sorted(merged))
-            # each hit a symbol here; sorted already
-            why = "symbols contain " + ", ".join(repr(k) for k in keywords)
-            found = (chosen, why, sum(len(sym.entry) for sym, _ in chosen))
-            if len(self._chosen) >= self.KEPT:
-                self._chosen = {}
-            self._chosen[key] = found
         return found
 
     def task_file_modules(self, task_files: Sequence[str]) -> dict[str, str]:
@@ -580,25 +555,43 @@ def _choose_scan(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[
 def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[str]) -> dict[str, ModulePick]:
     """:func:`_choose_scan`'s modules and symbols, looked up in the graph's :class:`MapIndex`."""
     index = index_of(graph)
-    per_module: dict[str, list[str]] = {}
+    hits_of = {keyword: index.containing(keyword) for keyword in lowered}
+    per_module: dict[str, list[str]] = {}  # each module's keywords, sorted (as *lowered* is)
     get = per_module.get
-    for keyword in lowered:  # sorted, so each symbol's keywords come in the scan's order
-        for module in index.containing(keyword):
-            found = get(module)
-            if found is None:
+    for keyword, by_module in hits_of.items():
+        for module in by_module:
+            words = get(module)
+            if words is None:
                 per_module[module] = [keyword]
             else:
-                found.append(keyword)
+                words.append(keyword)
     picks: dict[str, ModulePick] = {}
     for module, hit in index.task_file_modules(task_files).items():
-        merged = _merged((k, index.containing(k)[module]) for k in per_module.get(module, ()))
-        symbols = [(s, merged.get(n, ())) for n, s in enumerate(graph.modules[module])]
+        found = _merged((k, hits_of[k][module]) for k in per_module.get(module, ()))
+        symbols = [(s, found.get(n, ())) for n, s in enumerate(graph.modules[module])]
         picks[module] = ModulePick(module, f"it is task file {hit}", symbols, entry_chars=index.entry_chars[module])
+    quoted = {keyword: repr(keyword) for keyword in lowered}
     for module, keywords in per_module.items():
         if module in picks:
             continue
-        chosen, why, chars = index.chosen(module, tuple(keywords))
-        picks[module] = ModulePick(module, why, list(chosen), entry_chars=chars)
+        if len(keywords) == 1:
+            keyword = keywords[0]
+            picks[module] = ModulePick(
+                module, "symbols contain " + quoted[keyword], list(hits_of[keyword][module].pairs)
+            )
+            continue
+        at: dict[int, list[str]] = {}  # each symbol's position: its keywords
+        for keyword in keywords:
+            for n in hits_of[keyword][module].positions:
+                known = at.get(n)
+                if known is None:
+                    at[n] = [keyword]
+                else:
+                    known.append(keyword)
+        syms = graph.modules[module]
+        chosen = [(syms[n], tuple(at[n])) for n in sorted(at)]
+        # each hit a symbol here; sorted already
+        picks[module] = ModulePick(module, "symbols contain " + ", ".join(map(quoted.__getitem__, keywords)), chosen)
     return picks
 
 
