@@ -19,7 +19,16 @@ from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.signals import rules as R
 from ctxviewer.engine.tokens.counting import Census, TokenCounter, TokenCounts
-from ctxviewer.engine.trace.model import Item, Keyword, Section, Signals, TraceError, TrimStep, candidate_words
+from ctxviewer.engine.trace.model import (
+    Item,
+    Keyword,
+    Section,
+    Signals,
+    TraceError,
+    TrimStep,
+    candidate_words,
+    make_item,
+)
 
 Progress = Callable[[str, float], None]
 
@@ -238,29 +247,32 @@ class RunBase:
         drafts = [(n, d) for n, d in enumerate(self.items) if type(d) is not Item and isinstance(d, ItemDraft)]
         counts = self.measure_many([d.text for _, d in drafts], "finish")
         out: list[Any] = list(self.items)
+        make = make_item
         for (n, draft), tokens in zip(drafts, counts, strict=True):
             span = None
             section_span = spans.get(draft.section)
             if draft.offset is not None and section_span is not None and draft.kept_chars:
                 start = section_span[0] + draft.offset
                 span = (start, start + draft.kept_chars)
-            out[n] = Item(
-                id=draft.id,
-                kind=draft.kind,
-                section=draft.section,
-                part=draft.part,
-                source=draft.source,
-                line_start=draft.line_start,
-                line_end=draft.line_end,
-                score=draft.score,
-                matched_keywords=draft.matched,
-                rank=draft.rank,
-                status=draft.status,
-                reason=draft.reason,
-                text=draft.text,
-                kept_chars=draft.kept_chars,
-                tokens=tokens,
-                span=span,
-                details=dict(draft.details or {}),
+            out[n] = make(
+                draft.id,
+                draft.kind,
+                draft.section,
+                draft.part,
+                draft.source,
+                draft.line_start,
+                draft.line_end,
+                draft.score,
+                draft.matched,
+                draft.rank,
+                draft.status,
+                draft.reason,
+                draft.text,
+                draft.kept_chars,
+                tokens,
+                span,
+                dict(draft.details or {}),
+                "",
+                "",
             )
         return tuple(out)

@@ -198,6 +198,11 @@ class HeuristicCounter:
     def count(self, text: str) -> int:
         return len(text) // 4
 
+    @staticmethod
+    def count_chars(chars: int) -> int:
+        """The count of any text of *chars* characters."""
+        return chars // 4
+
     def count_many(self, texts: Iterable[str]) -> list[int]:
         return [len(t) // 4 for t in texts]
 
@@ -417,6 +422,7 @@ class Census:
                 counter = get_counter(name)
                 assert isinstance(counter, TiktokenCounter)
                 self._exact.append(counter)
+        self._shared = _shared_counts.setdefault(tuple(self._exact), {})
 
     @property
     def encodings(self) -> tuple[str, ...]:
@@ -424,19 +430,47 @@ class Census:
         return tuple(c.name for c in self._exact)
 
     def measure(self, text: str) -> TokenCounts:
+        found = self._shared.get(text)
+        if found is not None:
+            return found
         values = {c.name: c.count(text) for c in self._exact}
-        return TokenCounts(len(text), len(text) // 4, values.get(CL100K), values.get(O200K))
+        counts = TokenCounts(len(text), len(text) // 4, values.get(CL100K), values.get(O200K))
+        self._share(text, counts)
+        return counts
 
     def measure_many(self, texts: Sequence[str]) -> list[TokenCounts]:
-        per_encoding = {c.name: c.count_many(texts) for c in self._exact}
-        out: list[TokenCounts] = []
-        for i, text in enumerate(texts):
-            out.append(
-                TokenCounts(
+        get = self._shared.get
+        found = [get(text) for text in texts]
+        missing = [n for n, counts in enumerate(found) if counts is None]
+        if missing:
+            todo = [texts[n] for n in missing]
+            per_encoding = {c.name: c.count_many(todo) for c in self._exact}
+            cl100k, o200k = per_encoding.get(CL100K), per_encoding.get(O200K)
+            for k, (n, text) in enumerate(zip(missing, todo, strict=True)):
+                counts = TokenCounts(
                     len(text),
                     len(text) // 4,
-                    per_encoding[CL100K][i] if CL100K in per_encoding else None,
-                    per_encoding[O200K][i] if O200K in per_encoding else None,
+                    None if cl100k is None else cl100k[k],
+                    None if o200k is None else o200k[k],
                 )
-            )
-        return out
+                found[n] = counts
+                self._share(text, counts)
+        return found  # type: ignore[return-value]  # every None was filled
+
+    def _share(self, text: str, counts: TokenCounts) -> None:
+        """Keep *text*'s counts for every census of the same encodings (one object for one text,
+        so writers can key their work by it); a long text is counted again, so that its count,
+        when estimated, is noted each time (:func:`noting_estimates`)."""
+        if len(text) > PIECE_CHARS:
+            return
+        shared = self._shared
+        if len(shared) >= SHARED_LIMIT:
+            shared.clear()
+        shared[text] = counts
+
+
+#: Each text's counts (up to :data:`PIECE_CHARS` characters) by the counters a census counts
+#: with, shared by every census of them: a batch counts its feature's paragraphs and the
+#: repository map's entries again in every task.  Cleared whole at :data:`SHARED_LIMIT` texts.
+_shared_counts: dict[tuple[TiktokenCounter, ...], dict[str, TokenCounts]] = {}
+SHARED_LIMIT = 400_000

@@ -9,7 +9,7 @@ See docs/worker-window.md.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ctxviewer.engine.project.loading import Feature, Project, Task
@@ -26,6 +26,7 @@ from ctxviewer.engine.trace.model import (
     Item,
     ReceivedBlock,
     WorkerWindow,
+    make_item,
 )
 from ctxviewer.engine.worker.memory import WORKTREE, MemoryFile, load_memory, task_paths
 from ctxviewer.engine.worker.prompt import compose_prompt
@@ -151,6 +152,7 @@ class _Index:
     prompt_lines: dict[str, str]  # stripped line -> the prompt part it is first in
     memory_lines: dict[str, str]  # stripped line -> the memory file it is first in
     parts: dict[str, ReceivedBlock]
+    part_words: dict[tuple[str, ...], str] = field(default_factory=dict)  # parts -> in words, as found
 
 
 @lru_cache(maxsize=8192)
@@ -188,34 +190,43 @@ def _part_words(index: _Index, name: str) -> str:
     return words
 
 
+def _in_parts(index: _Index, parts: tuple[str, ...]) -> str:
+    """The prompt parts *parts* in words (each distinct tuple worded once per index)."""
+    words = index.part_words.get(parts)
+    if words is None:
+        words = index.part_words[parts] = ", ".join(_part_words(index, p) for p in parts)
+    return words
+
+
 def reach_of(item: Item, index: _Index) -> tuple[str, str]:
     """(path, how) by which *item*'s text reached the worker's session."""
-    memory = index.memory_files.get(item.source)
+    source = item.source
+    memory = index.memory_files.get(source)
     if memory is not None:
         how = f"its file loads whole as project memory: {memory.name} ({memory.load.replace('_', ' ')})"
         return REACHED_MEMORY, how
-    lines = _lines(item.text)
+    text = item.text
+    lines = _lines(text)
     if not lines:
-        stripped = item.text.strip()
+        stripped = text.strip()
         lines = (stripped,) if stripped else ()
-    listed = index.listed.get(item.source)
+    listed = index.listed.get(source)
     if not lines:
         if listed is not None:
             return REACHED_NO, f"its file {listed.name} is not loaded: {listed.note}"
         return REACHED_NO, "it has no text of its own"
-    in_prompt = [index.prompt_lines[line] for line in lines if line in index.prompt_lines]
+    prompt_lines = index.prompt_lines
+    in_prompt = [prompt_lines[line] for line in lines if line in prompt_lines]
     if len(in_prompt) == len(lines):
-        where = sorted(set(in_prompt), key=in_prompt.index)
-        return REACHED_PROMPT, "all its lines are in " + ", ".join(_part_words(index, p) for p in where)
-    in_memory = [index.memory_lines[line] for line in lines if line in index.memory_lines]
+        return REACHED_PROMPT, "all its lines are in " + _in_parts(index, tuple(dict.fromkeys(in_prompt)))
+    memory_lines = index.memory_lines
+    in_memory = [memory_lines[line] for line in lines if line in memory_lines]
     if len(in_memory) == len(lines):
-        where = sorted(set(in_memory), key=in_memory.index)
-        return REACHED_MEMORY, "all its lines are in the memory file " + ", ".join(where)
+        return REACHED_MEMORY, "all its lines are in the memory file " + ", ".join(dict.fromkeys(in_memory))
     if in_prompt:
-        where = sorted(set(in_prompt), key=in_prompt.index)
         return (
             REACHED_PROMPT_PART,
-            f"{len(in_prompt)} of its {len(lines)} lines are in " + ", ".join(_part_words(index, p) for p in where),
+            f"{len(in_prompt)} of its {len(lines)} lines are in " + _in_parts(index, tuple(dict.fromkeys(in_prompt))),
         )
     if listed is not None:
         return REACHED_NO, f"its file {listed.name} is not loaded: {listed.note}"
@@ -225,29 +236,32 @@ def reach_of(item: Item, index: _Index) -> tuple[str, str]:
 def with_reach(items: Iterable[Item], window: WorkerWindow) -> tuple[Item, ...]:
     """*items*, each with the path by which its text reached the worker."""
     index = _index(window)
-    return tuple(_reaching(item, *reach_of(item, index)) for item in items)
-
-
-def _reaching(i: Item, path: str, how: str) -> Item:
-    """*i* with its path to the worker: ``dataclasses.replace``, written out (it is a tenth of the cost)."""
-    return Item(
-        i.id,
-        i.kind,
-        i.section,
-        i.part,
-        i.source,
-        i.line_start,
-        i.line_end,
-        i.score,
-        i.matched_keywords,
-        i.rank,
-        i.status,
-        i.reason,
-        i.text,
-        i.kept_chars,
-        i.tokens,
-        i.span,
-        i.details,
-        path,
-        how,
-    )
+    make = make_item
+    out: list[Item] = []
+    append = out.append
+    for i in items:
+        path, how = reach_of(i, index)
+        append(
+            make(
+                i.id,
+                i.kind,
+                i.section,
+                i.part,
+                i.source,
+                i.line_start,
+                i.line_end,
+                i.score,
+                i.matched_keywords,
+                i.rank,
+                i.status,
+                i.reason,
+                i.text,
+                i.kept_chars,
+                i.tokens,
+                i.span,
+                i.details,
+                path,
+                how,
+            )
+        )
+    return tuple(out)

@@ -97,6 +97,29 @@ def test_census_counts_each_text() -> None:
     assert a == b == tokens.TokenCounts(11, 2, 2, 2)
 
 
+def test_every_census_of_the_same_encodings_shares_a_short_text_s_counts() -> None:
+    text = "counts shared by every task of a batch"
+    first = tokens.Census(exact=True).measure_many([text])[0]
+    again = tokens.Census(exact=True).measure(text)
+    assert again is first  # one object: what is made once per counts object is found again
+    exact = {name: len(load_encoding(name).encode_ordinary(text)) for name in EXACT_ENCODINGS}
+    assert first == tokens.TokenCounts(len(text), len(text) // 4, exact[CL100K], exact[O200K])
+    # Without exact counts a census counts no encoding: its own counts, never the exact ones.
+    assert tokens.Census(exact=False).measure(text) == tokens.TokenCounts(len(text), len(text) // 4)
+
+
+def test_a_long_text_s_counts_are_not_shared_so_its_estimate_is_noted_every_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tokens, "PIECE_CHARS", 16)
+    run = "qz" * 40  # one pre-token of 80 letters: cut inside it, an estimate
+    for _ in range(2):
+        with noting_estimates() as noted:
+            counts = tokens.Census(exact=True).measure(run)
+        assert noted == {hash(run): len(run)}
+    assert counts.chars == len(run)
+
+
 # -- long texts: counted a piece at a time (issue 15) ---------------------------------------------
 
 RICH = [

@@ -188,13 +188,16 @@ def test_paths_agree_with_searching_the_window(tmp_path: Path, seed: int) -> Non
     assert checked > 0
 
 
-def test_reaching_copies_every_field() -> None:
+def test_the_copy_with_its_reach_keeps_every_field() -> None:
     """The written-out copy of an item keeps every field (a new field must be added to it)."""
     from dataclasses import fields, replace
 
-    from ctxviewer.engine.worker.window import _reaching
+    from ctxviewer.engine.trace.model import REACHED_NO, WorkerWindow
+    from ctxviewer.engine.worker.window import with_reach
     from tests.factories import make_item
 
-    item = make_item(span=(1, 2), details={"k": 1})
+    item = make_item(span=(1, 2), details={"k": 1}, text="")
     assert len(fields(item)) == 19 and [f.name for f in fields(item)][-2:] == ["reached", "reached_how"]
-    assert _reaching(item, "no", "why") == replace(item, reached="no", reached_how="why")
+    window = WorkerWindow("", "", "no context", None, ())
+    (copied,) = with_reach([item], window)
+    assert copied == replace(item, reached=REACHED_NO, reached_how="it has no text of its own")

@@ -35,6 +35,7 @@ from ctxviewer.engine.tokens.counting import Census, TokenCounts
 from ctxviewer.engine.trace.model import (
     CUT_FOR_BUDGET,
     INCLUDED,
+    ITEM_FIELDS,
     NOT_CANDIDATE,
     OUTRANKED,
     SPEC,
@@ -171,31 +172,6 @@ def spec_chain(bodies: Mapping[str, str], changes: Sequence[tuple[str, str]]) ->
         out.append((before, after))
         before = after  # the next step starts where this one ended: joined once
     return out
-
-
-#: :class:`Item`'s fields, in order: :func:`scored_item` sets them directly only while
-#: they are exactly these (a test checks it makes what ``Item(...)`` makes).
-ITEM_FIELDS = (
-    "id",
-    "kind",
-    "section",
-    "part",
-    "source",
-    "line_start",
-    "line_end",
-    "score",
-    "matched_keywords",
-    "rank",
-    "status",
-    "reason",
-    "text",
-    "kept_chars",
-    "tokens",
-    "span",
-    "details",
-    "reached",
-    "reached_how",
-)
 
 
 def plain_scored_item(

@@ -179,9 +179,25 @@ def _first_match(rule: EngRule, names: Sequence[str]) -> tuple[str, str] | None:
         for name in names:
             if not isinstance(glob, str):
                 raise RulesFailure(f"{rule.source}: rule {rule.id!r} has a glob that is not text ({glob!r})")
-            if fnmatch.fnmatch(name, glob):
+            if _fnmatch(name, glob):
                 return name, glob
     return None
+
+
+#: ``fnmatch.fnmatch``'s answers by (name, glob): every task asks every rule's globs about its
+#: files' names, the same few of each.  Cleared whole at this many.
+_MATCHES_KEPT = 100_000
+_matches: dict[tuple[str, str], bool] = {}
+
+
+def _fnmatch(name: str, glob: str) -> bool:
+    """``fnmatch.fnmatch(name, glob)``, each pair's answer kept (see :data:`_matches`)."""
+    found = _matches.get((name, glob))
+    if found is None:
+        if len(_matches) >= _MATCHES_KEPT:
+            _matches.clear()
+        found = _matches[name, glob] = fnmatch.fnmatch(name, glob)
+    return found
 
 
 def build(fs: ProjectFS, folder: str, task_files: Sequence[Any], budget: int) -> RulesResult:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -24,7 +25,7 @@ from ctxviewer.engine.profiles.zerg.fates import CUT_FOR_BUDGET, LOST_TO_FAILURE
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import LATEST, ZERG_0_3_2
 from ctxviewer.engine.signals.keywords import describe_value
-from ctxviewer.engine.tokens.counting import rounded_estimate
+from ctxviewer.engine.tokens.counting import HeuristicCounter, rounded_estimate
 from ctxviewer.engine.trace.model import INCLUDED, NEWER_SYNTAX, SECURITY, SPEC, TRUNCATED, Section
 
 ENGINEERING = "engineering_rules"
@@ -259,50 +260,75 @@ def switch_sections(settings: Settings, env_prefix: str) -> list[tuple[str, str,
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def _module_id(module: str) -> str:
+    """A chosen module's item id: one text object per module (see :func:`.repomap.module_heading`)."""
+    return f"map:{module}"
+
+
 def repo_map_items(graph: repomap.RepoGraph, result: repomap.MapResult) -> list[ItemDraft]:
-    """Each module the map chose (its heading) and each of its symbols: listed, or cut at the limit."""
-    out = []
+    """Each module the map chose (its heading) and each of its symbols: listed, or cut at the limit.
+
+    The drafts are made with every field given, in order (a map has hundreds a task): what
+    :func:`item` would make of the same fields.
+    """
+    out: list[ItemDraft] = []
+    append = out.append
     cut = (
         f"; did not fit: the map's {result.limit:,}-character limit was reached at {result.cut_at:,} characters"
         if result.cut_at is not None
         else ""
     )
+    files = graph.files
     for pick in result.picks:
-        source = graph.files.get(pick.module, pick.module)
-        heading = f"\n### {pick.module}\n"
-        out.append(
-            item(
-                id=f"map:{pick.module}",
-                kind="repo_module",
-                section=REPO_MAP,
-                source=source,
-                status=INCLUDED if pick.heading_placed else CUT_FOR_BUDGET,
-                reason=f"{pick.why}; {pick.placed} of {len(pick.symbols)} symbol(s) listed"
-                + ("" if pick.placed == len(pick.symbols) else cut),
-                text=heading,
-                offset=pick.offset,
+        module = pick.module
+        source = files.get(module, module)
+        heading = repomap.module_heading(module)
+        total = len(pick.symbols)
+        placed_heading = pick.heading_placed
+        append(
+            ItemDraft(
+                _module_id(module),
+                "repo_module",
+                REPO_MAP,
+                REPO_MAP,
+                source,
+                None,
+                None,
+                None,
+                (),
+                None,
+                INCLUDED if placed_heading else CUT_FOR_BUDGET,
+                f"{pick.why}; {pick.placed} of {total} symbol(s) listed" + ("" if pick.placed == total else cut),
+                heading,
+                len(heading) if placed_heading else 0,
+                pick.offset,
             )
         )
-        if not pick.heading_placed:
+        if not placed_heading:
             continue
         offset = (pick.offset or 0) + len(heading)
         for n, (sym, hits) in enumerate(pick.symbols):
             placed = n < pick.placed
             entry = sym.entry
             by = f"contains {', '.join(repr(h) for h in hits)}" if hits else "whole module"
-            out.append(
-                item(
-                    id=f"map:{pick.module}:{sym.line}:{sym.name}",
-                    kind="repo_symbol",
-                    section=REPO_MAP,
-                    source=source,
-                    line_start=sym.line,
-                    line_end=sym.line,
-                    matched=hits,
-                    status=INCLUDED if placed else CUT_FOR_BUDGET,
-                    reason=f"{sym.kind} {sym.name}: {by}" + ("" if placed else cut),
-                    text=entry,
-                    offset=offset if placed else None,
+            append(
+                ItemDraft(
+                    f"map:{module}:{sym.line}:{sym.name}",
+                    "repo_symbol",
+                    REPO_MAP,
+                    REPO_MAP,
+                    source,
+                    sym.line,
+                    sym.line,
+                    None,
+                    hits,
+                    None,
+                    INCLUDED if placed else CUT_FOR_BUDGET,
+                    f"{sym.kind} {sym.name}: {by}" + ("" if placed else cut),
+                    entry,
+                    len(entry) if placed else 0,
+                    offset if placed else None,
                 )
             )
             if placed:
@@ -310,8 +336,9 @@ def repo_map_items(graph: repomap.RepoGraph, result: repomap.MapResult) -> list[
     return out
 
 
-def repo_map_cut(result: repomap.MapResult) -> tuple[str, str, str] | None:
-    """The step (description, before, after) where the map's character limit fell (None: all fit)."""
+def repo_map_cut(result: repomap.MapResult) -> str | None:
+    """The description of the step where the map's character limit fell (None: all fit); the map
+    before it is :func:`.repomap.render_all`'s, after it the result's text."""
     if result.cut_at is None:
         return None
     listed = sum(p.placed for p in result.picks)
@@ -319,9 +346,7 @@ def repo_map_cut(result: repomap.MapResult) -> tuple[str, str, str] | None:
     return (
         f"the {result.limit:,}-character limit fell at {result.cut_at:,} characters: "
         f"{listed} of {total} chosen symbols listed, "
-        f"{sum(p.heading_placed for p in result.picks)} of {len(result.picks)} modules",
-        repomap.render_all(result.picks),
-        result.text,
+        f"{sum(p.heading_placed for p in result.picks)} of {len(result.picks)} modules"
     )
 
 
@@ -453,8 +478,16 @@ class ZergRun(MahabharathaRun):
         result = self._query_map(graph, task_files, keywords, budget * 4)
         self.items.extend(repo_map_items(graph, result))
         cut = repo_map_cut(result)
-        if cut is not None:
-            self._step(REPO_MAP, "cut_map", "repository map", *cut)
+        if cut is not None and isinstance(self.counter, HeuristicCounter):
+            # The estimate needs only the whole map's length: it is not written out in every task.
+            chars = repomap.render_all_chars(result.picks)
+            before, after = (
+                (self.counter.count_chars(chars), chars),
+                (self.counter.count(result.text), len(result.text)),
+            )
+            self._step_counted(REPO_MAP, "cut_map", "repository map", cut, before, after)
+        elif cut is not None:
+            self._step(REPO_MAP, "cut_map", "repository map", cut, repomap.render_all(result.picks), result.text)
         if result.unmatched:
             self.notes.append(
                 f"repository map: {result.unmatched} module(s) with symbols matched no task file or keyword "

@@ -14,7 +14,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -393,6 +393,8 @@ class ModulePick:
     heading_placed: bool = False
     placed: int = 0  # symbols placed, in line order
     offset: int | None = None  # of the heading within the map
+    #: Its symbols' entries' total length, where the query knew it (None: summed when asked).
+    entry_chars: int | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -404,13 +406,35 @@ class MapResult:
     cut_at: int | None = None  # characters used when the first thing did not fit
 
 
+@lru_cache(maxsize=1 << 16)
+def module_heading(module: str) -> str:
+    """A chosen module's heading in the map: one text object per module, in every task's map and
+    item (so what is made once per text, such as an item's JSON, is found again)."""
+    return f"\n### {module}\n"
+
+
 def render_all(picks: Sequence[ModulePick]) -> str:
     """The map with every chosen module and symbol, as it would read without the limit."""
     out = [HEADING]
     for pick in picks:
-        out.append(f"\n### {pick.module}\n")
+        out.append(module_heading(pick.module))
         out.extend(sym.entry for sym, _ in sorted(pick.symbols, key=lambda pair: pair[0].line))
     return "".join(out) if picks else ""
+
+
+def render_all_chars(picks: Sequence[ModulePick]) -> int:
+    """The length of :func:`render_all`'s text, without writing it."""
+    if not picks:
+        return 0
+    chars = len(HEADING)
+    for pick in picks:
+        chars += len(module_heading(pick.module))
+        if pick.entry_chars is not None:
+            chars += pick.entry_chars
+        else:
+            for sym, _ in pick.symbols:
+                chars += len(sym.entry)
+    return chars
 
 
 def _kw_hits(sym: Sym, keywords: Iterable[str]) -> tuple[str, ...]:
@@ -426,7 +450,8 @@ class KeywordHits(NamedTuple):
 
 
 class MapIndex:
-    """A graph's symbols by the keywords they contain and its modules by path, built once per graph.
+    """A graph's symbols by the keywords they contain, its modules by path and its edges' modules,
+    built once per graph.
 
     Every symbol's lowercased name and signature are laid end to end in one text, each piece
     after a newline; a keyword (never holding a newline) is found in that text once and its
@@ -454,6 +479,17 @@ class MapIndex:
         self._text = "\n".join(pieces)
         self._modules = graph.modules
         self._found: dict[str, dict[str, KeywordHits]] = {}
+        #: Each module's symbols' entries' total length.
+        self.entry_chars = {module: sum(len(sym.entry) for sym in syms) for module, syms in graph.modules.items()}
+        #: Each edge as (its source's module, its target's module, the words for a module it links).
+        self.links: list[tuple[str, str, str]] = [
+            (
+                source.rsplit(".", 1)[0] if "." in source else source,
+                target.rsplit(".", 1)[0] if "." in target else target,
+                f"linked: {source} \u2192 {target}",
+            )
+            for source, target in graph.edges
+        ]
 
     def containing(self, keyword: str) -> dict[str, KeywordHits]:
         """Per module (in graph order), its symbols whose lowercased name or signature contains
@@ -519,26 +555,43 @@ def _choose_scan(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[
 def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequence[str]) -> dict[str, ModulePick]:
     """:func:`_choose_scan`'s modules and symbols, looked up in the graph's :class:`MapIndex`."""
     index = index_of(graph)
-    per_module: dict[str, list[tuple[str, KeywordHits]]] = {}
-    for keyword in lowered:  # sorted, so each symbol's keywords come in the scan's order
-        for module, hits in index.containing(keyword).items():
-            per_module.setdefault(module, []).append((keyword, hits))
+    hits_of = {keyword: index.containing(keyword) for keyword in lowered}
+    per_module: dict[str, list[str]] = {}  # each module's keywords, sorted (as *lowered* is)
+    get = per_module.get
+    for keyword, by_module in hits_of.items():
+        for module in by_module:
+            words = get(module)
+            if words is None:
+                per_module[module] = [keyword]
+            else:
+                words.append(keyword)
     picks: dict[str, ModulePick] = {}
     for module, hit in index.task_file_modules(task_files).items():
-        found = _merged(per_module.get(module, ()))
+        found = _merged((k, hits_of[k][module]) for k in per_module.get(module, ()))
         symbols = [(s, found.get(n, ())) for n, s in enumerate(graph.modules[module])]
-        picks[module] = ModulePick(module, f"it is task file {hit}", symbols)
-    for module, by_keyword in per_module.items():
+        picks[module] = ModulePick(module, f"it is task file {hit}", symbols, entry_chars=index.entry_chars[module])
+    quoted = {keyword: repr(keyword) for keyword in lowered}
+    for module, keywords in per_module.items():
         if module in picks:
             continue
-        if len(by_keyword) == 1:
-            chosen = list(by_keyword[0][1].pairs)
-        else:
-            syms = graph.modules[module]
-            found = _merged(by_keyword)
-            chosen = [(syms[n], found[n]) for n in sorted(found)]
-        words = ", ".join(repr(k) for k, _ in by_keyword)  # each hit a symbol here; sorted already
-        picks[module] = ModulePick(module, "symbols contain " + words, chosen)
+        if len(keywords) == 1:
+            keyword = keywords[0]
+            picks[module] = ModulePick(
+                module, "symbols contain " + quoted[keyword], list(hits_of[keyword][module].pairs)
+            )
+            continue
+        at: dict[int, list[str]] = {}  # each symbol's position: its keywords
+        for keyword in keywords:
+            for n in hits_of[keyword][module].positions:
+                known = at.get(n)
+                if known is None:
+                    at[n] = [keyword]
+                else:
+                    known.append(keyword)
+        syms = graph.modules[module]
+        chosen = [(syms[n], tuple(at[n])) for n in sorted(at)]
+        # each hit a symbol here; sorted already
+        picks[module] = ModulePick(module, "symbols contain " + ", ".join(map(quoted.__getitem__, keywords)), chosen)
     return picks
 
 
@@ -561,23 +614,23 @@ def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], 
     plain = any(not isinstance(f, str) for f in task_files) or any("\n" in k for k in lowered)
     picks = (_choose_scan if plain else _choose_indexed)(graph, task_files, lowered)
     linked: dict[str, str] = {}
-    for source, target in graph.edges:
-        src = source.rsplit(".", 1)[0] if "." in source else source
-        tgt = target.rsplit(".", 1)[0] if "." in target else target
+    for src, tgt, why in index_of(graph).links:
         if src in picks:
-            linked.setdefault(tgt, f"linked: {source} \u2192 {target}")
+            linked.setdefault(tgt, why)
         if tgt in picks:
-            linked.setdefault(src, f"linked: {source} \u2192 {target}")
+            linked.setdefault(src, why)
     for module, why in linked.items():
         if module in graph.modules and module not in picks:
-            picks[module] = ModulePick(module, why, [(s, ()) for s in graph.modules[module]])
+            picks[module] = ModulePick(
+                module, why, [(s, ()) for s in graph.modules[module]], entry_chars=index_of(graph).entry_chars[module]
+            )
     result = MapResult("", [picks[k] for k in sorted(picks)], max_chars, len(graph.modules) - len(picks))
     if not picks:
         return result
     out = [HEADING]
     used = len(HEADING)
     for pick in result.picks:
-        heading = f"\n### {pick.module}\n"
+        heading = module_heading(pick.module)
         if used + len(heading) > max_chars:
             result.cut_at = used if result.cut_at is None else result.cut_at
             break

@@ -53,6 +53,7 @@ def _assert_same_queries(root: Path) -> int:
             indexed = query(graph, files, keywords, limit)
             scanned = _query_by_scan(graph, files, keywords, limit)
             assert indexed == scanned
+            assert repomap.render_all_chars(indexed.picks) == len(repomap.render_all(indexed.picks))
         checked += 1
     return checked
 
@@ -151,7 +152,12 @@ def test_the_index_queries_as_the_scan_on_random_graphs(
 ) -> None:
     lowered = sorted({k.lower() for k in keywords if k})
     assert _picked(_choose_indexed(graph, files, lowered)) == _picked(_choose_scan(graph, files, lowered))
-    assert query(graph, files, keywords, limit) == _query_by_scan(graph, files, keywords, limit)
+    indexed = query(graph, files, keywords, limit)
+    scanned = _query_by_scan(graph, files, keywords, limit)
+    assert indexed == scanned
+    # The cut step's length before the cut, summed with and without what the index knew.
+    for result in (indexed, scanned):
+        assert repomap.render_all_chars(result.picks) == len(repomap.render_all(result.picks))
 
 
 # -- the graph, once per pass ------------------------------------------------------------------------
