@@ -134,6 +134,9 @@ class RecordModel(QAbstractTableModel):
     def rows(self) -> tuple[Any, ...]:
         return self._rows
 
+    def columns(self) -> tuple[Column, ...]:
+        return self._columns
+
     def row_of(self, predicate: Callable[[Any], bool]) -> int | None:
         return next((n for n, r in enumerate(self._rows) if predicate(r)), None)
 
