@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 from ctxviewer.engine.analysis.findings import describe
 from ctxviewer.engine.tokens.counting import HEURISTIC
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
+from ctxviewer.engine.worker.prompt import WorkerPrompt
 from ctxviewer.gui.views.compare_view import CompareTab
 from ctxviewer.gui.views.computed_view import ComputedTab
 from ctxviewer.gui.views.context_view import ContextView
@@ -56,7 +57,7 @@ TABS = tuple(TAB_TITLES)
 TABLE_ROWS = 6
 #: The tabs :meth:`ResultTabs.show_trace` fills only when they are shown or read: a click on a
 #: task pays for the tab in sight, not for every view of a trace of a thousand candidates.
-ON_SHOW = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "task")
+ON_SHOW = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "task", "prompt")
 
 
 def item_of(trace: Trace | None, row: object) -> Item | None:
@@ -120,7 +121,7 @@ class ResultTabs(QTabWidget):
         self.compare = CompareTab(compare_lane, self)
         self._task = TaskTab(self)
         self.findings = FindingsTab(self)
-        self.prompt = PromptView(self)
+        self._prompt = PromptView(self)
         tips = {
             "sections": "Token share of each section against its budget",
             "paragraphs": "Every candidate spec paragraph, its score and fate",
@@ -195,6 +196,11 @@ class ResultTabs(QTabWidget):
         self.fill("task")
         return self._task
 
+    @property
+    def prompt(self) -> PromptView:
+        self.fill("prompt")
+        return self._prompt
+
     def fill(self, name: str) -> None:
         """Give the view of tab *name* the shown trace, if it still waits for it."""
         fill = self._pending.pop(name, None)
@@ -220,7 +226,9 @@ class ResultTabs(QTabWidget):
         self.trace = trace
         for view in self.sensitivity_views.values():
             view.set_item(None)  # the row selected again when filled names the new run's candidate
-        # Replaced whole: a fill owed to an earlier trace is never made after this one.
+        # Replaced whole: a fill owed to an earlier trace is never made after this one.  The
+        # prompt comes on its own (show_prompt).
+        prompt = self._pending.get("prompt")
         self._pending = {
             "sections": lambda: self._sections.set_trace(trace),
             "paragraphs": lambda: self._fill_paragraphs(trace),
@@ -230,8 +238,17 @@ class ResultTabs(QTabWidget):
             "task": lambda: self._task.set_trace(trace),
             "computed": lambda: self._computed.set_trace(trace),
         }
+        if prompt is not None:
+            self._pending["prompt"] = prompt
         self.fill(self.current_tab())
         self.window_view.set_trace(trace)
+
+    def show_prompt(self, prompt: WorkerPrompt | None, lexed: LexedText | None = None) -> None:
+        """Show the worker's *prompt* (None: not composed yet) in the Prompt tab, now if it is in
+        sight, else when it is shown or read (see :meth:`PromptView.show_prompt`)."""
+        self._pending["prompt"] = lambda: self._prompt.show_prompt(prompt, lexed)
+        if self.current_tab() == "prompt":
+            self.fill("prompt")
 
     def _fill_paragraphs(self, trace: Trace) -> None:
         table = self._paragraphs

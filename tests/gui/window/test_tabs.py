@@ -7,7 +7,10 @@ from dataclasses import dataclass, replace
 
 import pytest
 
+from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.trace.model import Trace
+from ctxviewer.engine.upstream.prompt import build_prompt
+from ctxviewer.gui.widgets.highlighter import display_text
 from ctxviewer.gui.window.tabs import TABS, ResultTabs, item_of
 from ctxviewer.gui.worker import Lane, make_pool
 from tests.factories import make_item
@@ -126,3 +129,22 @@ def test_a_tab_out_of_sight_shows_the_latest_trace_once_switched_to(qtbot, tabs:
     tabs.show_trace(first)
     assert not tabs.is_pending("context") and tabs._context.editor.toPlainText() == first.context
     assert tabs.is_pending("sections") and tabs.is_pending("paragraphs")
+
+
+def test_the_prompt_out_of_sight_is_shown_once_its_tab_is(qtbot, tabs: ResultTabs) -> None:
+    tabs.show()
+    ledger = load_project(LEDGER)
+    feature = ledger.feature("auth-sessions")
+    prompt = build_prompt(ledger, feature, feature.task("AUTH-L1-002"), ledger.settings, exact=True)
+    trace = engine_trace(LEDGER, "auth-sessions", "AUTH-L1-002")
+    tabs.show_tab("sections")
+    tabs.show_trace(trace)
+    tabs.show_prompt(None)
+    tabs.show_prompt(prompt)  # composed after its trace: the trace's fills do not drop it
+    tabs.show_trace(trace)
+    assert tabs.is_pending("prompt")
+    tabs.show_tab("prompt")
+    assert not tabs.is_pending("prompt")
+    assert tabs._prompt.prompt() == prompt and tabs._prompt.editor.toPlainText() == display_text(prompt.text)
+    tabs.show_prompt(None)  # in sight: at once
+    assert not tabs.is_pending("prompt") and tabs._prompt.prompt() is None
