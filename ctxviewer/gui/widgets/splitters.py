@@ -29,8 +29,9 @@ def is_user_sized(splitter: QSplitter) -> bool:
 
 def size_splitter(splitter: QSplitter, sizes: list[int]) -> None:
     """``splitter.setSizes(sizes)`` unless these sizes were the last asked of it at its present
-    size: setting them again lays out every pane anew, for nothing."""
-    asked = repr((sizes, splitter.width(), splitter.height()))
+    width: setting them again lays out every pane anew.  A new height alone (a banner above
+    came or went) is shared out by the splitter itself, in the proportions last asked."""
+    asked = repr((sizes, splitter.width()))
     if splitter.property("sizesAsked") != asked:
         splitter.setProperty("sizesAsked", asked)
         splitter.setSizes(sizes)
