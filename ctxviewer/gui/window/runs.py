@@ -147,6 +147,9 @@ class TaskRun(QObject):
         key = (id(project), project.settings, feat.name, task.id)
         own = self._own[1] if self._own is not None and self._own[0] == key else None
         self._asked = key
+        # The prompt of the trace shown now is not composed: this run's trace replaces it.
+        self._prompt_timer.stop()
+        self._prompt_due = None
         self.run_lane.submit(assembly_job(project, feat, task, settings, baseline, own))
         self._prompt_for = prompt_job(project, feat, task, settings)
 
