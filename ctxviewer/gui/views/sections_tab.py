@@ -1,6 +1,7 @@
 """The Sections tab: each section's token share against its budget, and the budget arithmetic in words.
 
 It takes a whole :class:`~ctxviewer.engine.trace.model.Trace` (or ``None``) and only reads it.
+See docs/gui.md.
 """
 
 from __future__ import annotations

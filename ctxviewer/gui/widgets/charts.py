@@ -6,7 +6,7 @@ Each widget takes a small frozen value object (:class:`ShareValue`, :class:`Trim
 arithmetic lives in pure functions (:func:`share_layout`, :func:`fraction`,
 :func:`trim_spans`, :func:`gauge_geometry`, :func:`zone_ticks`, :func:`label_rect`) so it
 can be tested exactly.  Painting clamps
-whatever it is given (zero budgets, negative or huge counts) and never raises.
+whatever it is given (zero budgets, negative or huge counts) and never raises.  See docs/gui.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every table is a :class:`RecordModel`: a read-only ``QAbstractTableModel`` over a
 tuple of immutable rows, described by a list of :class:`Column` s (header, how to
 show a row, how to sort it, what the number means).  Sorting and filtering happen in
-:class:`RecordFilterProxy`; the models never change a row.
+:class:`RecordFilterProxy`; the models never change a row.  See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The replay's step table: its columns and :class:`StepModel`, which greys the steps not
-yet played and marks the checkpointing ones red and bold.
+yet played and marks the checkpointing ones red and bold; the columns fitted to their texts
+(:func:`step_column_widths`).  See docs/gui.md.
 """
 
 from __future__ import annotations
