@@ -1,6 +1,7 @@
 """The Sections tab: each section's token share against its budget, and the budget arithmetic in words.
 
 It takes a whole :class:`~ctxviewer.engine.trace.model.Trace` (or ``None``) and only reads it.
+See docs/gui.md.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ctxviewer.gui.widgets.models import (
     section_columns,
     section_rows,
 )
-from ctxviewer.gui.widgets.splitters import is_user_sized
+from ctxviewer.gui.widgets.splitters import is_user_sized, size_splitter
 from ctxviewer.gui.widgets.tables import RecordTable
 from ctxviewer.gui.widgets.wording import SUB_BUDGETS
 
@@ -64,7 +65,7 @@ class SectionsTab(QWidget):
         rows = self.table.view.verticalHeader().defaultSectionSize() * (len(trace.sections) + 2) + 80
         rest = max(100, self.splitter.height() - self.chart.sizeHint().height() - rows)
         if not is_user_sized(self.splitter):
-            self.splitter.setSizes([self.chart.sizeHint().height(), rows, rest])
+            size_splitter(self.splitter, [self.chart.sizeHint().height(), rows, rest])
 
 
 def budget_arithmetic(trace: Trace) -> str:

@@ -6,7 +6,7 @@ Each widget takes a small frozen value object (:class:`ShareValue`, :class:`Trim
 arithmetic lives in pure functions (:func:`share_layout`, :func:`fraction`,
 :func:`trim_spans`, :func:`gauge_geometry`, :func:`zone_ticks`, :func:`label_rect`) so it
 can be tested exactly.  Painting clamps
-whatever it is given (zero budgets, negative or huge counts) and never raises.
+whatever it is given (zero budgets, negative or huge counts) and never raises.  See docs/gui.md.
 """
 
 from __future__ import annotations
@@ -319,6 +319,8 @@ class _Chart(QWidget):
         self.setMouseTracking(True)
         self._value: Any = None
         self._texts: tuple[tuple[str, str], ...] = ()
+        #: The widest label and figure, for the texts and the font they were measured for.
+        self._widest: tuple[object, str, float, float] = ((), "", 0.0, 0.0)
         self._current = 0
 
     def setValue(self, value: Any) -> None:
@@ -351,15 +353,28 @@ class _Chart(QWidget):
 
     def _columns(self, index: int, bar_h: float) -> tuple[QRectF, QRectF, QRectF]:
         """Label, bar track and figure rectangles of one row, sized to the widest texts."""
-        row, fm, rows = self.row_rect(index), self.fontMetrics(), self._texts or (("", ""),)
-        label_w = min(row.width() * 0.35, max(fm.horizontalAdvance(t) for t, _ in rows) + 12.0)
-        fig_w = min(row.width() * 0.35, max(fm.horizontalAdvance(t) for _, t in rows) + 12.0)
+        row = self.row_rect(index)
+        widest_label, widest_figure = self._widest_texts()
+        label_w = min(row.width() * 0.35, widest_label + 12.0)
+        fig_w = min(row.width() * 0.35, widest_figure + 12.0)
         bar_w = max(0.0, row.width() - label_w - fig_w)
         return (
             QRectF(row.left(), row.top(), label_w, row.height()),
             QRectF(row.left() + label_w, row.center().y() - bar_h / 2, bar_w, bar_h),
             QRectF(row.right() - fig_w, row.top(), fig_w, row.height()),
         )
+
+    def _widest_texts(self) -> tuple[float, float]:
+        """The widest label and figure in the font: measured once a value and font, not for
+        every row of every paint."""
+        texts, font = self._texts, self.font().key()
+        measured, measured_font, label, figure = self._widest
+        if measured is not texts or measured_font != font:
+            fm, rows = self.fontMetrics(), texts or (("", ""),)
+            label = max(fm.horizontalAdvance(t) for t, _ in rows)
+            figure = max(fm.horizontalAdvance(t) for _, t in rows)
+            self._widest = (texts, font, label, figure)
+        return label, figure
 
     def _index_at(self, pos: QPointF) -> int | None:
         return next((i for i in range(len(self._texts)) if self.row_rect(i).contains(pos)), None)
@@ -479,6 +494,18 @@ class ShareChart(_Chart):
         """The name of the segment (in the bar or its row) under *pos*, else None."""
         i = self._index_at(pos)
         return None if i is None else self._value.segments[i].name
+
+    def _widest_texts(self) -> tuple[float, float]:
+        """The widest label and figure in the font: measured once a value and font, not for
+        every row of every paint."""
+        texts, font = self._texts, self.font().key()
+        measured, measured_font, label, figure = self._widest
+        if measured is not texts or measured_font != font:
+            fm, rows = self.fontMetrics(), texts or (("", ""),)
+            label = max(fm.horizontalAdvance(t) for t, _ in rows)
+            figure = max(fm.horizontalAdvance(t) for _, t in rows)
+            self._widest = (texts, font, label, figure)
+        return label, figure
 
     def _index_at(self, pos: QPointF) -> int | None:
         if self._value is None:

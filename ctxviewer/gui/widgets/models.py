@@ -3,7 +3,7 @@
 Every table is a :class:`RecordModel`: a read-only ``QAbstractTableModel`` over a
 tuple of immutable rows, described by a list of :class:`Column` s (header, how to
 show a row, how to sort it, what the number means).  Sorting and filtering happen in
-:class:`RecordFilterProxy`; the models never change a row.
+:class:`RecordFilterProxy`; the models never change a row.  See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -133,6 +133,9 @@ class RecordModel(QAbstractTableModel):
 
     def rows(self) -> tuple[Any, ...]:
         return self._rows
+
+    def columns(self) -> tuple[Column, ...]:
+        return self._columns
 
     def row_of(self, predicate: Callable[[Any], bool]) -> int | None:
         return next((n for n, r in enumerate(self._rows) if predicate(r)), None)

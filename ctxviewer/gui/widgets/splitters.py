@@ -25,3 +25,13 @@ def mark_user_sized(splitter: QSplitter, sized: bool = True) -> None:
 def is_user_sized(splitter: QSplitter) -> bool:
     """Whether the user sized *splitter* (dragged it, or a saved layout restored it)."""
     return bool(splitter.property(_USER_SIZED))
+
+
+def size_splitter(splitter: QSplitter, sizes: list[int]) -> None:
+    """``splitter.setSizes(sizes)`` unless these sizes were the last asked of it at its present
+    width: setting them again lays out every pane anew.  A new height alone (a banner above
+    came or went) is shared out by the splitter itself, in the proportions last asked."""
+    asked = repr((sizes, splitter.width()))
+    if splitter.property("sizesAsked") != asked:
+        splitter.setProperty("sizesAsked", asked)
+        splitter.setSizes(sizes)

@@ -202,7 +202,8 @@ class MainWindow(QMainWindow):
         self.opener.refreshed.connect(self._on_refreshed)
         lanes.load.stateChanged.connect(lambda s: self.status.show_state("loading", s))
         self.runs.assembled.connect(self._on_assembled)
-        self.runs.composed.connect(lambda composed: self.tabs.prompt.show_prompt(composed.prompt, composed.lexed))
+        self.runs.composed.connect(lambda composed: self.tabs.show_prompt(composed.prompt, composed.lexed))
+        self.tabs.currentChanged.connect(lambda _index: self._on_tab_changed())
         lanes.run.errored.connect(self._on_run_error)
         lanes.run.progress.connect(self.status.show_progress)
         lanes.run.stateChanged.connect(lambda s: self.status.show_state("assembly", s))
@@ -320,7 +321,13 @@ class MainWindow(QMainWindow):
         self.status.hide_progress()
         self.show_trace(result.trace, result.lexed, result.diff, result.findings)
         self.sensitivity.show_trace(result.trace)
-        self.tabs.prompt.show_prompt(None)  # not the task before's, while its own is composed
+        self.tabs.show_prompt(None)  # not the task before's, while its own is composed
+        if self.tabs.current_tab() == "prompt":
+            self.runs.compose_now()
+
+    def _on_tab_changed(self) -> None:
+        if self.tabs.current_tab() == "prompt":
+            self.runs.compose_now()  # the shown task's prompt, if it waits for its time
 
     def _on_run_error(self, message: str) -> None:
         self.status.hide_progress()
@@ -398,6 +405,7 @@ class MainWindow(QMainWindow):
         self.docks.stop()
         self.opener.disk.stop()
         self.batch.stop_timers()
+        self.runs.stop_timers()
         self.findings.timer.stop()
         self.lanes.close()
         super().closeEvent(event)

@@ -40,6 +40,9 @@ BATCH_ROWS_MS = 50
 HOLD_LIMIT_S = 2.0
 #: ... and this long more once the run is shown, for the paint that follows.
 HOLD_AFTER_MS = 100
+#: The worker's prompt for the task shown is composed this long after its trace, once the views
+#: have painted (at once while the Prompt tab is shown: :meth:`TaskRun.compose_now`).
+PROMPT_AFTER_MS = 150
 
 JobFn = Callable[[threading.Event, Callable[[str, float], None]], Any]
 
@@ -112,6 +115,11 @@ class TaskRun(QObject):
     :meth:`request` asks for a task (a newer request cancels the older); :attr:`assembled`
     carries its :class:`Assembled`, after which the prompt is composed and :attr:`composed`
     carries it.  Errors come from the lanes themselves.
+
+    The prompt waits PROMPT_AFTER_MS after the trace: composing and lexing it on the pool
+    while the GUI thread paints the views made the paint wait for the interpreter lock.
+    :meth:`compose_now` starts it at once (the Prompt tab shown).  A prompt never arrives for
+    a task other than the one shown: a new request or trace cancels the one in flight.
     """
 
     assembled = Signal(object)  # Assembled
@@ -122,6 +130,12 @@ class TaskRun(QObject):
         self.run_lane = run_lane
         self.prompt_lane = prompt_lane
         self._prompt_for: JobFn | None = None
+        #: The prompt job of the trace shown, until it is submitted.
+        self._prompt_due: JobFn | None = None
+        self._prompt_timer = QTimer(self)
+        self._prompt_timer.setSingleShot(True)
+        self._prompt_timer.setInterval(PROMPT_AFTER_MS)
+        self._prompt_timer.timeout.connect(self.compose_now)
         #: The last task's run at its project's own settings, by (project, its settings, feature, task).
         self._own: tuple[tuple[object, ...], Trace] | None = None
         self._asked: tuple[object, ...] | None = None
@@ -133,18 +147,34 @@ class TaskRun(QObject):
         key = (id(project), project.settings, feat.name, task.id)
         own = self._own[1] if self._own is not None and self._own[0] == key else None
         self._asked = key
+        # The prompt of the trace shown now is not composed: this run's trace replaces it.
+        self._prompt_timer.stop()
+        self._prompt_due = None
         self.run_lane.submit(assembly_job(project, feat, task, settings, baseline, own))
         self._prompt_for = prompt_job(project, feat, task, settings)
 
+    def compose_now(self) -> None:
+        """Compose the shown trace's prompt now, if it waits (the Prompt tab is shown)."""
+        self._prompt_timer.stop()
+        job, self._prompt_due = self._prompt_due, None
+        if job is not None:
+            self.prompt_lane.submit(job)
+
     def is_busy(self) -> bool:
-        return self.run_lane.is_busy() or self.prompt_lane.is_busy()
+        return self.run_lane.is_busy() or self.prompt_lane.is_busy() or self._prompt_due is not None
+
+    def stop_timers(self) -> None:
+        self._prompt_timer.stop()
+        self._prompt_due = None
 
     def _on_assembled(self, result: Assembled) -> None:
         if result.own is not None and self._asked is not None:
             self._own = (self._asked, result.own)
+        self.prompt_lane.cancel()  # the task before's: it must not arrive after this trace
+        self._prompt_due, self._prompt_for = self._prompt_for, None
         self.assembled.emit(result)
-        if self._prompt_for is not None:
-            self.prompt_lane.submit(self._prompt_for)
+        if self._prompt_due is not None:
+            self._prompt_timer.start()
 
 
 def feature_findings(

@@ -1,9 +1,12 @@
 """The result tabs: the views of the shown trace, built once and refilled for every run.
 
-:data:`TABS` names them in order.  See docs/gui.md.
+:data:`TABS` names them in order.  A view hidden behind another tab is filled when it is
+shown or read (:data:`ON_SHOW`).  See docs/gui.md.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
@@ -11,6 +14,7 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 from ctxviewer.engine.analysis.findings import describe
 from ctxviewer.engine.tokens.counting import HEURISTIC
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
+from ctxviewer.engine.worker.prompt import WorkerPrompt
 from ctxviewer.gui.views.compare_view import CompareTab
 from ctxviewer.gui.views.computed_view import ComputedTab
 from ctxviewer.gui.views.context_view import ContextView
@@ -51,6 +55,9 @@ TAB_TITLES = {
 TABS = tuple(TAB_TITLES)
 #: The candidate tables keep this many rows in view beside their detail pane and the panels below.
 TABLE_ROWS = 6
+#: The tabs :meth:`ResultTabs.show_trace` fills only when they are shown or read: a click on a
+#: task pays for the tab in sight, not for every view of a trace of a thousand candidates.
+ON_SHOW = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "task", "prompt")
 
 
 def item_of(trace: Trace | None, row: object) -> Item | None:
@@ -71,46 +78,50 @@ class ResultTabs(QTabWidget):
 
     Each tab's view is the attribute named as the tab in :data:`TABS`: ``sections``,
     ``paragraphs``, ``rules``, ``computed``, ``trimming``, ``context``, ``whatif``,
-    ``compare``, ``task``, ``findings``, ``prompt``.
+    ``compare``, ``task``, ``findings``, ``prompt``.  Those of :data:`ON_SHOW` show the shown
+    trace however they are reached: the attribute fills a view whose trace is pending, and so
+    does showing its tab.
     """
 
     message = Signal(str, int)  # a status-bar message and how long it shows, in ms
 
     def __init__(self, compare_lane: Lane, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        #: The fill each view of ON_SHOW still owes the shown trace, by tab name.
+        self._pending: dict[str, Callable[[], None]] = {}
         self.setDocumentMode(True)
         # Eleven tabs do not fit beside the panels at 1280 wide: every title is shown whole and
         # the bar scrolls (arrows, the wheel; the tab selected is kept in view, Ctrl+1..9 reach them).
         self.tabBar().setUsesScrollButtons(True)
         self.tabBar().setElideMode(Qt.TextElideMode.ElideNone)
         self.trace: Trace | None = None
-        self.sections = SectionsTab(self)
+        self._sections = SectionsTab(self)
         # The file name is read whole beside the rank, tokens, fate and the Worker column: the
         # reason is promised a quarter of the width (its first words, the rest in its tooltip).
-        self.paragraphs = RecordTable(
+        self._paragraphs = RecordTable(
             paragraph_columns(HEURISTIC), self._paragraph_detail, noun="paragraphs", fit=True, last_share=0.25
         )
         # A paragraph's score is the number of its matched keywords, which are shown; its lines
         # are in the detail pane.  Hidden, the reason keeps its room at 1280x800 beside the
         # Worker column.  The header's menu shows them.
         self.paragraphs.row_actions.hide_columns("Score", "Lines")
-        self.rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files", fit=True, wrap=True)
+        self._rules = RecordTable(rule_columns(HEURISTIC), rule_html, noun="rule files", fit=True, wrap=True)
         # What triggers a file, what matched it and its character counts are in the detail pane
         # (and in the reason); hidden, the reason has room at 1280x800.  The header's menu shows them.
         self.rules.row_actions.hide_columns("Trigger", "Matched by", "Needed", "Left")
         for table in (self.paragraphs, self.rules):
             table.keep_rows(TABLE_ROWS)
-        self.trimming = TrimmingTab(self)
-        self.context = ContextView(self)
-        self.computed = ComputedTab(self)
+        self._trimming = TrimmingTab(self)
+        self._context = ContextView(self)
+        self._computed = ComputedTab(self)
         self.computed.itemActivated.connect(self.jump_to_item)
         # Made among the tab views, where the keyboard's Tab order has always had it.
         self.window_view = WindowLayoutTab(self)
         self.whatif = WhatIfTab(self)
         self.compare = CompareTab(compare_lane, self)
-        self.task = TaskTab(self)
+        self._task = TaskTab(self)
         self.findings = FindingsTab(self)
-        self.prompt = PromptView(self)
+        self._prompt = PromptView(self)
         tips = {
             "sections": "Token share of each section against its budget",
             "paragraphs": "Every candidate spec paragraph, its score and fate",
@@ -146,6 +157,59 @@ class ResultTabs(QTabWidget):
             self.sensitivity_views[name] = view
         self.paragraphs.rowActivated.connect(self.jump_to_item)
         self.rules.rowActivated.connect(self.jump_to_item)
+        self.currentChanged.connect(lambda index: self.fill(TABS[index]) if 0 <= index < len(TABS) else None)
+
+    # -- the views filled when shown ------------------------------------------------------------
+
+    @property
+    def sections(self) -> SectionsTab:
+        self.fill("sections")
+        return self._sections
+
+    @property
+    def paragraphs(self) -> RecordTable:
+        self.fill("paragraphs")
+        return self._paragraphs
+
+    @property
+    def rules(self) -> RecordTable:
+        self.fill("rules")
+        return self._rules
+
+    @property
+    def computed(self) -> ComputedTab:
+        self.fill("computed")
+        return self._computed
+
+    @property
+    def trimming(self) -> TrimmingTab:
+        self.fill("trimming")
+        return self._trimming
+
+    @property
+    def context(self) -> ContextView:
+        self.fill("context")
+        return self._context
+
+    @property
+    def task(self) -> TaskTab:
+        self.fill("task")
+        return self._task
+
+    @property
+    def prompt(self) -> PromptView:
+        self.fill("prompt")
+        return self._prompt
+
+    def fill(self, name: str) -> None:
+        """Give the view of tab *name* the shown trace, if it still waits for it."""
+        fill = self._pending.pop(name, None)
+        if fill is not None:
+            fill()
+
+    def is_pending(self, name: str) -> bool:
+        """Whether the view of tab *name* waits to be shown or read before it shows the trace."""
+        return name in self._pending
 
     def view(self, name: str) -> QWidget:
         """The view of the tab *name* (one of :data:`TABS`)."""
@@ -155,23 +219,48 @@ class ResultTabs(QTabWidget):
         return widget
 
     def show_trace(self, trace: Trace, lexed: LexedText | None = None) -> None:
-        """Fill every tab but What-if and Findings (and the Window view) with *trace*."""
+        """Show *trace* in every tab but What-if, Compare, Findings and Prompt (and in the Window view).
+
+        The tab in sight is filled now; the others of :data:`ON_SHOW` when shown or read.
+        """
         self.trace = trace
         for view in self.sensitivity_views.values():
-            view.set_item(None)  # the row selected again below names the new run's candidate
-        self.sections.set_trace(trace)
-        self.paragraphs.set_rows(trace.items_of(SPEC_PARAGRAPH), columns=paragraph_columns(trace.tokenizer))
-        self.rules.set_rows(trace.items_of(RULE_FILE), columns=rule_columns(trace.tokenizer))
-        # Start with the most telling candidate explained: a truncated paragraph (the cut
-        # shows), else the best-ranked one; the first rule file.
-        if not self.paragraphs.select(lambda i: i.status == "truncated"):
-            self.paragraphs.select(lambda i: i.rank == 1)
-        self.rules.select(lambda i: True)
-        self.trimming.set_trace(trace)
-        self.context.set_trace(trace, lexed)
-        self.task.set_trace(trace)
-        self.computed.set_trace(trace)
+            view.set_item(None)  # the row selected again when filled names the new run's candidate
+        # Replaced whole: a fill owed to an earlier trace is never made after this one.  The
+        # prompt comes on its own (show_prompt).
+        prompt = self._pending.get("prompt")
+        self._pending = {
+            "sections": lambda: self._sections.set_trace(trace),
+            "paragraphs": lambda: self._fill_paragraphs(trace),
+            "rules": lambda: self._fill_rules(trace),
+            "trimming": lambda: self._trimming.set_trace(trace),
+            "context": lambda: self._context.set_trace(trace, lexed),
+            "task": lambda: self._task.set_trace(trace),
+            "computed": lambda: self._computed.set_trace(trace),
+        }
+        if prompt is not None:
+            self._pending["prompt"] = prompt
+        self.fill(self.current_tab())
         self.window_view.set_trace(trace)
+
+    def show_prompt(self, prompt: WorkerPrompt | None, lexed: LexedText | None = None) -> None:
+        """Show the worker's *prompt* (None: not composed yet) in the Prompt tab, now if it is in
+        sight, else when it is shown or read (see :meth:`PromptView.show_prompt`)."""
+        self._pending["prompt"] = lambda: self._prompt.show_prompt(prompt, lexed)
+        if self.current_tab() == "prompt":
+            self.fill("prompt")
+
+    def _fill_paragraphs(self, trace: Trace) -> None:
+        table = self._paragraphs
+        table.set_rows(trace.items_of(SPEC_PARAGRAPH), columns=paragraph_columns(trace.tokenizer))
+        # Start with the most telling candidate explained: a truncated paragraph (the cut
+        # shows), else the best-ranked one.
+        if not table.select(lambda i: i.status == "truncated"):
+            table.select(lambda i: i.rank == 1)
+
+    def _fill_rules(self, trace: Trace) -> None:
+        self._rules.set_rows(trace.items_of(RULE_FILE), columns=rule_columns(trace.tokenizer))
+        self._rules.select(lambda i: True)  # the first rule file explained
 
     # -- titles ---------------------------------------------------------------------------------
 

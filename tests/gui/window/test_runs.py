@@ -156,3 +156,48 @@ def test_the_worker_prompt_follows_the_trace_on_its_own_lane(qtbot, window) -> N
     assert composed.lexed is not None and composed.lexed.text == display_text(composed.prompt.text)
     assert window.tabs.prompt.editor.toPlainText() == display_text(composed.prompt.text)
     qtbot.waitUntil(window.is_settled, timeout=30_000)
+
+
+def test_a_prompt_never_shows_under_another_task_s_trace(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
+    shown: list[tuple[str, str | None]] = []  # (the task shown, the prompt's task) at each prompt
+    window.runs.composed.connect(
+        lambda composed: shown.append(
+            (window.trace.task_id, composed.prompt.task_id if composed.prompt is not None else None)
+        )
+    )
+    # The first task's prompt is still being composed when the next task is asked for and shown.
+    ledger = load_project(LEDGER)
+    feature = ledger.feature("auth-sessions")
+    first = build_prompt(ledger, feature, feature.task("AUTH-L1-001"), ledger.settings, exact=True)
+    release = threading.Event()
+
+    def slow(_cancel: threading.Event, _progress: Callable[[str, float], None]) -> ComposedPrompt:
+        release.wait(10)
+        return ComposedPrompt(first)
+
+    window.lanes.prompt.submit(slow)
+    with qtbot.waitSignal(window.traceShown, timeout=30_000):
+        window.select_task("auth-sessions", "AUTH-L1-002")
+    release.set()
+    assert window.tabs.prompt.prompt() is None  # not the task before's while its own is composed
+    qtbot.waitUntil(lambda: window.tabs.prompt.prompt() is not None, timeout=30_000)
+    qtbot.waitUntil(window.is_settled, timeout=30_000)
+    assert window.tabs.prompt.prompt().task_id == "AUTH-L1-002"
+    assert shown and all(task == prompt for task, prompt in shown)
+
+
+def test_with_the_prompt_tab_in_sight_the_prompt_is_composed_at_once(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
+    qtbot.waitUntil(window.is_settled, timeout=30_000)
+    window.tabs.show_tab("prompt")
+    composed: list[ComposedPrompt] = []
+    window.runs.composed.connect(composed.append)
+    submitted = window.lanes.prompt.generation
+    with qtbot.waitSignal(window.traceShown, timeout=30_000):
+        window.select_task("auth-sessions", "AUTH-L1-003")
+    # Submitted with the trace, not after the wait the other tabs give the paint.
+    assert not window.runs._prompt_timer.isActive() and window.lanes.prompt.generation == submitted + 1
+    qtbot.waitUntil(lambda: bool(composed), timeout=30_000)
+    assert [c.prompt.task_id for c in composed if c.prompt is not None] == ["AUTH-L1-003"]
+    assert window.tabs.prompt.prompt().task_id == "AUTH-L1-003"

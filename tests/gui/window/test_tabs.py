@@ -7,7 +7,10 @@ from dataclasses import dataclass, replace
 
 import pytest
 
+from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.trace.model import Trace
+from ctxviewer.engine.upstream.prompt import build_prompt
+from ctxviewer.gui.widgets.highlighter import display_text
 from ctxviewer.gui.window.tabs import TABS, ResultTabs, item_of
 from ctxviewer.gui.worker import Lane, make_pool
 from tests.factories import make_item
@@ -102,3 +105,46 @@ def test_moving_to_a_candidate_not_in_the_context_says_why(qtbot, tabs: ResultTa
     with qtbot.waitSignal(tabs.message) as said:
         tabs.go_to_item_id("nowhere", baseline)
     assert said.args == ["nowhere is in neither run", 5000]
+
+
+def test_a_tab_out_of_sight_shows_the_latest_trace_once_switched_to(qtbot, tabs: ResultTabs) -> None:
+    tabs.show()
+    first = engine_trace(LEDGER, "auth-sessions", "AUTH-L1-001")
+    second = engine_trace(LEDGER, "auth-sessions", "AUTH-L1-002")
+    assert first.context != second.context
+    tabs.show_tab("sections")
+    tabs.show_trace(first)
+    tabs.show_trace(second)  # another task selected before the Context tab was ever looked at
+    # Only the tab in sight was filled; the others wait, owing the second trace only.
+    assert not tabs.is_pending("sections") and tabs.is_pending("context") and tabs.is_pending("paragraphs")
+    assert tabs._sections.table.model.rows()[0].budget == second.sections[0].budget
+    tabs.show_tab("context")  # the switch itself fills it, before it is painted
+    assert not tabs.is_pending("context") and tabs.is_pending("paragraphs")
+    assert tabs._context.editor.toPlainText() == second.context
+    # Read without being shown, a view fills too: what it holds is never an older trace's.
+    paragraphs = tabs.paragraphs.model.rows()
+    assert paragraphs == second.items_of("spec_paragraph") and not tabs.is_pending("paragraphs")
+    assert tabs.paragraphs.current_row() is not None  # a candidate explained, as when filled at once
+    # The tab in sight when a trace arrives is filled with it at once.
+    tabs.show_trace(first)
+    assert not tabs.is_pending("context") and tabs._context.editor.toPlainText() == first.context
+    assert tabs.is_pending("sections") and tabs.is_pending("paragraphs")
+
+
+def test_the_prompt_out_of_sight_is_shown_once_its_tab_is(qtbot, tabs: ResultTabs) -> None:
+    tabs.show()
+    ledger = load_project(LEDGER)
+    feature = ledger.feature("auth-sessions")
+    prompt = build_prompt(ledger, feature, feature.task("AUTH-L1-002"), ledger.settings, exact=True)
+    trace = engine_trace(LEDGER, "auth-sessions", "AUTH-L1-002")
+    tabs.show_tab("sections")
+    tabs.show_trace(trace)
+    tabs.show_prompt(None)
+    tabs.show_prompt(prompt)  # composed after its trace: the trace's fills do not drop it
+    tabs.show_trace(trace)
+    assert tabs.is_pending("prompt")
+    tabs.show_tab("prompt")
+    assert not tabs.is_pending("prompt")
+    assert tabs._prompt.prompt() == prompt and tabs._prompt.editor.toPlainText() == display_text(prompt.text)
+    tabs.show_prompt(None)  # in sight: at once
+    assert not tabs.is_pending("prompt") and tabs._prompt.prompt() is None

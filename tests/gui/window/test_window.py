@@ -259,6 +259,8 @@ def test_outline_lists_features_greys_the_graphless_and_fills_batch_totals(qtbot
 
 def test_exports_write_exact_content(qtbot, window: MainWindow, tmp_path: Path) -> None:
     trace = open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
+    # The worker's prompt is composed a moment after the trace is shown.
+    qtbot.waitUntil(lambda: window.tabs.prompt.prompt() is not None, timeout=30_000)
     tmp_path = tmp_path / "out"
     tmp_path.mkdir()
     for fmt, name in (("markdown", "ctx.md"), ("json", "trace.json"), ("html", "report.html")):

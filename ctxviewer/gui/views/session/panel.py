@@ -41,7 +41,7 @@ from ctxviewer.gui.views.session.plot import UsagePlot
 from ctxviewer.gui.views.session.recorded import NOT_COMPARED, RecordedPage
 from ctxviewer.gui.views.session.runwatch import RunFollower, RunUpdate
 from ctxviewer.gui.views.session.series import PlotValue
-from ctxviewer.gui.views.session.steps import StepModel, step_table
+from ctxviewer.gui.views.session.steps import StepModel, step_column_widths, step_table
 from ctxviewer.gui.views.session.timeline import TimelinePage
 from ctxviewer.gui.widgets.charts import Gauge, GaugeValue
 from ctxviewer.gui.widgets.empty import NO_RUN
@@ -199,11 +199,15 @@ class SessionPanel(QWidget):
         return self._replay
 
     def _fit_columns(self) -> None:
-        """Size the columns to their contents once (the step text column stretches)."""
+        """Size the columns to their contents once a replay (the step text column stretches).
+
+        Measured from the columns' texts (:func:`step_column_widths`) rather than by asking
+        the model for every cell and role, which a new feature's replay paid on every click.
+        """
         self._fitted = True
-        for column in range(self.model.columnCount()):
-            if column != 1:
-                self.table.resizeColumnToContents(column)
+        for column, width in step_column_widths(self.table, self.model).items():
+            if column != 1 and self.table.columnWidth(column) != width:
+                self.table.setColumnWidth(column, width)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

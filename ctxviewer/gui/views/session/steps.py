@@ -1,5 +1,6 @@
 """The replay's step table: its columns and :class:`StepModel`, which greys the steps not
-yet played and marks the checkpointing ones red and bold.
+yet played and marks the checkpointing ones red and bold; the columns fitted to their texts
+(:func:`step_column_widths`).  See docs/gui.md.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QBrush, QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QBrush, QFont, QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from ctxviewer.engine.runs.session import ReplayStep
@@ -18,6 +19,8 @@ from ctxviewer.gui.widgets.plaintext import plain_tip
 from ctxviewer.gui.widgets.table_actions import install_table_actions
 
 ROLE = QPalette.ColorRole
+#: What a cell adds to its text's width (the item delegate's margins on both sides).
+CELL_MARGINS = 8
 
 
 def step_columns() -> list[Column]:
@@ -66,6 +69,25 @@ class StepModel(RecordModel):
                     f"{step.task_id}: {step.title}\n{step_detail(step)}" if step.title else step_detail(step)
                 )
         return super().data(index, role)
+
+
+def step_column_widths(table: QTableView, model: StepModel) -> dict[int, int]:
+    """Each column's width fitted to its texts, as ``resizeColumnToContents`` fits it: the
+    widest cell text (bold in a checkpointing step's row) with the cell's margins, and never
+    narrower than the header wants."""
+    plain = table.fontMetrics()
+    bold_font = QFont(table.font())
+    bold_font.setBold(True)
+    bold = QFontMetrics(bold_font)
+    header = table.horizontalHeader()
+    steps: tuple[ReplayStep, ...] = model.rows()
+    widths: dict[int, int] = {}
+    for column, spec in enumerate(model.columns()):
+        widest = max(
+            ((bold if step.checkpoint else plain).horizontalAdvance(spec.text(step)) for step in steps), default=0
+        )
+        widths[column] = max(header.sectionSizeHint(column), widest + CELL_MARGINS if steps else 0)
+    return widths
 
 
 def step_table(model: StepModel, parent: QWidget) -> QTableView:
