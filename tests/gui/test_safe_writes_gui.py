@@ -88,6 +88,8 @@ def test_a_failed_export_from_the_window_keeps_the_old_file(
     qtbot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, name: str
 ) -> None:
     trace = open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    # The worker's prompt, which the HTML report carries, is composed a moment after the trace is shown.
+    qtbot.waitUntil(lambda: window.tabs.prompt.prompt() is not None, timeout=30_000)
     folder = tmp_path / "out"
     folder.mkdir()
     target = folder / name
