@@ -211,12 +211,12 @@ class PairSearch:
         sections = refit.sections
         key = None if sections is None else sections.through.get(item_id)
         axes = {a.key: (n, a) for n, a in self.numeric}
-        if key is None or key not in axes or BUDGET not in axes:
+        if key is None or key not in axes:
             return []
         inside = self._inside(key, item_id)
         if not inside:
             return []
-        (nb, budget_axis), (nk, share_axis) = axes[BUDGET], axes[key]
+        nk, share_axis = axes[key]
         other_key = next(k for k in SHARE_KEYS if k != key)
         other = axes.get(other_key)
         shares = {k: getattr(self.settings, k) for k in SHARE_KEYS}
@@ -252,14 +252,19 @@ class PairSearch:
         # The budget and the share: at each budget, walked outward from the current one, the
         # section budgets nearest the share's own below and above; the walk ends where the
         # budget's change alone is larger than the smallest pair found.
-        lo, hi_b = (
-            (budget_axis.lo, budget_axis.hi)
-            if whole
-            else (max(budget_axis.lo, budget_axis.suggest_lo), min(budget_axis.hi, budget_axis.suggest_hi))
-        )
+        nb, budget_axis = axes.get(BUDGET, (-1, None))
+        walks: tuple[tuple[int, int], ...] = ()
+        if budget_axis is not None:
+            lo, hi_b = (
+                (budget_axis.lo, budget_axis.hi)
+                if whole
+                else (max(budget_axis.lo, budget_axis.suggest_lo), min(budget_axis.hi, budget_axis.suggest_hi))
+            )
+            walks = ((1, hi_b), (-1, lo))
         max_share = max(0.0, 1.0 - shares[other_key])
         first_in = inside[0][0]
-        for direction, end in ((1, hi_b), (-1, lo)):
+        for direction, end in walks:
+            assert budget_axis is not None
             at = budget + direction
             while (at - end) * direction <= 0:
                 self._tick()
@@ -289,6 +294,7 @@ class PairSearch:
                 fates = refit.fates(budget, {key: value, other_key: two_shares[2]})
                 first, second = (nk, value, share_axis), (other[0], two_shares[2], other[1])
             else:
+                assert budget_axis is not None
                 fates = refit.fates(at_budget, {**shares, key: value})
                 first, second = (nb, at_budget, budget_axis), (nk, value, share_axis)
             self.evaluations += 1
