@@ -396,16 +396,21 @@ class _Collector:
         self.cancel = cancel
         self.progress = progress
         self.evaluations = 0
+        self._absent = (ABSENT,) * len(item_ids)
+        self._last: tuple[Mapping[str, str] | None, int] = (None, 0)
 
     def add(self, fates: Mapping[str, str]) -> int:
         self.evaluations += 1
         if self.cancel is not None and self.evaluations % 256 == 0 and self.cancel.is_set():
             raise Cancelled("sensitivity")
-        vector = tuple(fates.get(i, ABSENT) for i in self.item_ids)
+        if fates is self._last[0]:  # a refit gives the same mapping again where nothing changed
+            return self._last[1]
+        vector = tuple(map(fates.get, self.item_ids, self._absent))
         found = self.index.get(vector)
         if found is None:
             found = self.index[vector] = len(self.vectors)
             self.vectors.append(vector)
+        self._last = (fates, found)
         return found
 
     def report(self, stage: str, fraction: float) -> None:
