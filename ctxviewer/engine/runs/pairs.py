@@ -2,9 +2,11 @@
 for a candidate no single setting brings in.
 
 :class:`PairSearch` works over a task's :class:`~ctxviewer.engine.runs.sensitivity.Sensitivity`:
-each value of top_k or a switch is run once, and the budget and shares at that value go through
-the refit built there; two such values together are one whole run.  What is searched, the measure
-of a change's size and why: ``docs/sensitivity.md`` (two settings together).
+the budget with a share and the two shares from the candidate's fates along the one section
+budget that decides it (the refit's ``sections``); each value of top_k or a switch run once, the
+budget and shares at that value through the refit built there; two such values together one whole
+run.  What is searched, the measure of a change's size and why it is exact: ``docs/sensitivity.md``
+(two settings together).
 """
 
 from __future__ import annotations
