@@ -209,10 +209,12 @@ class PairSearch:
         (the budget and the share), or by a share past what the other leaves, the other lowered
         to make room (the two shares); the budget with the other share gives the budget's own
         section budgets.  docs/sensitivity.md (two settings together) has the argument."""
+        axes = {a.key: (n, a) for n, a in self.numeric}
+        if not any(a.kind == SHARE for _n, a in self.numeric):
+            return []  # no share axis: the refit is not needed
         refit = self._refit(None)
         sections = refit.sections
         key = None if sections is None else sections.through.get(item_id)
-        axes = {a.key: (n, a) for n, a in self.numeric}
         if key is None or key not in axes:
             return []
         inside = self._inside(key, item_id)
