@@ -2,11 +2,13 @@
 
 For each sample project, profile and task at a tight budget: a one-setting suggestion is applied
 as ``--set`` reads it and must bring its candidate in; else the two-setting suggestion likewise;
-else a brute force over the axes must find nothing (every value of top_k and of each switch run
+else a brute force over the axes must find nothing: every value of top_k and of each switch run
 whole, the budget and shares at each walked in full through the refit built there, every two
-such values together run whole); and it counts those with none that a budget or share can move
-at all (in the refit's ``decided``: for the others no budget and share together can bring them in
-either).  Prints one line per sample and profile, and exits 1 on any failure.
+such values together run whole, and, for a candidate a budget or share moves at all (in the
+refit's ``decided``; no budget and share together move the others), every budget with every
+section budget of each share and every two section budgets of the shares together through the
+refit (budgets up to where each share's section budget passes what the ceiling gives it).
+Prints one line per sample and profile, and exits 1 on any failure.
 """
 
 from __future__ import annotations
@@ -23,12 +25,22 @@ sys.path.insert(0, str(ROOT))
 
 from ctxviewer.cli.common import parse_setting  # noqa: E402
 from ctxviewer.engine.files.reading import one_pass  # noqa: E402
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS  # noqa: E402
 from ctxviewer.engine.project.loading import Feature, Project, Task, load_project  # noqa: E402
 from ctxviewer.engine.project.settings import Settings  # noqa: E402
 from ctxviewer.engine.registry import PROFILES  # noqa: E402
 from ctxviewer.engine.runs.pairs import PairSearch  # noqa: E402
 from ctxviewer.engine.runs.pipeline import assemble_task  # noqa: E402
-from ctxviewer.engine.runs.sensitivity import CHOICE, COUNT, SHARE, TOKENS, refit_for, sensitivity  # noqa: E402
+from ctxviewer.engine.runs.sensitivity import (  # noqa: E402
+    CHOICE,
+    COUNT,
+    SHARE,
+    TOKENS,
+    refit_for,
+    sensitivity,
+    share_for,
+    share_top,
+)
 from ctxviewer.engine.trace.model import KEPT, Trace  # noqa: E402
 
 SAMPLES = ROOT / "sample_projects"
@@ -67,13 +79,50 @@ def _none_anywhere(
     return found
 
 
+def _numeric_pairs(refit: Any, sens: Any, settings: Settings, ids: set[str]) -> set[str]:
+    """Of *ids*, those the budget with a share, or the two shares, bring in: every budget (up to
+    where each share's section budget passes what it gives at the budget axis's ceiling) with every
+    section budget of a share, and every two section budgets of the shares at the budget."""
+    shares = {k: getattr(settings, k) for k in SHARE_KEYS if sens.axis(k) is not None}
+    budget_axis = sens.axis("budget")
+    if not shares or budget_axis is None:
+        return set()
+    found: set[str] = set()
+
+    def look(budget: int, values: dict[str, float]) -> None:
+        fates = refit.fates(budget, values)
+        found.update(i for i in ids if fates.get(i) in KEPT)
+
+    ceiling = budget_axis.ceiling or budget_axis.hi
+    for key, share in shares.items():
+        other = {k: v for k, v in shares.items() if k != key}
+        reach = max([ceiling, *(int(ceiling * v) / v + 1 for v in other.values() if v > 0)])
+        cap = min(budget_axis.hi, int(max(reach, int(ceiling * share) / max(1e-9, 1 - sum(other.values())))) + 1)
+        for at in range(budget_axis.lo, cap + 1):
+            if at == settings.budget:
+                continue
+            top = share_top(key, at, {**other, key: share})[0]
+            for n in range(top + 1):
+                if n != int(at * share):
+                    look(at, {**other, key: share_for(at, n)})
+    if len(shares) == 2:
+        (a, s_a), (b, s_b) = shares.items()
+        for n in range(settings.budget + 1):
+            v = share_for(settings.budget, n)
+            for m in range(settings.budget - n + 1):
+                w = share_for(settings.budget, m)
+                if v != s_a and w != s_b and v + w <= 1.0 + 1e-9:
+                    look(settings.budget, {a: v, b: w})
+    return found
+
+
 def check(sample: str, profile: str, budget: int) -> tuple[dict[str, int], list[str]]:
     project = load_project(SAMPLES / sample)
     settings = project.settings.with_overrides({"profile": profile, "budget": budget}, "check")
     fs = one_pass()
-    # "not shown": of those with none, how many a budget or a share decides where the profile has
-    # both (for them, a budget and a share together are not ruled out).
-    counts = {"left out": 0, "one": 0, "two": 0, "none": 0, "not shown": 0}
+    # "moved": of those with none, how many a budget or a share moves (decided), where the profile
+    # has both: the budget with a share and the two shares are brute-forced for them.
+    counts = {"left out": 0, "one": 0, "two": 0, "none": 0, "moved": 0}
     failures: list[str] = []
     for feature in project.features:
         for task in feature.tasks:
@@ -100,11 +149,14 @@ def check(sample: str, profile: str, budget: int) -> tuple[dict[str, int], list[
                     failures.append(f"{sample} {profile} {task.id} {item.id}: {changes} leaves it out")
             if none:
                 wrong = _none_anywhere(project, feature, task, settings, trace, sens, none)
-                failures += [f"{sample} {profile} {task.id} {i}: a pair brings it in" for i in sorted(wrong)]
                 numeric = [a for a in sens.axes if a.kind in (TOKENS, SHARE)]
-                if len(numeric) > 1:  # the budget with a share, or two shares, are not searched together
-                    decided = refit_for(project, feature, task, settings).decided
-                    counts["not shown"] += len(none if decided is None else none & decided)
+                if len(numeric) > 1:
+                    refit = refit_for(project, feature, task, settings)
+                    moved = none if refit.decided is None else none & refit.decided
+                    counts["moved"] += len(moved)
+                    if moved:
+                        wrong |= _numeric_pairs(refit, sens, settings, moved)
+                failures += [f"{sample} {profile} {task.id} {i}: a pair brings it in" for i in sorted(wrong)]
     return counts, failures
 
 

@@ -7,7 +7,7 @@ Each profile's refit (``<package>/refit.py``, named in its registry record) keep
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ctxviewer.engine.project.loading import Feature, Project, Task
@@ -15,6 +15,20 @@ from ctxviewer.engine.project.settings import Settings, accepted_budgets
 
 #: The settings a refit may vary besides the budget: the two section shares.
 SHARE_KEYS: tuple[str, ...] = ("security_share", "spec_share")
+
+
+@dataclass(frozen=True)
+class Sections:
+    """The candidates a refit decides by one section budget alone.
+
+    For each id in :attr:`through`, its fate under :meth:`Refit.fates` is a function of
+    ``int(budget * shares[key])`` alone, *key* the share it maps to, at every budget and shares
+    (so ``fates(n, {key: 1.0, other: 0.0})`` gives it at section budget *n*); from the section
+    budget :attr:`tops` gives for *key* on, none of those fates changes any more.
+    """
+
+    through: Mapping[str, str]
+    tops: Mapping[str, int]
 
 
 class Refit(Protocol):
@@ -37,6 +51,11 @@ class Refit(Protocol):
         """The item ids whose fate :meth:`fates` may give otherwise than the built run (at least
         those); every other id keeps the built run's status at every budget and share.  None:
         any may change."""
+        ...
+
+    @property
+    def sections(self) -> Sections | None:
+        """The candidates decided by one section budget alone (None: no shares, or none is)."""
         ...
 
 

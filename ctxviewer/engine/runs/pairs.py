@@ -2,14 +2,18 @@
 for a candidate no single setting brings in.
 
 :class:`PairSearch` works over a task's :class:`~ctxviewer.engine.runs.sensitivity.Sensitivity`:
-each value of top_k or a switch is run once, and the budget and shares at that value go through
-the refit built there; two such values together are one whole run.  What is searched, the measure
-of a change's size and why: ``docs/sensitivity.md`` (two settings together).
+the budget with a share and the two shares from the candidate's fates along the one section
+budget that decides it (the refit's ``sections``); each value of top_k or a switch run once, the
+budget and shares at that value through the refit built there; two such values together one whole
+run.  What is searched, the measure of a change's size and why it is exact: ``docs/sensitivity.md``
+(two settings together).
 """
 
 from __future__ import annotations
 
+import math
 import threading
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,6 +26,7 @@ from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.runs.sensitivity import (
     ABSENT,
+    BUDGET,
     CHOICE,
     COUNT,
     SHARE,
@@ -31,6 +36,8 @@ from ctxviewer.engine.runs.sensitivity import (
     Suggestion,
     WholeRunRefit,
     refit_for,
+    share_for,
+    share_top,
     size_of,
 )
 from ctxviewer.engine.trace.model import KEPT, Trace
@@ -72,9 +79,11 @@ class _Walk:
     the first position at which each candidate was in."""
 
     next: int
-    #: The candidates the walk can bring in (None: any).
-    watched: frozenset[str] | None
+    #: The candidates the walk can bring in and has not yet (None: any).
+    pending: list[str] | None
     first_in: dict[str, int] = field(default_factory=dict)
+    #: The fates at the last position worked out.
+    seen: Mapping[str, str] | None = None
 
 
 class PairSearch:
@@ -106,8 +115,14 @@ class PairSearch:
         #: The top_k above which nothing changes (as the top_k axis has it): the last rank.
         self.last_rank = max(1, min(10_000, max(ranks, default=1)))
         self._runs: dict[tuple[_Step, ...], Trace] = {}
-        self._refits: dict[_Step, Refit] = {}
-        self._walks: dict[tuple[_Step, str, tuple[int, int, int]], _Walk] = {}
+        self._vectors: dict[tuple[_Step, ...], Mapping[str, str]] = {}
+        self._refits: dict[_Step | None, Refit] = {}
+        #: Per share key, each candidate's section budgets at which it is in (:meth:`_inside`).
+        self._lines: dict[str, dict[str, list[tuple[int, int]]]] = {}
+        self._ticks = 0
+        self._shares = {k: getattr(settings, k) for k in SHARE_KEYS}
+        self._share_values: dict[tuple[str, int], Any] = {}
+        self._walks: dict[tuple[_Step, str, int, int], _Walk] = {}
         self._answers: dict[str, PairSuggestion | None] = {}
         #: The cancel token of the call in progress, per thread (jobs of a worker may overlap).
         self._local = threading.local()
@@ -152,12 +167,15 @@ class PairSearch:
                     entries.append((size, 1, (n, a_pos, a_value), (m, b_pos, b_value)))
         entries.sort(key=lambda e: (e[0], e[1]))
         best: tuple[tuple[float, int, int, int], PairSuggestion] | None = None
+        for key_found in self._sectioned(item_id, whole):
+            if best is None or key_found[0] < best[0]:
+                best = key_found
         for lower, _kind, step, other in entries:
             if best is not None and lower > best[0][0]:
                 break
             found: list[tuple[tuple[float, int, int, int], PairSuggestion]] = []
             if other is not None:  # two discrete values: one whole run
-                vector = {item.id: item.status for item in self._run((step, other)).items}
+                vector = self._vector((step, other))
                 if vector.get(item_id, ABSENT) in KEPT:
                     found.append(self._pair(item_id, vector, self._change(step), self._change(other), lower, whole))
             elif _status(self._run((step,)), item_id) not in KEPT:  # in already: one setting is enough
@@ -178,6 +196,149 @@ class PairSearch:
                     best = key_found
         return None if best is None else best[1]
 
+    # -- the budget with a share, and the two shares -------------------------------------------
+
+    def _sectioned(self, item_id: str, whole: bool) -> list[tuple[tuple[float, int, int, int], PairSuggestion]]:
+        """The smallest pairs of the budget and a share, or of the two shares, that bring *item_id*
+        in, when the refit at the current settings decides it by one section budget alone (else
+        none: a candidate it does not decide keeps its fate at every budget and share).
+
+        Its fate is then ``in_context(n)`` of that section's budget *n* only.  The budget alone
+        gives ``int(b * share)`` at every budget *b*, the share alone every *n* up to what the
+        other share leaves; so a pair brings it in only by a share to an *n* at another budget
+        (the budget and the share), or by a share past what the other leaves, the other lowered
+        to make room (the two shares); the budget with the other share gives the budget's own
+        section budgets.  docs/sensitivity.md (two settings together) has the argument."""
+        axes = {a.key: (n, a) for n, a in self.numeric}
+        if not any(a.kind == SHARE for _n, a in self.numeric):
+            return []  # no share axis: the refit is not needed
+        refit = self._refit(None)
+        sections = refit.sections
+        key = None if sections is None else sections.through.get(item_id)
+        if key is None or key not in axes:
+            return []
+        inside = self._inside(key, item_id)
+        if not inside:
+            return []
+        nk, share_axis = axes[key]
+        other_key = next(k for k in SHARE_KEYS if k != key)
+        other = axes.get(other_key)
+        shares = {k: getattr(self.settings, k) for k in SHARE_KEYS}
+        budget, share = self.settings.budget, shares[key]
+        candidates: list[tuple[float, int, float]] = []  # (size, budget, share)
+        bound: float | None = None
+
+        def offer(size: float, at_budget: int, value: float) -> None:
+            nonlocal bound
+            if bound is None or size <= bound:
+                candidates.append((size, at_budget, value))
+                bound = size if bound is None else min(bound, size)
+
+        # The two shares: the first section budget past what the other share leaves, the other
+        # share at the largest value that leaves it (both changes grow with the section budget).
+        if other is not None:
+            hi = share_top(key, budget, shares)[0]
+            n = _first_above(inside, hi)
+            if n is not None and n <= budget:
+                value = share_for(budget, n)
+                room = 1.0 - value
+                m = int(budget * room)
+                if m > 0 and share_for(budget, m) > room:
+                    m -= 1
+                other_value = share_for(budget, m)
+                size = size_of(share_axis, value) + size_of(other[1], other_value)
+                offer(size, budget, value)
+                two_shares = (size, value, other_value)
+            else:
+                two_shares = None
+        else:
+            two_shares = None
+        # The budget and the share: at each budget, walked outward from the current one, the
+        # section budgets nearest the share's own below and above; the walk ends where the
+        # budget's change alone is larger than the smallest pair found.
+        nb, budget_axis = axes.get(BUDGET, (-1, None))
+        walks: tuple[tuple[int, int], ...] = ()
+        if budget_axis is not None:
+            lo, hi_b = (
+                (budget_axis.lo, budget_axis.hi)
+                if whole
+                else (max(budget_axis.lo, budget_axis.suggest_lo), min(budget_axis.hi, budget_axis.suggest_hi))
+            )
+            walks = ((1, hi_b), (-1, lo))
+        max_share = max(0.0, 1.0 - shares[other_key])
+        first_in = inside[0][0]
+        for direction, end in walks:
+            assert budget_axis is not None
+            at = budget + direction
+            while (at - end) * direction <= 0:
+                self._tick()
+                change = size_of(budget_axis, at)
+                if bound is not None and change > bound:
+                    break
+                top = int(at * max_share)
+                if top < first_in:  # nothing in reach: none below, and above only from where it is
+                    if direction < 0 or max_share <= 0:
+                        break
+                    at = max(at + 1, math.ceil(first_in / max_share) - 1)
+                    continue
+                here = int(at * share)
+                if top > 0 and share_for(at, top) > max_share:
+                    top -= 1
+                for n in (_last_below(inside, here), _first_above(inside, here)):
+                    if n is not None and n <= top:
+                        value = share_for(at, n)
+                        offer(change + size_of(share_axis, value), at, value)
+                at += direction
+        out = []
+        for size, at_budget, value in candidates:
+            if bound is not None and size > bound:
+                continue
+            if at_budget == budget:  # the two shares
+                assert two_shares is not None and other is not None
+                fates = refit.fates(budget, {key: value, other_key: two_shares[2]})
+                first, second = (nk, value, share_axis), (other[0], two_shares[2], other[1])
+            else:
+                assert budget_axis is not None
+                fates = refit.fates(at_budget, {**shares, key: value})
+                first, second = (nb, at_budget, budget_axis), (nk, value, share_axis)
+            self.evaluations += 1
+            if fates.get(item_id, ABSENT) in KEPT:
+                out.append(self._pair(item_id, fates, first, second, size, whole))
+        return out
+
+    def _inside(self, key: str, item_id: str) -> list[tuple[int, int]]:
+        """The section budgets of *key* at which *item_id* is in, as ascending ``(first, last)``
+        runs, the last run open (``last`` None) when it is in from the section's top on."""
+        line = self._lines.get(key)
+        if line is None:
+            refit = self._refit(None)
+            sections = refit.sections
+            assert sections is not None
+            ids = [i for i, k in sections.through.items() if k == key]
+            top = sections.tops[key]
+            other = next(k for k in SHARE_KEYS if k != key)
+            line = self._lines[key] = {i: [] for i in ids}
+            for n in range(top + 1):
+                self._tick()
+                fates = refit.fates(n, {key: 1.0, other: 0.0})
+                self.evaluations += 1
+                for i in ids:
+                    if fates.get(i, ABSENT) in KEPT:
+                        runs = line[i]
+                        if runs and runs[-1][1] == n - 1:
+                            runs[-1] = (runs[-1][0], n)
+                        else:
+                            runs.append((n, n))
+            for runs in line.values():
+                if runs and runs[-1][1] == top:
+                    runs[-1] = (runs[-1][0], _OPEN)
+        return line.get(item_id, [])
+
+    def _tick(self) -> None:
+        self._ticks += 1
+        if self._ticks % 256 == 0:
+            self._check()
+
     def _walk(self, step: _Step, axis: Axis, way: tuple[int, int, int], item_id: str, room: float | None) -> int | None:
         """The first position of the walk *way* (``(first, last, direction)``) along *axis* at *step*'s
         value at which *item_id* is in, no further than *room* (a size; None: no limit).
@@ -185,24 +346,49 @@ class PairSearch:
         A walk is shared by every candidate: the positions it has passed are kept with the first
         position at which each candidate was in, so it goes on from where it stopped."""
         first, last, direction = way
-        walk = self._walks.get((step, axis.key, way))
+        # A walk is the same sequence of positions whatever its end: walks from one start in one
+        # direction (inside the suggestion range, then the whole range) share one record.
+        walk = self._walks.get((step, axis.key, first, direction))
         if walk is None:
             # Only what the refit decides can come in along the walk (None: anything may).
-            walk = self._walks[(step, axis.key, way)] = _Walk(first, self._decided(step))
+            decided = self._decided(step)
+            walk = self._walks[(step, axis.key, first, direction)] = _Walk(
+                first, None if decided is None else sorted(decided)
+            )
+        refit, shares, budget = self._refit(step), self._shares, self.settings.budget
+        tokens = axis.kind == TOKENS
+        first_in = walk.first_in
         while True:
-            found = walk.first_in.get(item_id)
+            found = first_in.get(item_id)
             if found is not None:
-                return found if room is None or size_of(axis, axis.value(found)) <= room else None
+                if (found - last) * direction > 0:
+                    return None
+                return found if room is None or size_of(axis, self._value(axis, found)) <= room else None
             position = walk.next
             if (position - last) * direction > 0:
                 return None
-            if room is not None and size_of(axis, axis.value(position)) > room:
+            value = position if tokens else self._value(axis, position)
+            if room is not None and size_of(axis, value) > room:
                 return None
-            fates = self._fates(step, axis, position)
-            for other in walk.watched if walk.watched is not None else fates:
-                if fates.get(other, ABSENT) in KEPT and other not in walk.first_in:
-                    walk.first_in[other] = position
+            # As _fates, inline: this loop is where the search spends its time.
+            self.evaluations += 1
+            if self.evaluations % 256 == 0:
+                self._check()
+            fates = refit.fates(position, shares) if tokens else refit.fates(budget, {**shares, axis.key: value})
             walk.next = position + direction
+            if fates is walk.seen:  # the refit gave the same fates as at the position before
+                continue
+            walk.seen = fates
+            if walk.pending is None:
+                for other, status in fates.items():
+                    if status in KEPT and other not in first_in:
+                        first_in[other] = position
+            else:
+                get = fates.get
+                came = [other for other in walk.pending if get(other, ABSENT) in KEPT]
+                if came:
+                    first_in.update(dict.fromkeys(came, position))
+                    walk.pending = [other for other in walk.pending if other not in first_in]
 
     def _change(self, step: _Step) -> tuple[int, Any, Axis]:
         n, _position, value = step
@@ -266,15 +452,23 @@ class PairSearch:
             self.runs += 1
         return found
 
-    def _refit(self, step: _Step) -> Refit:
-        """The refit built at *step*'s value; the whole-run refit when it disagrees with the run there."""
+    def _vector(self, steps: tuple[_Step, ...]) -> Mapping[str, str]:
+        found = self._vectors.get(steps)
+        if found is None:
+            found = self._vectors[steps] = {item.id: item.status for item in self._run(steps).items}
+        return found
+
+    def _refit(self, step: _Step | None) -> Refit:
+        """The refit built at *step*'s value (None: the current settings); the whole-run refit when
+        it disagrees with the run there."""
         found = self._refits.get(step)
         if found is None:
             self._check()
-            settings = self._settings((step,))
+            steps = () if step is None else (step,)
+            settings = self._settings(steps)
             found = refit_for(self.project, self.feature, self.task, settings)
             fates = found.fates(settings.budget, {k: getattr(settings, k) for k in SHARE_KEYS})
-            if any(fates.get(item.id) != item.status for item in self._run((step,)).items):
+            if any(fates.get(item.id) != item.status for item in self._run(steps).items):
                 found = WholeRunRefit(self.project, self.feature, self.task, settings)
             self._refits[step] = found
         return found
@@ -288,15 +482,43 @@ class PairSearch:
         self.evaluations += 1
         if self.evaluations % 256 == 0:
             self._check()
-        shares = {k: getattr(self.settings, k) for k in SHARE_KEYS}
         if axis.kind == TOKENS:
-            return self._refit(step).fates(position, shares)
-        return self._refit(step).fates(self.settings.budget, {**shares, axis.key: axis.value(position)})
+            return self._refit(step).fates(position, self._shares)
+        return self._refit(step).fates(self.settings.budget, {**self._shares, axis.key: self._value(axis, position)})
+
+    def _value(self, axis: Axis, position: int) -> Any:
+        """*axis*'s value at *position* (kept: a share's is worked out in decimals)."""
+        if axis.kind != SHARE:
+            return axis.value(position)
+        found = self._share_values.get((axis.key, position))
+        if found is None:
+            found = self._share_values[(axis.key, position)] = axis.value(position)
+        return found
 
     def _check(self) -> None:
         cancel = getattr(self._local, "cancel", None)
         if cancel is not None and cancel.is_set():
             raise Cancelled("two-setting suggestions")
+
+
+#: The last run of section budgets at which a candidate is in goes on for good.
+_OPEN = 1 << 62
+
+
+def _first_above(runs: Sequence[tuple[int, int]], n: int) -> int | None:
+    """The smallest section budget above *n* in *runs* (ascending ``(first, last)``)."""
+    at = bisect_right(runs, (n, _OPEN))  # the first run starting above n
+    if at > 0 and runs[at - 1][1] > n:
+        return n + 1
+    return runs[at][0] if at < len(runs) else None
+
+
+def _last_below(runs: Sequence[tuple[int, int]], n: int) -> int | None:
+    """The largest section budget below *n* in *runs*."""
+    at = bisect_left(runs, (n, -1))  # the first run starting at n or above
+    if at == 0:
+        return None
+    return min(runs[at - 1][1], n - 1)
 
 
 def _status(run: Trace, item_id: str) -> str:

@@ -71,6 +71,11 @@ class WholeRunRefit:
         """Unknown: a whole run may change any fate."""
         return None
 
+    @property
+    def sections(self) -> None:
+        """Unknown: a whole run may read any section budget."""
+        return None
+
     def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
         settings = with_values(self.settings, budget, shares)
         return _whole_run(self.project, self.feature, self.task, settings, self._pass)
@@ -391,16 +396,21 @@ class _Collector:
         self.cancel = cancel
         self.progress = progress
         self.evaluations = 0
+        self._absent = (ABSENT,) * len(item_ids)
+        self._last: tuple[Mapping[str, str] | None, int] = (None, 0)
 
     def add(self, fates: Mapping[str, str]) -> int:
         self.evaluations += 1
         if self.cancel is not None and self.evaluations % 256 == 0 and self.cancel.is_set():
             raise Cancelled("sensitivity")
-        vector = tuple(fates.get(i, ABSENT) for i in self.item_ids)
+        if fates is self._last[0]:  # a refit gives the same mapping again where nothing changed
+            return self._last[1]
+        vector = tuple(map(fates.get, self.item_ids, self._absent))
         found = self.index.get(vector)
         if found is None:
             found = self.index[vector] = len(self.vectors)
             self.vectors.append(vector)
+        self._last = (fates, found)
         return found
 
     def report(self, stage: str, fraction: float) -> None:
@@ -428,7 +438,7 @@ def _budget_positions(refit: Refit, settings: Settings) -> tuple[int, int, int]:
     return bottom, max(bottom, min(top, refit.ceiling())), top
 
 
-def _share_top(key: str, budget: int, shares: Mapping[str, float]) -> tuple[int, float]:
+def share_top(key: str, budget: int, shares: Mapping[str, float]) -> tuple[int, float]:
     """The largest section budget share *key* can give at *budget* (positions 0..it are evaluated),
     and the largest share allowed (the other share leaves the rest)."""
     max_share = max(0.0, 1.0 - sum(v for k, v in shares.items() if k != key))
@@ -482,7 +492,7 @@ def _budget_axis(
 def _share_axis(refit: Refit, key: str, budget: int, shares: Mapping[str, float], collect: _Collector) -> Axis:
     """Every section budget ``int(budget * share)`` the share can give, up to what the other share leaves."""
     collect.report(key, 0.6)
-    hi, max_share = _share_top(key, budget, shares)
+    hi, max_share = share_top(key, budget, shares)
 
     def at(position: int) -> int:
         return collect.add(refit.fates(budget, {**shares, key: min(share_for(budget, position), max_share)}))
@@ -547,7 +557,7 @@ def sensitivity(
         bottom, ceiling, _top = _budget_positions(refit, settings)
         work.append((BUDGET, ceiling - bottom + 1, whole))
     work += [
-        (key, _share_top(key, settings.budget, shares)[0] + 1, whole)
+        (key, share_top(key, settings.budget, shares)[0] + 1, whole)
         for key in SHARE_KEYS
         if key in refit.keys and want(key)
     ]

@@ -8,13 +8,17 @@ size, and every pair it gives, applied, must bring its candidate in.
 
 from __future__ import annotations
 
+import math
 import threading
+from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ctxviewer.engine.profiles.base import Cancelled
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pairs import PairSearch
@@ -29,9 +33,13 @@ from ctxviewer.engine.runs.sensitivity import (
     nearest_including,
     refit_for,
     sensitivity,
+    share_for,
+    share_top,
     size_of,
 )
 from ctxviewer.engine.trace.model import KEPT, Trace
+from tests.engine.profiles.mahabharatha.test_refit import DOCKER, _hand_project, _only
+from tests.engine.profiles.mahabharatha.test_refit import _settings as _seed_settings
 from tests.factories import make_small
 
 #: The profiles with an axis besides the budget and the shares (computed has none).
@@ -201,3 +209,150 @@ def test_answers_are_kept_per_candidate(small: Project) -> None:
     runs, evaluations = search.runs, search.evaluations
     assert first is not None and search.suggestion("requirements:3") is first
     assert (search.runs, search.evaluations) == (runs, evaluations)
+
+
+# -- the budget with a share, and the two shares ------------------------------------------------
+#
+# The seed's hand-worked project (tests/engine/profiles/mahabharatha/test_refit.py): the docker
+# rule block is in exactly when the security section's budget S is in [25, 50), [75, 100),
+# [125, 150) or from 175 on, whatever the budget and the spec share.
+
+
+def _seed(tmp_path: Path, **values: Any) -> tuple[Project, Feature, Task, Settings, Trace]:
+    project = _hand_project(tmp_path / "p")
+    feature, task = _only(project)
+    settings = _seed_settings(project, tokenizer="heuristic", **values)
+    return project, feature, task, settings, assemble_task(project, feature, task, settings, exact=False)
+
+
+def _two_shares(refit: Refit, settings: Settings, item_id: str) -> float | None:
+    """The smallest pair of the two shares at the budget (every two section budgets they can give,
+    both values changed) that brings *item_id* in."""
+    budget, (a, b) = settings.budget, SHARE_KEYS
+    s_a, s_b = getattr(settings, a), getattr(settings, b)
+    best: float | None = None
+    for n in range(budget + 1):
+        value = share_for(budget, n)
+        for m in range(budget + 1):
+            other = share_for(budget, m)
+            if value == s_a or other == s_b or value + other > 1.0:
+                continue
+            if refit.fates(budget, {a: value, b: other})[item_id] in KEPT:
+                total = abs(value - s_a) / s_a + abs(other - s_b) / s_b
+                best = total if best is None else min(best, total)
+    return best
+
+
+def test_two_shares_bring_in_a_rule_block_neither_share_reaches_alone(tmp_path: Path) -> None:
+    # Budget 200, security 0.1, spec 0.9: S is 20, and the security share can give at most the
+    # 20 the spec share leaves, short of docker's 25; the spec share does not move S.  With both:
+    # S = 25 (share 0.125, +25 %) and the spec share at the largest value that leaves it, 0.875
+    # (-2.78 %).  The budget is held (its axis not computed), so no budget pair competes.
+    project, feature, task, settings, trace = _seed(tmp_path, budget=200, security_share=0.1, spec_share=0.9)
+    keys = ["security_share", "spec_share", "top_k", "security_rule_filtering"]
+    sens = sensitivity(project, feature, task, settings, trace, keys=keys)
+    assert trace.item(DOCKER) is not None and sens.status(DOCKER) not in KEPT
+    assert sens.suggestion(DOCKER) is None
+    pair = PairSearch(project, feature, task, settings, trace, sens).suggestion(DOCKER)
+    assert pair is not None
+    assert [(c.key, c.value) for c in pair.changes] == [("security_share", 0.125), ("spec_share", 0.875)]
+    assert pair.size == pytest.approx(0.25 + 0.025 / 0.9)
+    # The brute force over every two section budgets, and every other pair, agrees.
+    refit = refit_for(project, feature, task, settings)
+    assert _two_shares(refit, settings, DOCKER) == pytest.approx(pair.size)
+    others = _brute_force(project, feature, task, settings, trace, sens, DOCKER)
+    assert others is None or others >= pair.size
+    applied = assemble_task(project, feature, task, replace(settings, **pair.values), exact=False).item(DOCKER)
+    assert applied is not None and applied.status in KEPT
+
+
+def _grid(refit: Refit, settings: Settings, key: str, ids: list[str], budgets: range) -> dict[str, float]:
+    """Per candidate of *ids*, the smallest size over every budget of *budgets* with every section
+    budget *key*'s share can give there but the budget's own, and over the two shares at the
+    budget with *key*'s section budget past what the other share leaves."""
+    other = next(k for k in SHARE_KEYS if k != key)
+    share, other_share, budget = getattr(settings, key), getattr(settings, other), settings.budget
+    best: dict[str, float] = {}
+
+    def offer(fates: Mapping[str, str], total: float) -> None:
+        for item_id in ids:
+            if fates[item_id] in KEPT and total < best.get(item_id, math.inf):
+                best[item_id] = total
+
+    for at in budgets:
+        if at == budget:
+            continue
+        top = share_top(key, at, {key: share, other: other_share})[0]
+        for n in range(top + 1):
+            if n != int(at * share):
+                value = share_for(at, n)
+                offer(
+                    refit.fates(at, {key: value, other: other_share}),
+                    abs(at - budget) / budget + abs(value - share) / share,
+                )
+    for n in range(share_top(key, budget, {key: share, other: other_share})[0] + 1, budget + 1):
+        value = share_for(budget, n)
+        for m in range(budget + 1):
+            other_value = share_for(budget, m)
+            if other_value != other_share and value + other_value <= 1.0:
+                total = abs(value - share) / share + abs(other_value - other_share) / other_share
+                offer(refit.fates(budget, {key: value, other: other_value}), total)
+    return best
+
+
+@pytest.mark.parametrize(("budget", "security_share"), [(200, 0.1), (150, 0.3)])
+def test_the_budget_with_a_share_is_the_smallest_a_brute_force_over_the_grid_finds(
+    tmp_path: Path, budget: int, security_share: float
+) -> None:
+    # Every rule block and top paragraph of the seed is decided by one section budget; along it
+    # docker and python are in, out and in again, and the paragraphs are included, truncated and
+    # included again.  For each, the smallest pair of the budget and its share, and of the two
+    # shares with its own past what the other leaves, that the search works out is the smallest a
+    # brute force finds over every budget up to twice the current one with every section budget
+    # there, and every two section budgets (a pair past that budget is larger than 1).
+    project, feature, task, settings, trace = _seed(tmp_path, budget=budget, security_share=security_share)
+    sens = sensitivity(project, feature, task, settings, trace)
+    search = PairSearch(project, feature, task, settings, trace, sens)
+    refit = search._refit(None)
+    sections = refit.sections
+    assert sections is not None
+    checked = 0
+    for key in SHARE_KEYS:
+        ids = sorted(i for i, k in sections.through.items() if k == key)
+        want = _grid(refit, settings, key, ids, range(1, 2 * budget + 1))
+        for item_id in ids:
+            found = search._sectioned(item_id, whole=True)
+            got = min((f[0][0] for f in found), default=None)
+            if want.get(item_id, math.inf) > 1:
+                assert got is None or got > 1 - 1e-9, item_id
+                continue
+            assert got == pytest.approx(want[item_id]), (item_id, got, want[item_id])
+            for _key, pair in found:
+                values = pair.values
+                shares = {k: values.get(k, getattr(settings, k)) for k in SHARE_KEYS}
+                assert refit.fates(values.get("budget", budget), shares)[item_id] in KEPT
+            checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("profile", ["mahabharatha", "ctxviewer"])
+def test_what_one_section_budget_decides_it_alone_decides(small: Project, profile: str) -> None:
+    # Refit.sections: each candidate it names has, at any budget and shares, the fate it has at its
+    # section budget alone; from the section's top on, that fate no longer changes.
+    feature, task, settings, _trace = _setup(small, profile, 700)
+    refit = refit_for(small, feature, task, settings)
+    sections = refit.sections
+    assert sections is not None and sections.through
+    points = [(b, s, t) for b in (150, 433, 700, 1201, 2900) for s in (0.0, 0.13, 0.3, 0.55) for t in (0.2, 0.45)]
+    for budget, security, spec in points:
+        fates = refit.fates(budget, {"security_share": security, "spec_share": spec})
+        for item_id, key in sections.through.items():
+            n = int(budget * (security if key == "security_share" else spec))
+            other = "spec_share" if key == "security_share" else "security_share"
+            assert fates[item_id] == refit.fates(n, {key: 1.0, other: 0.0})[item_id], (item_id, budget, security)
+    for key, top in sections.tops.items():
+        other = "spec_share" if key == "security_share" else "security_share"
+        at_top = refit.fates(top, {key: 1.0, other: 0.0})
+        for n in range(top, top + 60):
+            fates = refit.fates(n, {key: 1.0, other: 0.0})
+            assert all(fates[i] == at_top[i] for i, k in sections.through.items() if k == key), (key, n)

@@ -26,7 +26,7 @@ from ctxviewer.engine.profiles.ctxviewer.run import (
 )
 from ctxviewer.engine.profiles.lookup import profile_of_run
 from ctxviewer.engine.profiles.mahabharatha import SECURITY_HEADER
-from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, SpecSource, WholeRun, budget_range
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, Sections, SpecSource, WholeRun, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.tokens.counting import (
@@ -257,6 +257,24 @@ class CtxviewerRefit:
         placed = [*self.rule_items, *self.cand_items, *(p.item for p in self.heading_pieces)]
         return frozenset(self.ids[n] for n in placed)
 
+    @property
+    def sections(self) -> Sections:
+        """The rule blocks: the security section's budget alone decides them (its exact check
+        takes out only its own pieces; the whole context's takes from the spec while it has any,
+        and the security section alone never counts more than its budget, at most the whole's).
+        The spec's candidates also read the room the rules leave and the whole budget: none."""
+        need = self._security_need()[0]
+        return Sections(
+            dict.fromkeys((self.ids[n] for n in self.rule_items), "security_share"), {"security_share": need}
+        )
+
+    def _security_need(self) -> tuple[int, int]:
+        """The security budget at which every rule block fits whole and the section's own count
+        fits it (from there on nothing in it changes), and that count."""
+        all_rules = [self.sec_header, *self.rule_pieces] if self.rule_pieces else []
+        sec_exact = self._tokens(all_rules)
+        return (max(self.sec_header_count + sum(self.rule_costs), sec_exact) if all_rules else 0), sec_exact
+
     def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
         security_share, spec_share = self.shares["security_share"], self.shares["spec_share"]
         if shares:
@@ -302,8 +320,7 @@ class CtxviewerRefit:
         nothing depends on the budget.  The range's top when there is none."""
         security_share, spec_share = self.shares["security_share"], self.shares["spec_share"]
         all_rules = [self.sec_header, *self.rule_pieces] if self.rule_pieces else []
-        sec_exact = self._tokens(all_rules)
-        sec_need = max(self.sec_header_count + sum(self.rule_costs), sec_exact) if all_rules else 0
+        sec_need, sec_exact = self._security_need()
         parts = {self.cand_part[n] for n in range(len(self.cands))}
         heads = {h for h in self.cand_heading if h >= 0}
         spec_arith = (

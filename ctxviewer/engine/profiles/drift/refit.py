@@ -67,6 +67,11 @@ class CutSequenceRefit:
         return frozenset(self._ids[position] for cut in self._cuts for position in cut)
 
     @property
+    def sections(self) -> None:
+        """No shares: the budget alone decides (see :attr:`Refit.sections`)."""
+        return None
+
+    @property
     def tokens(self) -> tuple[int, ...]:
         """The whole context's count after 0, 1, ... cuts (what the stop is decided on)."""
         return self._tokens

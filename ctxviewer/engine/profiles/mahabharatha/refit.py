@@ -12,17 +12,21 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from ctxviewer.engine.profiles.lookup import profile_of_run
 from ctxviewer.engine.profiles.mahabharatha.excerpts import DESIGN_HEADER, REQUIREMENTS_HEADER, ScoredPart
 from ctxviewer.engine.profiles.mahabharatha.run import MahabharathaRun
-from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, SpecSource, WholeRun, budget_range
+from ctxviewer.engine.profiles.refit_contract import SHARE_KEYS, Refit, Sections, SpecSource, WholeRun, budget_range
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.project.upstream import resolve
 from ctxviewer.engine.signals.spec import TRUNCATION_MARKER
 from ctxviewer.engine.tokens.counting import HEURISTIC, Census, TokenCounter, get_counter
 from ctxviewer.engine.trace.model import CUT_FOR_BUDGET, INCLUDED, NOT_CANDIDATE, TRUNCATED
+
+#: Statuses kept per section budget at most (then cleared: bounded memory).
+MEMO_LIMIT = 100_000
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,20 @@ class SpecPart:
     paragraphs: tuple[tuple[str, int, int], ...]
     breaks: tuple[int, ...]
     sentences: tuple[int, ...]
+
+    @cached_property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(p[0] for p in self.paragraphs)
+
+    @cached_property
+    def ends(self) -> tuple[int, ...]:
+        """Where each paragraph ends (ascending)."""
+        return tuple(start + length for _id, start, length in self.paragraphs)
+
+    @cached_property
+    def empty(self) -> tuple[str, ...]:
+        """The paragraphs with no text."""
+        return tuple(item_id for item_id, _start, length in self.paragraphs if length == 0)
 
     @classmethod
     def of(cls, scored: ScoredPart) -> SpecPart:
@@ -97,6 +115,11 @@ class MahabharathaRefit:
         self._counts: dict[str, int] = {}
         self._prefixes: dict[tuple[str, int], int] = {}
         self._ceiling: int | None = None
+        self._sections: Sections | None = None
+        # Statuses by section budget (bounded: cleared when full).
+        self._by_security: dict[int, dict[str, str]] = {}
+        self._by_spec: dict[int, dict[str, str]] = {}
+        self._last: tuple[tuple[int, int], dict[str, str]] | None = None
 
     @property
     def keys(self) -> frozenset[str]:
@@ -107,20 +130,72 @@ class MahabharathaRefit:
         """The rule blocks and the top paragraphs: :meth:`decide` decides them again."""
         return frozenset([rule for rule, _size in self.rules] + [p[0] for part in self.parts for p in part.paragraphs])
 
+    @property
+    def sections(self) -> Sections:
+        """Every rule block is decided by the security section's budget alone, every top
+        paragraph by the spec section's (:meth:`decide` computes them apart)."""
+        if self._sections is None:
+            through = dict.fromkeys((rule for rule, _size in self.rules), "security_share")
+            through.update(dict.fromkeys((p[0] for part in self.parts for p in part.paragraphs), "spec_share"))
+            self._sections = Sections(through, {"security_share": self._security_top(), "spec_share": self._spec_top()})
+        return self._sections
+
+    def _security_top(self) -> int:
+        """The smallest security budget at which every rule block fits (and so from which all do)."""
+        need = sum(size for _rule, size in self.rules)
+        return -(-need // 4) if self.heuristic else need
+
+    def _spec_top(self) -> int:
+        """A spec budget from which every part's top paragraphs are kept whole: the requirements'
+        half reaches their length, and the design's room (the budget less the sections before it,
+        the requirements whole) reaches its own; both only grow with the budget."""
+        top = 0
+        before: str | None = None
+        for part in self.parts:
+            need = self._count(part.text) if not self.heuristic else -(-len(part.text) // 4)
+            if part.part == "requirements":
+                top = max(top, 2 * need)
+                before = part.text
+            else:
+                so_far = f"{REQUIREMENTS_HEADER}\n{before}\n{DESIGN_HEADER}" if before is not None else DESIGN_HEADER
+                top = max(top, self._count(so_far) + need)
+        return top
+
     def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
-        out = dict(self.base)
-        decided = self.decide(budget, shares)
+        """The fates at *budget* and *shares* (the same mapping as the call before when the section
+        budgets are the same)."""
+        security, spec = self._section_budgets(budget, shares)
+        if self._last is not None and self._last[0] == (security, spec):
+            return self._last[1]
+        out = self.base.copy()
+        out.update(self._rules_at(security))
+        out.update(self._spec_at(spec))
         if self.fatal:
-            decided = {k: NOT_CANDIDATE if v in (INCLUDED, TRUNCATED) else v for k, v in decided.items()}
-        out.update(decided)
+            for item_id in self.decided:
+                if out[item_id] in (INCLUDED, TRUNCATED):
+                    out[item_id] = NOT_CANDIDATE
+        self._last = ((security, spec), out)
         return out
 
     def decide(self, budget: int, shares: Mapping[str, float] | None = None) -> dict[str, str]:
         """The rule blocks' and top paragraphs' statuses before any fall-back."""
+        security, spec = self._section_budgets(budget, shares)
+        return {**self._rules_at(security), **self._spec_at(spec)}
+
+    def _section_budgets(self, budget: int, shares: Mapping[str, float] | None) -> tuple[int, int]:
         shares = shares or {}
-        security = int(budget * shares.get("security_share", self.settings.security_share))
-        spec = int(budget * shares.get("spec_share", self.settings.spec_share))
-        out: dict[str, str] = {}
+        return (
+            int(budget * shares.get("security_share", self.settings.security_share)),
+            int(budget * shares.get("spec_share", self.settings.spec_share)),
+        )
+
+    def _rules_at(self, security: int) -> dict[str, str]:
+        """The rule blocks' statuses at a security budget (kept, by section budget: walks along a
+        share or the budget meet the same section budget again and again)."""
+        out = self._by_security.get(security)
+        if out is not None:
+            return out
+        out = {}
         limit = security * 4 if self.heuristic else security
         used = 0
         for rule, size in self.rules:
@@ -129,6 +204,17 @@ class MahabharathaRefit:
                 out[rule] = INCLUDED
             else:
                 out[rule] = CUT_FOR_BUDGET
+        if len(self._by_security) >= MEMO_LIMIT:
+            self._by_security.clear()
+        self._by_security[security] = out
+        return out
+
+    def _spec_at(self, spec: int) -> dict[str, str]:
+        """The top paragraphs' statuses at a spec budget (kept, as :meth:`_rules_at`)."""
+        out = self._by_spec.get(spec)
+        if out is not None:
+            return out
+        out = {}
         before: str | None = None  # the requirements' text as the section holds it
         for part in self.parts:
             if part.part == "requirements":
@@ -140,9 +226,17 @@ class MahabharathaRefit:
             if part.part == "requirements":
                 before = part.text if kept is None else part.text[:kept] + TRUNCATION_MARKER
             kept = len(part.text) if kept is None else kept
-            for item_id, start, length in part.paragraphs:
-                keep = max(0, min(length, kept - start))
-                out[item_id] = INCLUDED if keep == length else TRUNCATED if keep > 0 else CUT_FOR_BUDGET
+            # Paragraphs ending by the cut are included, the one it falls inside truncated, the rest cut.
+            ids, ends = part.ids, part.ends
+            whole = bisect_right(ends, kept)
+            out.update(dict.fromkeys(ids[:whole], INCLUDED))
+            if whole < len(ids):
+                out[ids[whole]] = TRUNCATED if part.paragraphs[whole][1] < kept else CUT_FOR_BUDGET
+                out.update(dict.fromkeys(ids[whole + 1 :], CUT_FOR_BUDGET))
+            out.update(dict.fromkeys(part.empty, INCLUDED))  # nothing to cut: included wherever it falls
+        if len(self._by_spec) >= MEMO_LIMIT:
+            self._by_spec.clear()
+        self._by_spec[spec] = out
         return out
 
     def _count(self, text: str) -> int:

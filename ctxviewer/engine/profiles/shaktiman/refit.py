@@ -134,6 +134,11 @@ class ShaktimanRefit:
         """The chunks packing may place and the paragraphs a packed chunk covers."""
         return frozenset(self._ids).union(*self._covers)
 
+    @property
+    def sections(self) -> None:
+        """No shares: the budget alone decides (see :attr:`Refit.sections`)."""
+        return None
+
     def ceiling(self) -> int:
         """The first budget of the run of equal fates that ends at the top of the range (exact)."""
         if self._ceiling is None:

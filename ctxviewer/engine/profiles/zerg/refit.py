@@ -180,11 +180,16 @@ class ZergRefit:
         self._budgets = budgets
         self._by_tenths: dict[tuple[int, int, int], dict[str, str]] = {}
         self._by_spec: dict[int, dict[str, str]] = {}
+        self._last: tuple[tuple[tuple[int, int, int], int], dict[str, str]] | None = None
         self._ceiling: int | None = None
 
-    def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> dict[str, str]:
+    def fates(self, budget: int, shares: Mapping[str, float] | None = None) -> Mapping[str, str]:
+        """The fates at *budget* (the same mapping as the call before when its section budgets are
+        the same: a walk along the budget meets each one about ten times in a row)."""
         tenths = (int(budget * ENGINEERING_SHARE), int(budget * SECURITY_SHARE), int(budget * MAP_SHARE))
         spec_budget = int(budget * SPEC_SHARE)
+        if self._last is not None and self._last[0] == (tenths, spec_budget):
+            return self._last[1]
         out = self._static.copy()
         a = self._by_tenths.get(tenths)
         if a is None:
@@ -194,6 +199,7 @@ class ZergRefit:
             b = self._spec_fates(spec_budget)
         out.update(a)
         out.update(b)
+        self._last = ((tenths, spec_budget), out)
         return out
 
     def _tenths(self, engineering: int, security: int, repo_map: int) -> dict[str, str]:
@@ -216,6 +222,11 @@ class ZergRefit:
         spec = (i for part in self._spec for i in part.ids)
         mapped = (i for m in self._modules for i in (m.id, *m.symbol_ids))
         return frozenset((*self._eng_ids, *self._sec_ids, *spec, *mapped))
+
+    @property
+    def sections(self) -> None:
+        """The shares are fixed upstream: the budget alone decides (see :attr:`Refit.sections`)."""
+        return None
 
     def _spec_fates(self, spec_budget: int) -> dict[str, str]:
         out: dict[str, str] = {}
