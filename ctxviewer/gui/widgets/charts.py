@@ -495,18 +495,6 @@ class ShareChart(_Chart):
         i = self._index_at(pos)
         return None if i is None else self._value.segments[i].name
 
-    def _widest_texts(self) -> tuple[float, float]:
-        """The widest label and figure in the font: measured once a value and font, not for
-        every row of every paint."""
-        texts, font = self._texts, self.font().key()
-        measured, measured_font, label, figure = self._widest
-        if measured is not texts or measured_font != font:
-            fm, rows = self.fontMetrics(), texts or (("", ""),)
-            label = max(fm.horizontalAdvance(t) for t, _ in rows)
-            figure = max(fm.horizontalAdvance(t) for _, t in rows)
-            self._widest = (texts, font, label, figure)
-        return label, figure
-
     def _index_at(self, pos: QPointF) -> int | None:
         if self._value is None:
             return None
