@@ -463,7 +463,9 @@ def test_recorded_names_each_differences_likely_cause(project: Path, capsys: pyt
     assert t1["changed"] == [".gsd/specs/feat/design.md"]
     assert datetime.fromisoformat(t1["recorded_at"]).timestamp() == pytest.approx(moment, abs=1e-6)
     assert (t2["recorded_at"], t2["changed"], t2["sections"][0]["cause"]) == (None, [], "settings")
-    assert [(list(e.absolute_path), e.message) for e in Draft202012Validator(schema("follow")).iter_errors(document)] == []
+    assert [
+        (list(e.absolute_path), e.message) for e in Draft202012Validator(schema("follow")).iter_errors(document)
+    ] == []
     code, out, _ = run(capsys, "follow", str(project), "--once", "--recorded", "--format", "jsonl")
     changes = [json.loads(line) for line in out.splitlines()]
     recorded = [c for c in changes if c["type"] == "recorded"]
