@@ -11,11 +11,21 @@ from PySide6.QtCore import QSettings
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.pipeline import assemble
 from ctxviewer.engine.trace.model import Trace
+from ctxviewer.gui.app import make_app
 from ctxviewer.gui.window import MainWindow
 from tests.conftest import SAMPLES
 
 LEDGER = SAMPLES / "ledger-service"
 EDGE = SAMPLES / "edge-cases"
+
+
+@pytest.fixture(autouse=True)
+def app_style(qapp) -> None:
+    """The style, palette and style sheet the app runs with (``make_app``), for every widget
+    test: sizes measured without them are not what a user sees, and a test run would depend
+    on whether a test before had started the app (a dark theme's palette included)."""
+    app = make_app()
+    app.setPalette(app.style().standardPalette())
 
 
 @pytest.fixture
