@@ -19,11 +19,12 @@ LEDGER = SAMPLES / "ledger-service"
 EDGE = SAMPLES / "edge-cases"
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def app_style(qapp) -> None:
-    """The style, palette and style sheet the app runs with (``make_app``), for every widget
-    test: sizes measured without them are not what a user sees, and a test run would depend
-    on whether a test before had started the app (a dark theme's palette included)."""
+    """The style, palette and style sheet the app runs with (``make_app``), for a test that
+    measures what a user sees.  Not every test's: widgets under the app's style sheet take
+    about twice as long to build and lay out, and whether a test before had started the app
+    must not decide what such a test measures (a dark theme's palette included)."""
     app = make_app()
     app.setPalette(app.style().standardPalette())
 

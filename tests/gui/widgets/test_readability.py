@@ -266,7 +266,7 @@ def test_trim_steps_and_the_tracker_speak_plainly(qtbot, window: MainWindow) -> 
     assert files.proxy.index(0, 3).data() == "modified by the task"
 
 
-def test_the_search_results_open_at_a_useful_height(qtbot, window: MainWindow) -> None:
+def test_the_search_results_open_at_a_useful_height(qtbot, app_style: None, window: MainWindow) -> None:
     open_and_wait(qtbot, window, STOREFRONT, "cart-checkout", "CHK-L1-001")
     assert not window.docks.search_dock.isVisible()
     window.docks.search.field.setText("payment")
