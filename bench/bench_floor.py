@@ -1,8 +1,9 @@
-"""Benchmark: the whole ``ctxviewer batch`` command against its floor, as issue 20 defines it.
+"""Benchmark: the whole ``ctxviewer batch`` command against its floor.
 
 The floor is one process that loads both exact encodings and tokenizes, once each, every
-distinct text the batch had to count (spec paragraphs, rule blocks, sections) and every
-assembled context -- the work no implementation can skip.  The batch is the command a user
+distinct text the batch had to count (spec paragraphs, rule blocks, sections, the worker's
+memory files and prompt parts) and every assembled text (each task's context and the
+worker's whole prompt) -- the work no implementation can skip.  The batch is the command a user
 runs: ``ctxviewer batch PROJECT -o rows.jsonl`` (both exact encodings, findings, JSON lines
 written atomically), start-up included.  Both run as fresh processes; the medians of
 ``--repeat`` runs and their ratio are printed, for ``--jobs 1`` and ``--jobs N``.  The CPU
@@ -153,6 +154,14 @@ def main() -> int:
                 distinct.add(trace["context"])
                 distinct.update(s["text"] for s in trace["sections"])
                 distinct.update(i["text"] for i in trace["items"])
+                # The worker's window: its memory files and prompt parts, and the whole prompt,
+                # each counted exactly (the prompt is the text the worker's session was given).
+                worker = trace.get("worker") or {}
+                blocks = worker.get("blocks") or ()
+                distinct.update(b["text"] for b in blocks if b["text"])
+                prompt = [b["text"] for b in blocks if b["kind"] == "prompt"]
+                if prompt:
+                    distinct.add("\n".join(prompt))
         sources = 0
         if args.shape == "nine-section":  # the floor reads the sources the map is built from too
             for _, rel in source_files(root):
