@@ -39,6 +39,8 @@ WORKTREES: dict[str, str] = {
 }
 #: A line shorter than this is not evidence that a candidate's text is somewhere.
 MIN_LINE = 8
+#: Why a candidate's text did not reach the worker, when none of its lines is anywhere there.
+NOWHERE = "not in the worker's memory files or prompt"
 #: What the prompt's parts are called where people read them.
 PART_TITLES = {
     "task_context": "design-time context",
@@ -153,9 +155,22 @@ class _Index:
     memory_lines: dict[str, str]  # stripped line -> the memory file it is first in
     parts: dict[str, ReceivedBlock]
     part_words: dict[tuple[str, ...], str] = field(default_factory=dict)  # parts -> in words, as found
+    #: Every line found in the prompt or a memory file: an item with none of them is in neither.
+    seen: frozenset[str] = frozenset()
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1 << 15)
+def _evidence(text: str) -> tuple[str, ...]:
+    """The stripped lines of *text* long enough to count as evidence; when none is, the whole
+    text stripped (nothing for blank text)."""
+    lines = tuple(stripped for line in text.splitlines() if len(stripped := line.strip()) >= MIN_LINE)
+    if lines:
+        return lines
+    stripped = text.strip()
+    return (stripped,) if stripped else ()
+
+
+@lru_cache(maxsize=256)
 def _lines(text: str) -> tuple[str, ...]:
     """The stripped lines of *text* long enough to count as evidence."""
     return tuple(stripped for line in text.splitlines() if len(stripped := line.strip()) >= MIN_LINE)
@@ -179,7 +194,8 @@ def _index(window: WorkerWindow) -> _Index:
             parts[block.name] = block
             for line in _lines(block.text):
                 prompt_lines.setdefault(line, block.name)
-    return _Index(memory_files, listed, prompt_lines, memory_lines, parts)
+    seen = frozenset((*prompt_lines, *memory_lines))
+    return _Index(memory_files, listed, prompt_lines, memory_lines, parts, seen=seen)
 
 
 def _part_words(index: _Index, name: str) -> str:
@@ -205,32 +221,23 @@ def reach_of(item: Item, index: _Index) -> tuple[str, str]:
     if memory is not None:
         how = f"its file loads whole as project memory: {memory.name} ({memory.load.replace('_', ' ')})"
         return REACHED_MEMORY, how
-    text = item.text
-    lines = _lines(text)
-    if not lines:
-        stripped = text.strip()
-        lines = (stripped,) if stripped else ()
+    lines = _evidence(item.text)
+    if lines and not index.seen.isdisjoint(lines):  # most candidates have no line anywhere there
+        prompt_lines = index.prompt_lines
+        in_prompt = [prompt_lines[line] for line in lines if line in prompt_lines]
+        if len(in_prompt) == len(lines):
+            return REACHED_PROMPT, "all its lines are in " + _in_parts(index, tuple(dict.fromkeys(in_prompt)))
+        memory_lines = index.memory_lines
+        in_memory = [memory_lines[line] for line in lines if line in memory_lines]
+        if len(in_memory) == len(lines):
+            return REACHED_MEMORY, "all its lines are in the memory file " + ", ".join(dict.fromkeys(in_memory))
+        if in_prompt:
+            parts = _in_parts(index, tuple(dict.fromkeys(in_prompt)))
+            return REACHED_PROMPT_PART, f"{len(in_prompt)} of its {len(lines)} lines are in {parts}"
     listed = index.listed.get(source)
-    if not lines:
-        if listed is not None:
-            return REACHED_NO, f"its file {listed.name} is not loaded: {listed.note}"
-        return REACHED_NO, "it has no text of its own"
-    prompt_lines = index.prompt_lines
-    in_prompt = [prompt_lines[line] for line in lines if line in prompt_lines]
-    if len(in_prompt) == len(lines):
-        return REACHED_PROMPT, "all its lines are in " + _in_parts(index, tuple(dict.fromkeys(in_prompt)))
-    memory_lines = index.memory_lines
-    in_memory = [memory_lines[line] for line in lines if line in memory_lines]
-    if len(in_memory) == len(lines):
-        return REACHED_MEMORY, "all its lines are in the memory file " + ", ".join(dict.fromkeys(in_memory))
-    if in_prompt:
-        return (
-            REACHED_PROMPT_PART,
-            f"{len(in_prompt)} of its {len(lines)} lines are in " + _in_parts(index, tuple(dict.fromkeys(in_prompt))),
-        )
     if listed is not None:
         return REACHED_NO, f"its file {listed.name} is not loaded: {listed.note}"
-    return REACHED_NO, "not in the worker's memory files or prompt"
+    return REACHED_NO, NOWHERE if lines else "it has no text of its own"
 
 
 def with_reach(items: Iterable[Item], window: WorkerWindow) -> tuple[Item, ...]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import FrozenInstanceError, fields
+
+import pytest
 
 from ctxviewer.engine.tokens.counting import TokenCounts
 from ctxviewer.engine.trace.model import ITEM_FIELDS, Item, make_item
@@ -17,6 +19,8 @@ def test_make_item_fills_every_field_as_the_constructor_does() -> None:
     assert made == Item(*values)
     assert type(made) is Item
     assert tuple(getattr(made, name) for name in ITEM_FIELDS) == values
+    with pytest.raises(FrozenInstanceError):  # an Item like any other: frozen
+        made.score = 3  # type: ignore[misc]
 
 
 def test_make_item_is_the_fast_path_while_the_fields_are_those_it_knows() -> None:

@@ -16,8 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from types import MemberDescriptorType
+from dataclasses import dataclass, field
 
 from ctxviewer.engine.files.reading import Problem, ProjectFS
 from ctxviewer.engine.profiles.base import ItemDraft, fmt
@@ -35,7 +34,6 @@ from ctxviewer.engine.tokens.counting import Census, TokenCounts
 from ctxviewer.engine.trace.model import (
     CUT_FOR_BUDGET,
     INCLUDED,
-    ITEM_FIELDS,
     NOT_CANDIDATE,
     OUTRANKED,
     SPEC,
@@ -43,6 +41,7 @@ from ctxviewer.engine.trace.model import (
     TRUNCATED,
     Item,
     TraceError,
+    make_item,
 )
 
 REQUIREMENTS_HEADER = "## Relevant Requirements"
@@ -174,11 +173,9 @@ def spec_chain(bodies: Mapping[str, str], changes: Sequence[tuple[str, str]]) ->
     return out
 
 
-def plain_scored_item(
-    base: Item, score: int, matched: tuple[str, ...], rank: int | None, status: str, reason: str
-) -> Item:
+def scored_item(base: Item, score: int, matched: tuple[str, ...], rank: int | None, status: str, reason: str) -> Item:
     """*base* (an unscored paragraph item) with a score, its matched keywords, rank, status and reason."""
-    return Item(
+    return make_item(
         base.id,
         base.kind,
         base.section,
@@ -194,74 +191,11 @@ def plain_scored_item(
         base.text,
         base.kept_chars,
         base.tokens,
+        None,
+        {},
+        "",
+        "",
     )
-
-
-def _scored_item_maker() -> Callable[[Item, int, tuple[str, ...], int | None, str, str], Item]:
-    """:func:`plain_scored_item`, at half its cost where it is safe.
-
-    :class:`Item` is a frozen dataclass with slots: its ``__init__`` sets each of its 19
-    fields through ``object.__setattr__``, and that is half of what a task's paragraph
-    items cost (a batch makes hundreds per task).  The function made here fills the same
-    slots through their descriptors, the span and details as their defaults give them.
-    If :class:`Item` ever has other fields, no slots or a ``__post_init__``, the plain
-    constructor is used instead.
-    """
-    names = tuple(f.name for f in fields(Item))
-    slotted = all(isinstance(Item.__dict__.get(name), MemberDescriptorType) for name in names)
-    if names != ITEM_FIELDS or not slotted or hasattr(Item, "__post_init__"):
-        return plain_scored_item
-    (
-        set_id,
-        set_kind,
-        set_section,
-        set_part,
-        set_source,
-        set_line_start,
-        set_line_end,
-        set_score,
-        set_matched,
-        set_rank,
-        set_status,
-        set_reason,
-        set_text,
-        set_kept_chars,
-        set_tokens,
-        set_span,
-        set_details,
-        set_reached,
-        set_reached_how,
-    ) = (Item.__dict__[name].__set__ for name in names)
-    new = Item.__new__
-
-    def make(base: Item, score: int, matched: tuple[str, ...], rank: int | None, status: str, reason: str) -> Item:
-        item = new(Item)
-        set_id(item, base.id)
-        set_kind(item, base.kind)
-        set_section(item, base.section)
-        set_part(item, base.part)
-        set_source(item, base.source)
-        set_line_start(item, base.line_start)
-        set_line_end(item, base.line_end)
-        set_score(item, score)
-        set_matched(item, matched)
-        set_rank(item, rank)
-        set_status(item, status)
-        set_reason(item, reason)
-        set_text(item, base.text)
-        set_kept_chars(item, base.kept_chars)
-        set_tokens(item, base.tokens)
-        set_span(item, None)
-        set_details(item, {})
-        set_reached(item, "")
-        set_reached_how(item, "")
-        return item
-
-    return make
-
-
-#: Makes a scored paragraph's item from its unscored one (see :func:`_scored_item_maker`).
-scored_item = _scored_item_maker()
 
 
 @dataclass
