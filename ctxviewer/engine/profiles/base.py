@@ -46,7 +46,7 @@ class Cancelled(Exception):
     """The run was cancelled through its cancel token."""
 
 
-@dataclass
+@dataclass(slots=True)
 class ItemDraft:
     """An item before token counts and context spans are known."""
 

@@ -10,6 +10,7 @@ counter that makes joining cost tokens (:func:`test_the_final_check_takes_chunks
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -494,5 +495,5 @@ def test_items_sharing_an_id_get_no_refit(tmp_path: Path) -> None:
     assert refit_of(run, candidates) is not None
     first = run.items[0]
     assert isinstance(first, ItemDraft)
-    run.items.append(ItemDraft(**{**first.__dict__}))
+    run.items.append(dataclasses.replace(first))
     assert refit_of(run, candidates) is None
