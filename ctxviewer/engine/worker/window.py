@@ -246,8 +246,16 @@ def with_reach(items: Iterable[Item], window: WorkerWindow) -> tuple[Item, ...]:
     make = make_item
     out: list[Item] = []
     append = out.append
+    # reach_of's answer where it is quickest to give, asked here (most items: a source that does
+    # not load whole, and no line of the text anywhere in the window); reach_of for the rest.
+    memory_files, listed, seen, evidence = index.memory_files, index.listed, index.seen, _evidence
     for i in items:
-        path, how = reach_of(i, index)
+        source = i.source
+        lines = evidence(i.text)
+        if lines and seen.isdisjoint(lines) and source not in memory_files and source not in listed:
+            path, how = REACHED_NO, NOWHERE
+        else:
+            path, how = reach_of(i, index)
         append(
             make(
                 i.id,

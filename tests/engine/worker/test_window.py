@@ -21,6 +21,7 @@ from ctxviewer.engine.trace.model import (
     trace_to_json,
 )
 from ctxviewer.engine.worker.prompt import SPEC_TOKENS
+from ctxviewer.engine.worker.window import _index, reach_of
 from tests.factories import make_project, write
 
 #: The spec fallback keeps the requirements to SPEC_TOKENS // 2 * 4 = 4,000 characters, cut at a
@@ -171,6 +172,9 @@ def test_paths_agree_with_searching_the_window(tmp_path: Path, seed: int) -> Non
             prompt = "\n".join(b.text for b in window.loaded(PROMPT_BLOCK))
             memory = "\n".join(b.text for b in window.loaded(MEMORY_BLOCK))
             sources = {b.source for b in window.loaded(MEMORY_BLOCK)}
+            # The batch's quick answer for most items is the one the general rule gives.
+            index = _index(window)
+            assert [(i.reached, i.reached_how) for i in trace.items] == [reach_of(i, index) for i in trace.items]
             for item in trace.items:
                 lines = [line.strip() for line in item.text.splitlines() if len(line.strip()) >= 8]
                 if item.reached == REACHED_MEMORY:
