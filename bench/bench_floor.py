@@ -144,6 +144,14 @@ def main() -> int:
         if args.compare:
             trees[f" [{os.path.abspath(args.compare)}]"] = os.path.abspath(args.compare)
         envs = {name: {**os.environ, "PYTHONPATH": os.pathsep.join([tree, *paths])} for name, tree in trees.items()}
+        # Each tree's bytecode written first, as installing a wheel writes it: else, where the
+        # environment says not to write it (PYTHONDONTWRITEBYTECODE), every process compiles
+        # the whole package before its first task.
+        compile_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        for tree in trees.values():
+            subprocess.run(
+                [sys.executable, "-m", "compileall", "-q", os.path.join(tree, "ctxviewer")], check=True, env=compile_env
+            )
         subprocess.run([*exe, "batch", str(root), "-o", str(rows), "--jobs", "1"], check=True, env=envs[""], cwd=tmp)
         distinct: set[str] = set()
         tasks = 0
