@@ -1,6 +1,7 @@
 """The problems banner: the run's errors and warnings above the tabs, one line each.
 
 It takes a whole :class:`~ctxviewer.engine.trace.model.Trace` (or ``None``) and only reads it.
+See docs/gui.md (Running and watching).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from PySide6.QtWidgets import (
     QToolButton,
     QWidget,
 )
+
+from ctxviewer.gui.widgets.heights import hold_height, release_height
 
 
 class ProblemPanel(QFrame):
@@ -72,6 +75,7 @@ class ProblemPanel(QFrame):
         self.notices.clear()
         self._action = None
         self.action_button.hide()
+        release_height(self.label)
         self.hide()
 
     def show_messages(self, errors: list[str], warnings: list[str]) -> None:
@@ -79,11 +83,13 @@ class ProblemPanel(QFrame):
         self.messages = [*self.notices, *errors, *warnings]
         if not self.messages:
             self.label.clear()
+            release_height(self.label)
             self.hide()
             return
         lines = [f"<b>Error:</b> {html.escape(e)}" for e in [*self.notices, *errors]]
         lines += [f"<b>Note:</b> {html.escape(w)}" for w in warnings]
         self.label.setText("<br>".join(lines))
+        hold_height(self.label)
         severity = "error" if errors or self.notices else "warning"
         if self.property("severity") != severity:  # the style sheet's colours follow it
             self.setProperty("severity", severity)
