@@ -19,8 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.gui.widgets.heights import hold_height, release_height
-
 
 class ProblemPanel(QFrame):
     """A non-modal banner for engine errors, input problems and warnings."""
@@ -75,7 +73,6 @@ class ProblemPanel(QFrame):
         self.notices.clear()
         self._action = None
         self.action_button.hide()
-        release_height(self.label)
         self.hide()
 
     def show_messages(self, errors: list[str], warnings: list[str]) -> None:
@@ -83,13 +80,11 @@ class ProblemPanel(QFrame):
         self.messages = [*self.notices, *errors, *warnings]
         if not self.messages:
             self.label.clear()
-            release_height(self.label)
             self.hide()
             return
         lines = [f"<b>Error:</b> {html.escape(e)}" for e in [*self.notices, *errors]]
         lines += [f"<b>Note:</b> {html.escape(w)}" for w in warnings]
         self.label.setText("<br>".join(lines))
-        hold_height(self.label)
         severity = "error" if errors or self.notices else "warning"
         if self.property("severity") != severity:  # the style sheet's colours follow it
             self.setProperty("severity", severity)

@@ -64,6 +64,7 @@ class TaskHeader(QLabel):
         super().__init__(parent)
         self.setObjectName("taskHeader")
         self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # held taller: room below
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setText("Open a project folder (Ctrl+O) or drop one here.")
 
