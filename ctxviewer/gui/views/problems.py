@@ -1,6 +1,7 @@
 """The problems banner: the run's errors and warnings above the tabs, one line each.
 
 It takes a whole :class:`~ctxviewer.engine.trace.model.Trace` (or ``None``) and only reads it.
+See docs/gui.md (Running and watching).
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ class ProblemPanel(QFrame):
         lines = [f"<b>Error:</b> {html.escape(e)}" for e in [*self.notices, *errors]]
         lines += [f"<b>Note:</b> {html.escape(w)}" for w in warnings]
         self.label.setText("<br>".join(lines))
-        self.setProperty("severity", "error" if errors or self.notices else "warning")
-        self.style().unpolish(self)
-        self.style().polish(self)
+        severity = "error" if errors or self.notices else "warning"
+        if self.property("severity") != severity:  # the style sheet's colours follow it
+            self.setProperty("severity", severity)
+            self.style().unpolish(self)
+            self.style().polish(self)
         self.show()

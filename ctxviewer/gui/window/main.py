@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Signal
+from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMainWindow, QVBoxLayout, QWidget
 
@@ -39,7 +39,7 @@ from ctxviewer.gui.window.placement import Placement
 from ctxviewer.gui.window.project import ProjectOpener, load_warnings, refresh_target
 from ctxviewer.gui.window.recorded import RecordedFeed
 from ctxviewer.gui.window.revisions import RevisionLauncher
-from ctxviewer.gui.window.runs import Assembled, BatchPass, TaskRun
+from ctxviewer.gui.window.runs import PROMPT_AFTER_MS, Assembled, BatchPass, ComposedPrompt, TaskRun
 from ctxviewer.gui.window.sensitivity import SensitivityFeed
 from ctxviewer.gui.window.session import SessionFeeds
 from ctxviewer.gui.window.source import SourceLines
@@ -47,6 +47,9 @@ from ctxviewer.gui.window.status import StatusLine
 from ctxviewer.gui.window.sweep import SweepLauncher
 from ctxviewer.gui.window.tabs import TABS, ResultTabs
 from ctxviewer.gui.window.tuning import Tuner
+
+#: A new feature's session replay starts this long after the first of its tasks is shown.
+REPLAY_AFTER_MS = PROMPT_AFTER_MS
 
 
 class MainWindow(QMainWindow):
@@ -88,6 +91,12 @@ class MainWindow(QMainWindow):
         self.opener = ProjectOpener(self.lanes.load, self.lanes.refresh, self)
         self.exporter = Exporter(self.lanes.export, self.store, self, self._shown_run)
         self._build_parts()
+        #: A new feature's session replay waits for the views' paint: on the pool meanwhile it
+        #: would share the interpreter lock with the paint, and showing it lays out the docks.
+        self._replay_timer = QTimer(self)
+        self._replay_timer.setSingleShot(True)
+        self._replay_timer.setInterval(REPLAY_AFTER_MS)
+        self._replay_timer.timeout.connect(self._replay_feature)
         self.placement = Placement(self, self.store, self.docks)
         self._build_menus()
         self._connect_lanes()
@@ -202,7 +211,7 @@ class MainWindow(QMainWindow):
         self.opener.refreshed.connect(self._on_refreshed)
         lanes.load.stateChanged.connect(lambda s: self.status.show_state("loading", s))
         self.runs.assembled.connect(self._on_assembled)
-        self.runs.composed.connect(lambda composed: self.tabs.show_prompt(composed.prompt, composed.lexed))
+        self.runs.composed.connect(self._on_composed)
         self.tabs.currentChanged.connect(lambda _index: self._on_tab_changed())
         lanes.run.errored.connect(self._on_run_error)
         lanes.run.progress.connect(self.status.show_progress)
@@ -304,7 +313,9 @@ class MainWindow(QMainWindow):
         settings = self.run_settings()
         self.tabs.compare.set_target(project, feat, task, settings)
         self.sensitivity.set_target(project, feat, task, settings)
-        self.runs.request(project, feat, task, settings, self.baseline.trace)
+        self._replay_timer.stop()  # a replay waits for this run's trace
+        lex = self.tabs.current_tab() == "context"  # else lexed after the paint, with the prompt
+        self.runs.request(project, feat, task, settings, self.baseline.trace, lex)
 
     def run_settings(self) -> Settings:
         """The settings runs use: the tuned ones, else the project's (the panel's with none open)."""
@@ -324,6 +335,15 @@ class MainWindow(QMainWindow):
         self.tabs.show_prompt(None)  # not the task before's, while its own is composed
         if self.tabs.current_tab() == "prompt":
             self.runs.compose_now()
+
+    def _replay_feature(self) -> None:
+        if self.current is not None and self.current[0] != self.replays.feature:
+            self.replays.update()
+
+    def _on_composed(self, composed: ComposedPrompt) -> None:
+        self.tabs.show_prompt(composed.prompt, composed.lexed)
+        if composed.context is not None:
+            self.tabs.keep_lexed_context(composed.context)
 
     def _on_tab_changed(self) -> None:
         if self.tabs.current_tab() == "prompt":
@@ -360,7 +380,7 @@ class MainWindow(QMainWindow):
         self.status.say(f"Assembled {trace.task_id}", 4000)
         self._show_effect()
         if trace.feature != self.replays.feature:
-            self.replays.update()
+            self._replay_timer.start()  # the Session panel's replay of the new feature, after the paint
         self.store.finish_open()
         self.traceShown.emit(trace)
         self.batch.start_deferred()
@@ -376,6 +396,7 @@ class MainWindow(QMainWindow):
             and self.batch.is_settled()
             and not self.docks.budget.is_pending()
             and not self.lanes.replay.is_busy()
+            and not self._replay_timer.isActive()
             and not self.lanes.recorded.is_busy()
             and (session.following_run is None or session.last_run_update is not None)
             and self.tabs.compare.is_settled()
@@ -406,6 +427,7 @@ class MainWindow(QMainWindow):
         self.opener.disk.stop()
         self.batch.stop_timers()
         self.runs.stop_timers()
+        self._replay_timer.stop()
         self.findings.timer.stop()
         self.lanes.close()
         super().closeEvent(event)

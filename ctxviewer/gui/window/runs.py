@@ -49,12 +49,13 @@ JobFn = Callable[[threading.Event, Callable[[str, float], None]], Any]
 
 @dataclass(frozen=True)
 class Assembled:
-    """What the assembly lane returns: the trace, its context lexed for display, and its
-    what-if diff against the baseline pinned when the run was asked for -- with none pinned,
-    against the task's run at the project's own settings (:attr:`own`)."""
+    """What the assembly lane returns: the trace, its context lexed for display (None: left for
+    after the paint, the Plugin context tab not being in sight), and its what-if diff against
+    the baseline pinned when the run was asked for -- with none pinned, against the task's run
+    at the project's own settings (:attr:`own`)."""
 
     trace: Trace
-    lexed: LexedText
+    lexed: LexedText | None
     diff: TraceDiff | None = None
     findings: tuple[FindingRow, ...] | None = None
     own: Trace | None = None
@@ -64,16 +65,25 @@ class Assembled:
 class ComposedPrompt:
     """What the prompt lane returns: the whole prompt upstream's worker receives for the task,
     and its text lexed (None: it could not be composed from this project's files; the Prompt
-    tab says why)."""
+    tab says why); with :attr:`context`, the shown trace's context lexed, when its run left that
+    for after the paint."""
 
     prompt: WorkerPrompt | None
     lexed: LexedText | None = None
+    context: LexedText | None = None
 
 
 def assembly_job(
-    project: Project, feat: Feature, task: Task, settings: Settings, baseline: Trace | None, own: Trace | None = None
+    project: Project,
+    feat: Feature,
+    task: Task,
+    settings: Settings,
+    baseline: Trace | None,
+    own: Trace | None = None,
+    lex: bool = True,
 ) -> JobFn:
-    """The assembly lane's job for *task*: the exact run, lexed, diffed against *baseline*, its findings.
+    """The assembly lane's job for *task*: the exact run, diffed against *baseline*, its findings,
+    and its context lexed when *lex*.
 
     With no baseline the run is diffed against the task's run at the project's own settings:
     *own* when the caller kept it from an earlier run, else assembled here (the run itself
@@ -88,23 +98,26 @@ def assembly_job(
             mine = trace if untuned else assemble_task(project, feat, task, project.settings, exact=True, cancel=cancel)
         against = baseline if baseline is not None else mine
         diff = diff_traces(against, trace) if against is not None else None
-        lexed = lex_blocks(display_text(trace.context))
+        lexed = lex_blocks(display_text(trace.context)) if lex else None
         return Assembled(trace, lexed, diff, finding_rows(trace), mine if baseline is None else None)
 
     return job
 
 
-def prompt_job(project: Project, feat: Feature, task: Task, settings: Settings) -> JobFn:
+def prompt_job(project: Project, feat: Feature, task: Task, settings: Settings, context: str | None = None) -> JobFn:
     """The prompt lane's job for *task*, asked for once its trace is shown: the worker's whole
-    prompt, lexed.  Composed after the run rather than in it, so the trace reaches the views
-    without waiting for the prompt's lexing."""
+    prompt, lexed, and the trace's *context* lexed when given (its run left it out).  Composed
+    after the run rather than in it, so the trace reaches the views without waiting for the
+    lexing."""
 
     def job(_cancel: threading.Event, _progress: Callable[[str, float], None]) -> ComposedPrompt:
+        lexed_context = lex_blocks(display_text(context)) if context is not None else None
         try:
             prompt = build_prompt(project, feat, task, settings, exact=True)
         except CtxViewerError:
-            return ComposedPrompt(None)  # upstream's own failures are in the prompt; ours must not cost the run
-        return ComposedPrompt(prompt, lex_blocks(display_text(prompt.text)))
+            # upstream's own failures are in the prompt; ours must not cost the run
+            return ComposedPrompt(None, context=lexed_context)
+        return ComposedPrompt(prompt, lex_blocks(display_text(prompt.text)), lexed_context)
 
     return job
 
@@ -117,7 +130,8 @@ class TaskRun(QObject):
     carries it.  Errors come from the lanes themselves.
 
     The prompt waits PROMPT_AFTER_MS after the trace: composing and lexing it on the pool
-    while the GUI thread paints the views made the paint wait for the interpreter lock.
+    while the GUI thread paints the views made the paint wait for the interpreter lock.  The
+    trace's context, unless shown at once, is lexed with it (:attr:`ComposedPrompt.context`).
     :meth:`compose_now` starts it at once (the Prompt tab shown).  A prompt never arrives for
     a task other than the one shown: a new request or trace cancels the one in flight.
     """
@@ -129,7 +143,8 @@ class TaskRun(QObject):
         super().__init__(parent)
         self.run_lane = run_lane
         self.prompt_lane = prompt_lane
-        self._prompt_for: JobFn | None = None
+        #: What the prompt of the run asked for is composed from, until its trace comes.
+        self._prompt_for: tuple[Project, Feature, Task, Settings] | None = None
         #: The prompt job of the trace shown, until it is submitted.
         self._prompt_due: JobFn | None = None
         self._prompt_timer = QTimer(self)
@@ -142,16 +157,25 @@ class TaskRun(QObject):
         run_lane.finished.connect(self._on_assembled)
         prompt_lane.finished.connect(self.composed)
 
-    def request(self, project: Project, feat: Feature, task: Task, settings: Settings, baseline: Trace | None) -> None:
-        """Assemble *task* with *settings* (diffed against *baseline*); its prompt follows the trace."""
+    def request(
+        self,
+        project: Project,
+        feat: Feature,
+        task: Task,
+        settings: Settings,
+        baseline: Trace | None,
+        lex: bool = True,
+    ) -> None:
+        """Assemble *task* with *settings* (diffed against *baseline*); its prompt follows the trace,
+        and so does its context's lexing unless *lex* (the context shown at once)."""
         key = (id(project), project.settings, feat.name, task.id)
         own = self._own[1] if self._own is not None and self._own[0] == key else None
         self._asked = key
         # The prompt of the trace shown now is not composed: this run's trace replaces it.
         self._prompt_timer.stop()
         self._prompt_due = None
-        self.run_lane.submit(assembly_job(project, feat, task, settings, baseline, own))
-        self._prompt_for = prompt_job(project, feat, task, settings)
+        self.run_lane.submit(assembly_job(project, feat, task, settings, baseline, own, lex))
+        self._prompt_for = (project, feat, task, settings)
 
     def compose_now(self) -> None:
         """Compose the shown trace's prompt now, if it waits (the Prompt tab is shown)."""
@@ -171,7 +195,9 @@ class TaskRun(QObject):
         if result.own is not None and self._asked is not None:
             self._own = (self._asked, result.own)
         self.prompt_lane.cancel()  # the task before's: it must not arrive after this trace
-        self._prompt_due, self._prompt_for = self._prompt_for, None
+        asked, self._prompt_for = self._prompt_for, None
+        if asked is not None:
+            self._prompt_due = prompt_job(*asked, context=result.trace.context if result.lexed is None else None)
         self.assembled.emit(result)
         if self._prompt_due is not None:
             self._prompt_timer.start()

@@ -250,6 +250,13 @@ class ResultTabs(QTabWidget):
         if self.current_tab() == "prompt":
             self.fill("prompt")
 
+    def keep_lexed_context(self, lexed: LexedText) -> None:
+        """The shown trace's context lexed after its paint: for the Plugin context tab's fill,
+        if it still waits (the view lexes the text itself when *lexed* is not of it)."""
+        trace = self.trace
+        if trace is not None and "context" in self._pending:
+            self._pending["context"] = lambda: self._context.set_trace(trace, lexed)
+
     def _fill_paragraphs(self, trace: Trace) -> None:
         table = self._paragraphs
         table.set_rows(trace.items_of(SPEC_PARAGRAPH), columns=paragraph_columns(trace.tokenizer))

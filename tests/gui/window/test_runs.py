@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel
 from ctxviewer.engine.project.loading import Project, load_project
 from ctxviewer.engine.upstream.prompt import build_prompt
 from ctxviewer.gui.views.outline import TaskTotal
-from ctxviewer.gui.widgets.highlighter import display_text
+from ctxviewer.gui.widgets.highlighter import display_text, lex_blocks
 from ctxviewer.gui.window.runs import BatchPass, ComposedPrompt, _wait_for, feature_findings
 from ctxviewer.gui.worker import Lane, RunState, make_pool
 from tests.factories import make_project
@@ -201,3 +201,51 @@ def test_with_the_prompt_tab_in_sight_the_prompt_is_composed_at_once(qtbot, wind
     qtbot.waitUntil(lambda: bool(composed), timeout=30_000)
     assert [c.prompt.task_id for c in composed if c.prompt is not None] == ["AUTH-L1-003"]
     assert window.tabs.prompt.prompt().task_id == "AUTH-L1-003"
+
+
+def test_the_context_is_lexed_in_the_run_only_with_its_tab_in_sight(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    import ctxviewer.gui.views.context_view as context_view
+
+    open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
+    qtbot.waitUntil(window.is_settled, timeout=30_000)
+    assert window.tabs.current_tab() == "sections"
+    with qtbot.waitSignal(window.runs.assembled, timeout=30_000) as ran:
+        window.select_task("auth-sessions", "AUTH-L1-003")
+    assert ran.args[0].lexed is None  # left for after the paint, with the prompt
+    with qtbot.waitSignal(window.runs.composed, timeout=30_000) as composed:
+        pass
+    trace = window.trace
+    lexed = composed.args[0].context
+    assert trace.task_id == "AUTH-L1-003" and lexed is not None and lexed.text == display_text(trace.context)
+    # The Plugin context tab shown now takes that lexing: the GUI thread lexes nothing.
+    lexed_here: list[str] = []
+    real = context_view.lex_blocks
+    context_view.lex_blocks = lambda text: lexed_here.append(text) or real(text)  # type: ignore[assignment]
+    try:
+        window.tabs.show_tab("context")
+    finally:
+        context_view.lex_blocks = real
+    assert lexed_here == [] and window.tabs.context.editor.toPlainText() == display_text(trace.context)
+    # With that tab in sight, the run lexes the context itself and the prompt leaves it alone.
+    with qtbot.waitSignal(window.runs.assembled, timeout=30_000) as ran:
+        window.select_task("auth-sessions", "AUTH-L1-002")
+    assert ran.args[0].lexed is not None and ran.args[0].lexed.text == display_text(ran.args[0].trace.context)
+    with qtbot.waitSignal(window.runs.composed, timeout=30_000) as composed:
+        pass
+    assert composed.args[0].context is None
+    qtbot.waitUntil(window.is_settled, timeout=30_000)
+
+
+def test_a_context_lexed_for_an_earlier_trace_is_not_used_for_a_newer_one(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    first = open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
+    qtbot.waitUntil(window.is_settled, timeout=30_000)
+    with qtbot.waitSignal(window.traceShown, timeout=30_000):
+        window.select_task("auth-sessions", "AUTH-L1-003")
+    # The first trace's context lexing, arriving late, is handed in under the second trace.
+    window.tabs.keep_lexed_context(lex_blocks(display_text(first.context)))
+    window.tabs.show_tab("context")
+    shown = window.trace
+    assert shown.task_id == "AUTH-L1-003" and first.context != shown.context
+    assert window.tabs.context.editor.toPlainText() == display_text(shown.context)
+    assert window.tabs.context.highlighter._blocks == lex_blocks(display_text(shown.context)).blocks
+    qtbot.waitUntil(window.is_settled, timeout=30_000)

@@ -91,3 +91,30 @@ def test_a_budget_change_does_not_restart_the_replay(qtbot, window: MainWindow) 
     with qtbot.assertNotEmitted(window.replayShown, wait=300), qtbot.waitSignal(window.traceShown, timeout=20_000):
         window.docks.budget.set_values({"budget": 1500, "spec_share": 0.4})
     assert window.docks.session.player.position == 0
+
+
+def test_a_new_feature_s_replay_waits_for_its_trace_and_the_paint(qtbot, window: MainWindow) -> None:
+    _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
+    qtbot.waitUntil(window.is_settled, timeout=20_000)
+    replayed = window.lanes.replay.generation
+    # Nothing is replayed while the run is in flight, nor as its trace is shown: after the paint.
+    with qtbot.waitSignal(window.traceShown, timeout=20_000):
+        window.select_task("reconciliation", "REC-L1-001")
+    assert window.lanes.replay.generation == replayed and not window.is_settled()
+    with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
+        pass
+    assert shown.args[0].feature == "reconciliation" and window.lanes.replay.generation == replayed + 1
+    qtbot.waitUntil(window.is_settled, timeout=20_000)
+
+
+def test_a_feature_only_passed_through_is_not_replayed(qtbot, window: MainWindow) -> None:
+    _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
+    qtbot.waitUntil(window.is_settled, timeout=20_000)
+    replayed = window.lanes.replay.generation
+    with qtbot.waitSignal(window.traceShown, timeout=20_000):
+        window.select_task("reconciliation", "REC-L1-001")
+    # Another task of the first feature asked for at once, before the replay's time.
+    with qtbot.assertNotEmitted(window.replayShown, wait=500), qtbot.waitSignal(window.traceShown, timeout=20_000):
+        window.select_task("auth-sessions", "AUTH-L1-002")
+    assert window.lanes.replay.generation == replayed and window.docks.session.replay().feature == "auth-sessions"
+    qtbot.waitUntil(window.is_settled, timeout=20_000)
