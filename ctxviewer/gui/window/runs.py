@@ -19,9 +19,9 @@ from ctxviewer.engine.analysis.whatif import TraceDiff, diff_traces
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
-from ctxviewer.engine.runs.batch import run_batch
+from ctxviewer.engine.runs.batch import count_ahead, run_batch
 from ctxviewer.engine.runs.pipeline import assemble_task
-from ctxviewer.engine.tokens.counting import HEURISTIC
+from ctxviewer.engine.tokens.counting import HEURISTIC, Census
 from ctxviewer.engine.trace.model import Trace
 from ctxviewer.engine.upstream.prompt import build_prompt
 from ctxviewer.engine.worker.prompt import WorkerPrompt
@@ -294,8 +294,14 @@ class BatchPass(QObject):
 
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> int:
             exact = settings.tokenizer != HEURISTIC
+            # Without exact counts, the texts a click's exact run of each task counts are counted
+            # as the pass goes (the same context: the profile decides with the estimate), so a
+            # click tokenizes nothing the pass has seen.
+            ahead = None if exact else Census(True)
             # Progress is counted from the rows themselves (_on_rows): no signal per row.
             for row in run_batch(project, None, settings, exact=exact, cancel=cancel, collect_errors=True):
+                if ahead is not None and row.trace is not None:
+                    count_ahead(row.trace, ahead)
                 if row.trace is None:
                     total = TaskTotal(row.feature.name, row.task.id, 0, 0, "", row.error)
                 else:
