@@ -181,6 +181,8 @@ def copy_sources(
         chosen[n] = sorted(rng.sample(found[n][2], share))
         left -= share
         waiting -= 1
+    if not any(chosen.values()):
+        raise ValueError("no source the map reads in " + ", ".join(map(str, folders)))
     files: list[str] = []
     words: dict[str, list[str]] = {}
     for n, (folder, top, _) in enumerate(found):
