@@ -116,6 +116,14 @@ def main() -> int:
     )
     parser.add_argument("--sources", type=int, default=470, help="sources of a nine-section project")
     parser.add_argument(
+        "--sources-from",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a nine-section project's sources: at most --sources real files copied from these folders",
+    )
+    parser.add_argument(
         "--compare",
         metavar="DIR",
         help="also time the batch of the ctxviewer in DIR (a checkout of another revision), each of its "
@@ -133,7 +141,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         if args.shape == "nine-section":
             features = args.features or 20
-            root = nine_section.generate(Path(tmp) / "project", args.tasks, features, args.sources, args.spec_mb)
+            root = nine_section.generate(
+                Path(tmp) / "project", args.tasks, features, args.sources, args.spec_mb, sources_from=args.sources_from
+            )
         else:
             root = generate(Path(tmp) / "project", args.tasks, args.spec_mb, features=args.features)
         rows = Path(tmp) / "rows.jsonl"

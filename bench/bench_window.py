@@ -549,8 +549,12 @@ def bench_window_parts(args: argparse.Namespace, parts: set[str]) -> dict[str, A
         window.show()
         app.processEvents()
         if args.shape == "nine-section":
-            big = nine_section.generate(Path(tmp) / "generated", args.tasks, 20, args.sources, args.spec_mb)
+            big = nine_section.generate(
+                Path(tmp) / "generated", args.tasks, 20, args.sources, args.spec_mb, sources_from=args.sources_from
+            )
             label = f"generated nine-section, {args.tasks:,} tasks, {args.sources} sources, {args.spec_mb:g} MB"
+            if args.sources_from:
+                label += " (real, from " + ", ".join(str(d) for d in args.sources_from) + ")"
         else:
             big = generate(Path(tmp) / "generated", args.tasks, args.spec_mb)
             label = f"generated, {args.tasks:,} tasks, {args.spec_mb:g} MB"
@@ -614,6 +618,14 @@ def main() -> int:
         "engineering rules in YAML, --sources sources for the repository map)",
     )
     parser.add_argument("--sources", type=int, default=470, help="sources of a nine-section project")
+    parser.add_argument(
+        "--sources-from",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a nine-section project's sources: at most --sources real files copied from these folders",
+    )
     parser.add_argument("--skip-log", action="store_true", help="no log-follow heartbeat")
     parser.add_argument("--log-only", action="store_true", help="of the heartbeats, only the log follow")
     parser.add_argument("--log-mb", type=float, default=5.0)
