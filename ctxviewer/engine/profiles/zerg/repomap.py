@@ -12,6 +12,7 @@ import bisect
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -240,6 +241,9 @@ Found = tuple[list[Sym], list[tuple[str, str]]]
 _parsed: dict[tuple[str, bytes], Found | None] = {}
 #: The last graph per project root and Python setting, with the (file, size, mtime, inode) list it was built from.
 _graphs: dict[tuple[Path, str], tuple[tuple[tuple[str, int, int, int], ...], RepoGraph]] = {}
+#: A lock per graph key, held while that graph is checked or built (see :func:`_current_graph`).
+_building: dict[tuple[Path, str], threading.Lock] = {}
+_building_lock = threading.Lock()
 
 
 def _stat_list(root: Path, files: Sequence[tuple[str, str]]) -> tuple[tuple[str, int, int, int], ...]:
@@ -267,16 +271,23 @@ def build_graph(fs: ProjectFS, python: str = newer_python.AUTO) -> RepoGraph:
 
 
 def _current_graph(fs: ProjectFS, python: str) -> RepoGraph:
-    files = source_files(fs.root)
-    signature = _stat_list(fs.root, files)
-    cached = _graphs.get((fs.root, python))
-    if cached is not None and cached[0] == signature:
-        return cached[1]
-    graph = _build(fs, files, python)
-    if len(_graphs) > 8:
-        _graphs.clear()
-    _graphs[(fs.root, python)] = (signature, graph)
-    return graph
+    key = (fs.root, python)
+    with _building_lock:
+        building = _building.setdefault(key, threading.Lock())
+    # One thread builds a project's graph at a time: a run that starts while another builds it
+    # (a click during the window's background pass) waits and takes the graph built, instead of
+    # parsing every source a second time while sharing the interpreter with the first.
+    with building:
+        files = source_files(fs.root)
+        signature = _stat_list(fs.root, files)
+        cached = _graphs.get(key)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        graph = _build(fs, files, python)
+        if len(_graphs) > 8:
+            _graphs.clear()
+        _graphs[key] = (signature, graph)
+        return graph
 
 
 def clear_caches() -> None:

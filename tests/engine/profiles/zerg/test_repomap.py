@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,46 @@ def test_the_graph_is_kept_per_python_setting(tmp_path: Path, no_newer_python: N
         ("src/broken.py", repomap.UNPARSED),
         ("src/gen.py", repomap.NEWER),
     ]
+
+
+def test_a_run_that_starts_while_another_builds_the_graph_takes_that_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two threads asking for one project's graph at once build it once (a click during the
+    window's background pass): the second waits for the first's graph."""
+    write(tmp_path, "src/app.py", "def handler():\n    return 1\n")
+    fs = ProjectFS(tmp_path)
+    repomap.clear_caches()
+    builds: list[str] = []
+    second_built = threading.Event()
+    second_asked = threading.Event()
+    real_build = repomap._build
+
+    def build(*args: object, **kwargs: object) -> repomap.RepoGraph:
+        builds.append(threading.current_thread().name)
+        if len(builds) == 1:
+            second_asked.wait(5)
+            # With the lock the second thread cannot get here while this build runs: waiting for
+            # it to build only times out.  Without it, it builds at once and this returns early.
+            second_built.wait(2)
+        else:
+            second_built.set()
+        return real_build(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(repomap, "_build", build)
+    graphs: dict[str, repomap.RepoGraph] = {}
+
+    def ask(name: str) -> None:
+        graphs[name] = repomap.build_graph(fs)
+
+    first = threading.Thread(target=ask, args=("first",), name="first")
+    first.start()
+    while not builds:  # the first thread is building
+        first.join(0.01)
+    second = threading.Thread(target=ask, args=("second",), name="second")
+    second.start()
+    second_asked.set()
+    first.join(10)
+    second.join(10)
+    assert builds == ["first"]
+    assert graphs["second"] is graphs["first"] and "src.app" in graphs["first"].modules
