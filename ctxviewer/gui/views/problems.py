@@ -1,7 +1,6 @@
 """The problems banner: the run's errors and warnings above the tabs, one line each.
 
 It takes a whole :class:`~ctxviewer.engine.trace.model.Trace` (or ``None``) and only reads it.
-See docs/gui.md (Running and watching).
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QLabel, QWidget
 from ctxviewer.engine.runs.session import SessionReplay
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Trace
 from ctxviewer.gui.views.findings_view import FindingRow, findings_line
-from ctxviewer.gui.widgets.heights import hold_height, release_height
 from ctxviewer.gui.widgets.versions import upstream_line, upstream_why
 
 
@@ -64,17 +63,14 @@ class TaskHeader(QLabel):
         super().__init__(parent)
         self.setObjectName("taskHeader")
         self.setWordWrap(True)
-        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # held taller: room below
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setText("Open a project folder (Ctrl+O) or drop one here.")
 
     def show_trace(self, trace: Trace) -> None:
         self.setText(header_html(trace))
         self.setToolTip(header_tooltip(trace))
-        hold_height(self)
 
     def show_no_task(self, project_name: str) -> None:
-        release_height(self)
         self.setText(
             f"<b>{html.escape(project_name)}</b>: no task to show \u2014 no feature has a readable task graph."
         )

@@ -59,10 +59,6 @@ class StatusLine(QObject):
 
     def show_state(self, what: str, state: RunState) -> None:
         """The latest run of *what* (``loading``, ``assembly``) is in *state*."""
-        label = self.state_label
-        label.setText(f"{what}: {state.value}")
-        # Never narrower than before: a shorter state would move the status bar's widgets,
-        # and repaint the window's bottom edge, while the run it names goes on.
-        label.setMinimumWidth(max(label.minimumWidth(), label.sizeHint().width()))
+        self.state_label.setText(f"{what}: {state.value}")
         if state in (RunState.CANCELLED, RunState.ERROR):
             self.hide_progress()

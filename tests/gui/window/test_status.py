@@ -34,16 +34,3 @@ def test_the_run_s_state_and_progress_show_until_it_stops(qtbot) -> None:  # typ
     assert status.progress.isHidden()
     status.say("Opened /p", 0)
     assert bar.currentMessage() == "Opened /p"
-
-
-def test_the_run_s_state_never_narrows_its_label(qtbot) -> None:  # type: ignore[no-untyped-def]
-    window = QMainWindow()
-    qtbot.addWidget(window)
-    status = StatusLine(window)
-    label = status.state_label
-    status.show_state("assembly", RunState.CANCELLED)
-    wide = label.sizeHint().width()
-    status.show_state("assembly", RunState.DONE)  # a shorter text: the label keeps its width
-    assert label.text() == "assembly: done"
-    assert label.fontMetrics().horizontalAdvance("assembly: done") < wide
-    assert label.minimumWidth() == label.sizeHint().width() == wide  # what the status bar lays out by
