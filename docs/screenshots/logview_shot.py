@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QAbstractItemView
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from ctxviewer.gui.app import make_app, take_screenshot  # noqa: E402
 from ctxviewer.engine.runfiles.logstore import ANY_EVENT, LogFilter  # noqa: E402
+from ctxviewer.gui.app import make_app, take_screenshot  # noqa: E402
 from ctxviewer.gui.window import MainWindow  # noqa: E402
 from tests.runfactory import write_run  # noqa: E402
 
