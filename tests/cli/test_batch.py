@@ -164,6 +164,5 @@ def test_a_source_no_python_parses_is_a_note_not_bad_input(tmp_path: Path, capsy
     code, _, err = run(capsys, "assemble", str(root), "--profile", "zerg-0.3.2", "--feature", "feat", "--task", "T1")
     assert code == 0
     assert (
-        "note: tests/fixtures/not_python.py: tests/fixtures/not_python.py: does not parse as Python "
-        "(not in the symbol map, as upstream skips it)\n"
+        "note: tests/fixtures/not_python.py: does not parse as Python (not in the symbol map, as upstream skips it)\n"
     ) in err

@@ -464,12 +464,13 @@ class ZergRun(MahabharathaRun):
         note_scan(Scan("", repomap.SUFFIXES, repomap.SKIPPED_FOLDERS, skip_dot=True))
         graph = repomap.build_graph(self.fs, self.settings.python_for_sources)
         for rel, why, how in graph.skipped:
+            # The file is the error's path (printed before its message): the message is why.
             if how == repomap.UNREAD:
-                self._error(REPO_MAP, "input", f"{rel}: {why}", "not in the symbol map", rel)
+                self._error(REPO_MAP, "input", why, "not in the symbol map", rel)
             elif how == repomap.UNPARSED:
-                self._error(REPO_MAP, "pipeline", f"{rel}: {why}", "not in the symbol map, as upstream skips it", rel)
+                self._error(REPO_MAP, "pipeline", why, "not in the symbol map, as upstream skips it", rel)
             else:
-                self._error(REPO_MAP, "pipeline", f"{rel}: {why}", NEWER_SYNTAX, rel)
+                self._error(REPO_MAP, "pipeline", why, NEWER_SYNTAX, rel)
         if graph.problem:  # a newer Python was needed and none served
             kind = "input" if graph.problem_is_setting else "pipeline"
             self._error(REPO_MAP, kind, graph.problem, "what this Python cannot parse is left out", None)
