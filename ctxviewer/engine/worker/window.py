@@ -159,21 +159,24 @@ class _Index:
     seen: frozenset[str] = frozenset()
 
 
+def _long_lines(text: str) -> tuple[str, ...]:
+    """The stripped lines of *text* long enough to count as evidence."""
+    return tuple(stripped for line in text.splitlines() if len(stripped := line.strip()) >= MIN_LINE)
+
+
+#: :func:`_long_lines` of the window's blocks, the same few in every task.
+_lines = lru_cache(maxsize=256)(_long_lines)
+
+
 @lru_cache(maxsize=1 << 15)
 def _evidence(text: str) -> tuple[str, ...]:
-    """The stripped lines of *text* long enough to count as evidence; when none is, the whole
-    text stripped (nothing for blank text)."""
-    lines = tuple(stripped for line in text.splitlines() if len(stripped := line.strip()) >= MIN_LINE)
+    """A candidate's evidence: :func:`_long_lines`, or when it has none the whole text stripped
+    (nothing for blank text)."""
+    lines = _long_lines(text)
     if lines:
         return lines
     stripped = text.strip()
     return (stripped,) if stripped else ()
-
-
-@lru_cache(maxsize=256)
-def _lines(text: str) -> tuple[str, ...]:
-    """The stripped lines of *text* long enough to count as evidence."""
-    return tuple(stripped for line in text.splitlines() if len(stripped := line.strip()) >= MIN_LINE)
 
 
 def _index(window: WorkerWindow) -> _Index:
@@ -246,16 +249,8 @@ def with_reach(items: Iterable[Item], window: WorkerWindow) -> tuple[Item, ...]:
     make = make_item
     out: list[Item] = []
     append = out.append
-    # reach_of's answer where it is quickest to give, asked here (most items: a source that does
-    # not load whole, and no line of the text anywhere in the window); reach_of for the rest.
-    memory_files, listed, seen, evidence = index.memory_files, index.listed, index.seen, _evidence
     for i in items:
-        source = i.source
-        lines = evidence(i.text)
-        if lines and seen.isdisjoint(lines) and source not in memory_files and source not in listed:
-            path, how = REACHED_NO, NOWHERE
-        else:
-            path, how = reach_of(i, index)
+        path, how = reach_of(i, index)
         append(
             make(
                 i.id,

@@ -172,7 +172,7 @@ def test_paths_agree_with_searching_the_window(tmp_path: Path, seed: int) -> Non
             prompt = "\n".join(b.text for b in window.loaded(PROMPT_BLOCK))
             memory = "\n".join(b.text for b in window.loaded(MEMORY_BLOCK))
             sources = {b.source for b in window.loaded(MEMORY_BLOCK)}
-            # The batch's quick answer for most items is the one the general rule gives.
+            # Each item's path is the one the general rule gives it.
             index = _index(window)
             assert [(i.reached, i.reached_how) for i in trace.items] == [reach_of(i, index) for i in trace.items]
             for item in trace.items:
