@@ -10,12 +10,15 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QWidget
 
+from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.views.budget import BudgetPanel
 from ctxviewer.gui.views.logview import LogView
 from ctxviewer.gui.views.outline import ProjectOutline
 from ctxviewer.gui.views.search_panel import SearchPanel
 from ctxviewer.gui.views.session import SessionPanel
 from ctxviewer.gui.views.tracker_panel import TrackerPanel
+from ctxviewer.gui.views.window_view import WindowLayoutTab
+from ctxviewer.gui.widgets.insight import WhenInSight
 
 
 def search_dock_height(window_height: int) -> int:
@@ -24,12 +27,17 @@ def search_dock_height(window_height: int) -> int:
 
 
 class DockPanels:
-    """The panels docked around *window*'s tabs; *window_view* is the Window panel's view."""
+    """The panels docked around *window*'s tabs.
 
-    def __init__(self, window: QMainWindow, window_view: QWidget) -> None:
+    The Tracker and Window panels show a trace when in sight (:meth:`show_trace`): reading
+    :attr:`tracker` or :attr:`window_view` gives them the shown trace first.
+    """
+
+    def __init__(self, window: QMainWindow) -> None:
         self.window = window
         self.outline = ProjectOutline(window)
-        self.tracker = TrackerPanel(window)
+        self._tracker = TrackerPanel(window)
+        self._window_view = WindowLayoutTab(window)
         self.search = SearchPanel(window)
         self.budget = BudgetPanel(window)
         self.budget.setEnabled(False)  # until a project is open: its settings are the base
@@ -47,11 +55,11 @@ class DockPanels:
             self.budget.minimumSizeHint().width() + scroller.verticalScrollBar().sizeHint().width()
         )
         self.budget_dock = self._dock("Budget", scroller, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tracker_dock = self._dock("Tracker", self.tracker, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tracker_dock = self._dock("Tracker", self._tracker, Qt.DockWidgetArea.RightDockWidgetArea)
         self.session = SessionPanel(window)
         self.session_dock = self._dock("Session", self.session, Qt.DockWidgetArea.RightDockWidgetArea)
         window.tabifyDockWidget(self.budget_dock, self.tracker_dock)
-        self.window_dock = self._dock("Window", window_view, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.window_dock = self._dock("Window", self._window_view, Qt.DockWidgetArea.RightDockWidgetArea)
         self.window_dock.setToolTip(
             "The worker's whole context window: base prompt, command, this context, the conversation and "
             "the response reserve, against the checkpoint and compaction thresholds"
@@ -59,6 +67,8 @@ class DockPanels:
         window.tabifyDockWidget(self.tracker_dock, self.session_dock)
         window.tabifyDockWidget(self.session_dock, self.window_dock)
         self.budget_dock.raise_()
+        self._tracker_fill = WhenInSight(self.tracker_dock)
+        self._window_fill = WhenInSight(self.window_dock)
         self.search_dock = self._dock("Why was it dropped?", self.search, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.search_dock.hide()
         # The logs take the window's whole width (seven columns), hidden until asked for.
@@ -74,6 +84,24 @@ class DockPanels:
         toolbar.setMovable(False)
         self.search.field.setMinimumWidth(420)
         toolbar.addWidget(self.search.field)
+
+    @property
+    def tracker(self) -> TrackerPanel:
+        """The Tracker panel, showing the trace last shown."""
+        self._tracker_fill.flush()
+        return self._tracker
+
+    @property
+    def window_view(self) -> WindowLayoutTab:
+        """The Window panel's view, showing the trace last shown."""
+        self._window_fill.flush()
+        return self._window_view
+
+    def show_trace(self, trace: Trace) -> None:
+        """Show *trace* in the Tracker and Window panels: now in a panel in sight, else when it
+        comes into sight (its tab raised, the panel opened) or is read."""
+        self._tracker_fill.owe(lambda: self._tracker.set_trace(trace))
+        self._window_fill.owe(lambda: self._window_view.set_trace(trace))
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self.window)

@@ -124,7 +124,7 @@ class MainWindow(QMainWindow):
             layout.addWidget(widget)
         layout.addWidget(tabs, 1)
         self.setCentralWidget(central)
-        self.docks = docks = DockPanels(self, tabs.window_view)
+        self.docks = docks = DockPanels(self)
         self.replays = SessionFeeds(self.lanes.replay, docks.session, self)
         self.recorded = RecordedFeed(self.lanes.recorded, docks.session, self)
         self.status = StatusLine(self)
@@ -371,7 +371,7 @@ class MainWindow(QMainWindow):
         self.findings_line.set_rows(rows, is_dark(self.palette()))
         self.tabs.set_findings_count(len(rows))
         self.tabs.show_trace(trace, lexed)
-        self.docks.tracker.set_trace(trace)
+        self.docks.show_trace(trace)
         self.docks.search.set_trace(trace)
         self.docks.budget.show_trace(trace)  # what "auto" detected, for the Upstream box
         self.findings.show_task(trace, rows)

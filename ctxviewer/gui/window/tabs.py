@@ -26,7 +26,6 @@ from ctxviewer.gui.views.sensitivity_view import SensitivityView
 from ctxviewer.gui.views.task_tab import TaskTab
 from ctxviewer.gui.views.trimming_tab import TrimmingTab
 from ctxviewer.gui.views.whatif_view import WhatIfTab
-from ctxviewer.gui.views.window_view import WindowLayoutTab
 from ctxviewer.gui.widgets.details import paragraph_html, rule_html
 from ctxviewer.gui.widgets.highlighter import LexedText
 from ctxviewer.gui.widgets.models import paragraph_columns, rule_columns
@@ -74,7 +73,7 @@ def item_of(trace: Trace | None, row: object) -> Item | None:
 
 class ResultTabs(QTabWidget):
     """The eleven result tabs over the shown trace (``trace``; None from opening a project until
-    its first task is shown), and the Window panel's view (``window_view``).
+    its first task is shown).
 
     Each tab's view is the attribute named as the tab in :data:`TABS`: ``sections``,
     ``paragraphs``, ``rules``, ``computed``, ``trimming``, ``context``, ``whatif``,
@@ -116,7 +115,6 @@ class ResultTabs(QTabWidget):
         self._computed = ComputedTab(self)
         self.computed.itemActivated.connect(self.jump_to_item)
         # Made among the tab views, where the keyboard's Tab order has always had it.
-        self.window_view = WindowLayoutTab(self)
         self.whatif = WhatIfTab(self)
         self.compare = CompareTab(compare_lane, self)
         self._task = TaskTab(self)
@@ -219,7 +217,7 @@ class ResultTabs(QTabWidget):
         return widget
 
     def show_trace(self, trace: Trace, lexed: LexedText | None = None) -> None:
-        """Show *trace* in every tab but What-if, Compare, Findings and Prompt (and in the Window view).
+        """Show *trace* in every tab but What-if, Compare, Findings and Prompt.
 
         The tab in sight is filled now; the others of :data:`ON_SHOW` when shown or read.
         """
@@ -241,7 +239,6 @@ class ResultTabs(QTabWidget):
         if prompt is not None:
             self._pending["prompt"] = prompt
         self.fill(self.current_tab())
-        self.window_view.set_trace(trace)
 
     def show_prompt(self, prompt: WorkerPrompt | None, lexed: LexedText | None = None) -> None:
         """Show the worker's *prompt* (None: not composed yet) in the Prompt tab, now if it is in

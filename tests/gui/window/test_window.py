@@ -193,6 +193,24 @@ def test_selecting_another_task_reassembles(qtbot, window: MainWindow) -> None:
     assert window.header.text().count("REC-L1-002") == 1
 
 
+def test_panels_behind_a_tab_show_the_task_when_raised(qtbot, window: MainWindow) -> None:
+    """The Tracker and Window panels, behind the Budget panel's tab, are filled when raised."""
+    first = open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
+    docks = window.docks
+    docks.show_panel("budget")
+    with qtbot.waitSignal(window.traceShown, timeout=30_000) as blocker:
+        window.select_task("reconciliation", "REC-L1-002")
+    second = blocker.args[0]
+    assert second.tracker.estimated_tokens != first.tracker.estimated_tokens  # the check below can tell them apart
+    estimated = docks._tracker.fields["estimated"]
+    assert estimated.text() != f"{second.tracker.estimated_tokens:,} tokens"  # not filled out of sight
+    with qtbot.waitSignal(docks.tracker_dock.visibilityChanged):
+        docks.show_panel("tracker")
+    assert estimated.text() == f"{second.tracker.estimated_tokens:,} tokens"
+    assert docks._window_view.trace() is not second
+    assert docks.window_view.trace() is second  # read: filled first
+
+
 def test_a_newer_request_cancels_the_older(qtbot, window: MainWindow) -> None:
     open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-001")
     # Two selections in a row: only the second one's trace is shown.
