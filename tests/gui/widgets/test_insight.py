@@ -27,7 +27,7 @@ def _window(qtbot):  # type: ignore[no-untyped-def]
 
 
 def test_a_dock_behind_a_tab_waits_until_raised_and_only_the_latest_fill_is_made(qtbot) -> None:  # type: ignore[no-untyped-def]
-    _window_, front, behind = _window(qtbot)
+    _win, front, behind = _window(qtbot)
     assert in_sight(front) and not in_sight(behind)
     assert behind.isVisible()  # Qt calls a dock behind a tab visible: the test must not rely on that
     made: list[str] = []
@@ -44,7 +44,7 @@ def test_a_dock_behind_a_tab_waits_until_raised_and_only_the_latest_fill_is_made
 
 
 def test_reading_a_view_out_of_sight_makes_its_fill(qtbot) -> None:  # type: ignore[no-untyped-def]
-    _window_, _front, behind = _window(qtbot)
+    _win, _front, behind = _window(qtbot)
     made: list[str] = []
     owed = WhenInSight(behind)
     owed.owe(lambda: made.append("fill"))
@@ -54,7 +54,7 @@ def test_reading_a_view_out_of_sight_makes_its_fill(qtbot) -> None:  # type: ign
 
 
 def test_a_closed_dock_is_filled_when_opened(qtbot) -> None:  # type: ignore[no-untyped-def]
-    _window_, front, _behind = _window(qtbot)
+    _win, front, _behind = _window(qtbot)
     front.hide()
     made: list[str] = []
     owed = WhenInSight(front)
