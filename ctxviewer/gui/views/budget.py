@@ -46,6 +46,7 @@ from ctxviewer.engine.tokens.counting import TOKENIZERS
 from ctxviewer.engine.trace.model import SECURITY, SPEC, Trace
 from ctxviewer.gui.views.switches import SwitchBox, variable_name
 from ctxviewer.gui.widgets.charts import segment_color
+from ctxviewer.gui.widgets.labels import WrappedLabel
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.widgets.plaintext import plain_tip
 from ctxviewer.gui.widgets.versions import CHOICE_WORDS, detection_words, running_profile
@@ -476,9 +477,8 @@ class BudgetPanel(QWidget):
         layout.addWidget(self.switches)
         layout.addLayout(buttons)
         layout.addWidget(self.state)
-        self.effect = QLabel("", self)
+        self.effect = WrappedLabel(self)
         self.effect.setObjectName("budgetEffect")
-        self.effect.setWordWrap(True)
         self.effect.setTextFormat(Qt.TextFormat.RichText)
         self.effect.setToolTip("What the settings in force do to the selected task and its feature")
         layout.addWidget(self.effect)

@@ -12,11 +12,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QToolButton,
     QWidget,
 )
+
+from ctxviewer.gui.widgets.labels import WrappedLabel
 
 
 class ProblemPanel(QFrame):
@@ -26,8 +27,7 @@ class ProblemPanel(QFrame):
         super().__init__(parent)
         self.setObjectName("problemPanel")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.label = QLabel(self)
-        self.label.setWordWrap(True)
+        self.label = WrappedLabel(self)
         self.label.setTextFormat(Qt.TextFormat.RichText)  # our markup; every message is escaped
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         #: A one-click answer to a notice (e.g. open a project that was not reopened); hidden otherwise.

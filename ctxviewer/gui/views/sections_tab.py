@@ -10,7 +10,7 @@ import html
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QLabel,
+    QFrame,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -24,6 +24,7 @@ from ctxviewer.gui.widgets.models import (
     section_columns,
     section_rows,
 )
+from ctxviewer.gui.widgets.plaintext import NoResourceBrowser
 from ctxviewer.gui.widgets.splitters import is_user_sized, size_splitter
 from ctxviewer.gui.widgets.tables import RecordTable
 from ctxviewer.gui.widgets.wording import SUB_BUDGETS
@@ -42,10 +43,11 @@ class SectionsTab(QWidget):
             section_columns("heuristic"), None, statuses=False, noun="sections", fit=True, parent=self
         )
         self.table.filter.hide()
-        self.arithmetic = QLabel(self)
-        self.arithmetic.setWordWrap(True)
-        self.arithmetic.setTextFormat(Qt.TextFormat.RichText)
-        self.arithmetic.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # A pane that scrolls, not a word-wrapped label: a label's size hints lay its text out
+        # at several widths on each new text, and the splitter asks for them on every click.
+        self.arithmetic = NoResourceBrowser(self)
+        self.arithmetic.setFrameShape(QFrame.Shape.NoFrame)
+        self.arithmetic.viewport().setAutoFillBackground(False)  # on the tab's own background
         self.arithmetic.setToolTip("How the pipeline split the budget for this run")
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.addWidget(self.chart)
@@ -59,9 +61,10 @@ class SectionsTab(QWidget):
         self.chart.setValue(ShareValue.from_trace(trace) if trace else None)
         if trace is None:
             self.table.set_rows([])
+            self.arithmetic.clear()
             return
         self.table.set_rows(section_rows(trace), columns=section_columns(trace.tokenizer))
-        self.arithmetic.setText(budget_arithmetic(trace))
+        self.arithmetic.setHtml(budget_arithmetic(trace))
         rows = self.table.view.verticalHeader().defaultSectionSize() * (len(trace.sections) + 2) + 80
         rest = max(100, self.splitter.height() - self.chart.sizeHint().height() - rows)
         if not is_user_sized(self.splitter):

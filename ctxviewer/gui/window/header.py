@@ -9,11 +9,12 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QWidget
 
 from ctxviewer.engine.runs.session import SessionReplay
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Trace
 from ctxviewer.gui.views.findings_view import FindingRow, findings_line
+from ctxviewer.gui.widgets.labels import WrappedLabel
 from ctxviewer.gui.widgets.versions import upstream_line, upstream_why
 
 
@@ -56,13 +57,12 @@ def header_tooltip(trace: Trace) -> str:
     )
 
 
-class TaskHeader(QLabel):
+class TaskHeader(WrappedLabel):
     """The shown task's header (rich text of our own; before a task, what to do first)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("taskHeader")
-        self.setWordWrap(True)
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setText("Open a project folder (Ctrl+O) or drop one here.")
 
@@ -76,7 +76,7 @@ class TaskHeader(QLabel):
         )
 
 
-class FindingsLine(QLabel):
+class FindingsLine(WrappedLabel):
     """One line under the header naming the task's findings; hidden when it has none.
 
     Its link (``linkActivated``) is the click that opens the Findings tab.
@@ -86,7 +86,6 @@ class FindingsLine(QLabel):
         super().__init__(parent)
         self.setObjectName("taskFindings")
         self.setTextFormat(Qt.TextFormat.RichText)
-        self.setWordWrap(True)
         self.setToolTip("What ctxviewer found in this task's context; click to list the findings")
         self.hide()
 
