@@ -45,6 +45,19 @@ StatusRole = Qt.ItemDataRole.UserRole + 3
 
 _Index = QModelIndex | QPersistentModelIndex
 
+# The roles as plain ints, and the answers that never change, made once: a view asks every
+# cell it paints for a dozen roles, each a call into Python.
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+#: The roles a cell answers; any other is None at once.
+_ANSWERED = frozenset({_DISPLAY, _TOOLTIP, _ALIGNMENT, _FOREGROUND, SortRole, RowRole, StatusRole})
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+_CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+
 
 def is_dark(palette: QPalette | None = None) -> bool:
     """Whether the palette is a dark one (window darker than its text)."""
@@ -149,9 +162,7 @@ class RecordModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._columns)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        return _CELL_FLAGS if index.isValid() else _NO_FLAGS
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._columns):
@@ -163,24 +174,26 @@ class RecordModel(QAbstractTableModel):
             return col.tip or None
         return None
 
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self._rows) or index.column() >= len(self._columns):
+    def data(self, index: _Index, role: int = _DISPLAY) -> Any:
+        if role not in _ANSWERED or not index.isValid():
             return None
-        row = self._rows[index.row()]
-        col = self._columns[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
+        r, c = index.row(), index.column()
+        if r >= len(self._rows) or c >= len(self._columns):
+            return None
+        row = self._rows[r]
+        col = self._columns[c]
+        if role == _DISPLAY:
             return fate_label(col.text(row)) if col.status else col.text(row)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             text = fate_label(col.text(row)) if col.status else col.text(row)
             if col.detail is not None and col.detail(row):
                 text = f"{text}: {col.detail(row)}"
             return plain_tip(f"{col.header}: {text}\n{col.tip}" if col.tip else text)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            if col.numeric:
-                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole and col.status:
-            return QBrush(status_colour(col.text(row)))  # palette read now: follows a theme switch
+        if role == _ALIGNMENT:
+            return _RIGHT if col.numeric else _LEFT
+        if role == _FOREGROUND:
+            # palette read now: follows a theme switch
+            return QBrush(status_colour(col.text(row))) if col.status else None
         if role == SortRole:
             value = col.key(row) if col.key else fate_label(col.text(row)) if col.status else col.text(row)
             return _sortable(value)
