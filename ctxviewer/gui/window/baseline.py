@@ -54,7 +54,7 @@ class Baseline(QObject):
             return
         self.trace = trace
         self.diff = diff_traces(trace, trace)
-        self.tabs.whatif.set_diff(self.diff, self.label())
+        self.tabs.show_diff(self.diff, self.label())
         self.pinned.emit(True)
         self.tabs.mark_baseline(True)
         self.status.say(f"Pinned {self.label()} as the baseline", 5000)
@@ -62,7 +62,7 @@ class Baseline(QObject):
     def clear(self) -> None:
         self.trace = None
         self.diff = None
-        self.tabs.whatif.set_diff(None)
+        self.tabs.show_diff(None)
         self.pinned.emit(False)
         self.tabs.mark_baseline(False)
 
@@ -72,12 +72,12 @@ class Baseline(QObject):
         run at the project's own settings, and the What-if tab says so."""
         if self.trace is None:
             self.diff = None
-            self.tabs.whatif.set_diff(diff, OWN_SETTINGS if diff is not None else "", own=True)
+            self.tabs.show_diff(diff, OWN_SETTINGS if diff is not None else "", own=True)
             return
         if diff is None or diff.baseline is not self.trace:
             diff = diff_traces(self.trace, trace)
         self.diff = diff
-        self.tabs.whatif.set_diff(self.diff, self.label())
+        self.tabs.show_diff(self.diff, self.label())
 
     def keep_for(self, root: str) -> None:
         """A project at *root* opened: a baseline from another project compares nothing useful."""

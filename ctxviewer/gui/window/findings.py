@@ -49,11 +49,15 @@ class FindingsFeed(QObject):
     def show_task(self, trace: Trace, rows: tuple[FindingRow, ...]) -> None:
         """*trace*'s findings are *rows*: list them (and go to the finding that asked for this task)."""
         self.rows = rows
-        self.tabs.findings.set_task(trace.feature, trace.task_id, rows)
-        self.update_feature()
+        self.tabs.owe("findings", lambda: self._fill(trace, rows))
         pending, self._pending = self._pending, None
         if pending is not None and (pending.finding.feature, pending.task) == (trace.feature, trace.task_id):
             self.go_to(pending)
+
+    def _fill(self, trace: Trace, rows: tuple[FindingRow, ...]) -> None:
+        findings = self.tabs.findings
+        findings.set_task(trace.feature, trace.task_id, rows)
+        findings.set_feature(*self.feature_findings(trace.feature))
 
     def feature_findings(self, feature: str) -> tuple[tuple[FindingRow, ...], int]:
         """Every task's findings of *feature* from the background pass, in task order, and the

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ctxviewer.engine.analysis.findings import describe
+from ctxviewer.engine.analysis.whatif import TraceDiff
 from ctxviewer.engine.tokens.counting import HEURISTIC
 from ctxviewer.engine.trace.model import RULE_FILE, SPEC_PARAGRAPH, Item, Trace
 from ctxviewer.engine.worker.prompt import WorkerPrompt
@@ -54,9 +55,20 @@ TAB_TITLES = {
 TABS = tuple(TAB_TITLES)
 #: The candidate tables keep this many rows in view beside their detail pane and the panels below.
 TABLE_ROWS = 6
-#: The tabs :meth:`ResultTabs.show_trace` fills only when they are shown or read: a click on a
-#: task pays for the tab in sight, not for every view of a trace of a thousand candidates.
-ON_SHOW = ("sections", "paragraphs", "rules", "computed", "trimming", "context", "task", "prompt")
+#: The tabs filled only when they are shown or read: a click on a task pays for the tab in
+#: sight, not for every view of a trace of a thousand candidates.
+ON_SHOW = (
+    "sections",
+    "paragraphs",
+    "rules",
+    "computed",
+    "trimming",
+    "context",
+    "whatif",
+    "task",
+    "findings",
+    "prompt",
+)
 
 
 def item_of(trace: Trace | None, row: object) -> Item | None:
@@ -86,7 +98,7 @@ class ResultTabs(QTabWidget):
 
     def __init__(self, compare_lane: Lane, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        #: The fill each view of ON_SHOW still owes the shown trace, by tab name.
+        #: The fill each view of ON_SHOW still owes the shown task, by tab name.
         self._pending: dict[str, Callable[[], None]] = {}
         self.setDocumentMode(True)
         # Eleven tabs do not fit beside the panels at 1280 wide: every title is shown whole and
@@ -115,10 +127,10 @@ class ResultTabs(QTabWidget):
         self._computed = ComputedTab(self)
         self.computed.itemActivated.connect(self.jump_to_item)
         # Made among the tab views, where the keyboard's Tab order has always had it.
-        self.whatif = WhatIfTab(self)
+        self._whatif = WhatIfTab(self)
         self.compare = CompareTab(compare_lane, self)
         self._task = TaskTab(self)
-        self.findings = FindingsTab(self)
+        self._findings = FindingsTab(self)
         self._prompt = PromptView(self)
         tips = {
             "sections": "Token share of each section against its budget",
@@ -185,6 +197,16 @@ class ResultTabs(QTabWidget):
         return self._trimming
 
     @property
+    def whatif(self) -> WhatIfTab:
+        self.fill("whatif")
+        return self._whatif
+
+    @property
+    def findings(self) -> FindingsTab:
+        self.fill("findings")
+        return self._findings
+
+    @property
     def context(self) -> ContextView:
         self.fill("context")
         return self._context
@@ -217,17 +239,17 @@ class ResultTabs(QTabWidget):
         return widget
 
     def show_trace(self, trace: Trace, lexed: LexedText | None = None) -> None:
-        """Show *trace* in every tab but What-if, Compare, Findings and Prompt.
+        """Show *trace* in every tab but What-if, Compare, Findings and Prompt (:meth:`show_diff`,
+        :meth:`owe`, :meth:`show_prompt`).
 
-        The tab in sight is filled now; the others of :data:`ON_SHOW` when shown or read.
+        The tab in sight is filled now; the others when shown or read.
         """
         self.trace = trace
         for view in self.sensitivity_views.values():
             view.set_item(None)  # the row selected again when filled names the new run's candidate
-        # Replaced whole: a fill owed to an earlier trace is never made after this one.  The
-        # prompt comes on its own (show_prompt).
-        prompt = self._pending.get("prompt")
-        self._pending = {
+        # Every fill owed to an earlier trace is replaced: none is made after this one's.  The
+        # prompt, the diff and the findings come on their own (show_prompt, show_diff, owe).
+        self._pending |= {
             "sections": lambda: self._sections.set_trace(trace),
             "paragraphs": lambda: self._fill_paragraphs(trace),
             "rules": lambda: self._fill_rules(trace),
@@ -236,16 +258,24 @@ class ResultTabs(QTabWidget):
             "task": lambda: self._task.set_trace(trace),
             "computed": lambda: self._computed.set_trace(trace),
         }
-        if prompt is not None:
-            self._pending["prompt"] = prompt
         self.fill(self.current_tab())
 
     def show_prompt(self, prompt: WorkerPrompt | None, lexed: LexedText | None = None) -> None:
         """Show the worker's *prompt* (None: not composed yet) in the Prompt tab, now if it is in
         sight, else when it is shown or read (see :meth:`PromptView.show_prompt`)."""
-        self._pending["prompt"] = lambda: self._prompt.show_prompt(prompt, lexed)
-        if self.current_tab() == "prompt":
-            self.fill("prompt")
+        self.owe("prompt", lambda: self._prompt.show_prompt(prompt, lexed))
+
+    def show_diff(self, diff: TraceDiff | None, pinned_label: str = "", own: bool = False) -> None:
+        """Show *diff* in the What-if tab, now if it is in sight, else when it is shown or read
+        (see :meth:`WhatIfTab.set_diff`)."""
+        self.owe("whatif", lambda: self._whatif.set_diff(diff, pinned_label, own))
+
+    def owe(self, name: str, fill: Callable[[], None]) -> None:
+        """Give the view of tab *name* *fill* (in place of any it owes): now if the tab is in
+        sight, else when it is shown or read."""
+        self._pending[name] = fill
+        if self.current_tab() == name:
+            self.fill(name)
 
     def keep_lexed_context(self, lexed: LexedText) -> None:
         """The shown trace's context lexed after its paint: for the Plugin context tab's fill,

@@ -13,6 +13,7 @@ from ctxviewer.engine.analysis.whatif import diff_traces
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.pipeline import assemble
 from ctxviewer.engine.trace.model import INCLUDED, TRUNCATED
+from ctxviewer.gui.views.findings_view import finding_rows
 from ctxviewer.gui.views.whatif_view import OWN_CAPTION, UNTUNED_CAPTION
 from ctxviewer.gui.window import MainWindow
 from tests.gui.conftest import LEDGER, open_and_wait
@@ -59,12 +60,13 @@ def test_with_nothing_pinned_a_tuned_run_is_compared_with_the_project_s_own_sett
     window: MainWindow,  # type: ignore[no-untyped-def]
 ) -> None:
     open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
-    whatif = window.tabs.whatif
+    whatif = window.tabs.whatif  # read again after each change: the tab is filled when read or shown
     # Nothing tuned: the run is the project's own, and the tab says how to see a change.
     assert window.baseline.trace is None and whatif.diff() is not None and whatif.diff().unchanged
     assert html.escape(UNTUNED_CAPTION) in whatif.header.text()
     with qtbot.waitSignal(window.traceShown, timeout=20_000):
         window.docks.budget.set_values({"budget": 1500})
+    whatif = window.tabs.whatif
     diff = whatif.diff()
     assert diff is not None and window.baseline.diff is None  # nothing pinned, nothing exported as pinned
     before = assemble(load_project(LEDGER), FEATURE, TASK)
@@ -79,6 +81,7 @@ def test_with_nothing_pinned_a_tuned_run_is_compared_with_the_project_s_own_sett
     assert html.escape(OWN_CAPTION) in whatif.header.text() and "own settings" in whatif.header.text()
     # Pinning takes over; clearing the pin goes back to the project's own settings.
     window.baseline.pin()
+    whatif = window.tabs.whatif
     assert whatif.diff() is window.baseline.diff and "AUTH-L1-001" in whatif.header.text()
 
 
@@ -176,3 +179,20 @@ def test_a_candidate_only_in_the_baseline_is_named_in_words(qtbot, window: MainW
     assert message.endswith(" is only in the baseline")
     assert gone.id not in message
     assert Path(gone.source).name in message and f"{gone.line_start}" in message
+
+
+def test_the_what_if_and_findings_tabs_out_of_sight_are_filled_when_shown(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    open_and_wait(qtbot, window, LEDGER, FEATURE, TASK)
+    tabs = window.tabs
+    tabs.show_tab("sections")
+    with qtbot.waitSignal(window.traceShown, timeout=20_000) as shown:
+        window.select_task(FEATURE, "AUTH-L1-002")
+    trace = shown.args[0]
+    assert tabs.is_pending("whatif") and tabs.is_pending("findings")
+    assert tabs._whatif.diff() is None or tabs._whatif.diff().current is not trace  # not filled out of sight
+    tabs.show_tab("whatif")
+    assert not tabs.is_pending("whatif") and tabs._whatif.diff().current is trace
+    before = tabs._findings.rows()
+    tabs.show_tab("findings")
+    assert not tabs.is_pending("findings")
+    assert tabs._findings.rows() == finding_rows(trace) != before
