@@ -245,8 +245,10 @@ def item_change(before: Item | None, after: Item | None, tokenizer: str, *, fate
 def _items(baseline: Trace, current: Trace) -> tuple[ItemChange, ...]:
     # A candidate is the same one when its file and its id agree: paragraph ids number
     # paragraphs within one file, so "requirements:4" of another feature is another one.
-    old = {(i.source, i.id): i for i in baseline.items}
     keys = {(i.source, i.id) for i in current.items}
+    if baseline is current and len(keys) == len(current.items):
+        return ()  # each candidate pairs with itself only, and none changed from itself
+    old = {(i.source, i.id): i for i in baseline.items}
     pairs: list[tuple[Item | None, Item | None]] = [(old.get((i.source, i.id)), i) for i in current.items]
     pairs += [(i, None) for i in baseline.items if (i.source, i.id) not in keys]
     changes = [c for b, a in pairs if (c := item_change(b, a, current.tokenizer)) is not None]

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel
 from ctxviewer.engine.analysis.findings import ERROR
 from ctxviewer.engine.analysis.whatif import TraceDiff, diff_traces
 from ctxviewer.engine.errors import CtxViewerError
+from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.batch import count_ahead, run_batch
@@ -91,6 +92,11 @@ def assembly_job(
     """
 
     def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
+        # One pass over the files for the whole job: each path is resolved and each file
+        # stat'ed once (a run asks about many several times), as a batch does for its tasks.
+        return one_pass().run(run, cancel, progress)
+
+    def run(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
         trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
         mine = own
         if baseline is None and mine is None:

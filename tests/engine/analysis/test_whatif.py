@@ -257,6 +257,20 @@ def test_identical_traces_are_unchanged(base: Trace, ledger_project) -> None:  #
         assert "No change" in diff_markdown(diff)
 
 
+def test_a_run_against_itself_is_what_it_is_against_its_copy(base: Trace) -> None:
+    """The window diffs an untuned run against itself; that answer is the general one."""
+    assert diff_traces(base, base) == dataclasses.replace(diff_traces(base, dataclasses.replace(base)), current=base)
+    # Two candidates sharing a file and an id pair with the baseline's later one, the dropped
+    # twin: the kept one "entered" even in a run against itself.
+    kept = next(i for i in base.items if in_context(i))
+    dropped = next(i for i in base.items if not in_context(i))
+    twin = dataclasses.replace(dropped, id=kept.id, source=kept.source)
+    doubled = dataclasses.replace(base, items=(*base.items, twin))
+    itself = diff_traces(doubled, doubled)
+    assert [(x.item_id, x.change) for x in itself.items] == [(kept.id, "entered")]
+    assert itself == dataclasses.replace(diff_traces(doubled, dataclasses.replace(doubled)), current=doubled)
+
+
 def test_setting_origins_are_ignored(base: Trace) -> None:
     relabelled = {k: Setting(s.value, "somewhere else") for k, s in base.settings.items()}
     diff = diff_traces(base, dataclasses.replace(base, settings=relabelled))

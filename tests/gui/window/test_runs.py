@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtWidgets import QLabel
 
 from ctxviewer.engine.project.loading import Project, load_project
+from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.upstream.prompt import build_prompt
 from ctxviewer.gui.views.outline import TaskTotal
 from ctxviewer.gui.widgets.highlighter import display_text, lex_blocks
@@ -249,3 +250,22 @@ def test_a_context_lexed_for_an_earlier_trace_is_not_used_for_a_newer_one(qtbot,
     assert window.tabs.context.editor.toPlainText() == display_text(shown.context)
     assert window.tabs.context.highlighter._blocks == lex_blocks(display_text(shown.context)).blocks
     qtbot.waitUntil(window.is_settled, timeout=30_000)
+
+
+def test_a_click_s_job_resolves_each_path_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job runs as one pass over the files: a path its run asks about again is not walked again."""
+    from ctxviewer.engine.files import reading
+    from ctxviewer.gui.window.runs import assembly_job
+
+    project = load_project(LEDGER)
+    feature = project.feature("auth-sessions")
+    walked: list[str] = []
+    resolve = reading.ProjectFS._resolve
+    monkeypatch.setattr(reading.ProjectFS, "_resolve", lambda fs, rel: walked.append(rel) or resolve(fs, rel))
+    result = assembly_job(project, feature, feature.task("AUTH-L1-001"), project.settings, None)(
+        threading.Event(), lambda _stage, _fraction: None
+    )
+    assert walked and sorted(walked) == sorted(set(walked))
+    # the same trace as a run outside a pass
+    monkeypatch.undo()
+    assert result.trace == assemble_task(project, feature, feature.task("AUTH-L1-001"), project.settings, exact=True)
