@@ -118,6 +118,7 @@ class ProjectFS:
 
     def __init__(self, root: str | os.PathLike[str], max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
         self.root = Path(os.path.realpath(os.fspath(root)))
+        self._root_text = str(self.root)
         self.max_file_bytes = max_file_bytes
         # Texts read, keyed by path and validated by (inode, size, mtime, ctime) on every
         # read, so a file changed on disk is read again and an unchanged one is not.
@@ -175,7 +176,9 @@ class ProjectFS:
             if missing:
                 current.append(part)
                 continue
-            candidate = self.root.joinpath(*current, part)
+            # Joined as text: a component holds no separator, and a Path per component
+            # costs more than the lstat it is for.
+            candidate = os.path.join(self._root_text, *current, part)
             if reads is not None:
                 reads.touched.add("/".join((*current, part)))
             try:

@@ -18,7 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -74,13 +74,14 @@ def find_python() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def oracle() -> Iterator[str]:
-    """The oracle virtualenv's python, created on first use (one process at a time)."""
+def oracle() -> str:
+    """The oracle virtualenv's python, created on first use.  One process at a time looks for
+    it or makes it; once made, it is only read, by any number of processes at once."""
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / f"zerg-ai-{VERSION}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            yield _oracle_python()
+            return _oracle_python()
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
@@ -128,28 +129,46 @@ def _oracle_python() -> str:
 HASH_SEED = "1"
 
 
-def run_oracle(python: str, jobs: list[dict[str, Any]], *mode: str) -> list[dict[str, Any]]:
+def start_oracle(python: str, jobs: list[dict[str, Any]], *mode: str) -> subprocess.Popen[str]:
+    """The driver started on *jobs*; :func:`oracle_answers` waits for what it says.  Meanwhile
+    the caller can work out ctxviewer's side on another core."""
     env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
-    done = subprocess.run(
-        [python, str(DRIVER), *mode],
-        input=json.dumps(jobs),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    out: list[dict[str, Any]] = json.loads(done.stdout)
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as given:
+        json.dump(jobs, given)
+        given.seek(0)
+        return subprocess.Popen(
+            [python, str(DRIVER), *mode],
+            stdin=given,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+
+
+def oracle_answers(process: subprocess.Popen[str], jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the driver started by :func:`start_oracle` answered, one entry per job."""
+    try:
+        stdout, stderr = process.communicate(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, stderr[-2000:]
+    out: list[dict[str, Any]] = json.loads(stdout)
     assert len(out) == len(jobs)
     return out
+
+
+def run_oracle(python: str, jobs: list[dict[str, Any]], *mode: str) -> list[dict[str, Any]]:
+    return oracle_answers(start_oracle(python, jobs, *mode), jobs)
 
 
 def compare(python: str, cases: list[tuple[Path, str, str, dict[str, str]]]) -> list[str]:
     """Run every (project root, feature, task id, switches) case both ways; fail on the first differences."""
     projects: dict[Path, Any] = {}
+    runs = []
     jobs: list[dict[str, Any]] = []
-    mine: list[str] = []
     for root, feature_name, task_id, env in cases:
         project = projects.get(root) or projects.setdefault(root, load_project(root))
         feature = project.feature(feature_name)
@@ -157,7 +176,7 @@ def compare(python: str, cases: list[tuple[Path, str, str, dict[str, str]]]) -> 
         overrides: dict[str, Any] = {"profile": "zerg-0.3.2"}
         overrides.update({SWITCH_SETTINGS[k]: v for k, v in env.items()})
         settings = project.settings.with_overrides(overrides, "test")
-        mine.append(assemble_task(project, feature, task, settings, exact=False).context)
+        runs.append((project, feature, task, settings))
         jobs.append(
             {
                 "root": str(root),
@@ -168,7 +187,11 @@ def compare(python: str, cases: list[tuple[Path, str, str, dict[str, str]]]) -> 
                 "security_rule_filtering": settings.security_rule_filtering,
             }
         )
-    theirs = run_oracle(python, jobs)
+    # The oracle works while ctxviewer does: neither writes what the other reads (the
+    # driver's token records are off).
+    process = start_oracle(python, jobs)
+    mine = [assemble_task(*run, exact=False).context for run in runs]
+    theirs = oracle_answers(process, jobs)
     failures = []
     for job, text, got in zip(jobs, mine, theirs, strict=True):
         expected = got.get("context")

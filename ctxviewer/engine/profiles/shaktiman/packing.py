@@ -201,15 +201,19 @@ class Packer:
             self.pool_step(added, 1, "expand", "", f"structural expansion added {len(added)} neighbouring {what}")
 
     def _expand_neighbours(self, paragraphs: ParagraphChunks, room: int) -> None:
+        # Selected or not, by identity: a paragraph has one chunk (ParagraphChunks), and a
+        # list's ``in`` compares chunks field by field.
+        chosen = {id(c) for c in self.selected}
         for seed in [c for c in self.selected if c.part is not None]:
             assert seed.part is not None
             added = 0
             for index in neighbours(seed):
                 neighbour = paragraphs.chunk(seed.part, index)
-                if neighbour is None or neighbour in self.selected or added >= NEIGHBOURS_PER_CHUNK:
+                if neighbour is None or id(neighbour) in chosen or added >= NEIGHBOURS_PER_CHUNK:
                     continue
                 before = self.used
                 if self.offer(neighbour, f"structural expansion: a neighbour of {seed.label}", room):
+                    chosen.add(id(neighbour))
                     room -= self.used - before
                     added += 1
 
