@@ -56,19 +56,9 @@ TABS = tuple(TAB_TITLES)
 #: The candidate tables keep this many rows in view beside their detail pane and the panels below.
 TABLE_ROWS = 6
 #: The tabs filled only when they are shown or read: a click on a task pays for the tab in
-#: sight, not for every view of a trace of a thousand candidates.
-ON_SHOW = (
-    "sections",
-    "paragraphs",
-    "rules",
-    "computed",
-    "trimming",
-    "context",
-    "whatif",
-    "task",
-    "findings",
-    "prompt",
-)
+#: sight, not for every view of a trace of a thousand candidates.  Every tab but Compare,
+#: which assembles its own runs when asked.
+ON_SHOW = tuple(name for name in TABS if name != "compare")
 
 
 def item_of(trace: Trace | None, row: object) -> Item | None:
