@@ -200,7 +200,7 @@ class ProjectFS:
             target = os.readlink(candidate)
             if os.path.isabs(target):
                 real_target = os.path.normpath(target)
-                root_s = str(self.root)
+                root_s = self._root_text
                 if real_target != root_s and not real_target.startswith(root_s + os.sep):
                     raise OutsideRootError(rel_s, f"symlink to {target} outside the project")
                 # Walk the target's components again from the root: any of them may

@@ -37,7 +37,6 @@ class DockPanels:
         self.window = window
         self.outline = ProjectOutline(window)
         self._tracker = TrackerPanel(window)
-        self._window_view = WindowLayoutTab(window)
         self.search = SearchPanel(window)
         self.budget = BudgetPanel(window)
         self.budget.setEnabled(False)  # until a project is open: its settings are the base
@@ -59,6 +58,7 @@ class DockPanels:
         self.session = SessionPanel(window)
         self.session_dock = self._dock("Session", self.session, Qt.DockWidgetArea.RightDockWidgetArea)
         window.tabifyDockWidget(self.budget_dock, self.tracker_dock)
+        self._window_view = WindowLayoutTab(window)  # in the keyboard's order, after the panels tabbed before it
         self.window_dock = self._dock("Window", self._window_view, Qt.DockWidgetArea.RightDockWidgetArea)
         self.window_dock.setToolTip(
             "The worker's whole context window: base prompt, command, this context, the conversation and "

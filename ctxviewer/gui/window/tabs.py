@@ -116,7 +116,6 @@ class ResultTabs(QTabWidget):
         self._context = ContextView(self)
         self._computed = ComputedTab(self)
         self.computed.itemActivated.connect(self.jump_to_item)
-        # Made among the tab views, where the keyboard's Tab order has always had it.
         self._whatif = WhatIfTab(self)
         self.compare = CompareTab(compare_lane, self)
         self._task = TaskTab(self)

@@ -93,13 +93,20 @@ def test_a_budget_change_does_not_restart_the_replay(qtbot, window: MainWindow) 
     assert window.docks.session.player.position == 0
 
 
-def test_a_new_feature_s_replay_waits_for_its_trace_and_the_paint(qtbot, window: MainWindow) -> None:
+def _settled_then_another_feature(qtbot, window: MainWindow) -> int:  # type: ignore[no-untyped-def]
+    """auth-sessions' first task shown and everything settled, then reconciliation's first task
+    shown; the replay lane's generation before it."""
     _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
     qtbot.waitUntil(window.is_settled, timeout=20_000)
-    replayed = window.lanes.replay.generation
-    # Nothing is replayed while the run is in flight, nor as its trace is shown: after the paint.
+    replayed: int = window.lanes.replay.generation
     with qtbot.waitSignal(window.traceShown, timeout=20_000):
         window.select_task("reconciliation", "REC-L1-001")
+    return replayed
+
+
+def test_a_new_feature_s_replay_waits_for_its_trace_and_the_paint(qtbot, window: MainWindow) -> None:
+    # Nothing is replayed while the run is in flight, nor as its trace is shown: after the paint.
+    replayed = _settled_then_another_feature(qtbot, window)
     assert window.lanes.replay.generation == replayed and not window.is_settled()
     with qtbot.waitSignal(window.replayShown, timeout=20_000) as shown:
         pass
@@ -108,11 +115,7 @@ def test_a_new_feature_s_replay_waits_for_its_trace_and_the_paint(qtbot, window:
 
 
 def test_a_feature_only_passed_through_is_not_replayed(qtbot, window: MainWindow) -> None:
-    _open(qtbot, window, "auth-sessions", "AUTH-L1-001")
-    qtbot.waitUntil(window.is_settled, timeout=20_000)
-    replayed = window.lanes.replay.generation
-    with qtbot.waitSignal(window.traceShown, timeout=20_000):
-        window.select_task("reconciliation", "REC-L1-001")
+    replayed = _settled_then_another_feature(qtbot, window)
     # Another task of the first feature asked for at once, before the replay's time.
     with qtbot.assertNotEmitted(window.replayShown, wait=500), qtbot.waitSignal(window.traceShown, timeout=20_000):
         window.select_task("auth-sessions", "AUTH-L1-002")
