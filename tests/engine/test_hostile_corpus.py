@@ -1428,10 +1428,29 @@ def test_a_one_megabyte_paragraph(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert cli(capsys, "assemble", str(root), "--feature", "feat", "--task", "T1") == (0, expected, "")
 
 
-#: Runs in a child process, so that a huge run's memory is measured alone and given back.
-CHILD = textwrap.dedent(
+#: The child's own peak memory in MB, defined in each child.  Linux's ``VmHWM`` is the peak of
+#: this program's memory alone; ``ru_maxrss`` also holds the memory of the process it was
+#: started from (Linux keeps it across exec), so a child of a test worker grown past a bound
+#: reported the worker's size.  ``ru_maxrss`` where there is no /proc.
+PEAK_RSS = textwrap.dedent(
     """
-    import io, json, resource, sys, time
+    def peak_rss_mb():
+        try:
+            with open("/proc/self/status") as status:
+                for line in status:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """
+)
+
+#: Runs in a child process, so that a huge run's memory is measured alone and given back.
+CHILD = PEAK_RSS + textwrap.dedent(
+    """
+    import io, json, sys, time
     from contextlib import redirect_stderr, redirect_stdout
     from ctxviewer.cli import main
     from ctxviewer.engine.errors import CtxViewerError
@@ -1462,7 +1481,7 @@ CHILD = textwrap.dedent(
             code = main(["assemble", root, "--feature", "feat", "--task", "T1"])
         stdout.flush()
         out["cli"] = [code, stdout.buffer.getvalue().decode("utf-8"), stderr.getvalue()]
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["peak_rss_mb"] = peak_rss_mb()
     print(json.dumps(out))
     """
 )
@@ -1590,15 +1609,15 @@ def test_a_sixteen_megabyte_spec_line_without_spaces_is_counted_in_pieces(tmp_pa
         for _ in range(16 * 1024):
             f.write(letters)
         f.write("\n\nUnrelated text.\n")
-    code = (
-        "import io, json, resource, sys\n"
+    code = PEAK_RSS + (
+        "import io, json, sys\n"
         "from contextlib import redirect_stdout\n"
         "from ctxviewer.cli import main\n"
         "out = io.StringIO()\n"
         "with redirect_stdout(out):\n"
         "    code = main(['assemble', sys.argv[1], '--feature', 'feat', '--task', 'T1', '--format', 'json'])\n"
         "trace = json.loads(out.getvalue())\n"
-        "print(json.dumps([code, trace['warnings'], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))\n"
+        "print(json.dumps([code, trace['warnings'], peak_rss_mb()]))\n"
     )
     limit = "import resource\nresource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
     result = subprocess.run(
