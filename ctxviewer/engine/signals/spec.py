@@ -101,12 +101,21 @@ def spec_index(stripped: str, first_line: int) -> SpecIndex:
 
 
 class LRU:
-    """A small thread-safe least-recently-used map."""
+    """A small thread-safe least-recently-used map.
 
-    def __init__(self, size: int) -> None:
+    It holds at most *size* entries; with *weigh* (an entry's value to its rough size in
+    bytes), also at most *budget* bytes of them, less the newest entry, which is always held.
+    """
+
+    def __init__(self, size: int, weigh: Callable[[Any], int] | None = None, budget: int = 0) -> None:
         self.size = size
         self._data: OrderedDict[Any, Any] = OrderedDict()
         self._lock = threading.Lock()
+        self._weigh = weigh
+        self._budget = budget
+        self._weights: dict[Any, int] = {}
+        #: The weights of the entries held.
+        self.weight = 0
 
     def get(self, key: Any) -> Any:
         with self._lock:
@@ -116,10 +125,22 @@ class LRU:
             return found
 
     def put(self, key: Any, value: Any) -> None:
+        weigh = self._weigh
+        weight = weigh(value) if weigh is not None else 0
         with self._lock:
-            self._data[key] = value
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
+            data = self._data
+            data[key] = value
+            data.move_to_end(key)
+            if weigh is None:
+                while len(data) > self.size:
+                    data.popitem(last=False)
+                return
+            weights = self._weights
+            self.weight += weight - weights.get(key, 0)
+            weights[key] = weight
+            while len(data) > self.size or (self.weight > self._budget and len(data) > 1):
+                old, _ = data.popitem(last=False)
+                self.weight -= weights.pop(old)
 
     def get_or_make(self, key: Any, make: Callable[[], Any]) -> Any:
         """The value held for *key*, else ``make()``, then held (two threads may both make it)."""
@@ -132,6 +153,8 @@ class LRU:
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._weights.clear()
+            self.weight = 0
 
     def __len__(self) -> int:
         with self._lock:
@@ -453,10 +476,15 @@ class Ranking:
 
 
 _TEXT = attrgetter("text")
+#: What the caches of a spec's derived tables may hold in all, roughly, in bytes: every
+#: spec of a project of tens of features, so a click in the window or a batch moving from
+#: feature to feature does not build them again (a count of entries held too few there,
+#: or a great many for a project whose specs are large).
+SPEC_CACHE_BYTES = 96 << 20
 _ranking_cache = LRU(64)
 #: Each spec index's word postings and keyword table (see :func:`indexed_hits`), and the
 #: indexes scored once.
-_postings_cache = LRU(16)
+_postings_cache = LRU(1024, lambda table: table.weight, SPEC_CACHE_BYTES)
 _scored_once = LRU(256)
 #: The most paragraph numbers one index's keyword table holds before it starts afresh
 #: (a flood of keywords cannot make it grow without bound).
@@ -486,6 +514,12 @@ class KeywordTable:
         self.paragraphs_of: dict[str, array[int]] = {}
         #: How many paragraph numbers ``paragraphs_of`` holds.
         self.held = 0
+
+    @property
+    def weight(self) -> int:
+        """Its rough size in bytes, for the cache: a dict entry, a string and an array per word,
+        and room for each paragraph number twice (the postings and the keywords learnt)."""
+        return 160 * len(self.postings) + 8 * sum(map(len, self.postings.values()))
 
     def learn(self, words: Sequence[str], check: Check | None) -> None:
         """Work out the paragraphs of each of *words* not known yet (keywords without whitespace)."""

@@ -12,7 +12,9 @@ Rules under test (the reference ``SpecLoader``):
 
 from __future__ import annotations
 
+from ctxviewer.engine.signals import spec as spec_module
 from ctxviewer.engine.signals.spec import (
+    LRU,
     Scored,
     SpecIndex,
     build_index,
@@ -260,3 +262,36 @@ def test_a_period_without_space_or_newline_is_no_sentence_end() -> None:
     # "a.b" style periods: no ". " or ".\n" -> hard
     text = "a" * 12 + "." + "b" * 20
     assert truncate(text, 5, H).text == "a" * 12 + "." + "b" * 7 + MARKER
+
+
+# -- the caches: held by count, or by weight -----------------------------------------------
+
+
+def test_a_weighed_cache_holds_what_fits_its_budget_newest_first() -> None:
+    cache = LRU(10, len, 10)  # a value weighs its length; ten in all
+    cache.put("a", "xxxx")
+    cache.put("b", "xxxx")
+    assert (cache.held(), cache.weight) == (["a", "b"], 8)
+    cache.get("a")  # used: b is now the oldest
+    cache.put("c", "xxx")  # 11 > 10: b goes
+    assert (cache.held(), cache.weight) == (["a", "c"], 7)
+    cache.put("a", "x")  # put again, lighter: its weight is replaced, not added
+    assert (cache.held(), cache.weight) == (["c", "a"], 4)
+    cache.put("big", "x" * 25)  # over the budget alone: held, everything older goes
+    assert (cache.held(), cache.weight) == (["big"], 25)
+    cache.clear()
+    assert (cache.held(), cache.weight) == ([], 0)
+    counted = LRU(2)  # unweighed: two entries
+    for key in "abc":
+        counted.put(key, key)
+    assert (counted.held(), counted.weight) == (["b", "c"], 0)
+
+
+def test_the_spec_tables_of_many_features_stay_cached() -> None:
+    """A window's clicks move from feature to feature: every spec's table is kept (by its
+    size, not a count of sixteen), so a first click in a feature does not build it again."""
+    spec_module.clear_caches()
+    indexes = [index_of([f"alpha{n} beta", f"gamma{n} delta"]) for n in range(40)]
+    tables = [spec_module.keyword_table(index) for index in indexes]
+    assert all(spec_module.keyword_table(index) is table for index, table in zip(indexes, tables, strict=True))
+    spec_module.clear_caches()

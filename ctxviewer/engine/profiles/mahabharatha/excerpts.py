@@ -23,6 +23,7 @@ from ctxviewer.engine.profiles.base import ItemDraft, fmt
 from ctxviewer.engine.signals.spec import (
     CHECK_EVERY,
     LRU,
+    SPEC_CACHE_BYTES,
     Ranking,
     Scored,
     SpecIndex,
@@ -57,8 +58,11 @@ AS_READ = "read as text all the same, as the real system does"
 #: Finished paragraph items per (spec content, keywords, top_k, reason): see
 #: :meth:`ParagraphItems.of`.
 _base_items = LRU(8)
-#: Each spec file's paragraphs as unscored items: see :meth:`ParagraphItems.unscored`.
-_unscored = LRU(16)
+#: An unscored item's rough size in bytes, its text aside (the text is the index's).
+ITEM_BYTES = 400
+#: Each spec file's paragraphs as unscored items: see :meth:`ParagraphItems.unscored`.  Held
+#: by their rough size, as the spec's tables are.
+_unscored = LRU(1024, lambda held: ITEM_BYTES * len(held[1]), SPEC_CACHE_BYTES)
 
 
 def clear_caches() -> None:
