@@ -4,7 +4,7 @@ A :class:`Job` runs a plain ``fn(cancel, progress)`` on the pool and reports exa
 ``finished``, ``errored`` or ``cancelled``, never touching a widget; a :class:`Lane` runs one
 kind of job at a time, a newer one cancelling the older, with an explicit :class:`RunState`;
 a :class:`Handoff` brings a stream of results to the GUI thread in bursts;
-:func:`build_frozen` keeps a loaded project out of the garbage collector's way.  See
+:func:`build_frozen` keeps a loaded project, or a click's trace, out of the garbage collector's way.  See
 docs/architecture.md#threads.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 import gc
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -60,17 +61,22 @@ def describe_error(exc: BaseException) -> str:
 class Job(QRunnable):
     """Runs *fn* once on a pool thread and reports the outcome through ``signals``."""
 
-    def __init__(self, generation: int, fn: JobFn) -> None:
+    def __init__(self, generation: int, fn: JobFn, quiet_s: float = 0.0) -> None:
         super().__init__()
         self.setAutoDelete(True)
         self.generation = generation
         self.fn = fn
         self.cancel = threading.Event()
         self.signals = JobSignals()
+        #: Progress is not reported until the job has run this long (see :class:`Lane`).
+        self.quiet_s = quiet_s
+        self._speak_at = 0.0
 
     def _progress(self, stage: str, fraction: float) -> None:
         if self.cancel.is_set():
             raise Cancelled(stage)
+        if self.quiet_s and time.monotonic() < self._speak_at:
+            return
         self.signals.progress.emit(self.generation, stage, float(fraction))
 
     def run(self) -> None:
@@ -79,6 +85,7 @@ class Job(QRunnable):
             if self.cancel.is_set():
                 raise Cancelled("start")
             self.signals.started.emit(gen)
+            self._speak_at = time.monotonic() + self.quiet_s
             result = self.fn(self.cancel, self._progress)
             if self.cancel.is_set():
                 raise Cancelled("finish")
@@ -91,7 +98,12 @@ class Job(QRunnable):
 
 
 class Lane(QObject):
-    """Exclusive runner: one current job; a newer submission cancels the older."""
+    """Exclusive runner: one current job; a newer submission cancels the older.
+
+    With *quiet_ms*, a job reports no progress until it has run that long: a quick job's
+    every step would otherwise reach the GUI thread as a queued call, while the job holds
+    the interpreter lock the GUI thread needs for it, to update a bar not yet shown.
+    """
 
     stateChanged = Signal(object)  # RunState
     progress = Signal(str, float)
@@ -99,10 +111,11 @@ class Lane(QObject):
     errored = Signal(str)
     cancelled = Signal()
 
-    def __init__(self, pool: QThreadPool, name: str, parent: QObject | None = None) -> None:
+    def __init__(self, pool: QThreadPool, name: str, parent: QObject | None = None, quiet_ms: int = 0) -> None:
         super().__init__(parent)
         self.name = name
         self._pool = pool
+        self._quiet_s = quiet_ms / 1000
         self._generation = 0
         self._current: Job | None = None
         # Every job not yet reported back, so no wrapper is collected mid-flight.
@@ -130,7 +143,7 @@ class Lane(QObject):
         """Cancel the current job (if any) and start *fn*; returns its generation."""
         self.cancel()
         self._generation += 1
-        job = Job(self._generation, fn)
+        job = Job(self._generation, fn, self._quiet_s)
         sig = job.signals
         sig.started.connect(self._on_started)
         sig.progress.connect(self._on_progress)
@@ -262,7 +275,8 @@ def reclaim_frozen() -> None:
 
 
 def build_frozen(build: Callable[[], T]) -> T:
-    """``build()`` -- loading a project, on a worker -- without the garbage collector, then out of its sight.
+    """``build()`` -- loading a project, or a click's run, on a worker -- without the garbage
+    collector, then out of its sight.
 
     A full collection walks every tracked object while holding the interpreter lock, so the
     GUI thread waits through it however well the work is moved off it, and most objects are
@@ -270,6 +284,9 @@ def build_frozen(build: Callable[[], T]) -> T:
     collection during it is wasted work), and everything alive after it is frozen
     (``gc.freeze``): later full collections, during the batch pass, skip it.  Frozen objects
     are still freed by reference counting; cycles among them wait for :func:`reclaim_frozen`.
+    A click's run makes thousands of objects and no cycle: collected as it went, it paid
+    several young-generation collections and now and then a full one (2-14 ms) in the
+    middle of the click.
 
     Another thread turning collection off and on meanwhile cannot leave it off: it is
     turned back on here if it was on before.

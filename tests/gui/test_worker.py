@@ -47,6 +47,24 @@ def test_progress_arrives_in_order_before_the_result(qtbot, lane: Lane) -> None:
     assert seen == [("stage1", 1 / 3), ("stage2", 2 / 3), ("stage3", 1.0)]
 
 
+def test_a_quiet_lane_reports_no_progress_before_its_job_has_run_a_while(qtbot) -> None:  # type: ignore[no-untyped-def]
+    pool = make_pool(1)
+    lane = Lane(pool, "quiet", quiet_ms=50)
+    seen: list[str] = []
+    lane.progress.connect(lambda stage, _f: seen.append(stage))
+
+    def job(cancel: threading.Event, progress: Progress) -> str:
+        progress("at once", 0.1)  # a quick job's steps cost the GUI thread nothing
+        threading.Event().wait(0.08)  # the job's own work, past the quiet time
+        progress("later", 0.9)
+        return "ok"
+
+    with qtbot.waitSignal(lane.finished, timeout=5_000):
+        lane.submit(job)
+    assert seen == ["later"]
+    assert pool.waitForDone(10_000)
+
+
 def test_a_newer_job_cancels_the_older_and_only_the_newer_result_arrives(qtbot, lane: Lane) -> None:
     started = threading.Event()
     release = threading.Event()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 
+from ctxviewer.gui.window.status import PROGRESS_AFTER_MS
 from ctxviewer.gui.worker import Lane, make_pool
 
 
@@ -17,7 +18,8 @@ class Lanes(QObject):
         super().__init__(parent)
         self.pool = make_pool(4)
         self.load = Lane(self.pool, "load", self)
-        self.run = Lane(self.pool, "assemble", self)
+        #: The selected task's run; its progress bar shows only once it has taken a while.
+        self.run = Lane(self.pool, "assemble", self, quiet_ms=PROGRESS_AFTER_MS)
         #: The worker's prompt for the task shown, composed once its trace is.
         self.prompt = Lane(self.pool, "prompt", self)
         self.batch = Lane(self.pool, "batch", self)

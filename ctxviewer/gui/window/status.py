@@ -5,14 +5,50 @@ See docs/gui.md.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QWidget
 
 from ctxviewer.gui.worker import RunState
 
-#: A run's progress bar shows once the run has taken this long: a quick run shows none (each
-#: step of a bar on screen repaints it at once, in the middle of the click it answers).
+#: A run reports progress, and so shows its bar, once it has taken this long (the run lane's
+#: quiet time): a quick run shows none (each step of a bar on screen repaints it at once, in
+#: the middle of the click it answers).
 PROGRESS_AFTER_MS = 300
+
+
+#: Qt's QWIDGETSIZE_MAX (no size limit), which PySide6 does not export.
+_NO_LIMIT = (1 << 24) - 1
+#: What :meth:`StatusLine.show_state` reports the state of.
+RUN_KINDS = ("loading", "assembly")
+
+
+class _StateLabel(QLabel):
+    """The latest run's state, in a box that fits the widest of its *texts*.
+
+    A label sized to its text would lay the status bar out again at each new state, and with
+    it the whole window, twice a click; a fixed box only repaints."""
+
+    def __init__(self, texts: tuple[str, ...], parent: QWidget) -> None:
+        super().__init__(texts[0], parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self._texts = texts
+        self._fit()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit()
+
+    def _fit(self) -> None:
+        shown = self.text()
+        self.setMinimumSize(0, 0)
+        self.setMaximumSize(_NO_LIMIT, _NO_LIMIT)
+        sizes = []
+        for text in self._texts:
+            self.setText(text)
+            sizes.append(self.sizeHint())
+        self.setText(shown)
+        self.setFixedSize(max(s.width() for s in sizes), max(s.height() for s in sizes))
 
 
 class StatusLine(QObject):
@@ -21,18 +57,14 @@ class StatusLine(QObject):
 
     def __init__(self, window: QMainWindow) -> None:
         super().__init__(window)
-        self.state_label = QLabel("idle", window)
-        self.state_label.setTextFormat(Qt.TextFormat.PlainText)
+        states = tuple(f"{what}: {state.value}" for what in RUN_KINDS for state in RunState)
+        self.state_label: QLabel = _StateLabel(("idle", *states), window)
         self.state_label.setToolTip("State of the latest assembly run")
         self.progress = QProgressBar(window)
         self.progress.setRange(0, 100)
         self.progress.setMaximumWidth(160)
         self.progress.setTextVisible(False)
         self.progress.hide()
-        self._reveal = QTimer(self)
-        self._reveal.setSingleShot(True)
-        self._reveal.setInterval(PROGRESS_AFTER_MS)
-        self._reveal.timeout.connect(self.progress.show)
         self.batch_label = QLabel("", window)
         self.batch_label.setTextFormat(Qt.TextFormat.PlainText)  # says why a pass failed, in project words
         self.batch_label.setToolTip("Background pass over every task (totals in the outline)")
@@ -46,15 +78,13 @@ class StatusLine(QObject):
         self.bar.showMessage(message, timeout_ms)
 
     def show_progress(self, stage: str, fraction: float) -> None:
-        """The run is at *stage*, *fraction* done: shown in the bar, which appears once the run
-        has taken PROGRESS_AFTER_MS."""
-        if self.progress.isHidden() and not self._reveal.isActive():
-            self._reveal.start()
+        """The run is at *stage*, *fraction* done: shown in the bar (the run lane reports
+        nothing before PROGRESS_AFTER_MS)."""
         self.progress.setValue(int(fraction * 100))
         self.progress.setToolTip(f"Stage: {stage}")
+        self.progress.show()
 
     def hide_progress(self) -> None:
-        self._reveal.stop()
         self.progress.hide()
 
     def show_state(self, what: str, state: RunState) -> None:
