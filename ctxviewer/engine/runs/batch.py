@@ -12,8 +12,7 @@ from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import assemble_task
-from ctxviewer.engine.tokens.counting import Census
-from ctxviewer.engine.trace.model import ESTIMATE_BLOCK, PROMPT_BLOCK, Trace
+from ctxviewer.engine.trace.model import Trace
 
 T = TypeVar("T")
 
@@ -124,24 +123,3 @@ def context_tokens(trace: Trace, tokenizer: str) -> int:
     if value is None:
         raise ValueError(f"the trace has no {tokenizer} counts; assemble with exact counts")
     return value
-
-
-def count_ahead(trace: Trace, census: Census) -> None:
-    """Count exactly, into the counts every census shares, the texts an exact run of *trace*'s
-    task would count: its candidates', sections' and context's, and the worker's memory files,
-    prompt parts and whole prompt.
-
-    A pass without exact counts (its profile decides with the estimate) assembles the same
-    context an exact run does; counting these texts as it goes leaves a later exact run of any
-    of its tasks (the window's click) only the lookups.
-    """
-    texts = [i.text for i in trace.items]
-    texts.extend(s.text for s in trace.sections)
-    texts.append(trace.context)
-    worker = trace.worker
-    if worker is not None:
-        texts.extend(b.text for b in worker.blocks if b.kind != ESTIMATE_BLOCK)
-        prompt = [b.text for b in worker.blocks if b.kind == PROMPT_BLOCK]
-        if prompt and worker.prompt_error is None:
-            texts.append("\n".join(prompt))
-    census.measure_many(list(dict.fromkeys(texts)))

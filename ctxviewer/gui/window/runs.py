@@ -20,16 +20,15 @@ from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
-from ctxviewer.engine.runs.batch import count_ahead, run_batch
+from ctxviewer.engine.runs.batch import run_batch
 from ctxviewer.engine.runs.pipeline import assemble_task
-from ctxviewer.engine.tokens.counting import HEURISTIC, Census
 from ctxviewer.engine.trace.model import Trace
 from ctxviewer.engine.upstream.prompt import build_prompt
 from ctxviewer.engine.worker.prompt import WorkerPrompt
 from ctxviewer.gui.views.findings_view import FindingRow, finding_rows, plural
 from ctxviewer.gui.views.outline import TaskTotal
 from ctxviewer.gui.widgets.highlighter import LexedText, display_text, lex_blocks
-from ctxviewer.gui.worker import Handoff, Lane, RunState
+from ctxviewer.gui.worker import Handoff, Lane, RunState, build_frozen
 
 #: Quiet time after a budget change before the batch pass re-runs every task.
 BATCH_DELAY_MS = 800
@@ -94,7 +93,8 @@ def assembly_job(
     def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
         # One pass over the files for the whole job: each path is resolved and each file
         # stat'ed once (a run asks about many several times), as a batch does for its tasks.
-        return one_pass().run(run, cancel, progress)
+        # Without collections, and what it made frozen: see build_frozen.
+        return build_frozen(lambda: one_pass().run(run, cancel, progress))
 
     def run(cancel: threading.Event, progress: Callable[[str, float], None]) -> Assembled:
         trace = assemble_task(project, feat, task, settings, exact=True, cancel=cancel, progress=progress)
@@ -299,15 +299,12 @@ class BatchPass(QObject):
         count = sum(len(f.tasks) for f in project.features)
 
         def job(cancel: threading.Event, progress: Callable[[str, float], None]) -> int:
-            exact = settings.tokenizer != HEURISTIC
-            # Without exact counts, the texts a click's exact run of each task counts are counted
-            # as the pass goes (the same context: the profile decides with the estimate), so a
-            # click tokenizes nothing the pass has seen.
-            ahead = None if exact else Census(True)
+            # Exact, as a click's run is, even where the profile decides with the estimate: what
+            # the pass counts and builds once per spec file (its paragraphs' items, keyed by the
+            # encodings counted) is then what a click finds ready, and its findings are the
+            # click's.
             # Progress is counted from the rows themselves (_on_rows): no signal per row.
-            for row in run_batch(project, None, settings, exact=exact, cancel=cancel, collect_errors=True):
-                if ahead is not None and row.trace is not None:
-                    count_ahead(row.trace, ahead)
+            for row in run_batch(project, None, settings, exact=True, cancel=cancel, collect_errors=True):
                 if row.trace is None:
                     total = TaskTotal(row.feature.name, row.task.id, 0, 0, "", row.error)
                 else:

@@ -12,10 +12,7 @@ from ctxviewer.engine.profiles.base import Cancelled
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs import batch
 from ctxviewer.engine.runs.batch import run_batch
-from ctxviewer.engine.runs.pipeline import assemble, assemble_task
-from ctxviewer.engine.tokens import counting
-from ctxviewer.engine.tokens.counting import Census, TiktokenCounter
-from tests.conftest import SAMPLES
+from ctxviewer.engine.runs.pipeline import assemble
 from tests.factories import make_project, write
 
 TASKS = [{"id": f"T{n}", "title": f"Login session {n}", "files": {"create": ["src/app.py"]}} for n in range(3)]
@@ -105,27 +102,3 @@ def test_a_shard_of_the_batch_is_its_run_of_tasks(root: Path) -> None:
     ids = [t.id for _, t in batch.batch_targets(project, "feat", (2, 2))]
     assert ids == ["T1", "T2"]  # 3 tasks in 2 shards: [0:1], [1:3]
     assert [r.task.id for r in run_batch(project, "feat", exact=False, shard=(1, 2))] == ["T0"]
-
-
-@pytest.mark.parametrize("profile", ["zerg-0.3.2", "mahabharatha-latest"])
-def test_counting_ahead_leaves_an_exact_run_only_lookups(profile: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A pass without exact counts counts, task by task, what an exact run of the task counts: the
-    exact run after it (the window's click) tokenizes nothing, and gives the same trace."""
-    # Start cold: nothing counted by an earlier test.
-    monkeypatch.setattr(counting, "_shared_counts", {})
-    for name in counting.EXACT_ENCODINGS:
-        monkeypatch.setattr(counting.get_counter(name), "_cache", {})
-    project = load_project(SAMPLES / "storefront-web")
-    settings = project.settings.with_overrides({"profile": profile}, "test")
-    ahead = Census(True)
-    rows = list(run_batch(project, None, settings, exact=False))
-    for row in rows:
-        assert row.trace is not None and row.trace.context_tokens.cl100k_base is None
-        batch.count_ahead(row.trace, ahead)
-    fresh: list[str] = []
-    original = TiktokenCounter._remember
-    monkeypatch.setattr(TiktokenCounter, "_remember", lambda self, found: (fresh.extend(found), original(self, found)))
-    for row in rows:
-        exact = assemble_task(project, row.feature, row.task, settings, exact=True)
-        assert exact.context == row.trace.context and exact.context_tokens.cl100k_base is not None
-    assert fresh == []

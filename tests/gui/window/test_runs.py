@@ -11,13 +11,17 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QLabel
 
+from ctxviewer.engine.profiles.mahabharatha import excerpts
 from ctxviewer.engine.project.loading import Project, load_project
 from ctxviewer.engine.runs.pipeline import assemble_task
+from ctxviewer.engine.tokens import counting
+from ctxviewer.engine.tokens.counting import HEURISTIC, TiktokenCounter
 from ctxviewer.engine.upstream.prompt import build_prompt
 from ctxviewer.gui.views.outline import TaskTotal
 from ctxviewer.gui.widgets.highlighter import display_text, lex_blocks
-from ctxviewer.gui.window.runs import BatchPass, ComposedPrompt, _wait_for, feature_findings
+from ctxviewer.gui.window.runs import BatchPass, ComposedPrompt, _wait_for, assembly_job, feature_findings
 from ctxviewer.gui.worker import Lane, RunState, make_pool
+from tests.conftest import SAMPLES
 from tests.factories import make_project
 from tests.gui.conftest import LEDGER, open_and_wait
 
@@ -269,3 +273,45 @@ def test_a_click_s_job_resolves_each_path_once(monkeypatch: pytest.MonkeyPatch) 
     # the same trace as a run outside a pass
     monkeypatch.undo()
     assert result.trace == assemble_task(project, feature, feature.task("AUTH-L1-001"), project.settings, exact=True)
+
+
+def test_a_click_s_job_leaves_what_it_made_out_of_the_collector_s_sight(project: Project) -> None:
+    """The run makes thousands of objects and no garbage cycle: it runs without collections,
+    and its trace (alive until the next click's replaces it) is frozen, so no collection
+    during the next click walks it."""
+    feat = project.feature("alpha")
+    job = assembly_job(project, feat, feat.task("A1"), project.settings, None, lex=False)
+    gc.collect()
+    made = job(threading.Event(), lambda *_: None)
+    assert gc.isenabled() and gc.get_count()[0] < 100
+    assert gc.is_tracked(made.trace) and not any(obj is made.trace for obj in gc.get_objects())
+
+
+@pytest.mark.parametrize("profile", ["zerg-0.3.2", "mahabharatha-latest"])
+def test_after_the_pass_a_click_counts_nothing_and_builds_no_spec_items(
+    qtbot, batch: BatchPass, profile: str, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The pass runs as a click's run does, with exact counts, though both profiles decide with
+    the estimate: a click's run then finds every text counted and each spec file's paragraph
+    items made."""
+    monkeypatch.setattr(counting, "_shared_counts", {})  # cold: nothing counted by another test
+    for name in counting.EXACT_ENCODINGS:
+        monkeypatch.setattr(counting.get_counter(name), "_cache", {})
+    excerpts.clear_caches()
+    project = load_project(SAMPLES / "storefront-web")
+    settings = project.settings.with_overrides({"profile": profile}, "test")
+    assert settings.tokenizer == HEURISTIC
+    with qtbot.waitSignal(batch.finished, timeout=60_000):
+        batch.start(project, settings)
+    counted: list[str] = []
+    remember = TiktokenCounter._remember
+    monkeypatch.setattr(
+        TiktokenCounter, "_remember", lambda self, found: (counted.extend(found), remember(self, found))
+    )
+    built: list[object] = []
+    put = excerpts._unscored.put
+    monkeypatch.setattr(excerpts._unscored, "put", lambda key, value: (built.append(key), put(key, value)))
+    for feat in project.features:
+        for task_ in feat.tasks:
+            assert assemble_task(project, feat, task_, settings, exact=True).context_tokens.cl100k_base is not None
+    assert (counted, built) == ([], [])
