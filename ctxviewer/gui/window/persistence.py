@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QRect, QSettings, Qt
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QMainWindow
 
 MAX_RECENT = 10
@@ -18,11 +18,30 @@ MAX_RECENT = 10
 OPENING_KEY = "opening-project"
 
 
+#: The task shown is written to the settings this long after it changes (and when the window
+#: closes): each write is the whole file, flushed to disk, on the GUI thread, and arrowing
+#: through a feature would write it at every task.
+LAST_TASK_DELAY_MS = 2000
+
+
 class WindowSettings:
     """The window's keys in *store* (the user's settings, or a throwaway file in tests)."""
 
     def __init__(self, store: QSettings) -> None:
         self.store = store
+        #: Last tasks not written yet, by settings key.
+        self._due: dict[str, str] = {}
+        self._write_timer = QTimer()
+        self._write_timer.setSingleShot(True)
+        self._write_timer.setInterval(LAST_TASK_DELAY_MS)
+        self._write_timer.timeout.connect(self.flush)
+
+    def flush(self) -> None:
+        """Write what waits for its time (the last task) now."""
+        self._write_timer.stop()
+        due, self._due = self._due, {}
+        for key, value in due.items():
+            self.store.setValue(key, value)
 
     # -- the open in progress ----------------------------------------------------------------
 
@@ -65,14 +84,18 @@ class WindowSettings:
 
     def last_task(self, root: str | Path) -> tuple[str, str] | None:
         """The (feature, task) shown last in the project at *root*, if one was."""
-        value = self.store.value(f"last-task/{root}")
+        key = f"last-task/{root}"
+        value = self._due.get(key, self.store.value(key))
         if isinstance(value, str) and "\n" in value:
             feature, task = value.split("\n", 1)
             return feature, task
         return None
 
     def set_last_task(self, root: str | Path, feature: str, task: str) -> None:
-        self.store.setValue(f"last-task/{root}", f"{feature}\n{task}")
+        """Keep (*feature*, *task*) as the task shown last in the project at *root*: written
+        LAST_TASK_DELAY_MS later, unless another replaces it first, or at :meth:`flush`."""
+        self._due[f"last-task/{root}"] = f"{feature}\n{task}"
+        self._write_timer.start()
 
     # -- exports and the window --------------------------------------------------------------
 

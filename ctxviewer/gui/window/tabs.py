@@ -288,11 +288,17 @@ class ResultTabs(QTabWidget):
     # -- titles ---------------------------------------------------------------------------------
 
     def set_findings_count(self, count: int) -> None:
-        self.setTabText(TABS.index("findings"), f"Findings ({count})" if count else "Findings")
+        self._retitle("findings", f"Findings ({count})" if count else "Findings")
 
     def mark_baseline(self, pinned: bool) -> None:
         """A dot on the What-if tab while a baseline is pinned."""
-        self.setTabText(TABS.index("whatif"), "What-if \u25cf" if pinned else "What-if")
+        self._retitle("whatif", "What-if \u25cf" if pinned else "What-if")
+
+    def _retitle(self, name: str, title: str) -> None:
+        # A title set, even to itself, lays the tab bar and the window out again.
+        index = TABS.index(name)
+        if self.tabText(index) != title:
+            self.setTabText(index, title)
 
     # -- moving around --------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMainWindow
 
-from ctxviewer.gui.window.persistence import MAX_RECENT, OPENING_KEY, WindowSettings
+from ctxviewer.gui.window.persistence import LAST_TASK_DELAY_MS, MAX_RECENT, OPENING_KEY, WindowSettings
 
 
 def store_at(path: Path) -> WindowSettings:
@@ -60,6 +60,24 @@ def test_the_last_task_is_kept_per_project(tmp_path: Path) -> None:
     # A value without the feature/task separator (written by hand, say) names no task.
     store.store.setValue("last-task//c", "just-a-task")
     assert store.last_task("/c") is None
+
+
+def test_the_last_task_is_written_a_moment_after_it_changes_or_at_a_flush(qtbot, tmp_path: Path) -> None:
+    store = store_at(tmp_path / "s.ini")
+    for task in ("A-1", "A-2", "A-3"):  # arrowing through a feature
+        store.set_last_task("/a", "auth", task)
+    # Read back at once, but not in the settings yet: each write is the whole file, flushed.
+    assert store.last_task("/a") == ("auth", "A-3")
+    assert store.store.value("last-task//a") is None
+    with qtbot.waitSignal(store._write_timer.timeout, timeout=LAST_TASK_DELAY_MS + 2_000):
+        pass
+    assert store.store.value("last-task//a") == "auth\nA-3"  # the last one only
+    store.set_last_task("/a", "auth", "A-4")
+    store.flush()  # the window closing
+    assert store.store.value("last-task//a") == "auth\nA-4"
+    assert not store._write_timer.isActive()
+    store.store.sync()
+    assert store_at(tmp_path / "s.ini").last_task("/a") == ("auth", "A-4")
 
 
 def test_the_export_folder_is_the_one_given_then_follows_the_last_export(tmp_path: Path) -> None:

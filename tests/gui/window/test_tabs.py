@@ -85,6 +85,19 @@ def test_the_tabs_are_the_eleven_named_and_their_titles_follow_the_run(tabs: Res
     assert tabs.currentIndex() == 8 and tabs.current_tab() == "task"
 
 
+def test_a_title_set_to_itself_is_not_set_again(tabs: ResultTabs, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Setting a tab's title lays the tab bar and the window out again, even when it is the same:
+    the title the next task gives (its findings count, mostly the same) is set only when new."""
+    set_titles: list[str] = []
+    set_tab_text = ResultTabs.setTabText
+    monkeypatch.setattr(ResultTabs, "setTabText", lambda self, i, t: (set_titles.append(t), set_tab_text(self, i, t)))
+    for count in (2, 2, 3, 3):
+        tabs.set_findings_count(count)
+    for pinned in (True, True, False):
+        tabs.mark_baseline(pinned)
+    assert set_titles == ["Findings (2)", "Findings (3)", "What-if \u25cf", "What-if"]
+
+
 def test_moving_to_a_candidate_not_in_the_context_says_why(qtbot, tabs: ResultTabs) -> None:
     trace = small_trace()
     tabs.trace = trace

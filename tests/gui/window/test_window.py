@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QModelIndex, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
 
 from ctxviewer.engine.errors import ProjectError
 from ctxviewer.engine.exports import report
@@ -331,6 +332,24 @@ def test_recent_projects_and_last_task_are_remembered(qtbot, settings: QSettings
     assert (trace.feature, trace.task_id) == ("reconciliation", "REC-L2-001")
     assert [a.text() for a in second.menus.recent.actions()] == second.store.recent_projects()
     second.close()
+
+
+def test_a_trace_is_laid_out_before_its_first_paint(qtbot, window: MainWindow) -> None:
+    """The views' new texts are laid out when the trace is shown, not over the paints after it:
+    AUTH-L1-003's title takes a line more than AUTH-L1-002's, and the header, the findings
+    line and the tabs are where they end up as the trace is announced (before any paint)."""
+    open_and_wait(qtbot, window, LEDGER, "auth-sessions", "AUTH-L1-002")
+    parts = (window.header, window.findings_line, window.problems, window.tabs)
+    before = [w.geometry() for w in parts]
+    at_trace: list[list[object]] = []
+    window.traceShown.connect(lambda _t: at_trace.append([w.geometry() for w in parts]))
+    with qtbot.waitSignal(window.traceShown, timeout=30_000):
+        window.select_task("auth-sessions", "AUTH-L1-003")
+    for _ in range(5):
+        QApplication.processEvents()  # the paints and whatever they set off
+    after = [w.geometry() for w in parts]
+    assert window.header.height() > before[0].height()  # the title's extra line
+    assert at_trace == [after]
 
 
 def test_keyboard_shortcuts_reach_the_actions(qtbot, window: MainWindow) -> None:
