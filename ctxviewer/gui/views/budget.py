@@ -439,10 +439,9 @@ class BudgetPanel(QWidget):
         grid.addWidget(self.tokenizer_label, line, 0)
         grid.addWidget(self.tokenizer, line, 1, 1, 2)
 
-        self.state = QLabel("", self)
+        self.state = WrappedLabel(self)
         self.state.setTextFormat(Qt.TextFormat.RichText)
         self.state.setObjectName("budgetState")
-        self.state.setWordWrap(True)
         self.undo_button = QPushButton("Undo", self)
         self.redo_button = QPushButton("Redo", self)
         self.reset_button = QPushButton("Reset", self)

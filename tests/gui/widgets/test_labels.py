@@ -68,3 +68,46 @@ def test_many_widths_asked_keep_the_answers_right(qtbot) -> None:  # type: ignor
     widths = range(60, 60 + 7 * (3 * KEPT_WIDTHS), 7)
     assert [ours.heightForWidth(w) for w in widths] == [qt.heightForWidth(w) for w in widths]
     assert [ours.heightForWidth(w) for w in widths] == [qt.heightForWidth(w) for w in widths]
+
+
+def test_size_hints_follow_the_text_and_the_font(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The hints are the label's own heights: a new text, font or margin is never answered with
+    the old text's hints, and the least size never exceeds the preferred one."""
+    label = _pair(qtbot, SHORT)[0]
+    metrics = label.fontMetrics()
+
+    def check() -> tuple[int, int]:
+        hint, least = label.sizeHint(), label.minimumSizeHint()
+        assert hint.height() == label.heightForWidth(hint.width())
+        assert least.width() <= hint.width() and least.height() <= hint.height()
+        assert least.height() >= label.fontMetrics().lineSpacing()
+        return hint.width(), hint.height()
+
+    short = check()
+    assert short[0] >= 80 * metrics.averageCharWidth()  # the preferred width, not the text's own
+    label.setText(LONG)
+    long = check()
+    assert long[1] > short[1]  # six lines and more at that width, where SHORT takes one
+    big = QFont(label.font())
+    big.setPointSize(big.pointSize() * 2)
+    label.setFont(big)
+    assert check()[1] > long[1]
+    label.setMargin(20)
+    hint = label.sizeHint()
+    assert hint.height() == label.heightForWidth(hint.width())
+    label.setWordWrap(False)  # unwrapped: QLabel's own hint, one line per paragraph
+    qt = _pair(qtbot, LONG)[1]
+    qt.setWordWrap(False)
+    qt.setFont(big)
+    qt.setMargin(20)
+    assert label.sizeHint() == qt.sizeHint()
+
+
+def test_a_long_word_does_not_widen_the_least_size(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A task title holding one long word (a commit hash, say): QLabel's least width is that
+    word's, so the window could not be narrower; ours stays a few characters wide."""
+    word = "0123456789abcdef" * 8
+    ours, qt = _pair(qtbot, f"<b>T-1</b> Revert {word}")
+    assert qt.minimumSizeHint().width() >= qt.fontMetrics().horizontalAdvance(word)
+    assert ours.minimumSizeHint().width() <= 12 * ours.fontMetrics().averageCharWidth() + 2 * ours.frameWidth()
+    assert ours.minimumSizeHint().height() == ours.fontMetrics().lineSpacing()
