@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.files.reading import one_pass
+from ctxviewer.engine.profiles.base import Progress
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
 from ctxviewer.engine.runs.pipeline import assemble_task
@@ -66,6 +67,7 @@ def run_batch(
     on_row: Callable[[int, int], None] | None = None,
     collect_errors: bool = False,
     shard: Shard | None = None,
+    progress: Progress | None = None,
 ) -> Iterator[BatchRow]:
     """Assemble every task in order (*shard*'s only, given one), yielding rows as they are done.
 
@@ -78,6 +80,9 @@ def run_batch(
     refuses when reached).  With *collect_errors* -- a background pass that must go on --
     features whose task graph is broken are left out and a refused task becomes a row
     with ``trace=None`` and the message in ``error``; cancelling still raises.
+
+    *progress* is each task's own (``progress(stage, fraction)`` at the end of each of its
+    stages); the window's pass waits in it while the task the user asked for runs.
     """
     if collect_errors:
         features = [project.feature(feature)] if feature else list(project.features)
@@ -87,7 +92,14 @@ def run_batch(
     else:
         targets = batch_targets(project, feature, shard)
     yield from run_targets(
-        project, targets, settings, exact=exact, cancel=cancel, on_row=on_row, collect_errors=collect_errors
+        project,
+        targets,
+        settings,
+        exact=exact,
+        cancel=cancel,
+        on_row=on_row,
+        collect_errors=collect_errors,
+        progress=progress,
     )
 
 
@@ -100,13 +112,14 @@ def run_targets(
     cancel: threading.Event | None = None,
     on_row: Callable[[int, int], None] | None = None,
     collect_errors: bool = False,
+    progress: Progress | None = None,
 ) -> Iterator[BatchRow]:
     """Assemble *targets* in order (see :func:`run_batch`), yielding rows as they are done."""
     # One pass: each project path is resolved and stat'ed once for the whole batch.
     fs = one_pass()
     for n, (feat, task) in enumerate(targets, start=1):
         try:
-            trace = fs.run(assemble_task, project, feat, task, settings, exact=exact, cancel=cancel)
+            trace = fs.run(assemble_task, project, feat, task, settings, exact=exact, cancel=cancel, progress=progress)
             row = BatchRow(feat, task, trace)
         except CtxViewerError as exc:
             if not collect_errors:

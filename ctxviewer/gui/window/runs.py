@@ -20,7 +20,7 @@ from ctxviewer.engine.errors import CtxViewerError
 from ctxviewer.engine.files.reading import one_pass
 from ctxviewer.engine.project.loading import Feature, Project, Task
 from ctxviewer.engine.project.settings import Settings
-from ctxviewer.engine.runs.batch import run_batch
+from ctxviewer.engine.runs.batch import run_targets
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.trace.model import Trace
 from ctxviewer.engine.upstream.prompt import build_prompt
@@ -36,7 +36,7 @@ BATCH_DELAY_MS = 800
 BATCH_AFTER_TRACE_MS = 150
 #: Batch rows reach the outline in bursts at most this often (each burst repaints what it changes).
 BATCH_ROWS_MS = 50
-#: The pass waits for the selected task's run at most this long before each of its tasks.
+#: The pass waits for the selected task's run at most this long at the end of each stage of its tasks.
 HOLD_LIMIT_S = 2.0
 #: ... and this long more once the run is shown, for the paint that follows.
 HOLD_AFTER_MS = 100
@@ -231,6 +231,20 @@ def feature_findings(
     return tuple(rows), pending
 
 
+def pass_order(project: Project) -> list[tuple[Feature, Task]]:
+    """The background pass's tasks: the first of each feature, then the rest in the project's order.
+
+    A feature's first task reads its specs: their word tables, their paragraphs cut and counted
+    exactly, the spec text of the worker's prompt counted (about twice what a task of it costs
+    after that).  Done for every feature first, a click anywhere finds that work done within
+    the pass's first second or two, where in the project's order a click on the last feature
+    paid it until the pass got there.  Each task's trace does not depend on the order.
+    Features whose task graph is broken are left out (the outline names them).
+    """
+    features = [f for f in project.features if f.graph_error is None and f.tasks]
+    return [(f, f.tasks[0]) for f in features] + [(f, t) for f in features for t in f.tasks[1:]]
+
+
 def _wait_for(go: threading.Event, cancel: threading.Event, limit_s: float) -> None:
     """Wait until *go* is set, *cancel* is, or *limit_s* have passed (a pass never stalls for good)."""
     waited = 0.0
@@ -250,7 +264,8 @@ class BatchPass(QObject):
     :attr:`totals`); :attr:`finished` follows the last one.  *label* shows the progress.
 
     The pass gives way to the task the user asked for (:meth:`give_way_to`): while that
-    run is in flight and until its result is painted, the pass waits before its next task.
+    run is in flight and until its result is painted, the pass waits at the end of the
+    stage of its task it is in (the rules, the spec, the map...), not only before its next task.
     Both want the interpreter lock, and so does every Python call of the GUI thread filling
     the views: with the pass waiting, a click shows about as fast as with no pass
     (bench/README.md, The window's targets).
@@ -303,8 +318,21 @@ class BatchPass(QObject):
             # the pass counts and builds once per spec file (its paragraphs' items, keyed by the
             # encodings counted) is then what a click finds ready, and its findings are the
             # click's.
-            # Progress is counted from the rows themselves (_on_rows): no signal per row.
-            for row in run_batch(project, None, settings, exact=True, cancel=cancel, collect_errors=True):
+            # Progress is counted from the rows themselves (_on_rows): no signal per row.  The
+            # tasks' own progress, at the end of each stage, is where the pass gives way.
+            def between_stages(_stage: str, _fraction: float) -> None:
+                _wait_for(go, cancel, HOLD_LIMIT_S)
+
+            rows_of = run_targets(
+                project,
+                pass_order(project),
+                settings,
+                exact=True,
+                cancel=cancel,
+                collect_errors=True,
+                progress=between_stages,
+            )
+            for row in rows_of:
                 if row.trace is None:
                     total = TaskTotal(row.feature.name, row.task.id, 0, 0, "", row.error)
                 else:

@@ -34,6 +34,24 @@ def test_every_task_in_order_as_the_engine_assembles_it(root: Path) -> None:
         assert row.error == "" and row.trace == assemble(project, "feat", row.task.id, exact=False)
 
 
+def test_each_task_reports_its_own_stages_as_a_single_run_does(root: Path) -> None:
+    """The progress given reaches every task's run: the window's pass waits in it mid-task."""
+    project = load_project(root)
+    alone: list[str] = []
+    assemble(project, "feat", "T0", exact=False, progress=lambda stage, _f: alone.append(stage))
+    assert len(alone) >= 3  # start, the sections, ... (the profile's own stages)
+    seen: list[tuple[str, str]] = []
+    current = [""]  # the last row handed out when the stage was reported
+    rows = run_batch(project, "feat", exact=False, progress=lambda stage, _f: seen.append((current[0], stage)))
+    for row in rows:
+        current[0] = f"after {row.task.id}"
+    # Rows come when their task is done: every stage seen before T0's row was T0's, and so on.
+    assert [stage for when, stage in seen if when == ""] == alone
+    assert [stage for when, stage in seen if when == "after T0"] == alone
+    assert [stage for when, stage in seen if when == "after T1"] == alone
+    assert len(seen) == 3 * len(alone)
+
+
 def test_a_broken_feature_raises_before_any_row(root: Path) -> None:
     with pytest.raises(ProjectError, match="invalid JSON"):
         next(run_batch(load_project(root), exact=False))

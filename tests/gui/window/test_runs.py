@@ -19,7 +19,14 @@ from ctxviewer.engine.tokens.counting import HEURISTIC, TiktokenCounter
 from ctxviewer.engine.upstream.prompt import build_prompt
 from ctxviewer.gui.views.outline import TaskTotal
 from ctxviewer.gui.widgets.highlighter import display_text, lex_blocks
-from ctxviewer.gui.window.runs import BatchPass, ComposedPrompt, _wait_for, assembly_job, feature_findings
+from ctxviewer.gui.window.runs import (
+    BatchPass,
+    ComposedPrompt,
+    _wait_for,
+    assembly_job,
+    feature_findings,
+    pass_order,
+)
 from ctxviewer.gui.worker import Lane, RunState, make_pool
 from tests.conftest import SAMPLES
 from tests.factories import make_project
@@ -40,6 +47,15 @@ def project(tmp_path: Path) -> Project:
 
 def total(feature: str, task_id: str, *findings: str) -> TaskTotal:
     return TaskTotal(feature, task_id, 100, 4000, "heuristic", findings=findings)
+
+
+def test_the_pass_takes_each_feature_s_first_task_first_and_leaves_broken_features_out(tmp_path: Path) -> None:
+    make_project(tmp_path, [task("A1"), task("A2")], requirements="Alpha.", feature="alpha")
+    make_project(tmp_path, [task("B1"), task("B2"), task("B3")], requirements="Beta.", feature="beta")
+    make_project(tmp_path, [task("C1")], requirements="Gamma.", feature="gamma")
+    (tmp_path / ".gsd/specs/gamma/task-graph.json").write_text('{"tasks": [', encoding="utf-8")
+    order = [(f.name, t.id) for f, t in pass_order(load_project(tmp_path))]
+    assert order == [("alpha", "A1"), ("beta", "B1"), ("alpha", "A2"), ("beta", "B2"), ("beta", "B3")]
 
 
 def test_a_feature_s_findings_come_in_task_order_with_the_tasks_not_reached_counted(project: Project) -> None:
@@ -74,6 +90,8 @@ def test_a_pass_fills_every_task_s_total_and_tallies_them(qtbot, batch: BatchPas
     keys = [("alpha", "A1"), ("alpha", "A2"), ("alpha", "A3"), ("beta", "B1")]
     assert sorted(batch.totals) == keys
     assert sorted((t.feature, t.task_id) for t in arrived) == keys  # each once
+    # Every feature's first task first (it reads the feature's specs), then the rest in order.
+    assert [(t.feature, t.task_id) for t in arrived] == [keys[0], keys[3], keys[1], keys[2]]
     # Four tiny tasks against the default 4,000-token budget: none over it.
     assert batch.label.text().startswith("4 tasks, 0 over budget, ")
     assert batch.is_settled()
@@ -136,10 +154,11 @@ def test_the_pass_gives_way_while_the_selected_task_runs(qtbot, project: Project
             run_lane.submit(job)
         assert batch.is_holding()
         batch.start(project, project.settings)
-        # The selected run holds the pass after its first task (4 tasks in all, far below the limit).
-        with qtbot.assertNotEmitted(batch.finished, wait=400):
+        # The selected run holds the pass at the end of its first task's first stage: no task is
+        # done (4 in all, far below the limit).
+        with qtbot.assertNotEmitted(batch.totalsArrived, wait=400):
             pass
-        assert len(batch.totals) <= 1 and batch.is_holding()
+        assert not batch.totals and batch.is_holding()
         with qtbot.waitSignal(batch.finished, timeout=30_000):
             release.set()  # the run is done: a moment later the pass goes on
         assert not batch.is_holding() and len(batch.totals) == 4
