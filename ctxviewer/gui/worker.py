@@ -220,7 +220,8 @@ class Handoff(QObject):
     (bench/README.md#figures-behind-the-windows-design).
 
     Items still waiting when the producer's job reports that it is done are not handed
-    over before that report by themselves: call :meth:`flush` first.
+    over before that report by themselves: call :meth:`flush` first.  :meth:`pause` keeps
+    items waiting (the GUI thread has something more urgent to do) until :meth:`resume`.
     """
 
     _ready = Signal()
@@ -232,6 +233,7 @@ class Handoff(QObject):
         self._handle = handle
         self._items: list[Any] = []
         self._lock = threading.Lock()
+        self._paused = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(interval_ms)
@@ -248,8 +250,21 @@ class Handoff(QObject):
 
     @Slot()
     def _arm(self) -> None:
-        if not self._timer.isActive():
+        if not self._paused and not self._timer.isActive():
             self._timer.start()
+
+    def pause(self) -> None:
+        """Hand nothing over by itself until :meth:`resume` (:meth:`flush` still does)."""
+        self._paused = True
+        self._timer.stop()
+
+    def resume(self) -> None:
+        """Hand over what waits, *interval_ms* from now, and go on as before the pause."""
+        self._paused = False
+        with self._lock:
+            waiting = bool(self._items)
+        if waiting:
+            self._arm()
 
     @Slot()
     def flush(self) -> None:

@@ -323,6 +323,7 @@ class MainWindow(QMainWindow):
         except CtxViewerError as exc:
             self.problems.show_messages([str(exc)], [])
             return
+        self.batch.hold_now()  # the pass gives way from here, not only once the run is submitted
         feature_changed = self.current is None or self.current[0] != feature
         self.current = (feature, task_id)
         if feature_changed:

@@ -290,7 +290,7 @@ class BatchPass(QObject):
         self._release_timer = QTimer(self)
         self._release_timer.setSingleShot(True)
         self._release_timer.setInterval(HOLD_AFTER_MS)
-        self._release_timer.timeout.connect(self._go.set)
+        self._release_timer.timeout.connect(self._release)
         #: Batch rows, (batch id, TaskTotal), from the pool thread to the GUI thread in bursts.
         self._rows = Handoff(self._on_rows, self, BATCH_ROWS_MS)
         self._first_timer = self._timer(BATCH_AFTER_TRACE_MS)
@@ -363,12 +363,28 @@ class BatchPass(QObject):
         """
         lane.stateChanged.connect(self._on_lane_state)
 
+    def hold_now(self) -> None:
+        """Hold the pass from now, before the run for a task just asked for is submitted: the
+        pass goes on HOLD_AFTER_MS later unless that run starts meanwhile (then as above)."""
+        self._hold()
+        self._release_timer.start()
+
     def _on_lane_state(self, state: RunState) -> None:
         if state in (RunState.PENDING, RunState.RUNNING):
             self._release_timer.stop()
-            self._go.clear()
+            self._hold()
         else:
             self._release_timer.start()
+
+    def _hold(self) -> None:
+        # The rows already done wait too: filling the outline and the findings with them is
+        # work for the GUI thread in the middle of the click's.
+        self._go.clear()
+        self._rows.pause()
+
+    def _release(self) -> None:
+        self._go.set()
+        self._rows.resume()
 
     def is_holding(self) -> bool:
         """Whether the pass is waiting for the selected task's run."""
@@ -406,7 +422,7 @@ class BatchPass(QObject):
         self._delay_timer.stop()
         self._first_timer.stop()
         self._release_timer.stop()
-        self._go.set()
+        self._release()
 
     def _on_rows(self, rows: list[tuple[int, TaskTotal]]) -> None:
         fresh = [total for batch_id, total in rows if batch_id == self._id]

@@ -137,6 +137,15 @@ def test_waiting_for_the_selected_run_ends_when_it_is_shown_cancelled_or_too_lon
     assert 0.1 <= time.perf_counter() - start < 1.0
 
 
+def test_a_task_asked_for_holds_the_pass_at_once_and_a_moment_only_if_no_run_follows(qtbot, batch: BatchPass) -> None:  # type: ignore[no-untyped-def]
+    assert not batch.is_holding()
+    batch.hold_now()  # as the window does when a task is selected, before its run is submitted
+    assert batch.is_holding()
+    start = time.perf_counter()
+    qtbot.waitUntil(lambda: not batch.is_holding(), timeout=5_000)  # no run came: the pass goes on
+    assert time.perf_counter() - start >= 0.09  # HOLD_AFTER_MS
+
+
 def test_the_pass_gives_way_while_the_selected_task_runs(qtbot, project: Project) -> None:  # type: ignore[no-untyped-def]
     label = QLabel()
     qtbot.addWidget(label)

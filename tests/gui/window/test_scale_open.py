@@ -307,6 +307,27 @@ def test_a_throttled_handoff_waits_between_bursts_unless_flushed(qtbot) -> None:
     assert bursts == [["a", "b"]]  # nothing left: no empty call
 
 
+def test_a_paused_handoff_keeps_its_items_until_resumed_or_flushed(qtbot) -> None:
+    bursts: list[list[str]] = []
+    handoff = Handoff(bursts.append)
+    handoff.pause()
+    handoff.put("a")
+    handoff.put("b")
+    qtbot.wait(50)  # the queued call has run, the interval (0 ms) has passed: nothing handed over
+    assert bursts == []
+    handoff.resume()
+    qtbot.waitUntil(lambda: bursts == [["a", "b"]], timeout=5_000)
+    handoff.pause()
+    handoff.put("c")
+    qtbot.wait(50)
+    assert bursts == [["a", "b"]]
+    handoff.flush()  # a flush hands over whatever waits, paused or not
+    assert bursts == [["a", "b"], ["c"]]
+    handoff.resume()  # nothing waits: no empty call
+    qtbot.wait(50)
+    assert bursts == [["a", "b"], ["c"]]
+
+
 def test_a_thousand_tasks_open_and_every_total_arrives(qtbot, window: MainWindow, tmp_path: Path) -> None:
     features = {f"feature-{n:02d}": tasks_of(f"F{n:02d}", 40) for n in range(25)} | {"no-graph": None}
     root = make_project(tmp_path / "big", features)
