@@ -169,6 +169,13 @@ class RunBase:
         if self.progress is not None:
             self.progress(stage, fraction)
 
+    def _report(self, stage: str, fraction: float) -> None:
+        """Progress only, no cancel check: a point inside a builder whose failures upstream
+        catches (a :class:`Cancelled` raised there would read as the section failing).  The
+        window's background pass waits in its progress while the task asked for runs."""
+        if self.progress is not None:
+            self.progress(stage, fraction)
+
     def _poll(self, stage: str) -> None:
         """Stop if cancelled: the cheap check long loops make every few thousand steps.
 

@@ -406,6 +406,7 @@ class ZergRun(MahabharathaRun):
         entries = files.entries
         texts[MCP] = self._guarded(MCP, lambda: self._mcp(entries))
         texts.update(self._switch_sections())
+        self._check("hint sections", 0.6)
         texts[REPO_MAP] = self._guarded(REPO_MAP, lambda: self._repo_map(entries, shares[REPO_MAP]))
 
     # -- helpers -------------------------------------------------------------------------
@@ -463,6 +464,7 @@ class ZergRun(MahabharathaRun):
         # The map reads every source of the tree (bisect asks what a run read: docs/bisect.md).
         note_scan(Scan("", repomap.SUFFIXES, repomap.SKIPPED_FOLDERS, skip_dot=True))
         graph = repomap.build_graph(self.fs, self.settings.python_for_sources)
+        self._report("source graph", 0.7)
         for rel, why, how in graph.skipped:
             # The file is the error's path (printed before its message): the message is why.
             if how == repomap.UNREAD:

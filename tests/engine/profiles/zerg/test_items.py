@@ -178,3 +178,18 @@ def test_the_mcp_cost_cut_can_drop_the_server_that_shares_most() -> None:
     # A depth tier asks for its servers' capabilities; the misspelt think_hard asks for nothing.
     assert route("", [], "think-hard").text.endswith("Recommended: sequential, context7")
     assert route("", [], "think_hard").text == ""
+
+
+def test_the_run_reports_a_stage_before_the_map_and_after_its_graph(tmp_path: Path) -> None:
+    """The window's background pass waits at each reported stage while a task asked for runs:
+    the map, the longest part of a task, is reported in two (its sources checked, then queried)."""
+    root = _project(tmp_path)
+    (root / "src").mkdir()
+    (root / "src" / "loader.py").write_text("def load():\n    pass\n")
+    project = load_project(root)
+    seen: list[tuple[str, float]] = []
+    assemble(project, "feat", "T1", {"profile": "zerg-0.3.2"}, exact=False, progress=lambda s, f: seen.append((s, f)))
+    stages = [stage for stage, _ in seen]
+    at = stages.index
+    assert at("spec excerpts") < at("hint sections") < at("source graph") < at("repository map") < at("done")
+    assert [f for _, f in seen] == sorted(f for _, f in seen)  # the bar only goes forward
