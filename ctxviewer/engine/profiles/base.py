@@ -164,10 +164,9 @@ class RunBase:
         raise NotImplementedError
 
     def _check(self, stage: str, fraction: float) -> None:
-        if self.cancel is not None and self.cancel.is_set():
-            raise Cancelled(stage)
-        if self.progress is not None:
-            self.progress(stage, fraction)
+        """A stage's end: stop if cancelled (:meth:`_poll`), else report it (:meth:`_report`)."""
+        self._poll(stage)
+        self._report(stage, fraction)
 
     def _report(self, stage: str, fraction: float) -> None:
         """Progress only, no cancel check: a point inside a builder whose failures upstream

@@ -67,7 +67,6 @@ def run_batch(
     on_row: Callable[[int, int], None] | None = None,
     collect_errors: bool = False,
     shard: Shard | None = None,
-    progress: Progress | None = None,
 ) -> Iterator[BatchRow]:
     """Assemble every task in order (*shard*'s only, given one), yielding rows as they are done.
 
@@ -80,9 +79,6 @@ def run_batch(
     refuses when reached).  With *collect_errors* -- a background pass that must go on --
     features whose task graph is broken are left out and a refused task becomes a row
     with ``trace=None`` and the message in ``error``; cancelling still raises.
-
-    *progress* is each task's own (``progress(stage, fraction)`` at the end of each of its
-    stages); the window's pass waits in it while the task the user asked for runs.
     """
     if collect_errors:
         features = [project.feature(feature)] if feature else list(project.features)
@@ -92,14 +88,7 @@ def run_batch(
     else:
         targets = batch_targets(project, feature, shard)
     yield from run_targets(
-        project,
-        targets,
-        settings,
-        exact=exact,
-        cancel=cancel,
-        on_row=on_row,
-        collect_errors=collect_errors,
-        progress=progress,
+        project, targets, settings, exact=exact, cancel=cancel, on_row=on_row, collect_errors=collect_errors
     )
 
 
@@ -114,7 +103,11 @@ def run_targets(
     collect_errors: bool = False,
     progress: Progress | None = None,
 ) -> Iterator[BatchRow]:
-    """Assemble *targets* in order (see :func:`run_batch`), yielding rows as they are done."""
+    """Assemble *targets* in order (see :func:`run_batch`), yielding rows as they are done.
+
+    *progress* is each task's own (``progress(stage, fraction)`` at the end of each of its
+    stages); the window's pass waits in it while the task the user asked for runs.
+    """
     # One pass: each project path is resolved and stat'ed once for the whole batch.
     fs = one_pass()
     for n, (feat, task) in enumerate(targets, start=1):

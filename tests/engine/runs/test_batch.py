@@ -11,7 +11,7 @@ from ctxviewer.engine.errors import CtxViewerError, ProjectError
 from ctxviewer.engine.profiles.base import Cancelled
 from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs import batch
-from ctxviewer.engine.runs.batch import run_batch
+from ctxviewer.engine.runs.batch import batch_targets, run_batch, run_targets
 from ctxviewer.engine.runs.pipeline import assemble
 from tests.factories import make_project, write
 
@@ -42,7 +42,12 @@ def test_each_task_reports_its_own_stages_as_a_single_run_does(root: Path) -> No
     assert len(alone) >= 3  # start, the sections, ... (the profile's own stages)
     seen: list[tuple[str, str]] = []
     current = [""]  # the last row handed out when the stage was reported
-    rows = run_batch(project, "feat", exact=False, progress=lambda stage, _f: seen.append((current[0], stage)))
+    rows = run_targets(
+        project,
+        batch_targets(project, "feat"),
+        exact=False,
+        progress=lambda stage, _f: seen.append((current[0], stage)),
+    )
     for row in rows:
         current[0] = f"after {row.task.id}"
     # Rows come when their task is done: every stage seen before T0's row was T0's, and so on.
