@@ -64,7 +64,7 @@ class SectionsTab(QWidget):
             self.arithmetic.clear()
             return
         self.table.set_rows(section_rows(trace), columns=section_columns(trace.tokenizer))
-        self.arithmetic.setHtml(budget_arithmetic(trace))
+        self.arithmetic.replace_html(budget_arithmetic(trace))
         rows = self.table.view.verticalHeader().defaultSectionSize() * (len(trace.sections) + 2) + 80
         rest = max(100, self.splitter.height() - self.chart.sizeHint().height() - rows)
         if not is_user_sized(self.splitter):

@@ -18,6 +18,8 @@ from PySide6.QtCore import QByteArray, QUrl
 from PySide6.QtGui import QImage, Qt, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
+_BAR = Qt.ScrollBarPolicy
+
 #: The markup a tooltip that Qt would read as rich text is wrapped in: a paragraph that keeps
 #: spaces and line breaks, as the plain tooltip would have shown them.
 _TIP = '<p style="white-space:pre-wrap">{}</p>'
@@ -58,6 +60,23 @@ class NoResourceBrowser(QTextBrowser):
             blank.fill(0)
             return blank
         return QByteArray()
+
+    def replace_html(self, text: str) -> None:
+        """``setHtml(text)``, laid out once where the vertical bar stays.
+
+        ``setHtml`` empties the document first: an as-needed bar shown for the old text goes,
+        the new text is laid out at the wider width, no longer fits and is laid out again
+        with the bar back (about twice the time, on every new text of a short pane).  Here
+        a bar shown stays while the new text goes in; if the new text fits without it, it
+        goes after, as ``setHtml`` would have left it.
+        """
+        policy = self.verticalScrollBarPolicy()
+        keep = policy == _BAR.ScrollBarAsNeeded and self.verticalScrollBar().isVisible()
+        if keep:
+            self.setVerticalScrollBarPolicy(_BAR.ScrollBarAlwaysOn)
+        self.setHtml(text)
+        if keep:
+            self.setVerticalScrollBarPolicy(policy)
 
 
 #: Characters Windows refuses in a file name (besides separators and control characters).

@@ -456,7 +456,7 @@ class RecordTable(QWidget):
             self.detail.clear()
             return
         if self._detail is not None:
-            self.detail.setHtml(self._detail(row))
+            self.detail.replace_html(self._detail(row))
         self.rowSelected.emit(row)
 
     def _on_activated(self, index: QModelIndex) -> None:

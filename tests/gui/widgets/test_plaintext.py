@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QLabel, QTextBrowser
 
 from ctxviewer.gui.widgets.plaintext import MAX_NAME_CHARS, NoResourceBrowser, plain_tip, safe_file_name
@@ -70,6 +70,57 @@ def test_the_detail_pane_loads_nothing_its_html_names(qtbot, tmp_path: Path) -> 
         assert CANARY in watch.opened()
     finally:
         watch.close()
+
+
+class _Hides(QObject):
+    """Counts the Hide events of the object it filters."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, _obj: QObject, event: QEvent) -> bool:
+        self.count += event.type() == QEvent.Type.Hide
+        return False
+
+
+def _lines(n: int) -> str:
+    return "<br>".join(f"line {i} of the budget arithmetic" for i in range(n))
+
+
+def test_new_html_that_needs_the_bar_goes_in_without_the_bar_going(qtbot) -> None:
+    pane = NoResourceBrowser()
+    qtbot.addWidget(pane)
+    pane.resize(300, 80)
+    pane.show()
+    qtbot.waitExposed(pane)
+    pane.replace_html(_lines(12))
+    bar = pane.verticalScrollBar()
+    assert bar.isVisible()
+    hides = _Hides()
+    bar.installEventFilter(hides)
+    pane.replace_html(_lines(13))
+    # setHtml empties the document first: the bar goes and comes back (one more layout).
+    assert (hides.count, bar.isVisible()) == (0, True)
+    assert pane.verticalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
+    assert pane.toPlainText().splitlines()[-1] == "line 12 of the budget arithmetic"
+    pane.setHtml(_lines(14))
+    assert hides.count == 1  # what replace_html spares
+
+
+def test_new_html_that_fits_leaves_no_bar(qtbot) -> None:
+    pane = NoResourceBrowser()
+    qtbot.addWidget(pane)
+    pane.resize(300, 80)
+    pane.show()
+    qtbot.waitExposed(pane)
+    pane.replace_html(_lines(12))
+    assert pane.verticalScrollBar().isVisible()
+    pane.replace_html(_lines(1))
+    assert not pane.verticalScrollBar().isVisible()
+    assert pane.verticalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
+    pane.replace_html(_lines(12))
+    assert pane.verticalScrollBar().isVisible()
 
 
 @pytest.mark.parametrize(
