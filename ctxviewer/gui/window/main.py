@@ -22,6 +22,7 @@ from ctxviewer.engine.trace.model import Trace
 from ctxviewer.gui.resources import app_icon
 from ctxviewer.gui.views.findings_view import FindingRow, finding_rows
 from ctxviewer.gui.views.problems import ProblemPanel
+from ctxviewer.gui.widgets.fence import LayoutFence
 from ctxviewer.gui.widgets.highlighter import LexedText
 from ctxviewer.gui.widgets.models import is_dark
 from ctxviewer.gui.window.actions import BY_ID, When
@@ -142,7 +143,8 @@ class MainWindow(QMainWindow):
         for widget in (self.problems, self.header, self.findings_line):
             layout.addWidget(widget)
         layout.addWidget(tabs, 1)
-        self.setCentralWidget(central)
+        # Its new texts on each task shown do not lay the docks out again (see LayoutFence).
+        self.setCentralWidget(LayoutFence(central, self))
         self.docks = docks = DockPanels(self)
         self.replays = SessionFeeds(self.lanes.replay, docks.session, self)
         self.recorded = RecordedFeed(self.lanes.recorded, docks.session, self)
