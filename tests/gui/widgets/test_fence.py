@@ -69,7 +69,7 @@ def test_without_the_fence_the_same_text_lays_the_window_out(qtbot) -> None:
 
 
 def test_a_content_that_needs_more_room_gets_it(qtbot) -> None:
-    window, content, _label, box = _window(qtbot, fenced=True)
+    _win, content, _label, box = _window(qtbot, fenced=True)
     fence = content.parentWidget()
     assert isinstance(fence, LayoutFence)
     before = fence.height()
@@ -80,7 +80,7 @@ def test_a_content_that_needs_more_room_gets_it(qtbot) -> None:
 
 
 def test_the_fence_answers_with_its_contents_hints(qtbot) -> None:
-    _window_, content, label, _box = _window(qtbot, fenced=True)
+    _win, content, label, _box = _window(qtbot, fenced=True)
     fence = content.parentWidget()
     assert (fence.sizeHint(), fence.minimumSizeHint()) == (content.sizeHint(), content.minimumSizeHint())
     label.setMinimumWidth(0)
@@ -93,11 +93,14 @@ def test_the_fence_answers_with_its_contents_hints(qtbot) -> None:
 
 
 def test_a_hidden_content_hides_the_fence_and_gives_its_room_back(qtbot) -> None:
-    window, content, _label, _box = _window(qtbot, fenced=True)
+    win, content, _label, _box = _window(qtbot, fenced=True)
     fence = content.parentWidget()
+    filler = win.layout().itemAt(1).widget()
+    before = filler.height()
     content.hide()
     _settle()
     assert fence.isHidden()
+    assert filler.height() > before
     content.show()
     _settle()
     assert fence.isVisible() and fence.height() > 0
