@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel, QTextBrowser
 
 from ctxviewer.gui.widgets.plaintext import MAX_NAME_CHARS, NoResourceBrowser, plain_tip, safe_file_name
+from tests.gui.events import EventCount
 from tests.gui.hostile_text import CANARY, OpenWatch, hostile_project, inotify_available, shown
 
 AUTO = Qt.TextFormat.AutoText
@@ -72,33 +73,26 @@ def test_the_detail_pane_loads_nothing_its_html_names(qtbot, tmp_path: Path) -> 
         watch.close()
 
 
-class _Hides(QObject):
-    """Counts the Hide events of the object it filters."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
-
-    def eventFilter(self, _obj: QObject, event: QEvent) -> bool:
-        self.count += event.type() == QEvent.Type.Hide
-        return False
-
-
 def _lines(n: int) -> str:
     return "<br>".join(f"line {i} of the budget arithmetic" for i in range(n))
 
 
-def test_new_html_that_needs_the_bar_goes_in_without_the_bar_going(qtbot) -> None:
+def _short_pane(qtbot) -> NoResourceBrowser:
+    """A pane too short for twelve lines, showing them with its scroll bar."""
     pane = NoResourceBrowser()
     qtbot.addWidget(pane)
     pane.resize(300, 80)
     pane.show()
     qtbot.waitExposed(pane)
     pane.replace_html(_lines(12))
+    assert pane.verticalScrollBar().isVisible()
+    return pane
+
+
+def test_new_html_that_needs_the_bar_goes_in_without_the_bar_going(qtbot) -> None:
+    pane = _short_pane(qtbot)
     bar = pane.verticalScrollBar()
-    assert bar.isVisible()
-    hides = _Hides()
-    bar.installEventFilter(hides)
+    hides = EventCount(bar, QEvent.Type.Hide)
     pane.replace_html(_lines(13))
     # setHtml empties the document first: the bar goes and comes back (one more layout).
     assert (hides.count, bar.isVisible()) == (0, True)
@@ -109,13 +103,7 @@ def test_new_html_that_needs_the_bar_goes_in_without_the_bar_going(qtbot) -> Non
 
 
 def test_new_html_that_fits_leaves_no_bar(qtbot) -> None:
-    pane = NoResourceBrowser()
-    qtbot.addWidget(pane)
-    pane.resize(300, 80)
-    pane.show()
-    qtbot.waitExposed(pane)
-    pane.replace_html(_lines(12))
-    assert pane.verticalScrollBar().isVisible()
+    pane = _short_pane(qtbot)
     pane.replace_html(_lines(1))
     assert not pane.verticalScrollBar().isVisible()
     assert pane.verticalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
