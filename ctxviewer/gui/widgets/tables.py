@@ -46,6 +46,8 @@ FILTER_MIN_WIDTH = 160
 FIT_ROWS = 200
 #: What a cell adds to its text's width (the delegate's text margins on both sides).
 CELL_MARGINS = 8
+#: Texts whose width a table keeps for its column fit, at most (then it starts again).
+KEPT_WIDTHS = 4096
 #: A wrapping table (``wrap=True``) of at most this many rows fits its row heights to
 #: their texts; longer ones keep one line a row, elided, so they stay fast.
 WRAP_ROWS = 400
@@ -180,6 +182,9 @@ class RecordTable(QWidget):
         self._fitting = False
         self._user_sized = False
         self._fit_pending = False
+        #: Each text's width in the view's font (its key), kept for the column fit.
+        self._widths: dict[str, int] = {}
+        self._widths_font = ""
         self.model = RecordModel(columns, self)
         self._columns = tuple(columns)
         self.proxy = RecordFilterProxy(self)
@@ -297,8 +302,10 @@ class RecordTable(QWidget):
         view.setWordWrap(False)  # measure each text on one line
         metrics = header.fontMetrics()
         heads = [str(self.model.headerData(c, Qt.Orientation.Horizontal) or "") for c in shown]
+        order = self._fit_order()
         wanted = [
-            max(metrics.horizontalAdvance(h) + 14, self._text_width(c)) for c, h in zip(shown, heads, strict=True)
+            max(metrics.horizontalAdvance(h) + 14, self._text_width(c, order))
+            for c, h in zip(shown, heads, strict=True)
         ]
         room = view.viewport().width()
         if not view.verticalScrollBar().isVisible() and view.verticalHeader().length() > view.viewport().height():
@@ -327,24 +334,34 @@ class RecordTable(QWidget):
         if wrap:
             view.resizeRowsToContents()
 
-    def _text_width(self, column: int) -> int:
-        """The width *column*'s texts want: the widest of its first :data:`FIT_ROWS` rows in
-        the table's order, in the view's font, with the cell's margins -- what the view's own
-        ``sizeHintForColumn`` gives for these text cells, measured without asking the delegate
-        of every cell (a few milliseconds, not a few hundred, for a nine-section task's table)."""
-        proxy, metrics = self.proxy, self.view.fontMetrics()
+    def _fit_order(self) -> list[int]:
+        """The model rows of the first :data:`FIT_ROWS` rows in the table's order (sorted, filtered)."""
+        proxy = self.proxy
+        return [proxy.mapToSource(proxy.index(r, 0)).row() for r in range(min(FIT_ROWS, proxy.rowCount()))]
+
+    def _text_width(self, column: int, order: Sequence[int]) -> int:
+        """The width *column*'s texts want: the widest of the rows *order* names, in the view's
+        font, with the cell's margins -- what the view's own ``sizeHintForColumn`` gives for
+        these text cells, measured without asking the delegate of every cell (a few
+        milliseconds, not a few hundred, for a nine-section task's table).  Each text's width
+        is kept while the font stays: the next task's table has most of the same names,
+        statuses and numbers."""
+        metrics = self.view.fontMetrics()
+        font = self.view.font().key()
+        if font != self._widths_font or len(self._widths) > KEPT_WIDTHS:
+            self._widths_font = font
+            self._widths = {}
+        widths = self._widths
         rows = self.model.rows()
         spec = self._columns[column] if column < len(self._columns) else None
-        seen: set[str] = set()
-        widest = 0
-        for r in range(min(FIT_ROWS, proxy.rowCount())):
-            source = proxy.mapToSource(proxy.index(r, column))
-            text = spec.text(rows[source.row()]) if spec is not None else str(source.data() or "")
-            if text in seen:
-                continue
-            seen.add(text)
-            widest = max(widest, max(map(metrics.horizontalAdvance, text.split("\n"))))
-        return widest + CELL_MARGINS if seen else 0
+        widest = -1
+        for row in order:
+            text = spec.text(rows[row]) if spec is not None else str(self.model.index(row, column).data() or "")
+            width = widths.get(text)
+            if width is None:
+                width = widths[text] = max(map(metrics.horizontalAdvance, text.split("\n")))
+            widest = max(widest, width)
+        return widest + CELL_MARGINS if widest >= 0 else 0
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
