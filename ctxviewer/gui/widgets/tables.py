@@ -302,9 +302,9 @@ class RecordTable(QWidget):
         view.setWordWrap(False)  # measure each text on one line
         metrics = header.fontMetrics()
         heads = [str(self.model.headerData(c, Qt.Orientation.Horizontal) or "") for c in shown]
-        order = self._fit_order()
+        order, widths = self._fit_order(), self._kept_widths()
         wanted = [
-            max(metrics.horizontalAdvance(h) + 14, self._text_width(c, order))
+            max(metrics.horizontalAdvance(h) + 14, self._text_width(c, order, widths))
             for c, h in zip(shown, heads, strict=True)
         ]
         room = view.viewport().width()
@@ -339,19 +339,22 @@ class RecordTable(QWidget):
         proxy = self.proxy
         return [proxy.mapToSource(proxy.index(r, 0)).row() for r in range(min(FIT_ROWS, proxy.rowCount()))]
 
-    def _text_width(self, column: int, order: Sequence[int]) -> int:
-        """The width *column*'s texts want: the widest of the rows *order* names, in the view's
-        font, with the cell's margins -- what the view's own ``sizeHintForColumn`` gives for
-        these text cells, measured without asking the delegate of every cell (a few
-        milliseconds, not a few hundred, for a nine-section task's table).  Each text's width
-        is kept while the font stays: the next task's table has most of the same names,
-        statuses and numbers."""
-        metrics = self.view.fontMetrics()
+    def _kept_widths(self) -> dict[str, int]:
+        """Each text's width measured so far, kept while the view's font stays: the next
+        task's table has most of the same names, statuses and numbers."""
         font = self.view.font().key()
         if font != self._widths_font or len(self._widths) > KEPT_WIDTHS:
             self._widths_font = font
             self._widths = {}
-        widths = self._widths
+        return self._widths
+
+    def _text_width(self, column: int, order: Sequence[int], widths: dict[str, int]) -> int:
+        """The width *column*'s texts want: the widest of the rows *order* names, in the view's
+        font, with the cell's margins -- what the view's own ``sizeHintForColumn`` gives for
+        these text cells, measured without asking the delegate of every cell (a few
+        milliseconds, not a few hundred, for a nine-section task's table).  A text already in
+        *widths* is not measured again."""
+        metrics = self.view.fontMetrics()
         rows = self.model.rows()
         spec = self._columns[column] if column < len(self._columns) else None
         widest = -1
