@@ -24,12 +24,18 @@ pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is no
 LAUNCH_S = 90
 
 
-def _wait_for(path: Path, process: subprocess.Popen[bytes], what: str, timeout: float = LAUNCH_S) -> None:
-    """Wait for another process to make *path* (there is no signal across processes to wait on)."""
+def _wait_for(
+    path: Path, process: subprocess.Popen[bytes], what: str, timeout: float = LAUNCH_S, said: Path | None = None
+) -> None:
+    """Wait for another process to make *path* (there is no signal across processes to wait on);
+    a failure quotes what the process wrote to *said* (a display without Qt's X11 libraries, say)."""
     deadline = time.monotonic() + timeout
     while not path.exists():
         if process.poll() is not None:
-            pytest.fail(f"{what} exited with {process.returncode} before {path.name} appeared")
+            words = said.read_text(encoding="utf-8", errors="replace").strip() if said and said.exists() else ""
+            pytest.fail(
+                f"{what} exited with {process.returncode} before {path.name} appeared" + (f": {words}" if words else "")
+            )
         if time.monotonic() > deadline:
             pytest.fail(f"{what}: no {path.name} after {timeout} s")
         time.sleep(0.1)
@@ -73,7 +79,7 @@ def placed(display: str, config: Path, report: Path) -> dict[str, object]:
 
 def _placed(app: subprocess.Popen[bytes], report: Path) -> dict[str, object]:
     try:
-        _wait_for(report, app, "ctxviewer gui")
+        _wait_for(report, app, "ctxviewer gui", said=report.parent / "gui.log")
         layout = json.loads(report.read_text(encoding="utf-8"))
         app.send_signal(signal.SIGTERM)
         assert app.wait(LAUNCH_S) == 0
