@@ -15,6 +15,7 @@ say how busy the machine was.
     python bench/bench_floor.py --tasks 10000 --spec-mb 28.6 --features 286   # 14x the features
     python bench/bench_floor.py --tasks 10000 --skip-one        # only --jobs N (and the floor)
     python bench/bench_floor.py --shape nine-section            # nine_section.py's project, 470 sources
+    python bench/bench_floor.py --project ~/src/real-repo        # a project folder as it is
     git archive --prefix=old/ HEAD~3 | tar -x -C /tmp && python bench/bench_floor.py --compare /tmp/old
 """
 
@@ -28,6 +29,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,6 +43,7 @@ import nine_section
 from bench_batch import generate
 
 from ctxviewer.engine.profiles.zerg.repomap import source_files
+from ctxviewer.engine.registry import profile_of
 
 #: The checkout this file is in: the ctxviewer timed (``--compare`` names another).
 REPO = Path(__file__).resolve().parents[1]
@@ -130,6 +133,12 @@ def main() -> int:
         "runs right after the same run of this one, so a before/after comparison shares the machine's load",
     )
     parser.add_argument(
+        "--project",
+        metavar="DIR",
+        help="time this project folder (a real repository, say) instead of a generated one; it is read, "
+        "not written: the batch runs on a copy",
+    )
+    parser.add_argument(
         "--skip-one",
         action="store_true",
         help="time only --jobs N against the floor, not --jobs 1 (on 10,000 tasks its runs take minutes)",
@@ -139,7 +148,12 @@ def main() -> int:
     load_before = os.getloadavg()
     exe = [sys.executable, "-m", "ctxviewer"]
     with tempfile.TemporaryDirectory() as tmp:
-        if args.shape == "nine-section":
+        if args.project:
+            # A copy, as the batch's working tree: nothing of the user's folder is touched, and
+            # every run reads the same bytes.
+            root = Path(tmp) / "project"
+            shutil.copytree(args.project, root, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        elif args.shape == "nine-section":
             features = args.features or 20
             root = nine_section.generate(
                 Path(tmp) / "project", args.tasks, features, args.sources, args.spec_mb, sources_from=args.sources_from
@@ -165,10 +179,12 @@ def main() -> int:
         subprocess.run([*exe, "batch", str(root), "-o", str(rows), "--jobs", "1"], check=True, env=envs[""], cwd=tmp)
         distinct: set[str] = set()
         tasks = 0
+        profiles: set[str] = set()
         with rows.open(encoding="utf-8") as handle:
             for line in handle:
                 trace = json.loads(line)
                 tasks += 1
+                profiles.add(trace["profile"])
                 distinct.add(trace["context"])
                 distinct.update(s["text"] for s in trace["sections"])
                 distinct.update(i["text"] for i in trace["items"])
@@ -181,7 +197,8 @@ def main() -> int:
                 if prompt:
                     distinct.add("\n".join(prompt))
         sources = 0
-        if args.shape == "nine-section":  # the floor reads the sources the map is built from too
+        # The floor reads the sources the repository map is built from too, where a profile builds one.
+        if any("repo_map" in profile_of(name).sections for name in profiles):
             for _, rel in source_files(root):
                 text = (root / rel).read_text(encoding="utf-8", errors="replace")
                 sources += len(text)
@@ -210,7 +227,8 @@ def main() -> int:
     loads = (" ".join(f"{x:.2f}" for x in before) for before in (load_before, os.getloadavg()))
     print("load average before: {}; after: {}".format(*loads))
     print(
-        f"project ({args.shape}): {tasks} tasks, {len(distinct):,} distinct texts "
+        f"project ({args.project or args.shape}; {', '.join(sorted(profiles))}): {tasks} tasks, "
+        f"{len(distinct):,} distinct texts "
         f"({sum(map(len, distinct)) / 1e6:.1f} M chars"
         + (f", {sources / 1e6:.1f} M of them the sources" if sources else "")
         + f"); output {size / 1e6:.0f} MB of JSON lines"

@@ -572,14 +572,20 @@ def bench_window_parts(args: argparse.Namespace, parts: set[str]) -> dict[str, A
             label = f"generated, {args.tasks:,} tasks, {args.spec_mb:g} MB"
         if "click" in parts:
             wanted = [name.strip() for name in args.click_projects.split(",") if name.strip()]
-            roots = [
-                (label, big) if name == "generated" else (name, REPO / "sample_projects" / name) for name in wanted
-            ]
+            roots = [(label, big) if name == "generated" else _click_root(name) for name in wanted]
             results["click"] = bench_clicks(window, roots, args.clicks, args.click_gap_ms)
         if "heartbeat" in parts:
             results["heartbeat"] = bench_heartbeat(window, big, args)
         window.close()
     return results
+
+
+def _click_root(name: str) -> tuple[str, Path]:
+    """A ``--click-projects`` entry: a sample's name, or a project folder (a path with a slash:
+    a real repository, say), labelled by its folder's name."""
+    if "/" in name:
+        return f"{Path(name).name} (project folder)", Path(name).resolve()
+    return name, REPO / "sample_projects" / name
 
 
 def bench_rebudget(args: argparse.Namespace) -> dict[str, Any]:
@@ -621,7 +627,9 @@ def main() -> int:
         "--click-gap-ms", type=int, default=0, help="wait this long after each click's paint before the next"
     )
     parser.add_argument(
-        "--click-projects", default="ledger-service,edge-cases,generated", help="sample names and/or 'generated'"
+        "--click-projects",
+        default="ledger-service,edge-cases,generated",
+        help="sample names, 'generated' and/or project folders (a path with a '/': ./my-project)",
     )
     parser.add_argument("--tasks", type=int, default=700)
     parser.add_argument("--spec-mb", type=float, default=2.0)
