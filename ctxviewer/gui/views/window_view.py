@@ -607,8 +607,19 @@ def block_columns() -> list[Column]:
     ]
 
 
+#: Where a double click on a block leads (the window acts on ``blockActivated``), in words.
+BLOCK_LEADS = {
+    "memory": "the Memory tab: each file, whether it loads and why, and its text",
+    "prompt": "the Prompt tab: each part of the prompt and its source",
+    "conversation": "the Tracker: the estimate this comes from",
+}
+#: Where a double click leads for a block whose size is a setting's.
+SETTING_LEAD = "its setting in the Task tab, with where its value came from"
+
+
 def block_html(row: BlockRow) -> str:
-    """The detail pane of one block: its sizes, where they come from, and how it was measured."""
+    """The detail pane of one block: its sizes, where they come from, how it was measured, and
+    where a double click on it leads."""
     b = row.block
     lines = [
         f"<b>{html.escape(b.title)}</b>: {_pos(b.tokens):,} tokens, {percent_text(b.tokens, row.window)} of "
@@ -621,14 +632,16 @@ def block_html(row: BlockRow) -> str:
         lines.append(f"Source: {html.escape(b.source)}")
     if b.note:
         lines.append(html.escape(b.note))
+    lines.append(f"<i>Double-click (or Enter) for {html.escape(BLOCK_LEADS.get(b.name, SETTING_LEAD))}.</i>")
     return "<br>".join(lines)
 
 
 class WindowLayoutTab(QWidget):
     """The window chart over a summary line and the blocks table.
 
-    ``blockActivated`` carries a block's name (``task_context``, ...) when its row is
-    double-clicked or Enter is pressed on it.
+    ``blockActivated`` carries a block's name (``memory``, ``prompt``, ``conversation``,
+    ``system_prompt``, ...) when its row is double-clicked or Enter is pressed on it; the
+    window shows what the block is (``gui/window/window_blocks.py``).
     """
 
     blockActivated = Signal(str)
@@ -643,7 +656,9 @@ class WindowLayoutTab(QWidget):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.table = RecordTable(block_columns(), block_html, statuses=False, noun="blocks", parent=self)
-        self.table.detail.setPlaceholderText("Select a block (here or in the chart) to see how it was measured.")
+        self.table.detail.setPlaceholderText(
+            "Select a block (here or in the chart) to see how it was measured; double-click it to see what it is."
+        )
         self.table.filter.hide()
         self.table.rowActivated.connect(lambda r: self.blockActivated.emit(r.block.name))
         self.chart.blockClicked.connect(lambda name: self.table.select(lambda r: r.block.name == name))

@@ -48,6 +48,7 @@ from ctxviewer.gui.window.status import StatusLine
 from ctxviewer.gui.window.sweep import SweepLauncher
 from ctxviewer.gui.window.tabs import TABS, ResultTabs
 from ctxviewer.gui.window.tuning import Tuner
+from ctxviewer.gui.window.window_blocks import go_to_block
 
 #: A new feature's session replay starts this long after the first of its tasks is shown.
 REPLAY_AFTER_MS = PROMPT_AFTER_MS
@@ -168,6 +169,7 @@ class MainWindow(QMainWindow):
         docks.outline.taskChosen.connect(self.select_task)
         docks.logs.taskRequested.connect(self.select_task)  # "Open this task's assembly"
         docks.search.matchChosen.connect(lambda match: tabs.select_candidate(match.kind, match.item_id))
+        docks.window_view.blockActivated.connect(lambda name: go_to_block(name, tabs, docks, self.status.say))
         self.replays.bind(self, self.tuner.set_values, docks.budget.is_pending, self.select_task)
         docks.session.parametersChanged.connect(self.replays.on_parameters)
         docks.session.taskActivated.connect(self.replays.on_task)

@@ -20,6 +20,7 @@ from ctxviewer.gui.views.compare_view import CompareTab
 from ctxviewer.gui.views.computed_view import ComputedTab
 from ctxviewer.gui.views.context_view import ContextView
 from ctxviewer.gui.views.findings_view import FindingRow, FindingsTab
+from ctxviewer.gui.views.memory_view import MemoryTab
 from ctxviewer.gui.views.prompt_view import PromptView
 from ctxviewer.gui.views.sections_tab import SectionsTab
 from ctxviewer.gui.views.sensitivity_view import TITLE as SENSITIVITY_TITLE
@@ -51,6 +52,7 @@ TAB_TITLES = {
     "task": "Task",
     "findings": "Findings",
     "prompt": "Prompt",
+    "memory": "Memory",
 }
 TABS = tuple(TAB_TITLES)
 #: The candidate tables keep this many rows in view beside their detail pane and the panels below.
@@ -74,12 +76,12 @@ def item_of(trace: Trace | None, row: object) -> Item | None:
 
 
 class ResultTabs(QTabWidget):
-    """The eleven result tabs over the shown trace (``trace``; None from opening a project until
+    """The twelve result tabs over the shown trace (``trace``; None from opening a project until
     its first task is shown).
 
     Each tab's view is the attribute named as the tab in :data:`TABS`: ``sections``,
     ``paragraphs``, ``rules``, ``computed``, ``trimming``, ``context``, ``whatif``,
-    ``compare``, ``task``, ``findings``, ``prompt``.  Those of :data:`ON_SHOW` show the shown
+    ``compare``, ``task``, ``findings``, ``prompt``, ``memory``.  Those of :data:`ON_SHOW` show the shown
     trace however they are reached: the attribute fills a view whose trace is pending, and so
     does showing its tab.
     """
@@ -91,7 +93,7 @@ class ResultTabs(QTabWidget):
         #: The fill each view of ON_SHOW still owes the shown task, by tab name.
         self._pending: dict[str, Callable[[], None]] = {}
         self.setDocumentMode(True)
-        # Eleven tabs do not fit beside the panels at 1280 wide: every title is shown whole and
+        # Twelve tabs do not fit beside the panels at 1280 wide: every title is shown whole and
         # the bar scrolls (arrows, the wheel; the tab selected is kept in view, Ctrl+1..9 reach them).
         self.tabBar().setUsesScrollButtons(True)
         self.tabBar().setElideMode(Qt.TextElideMode.ElideNone)
@@ -121,6 +123,7 @@ class ResultTabs(QTabWidget):
         self._task = TaskTab(self)
         self._findings = FindingsTab(self)
         self._prompt = PromptView(self)
+        self._memory = MemoryTab(self)
         tips = {
             "sections": "Token share of each section against its budget",
             "paragraphs": "Every candidate spec paragraph, its score and fate",
@@ -138,6 +141,8 @@ class ResultTabs(QTabWidget):
             "for this task or every task of the feature",
             "prompt": "The whole prompt upstream's worker gives the model for this task, each part with its source "
             "and counts",
+            "memory": "The files Claude Code loads as project memory into this task's worker session (CLAUDE.md, "
+            ".claude/rules/**, their imports): whether each loads and why, its counts and its text",
         }
         for name, title in TAB_TITLES.items():
             index = self.addTab(self.view(name), title)
@@ -210,6 +215,11 @@ class ResultTabs(QTabWidget):
         self.fill("prompt")
         return self._prompt
 
+    @property
+    def memory(self) -> MemoryTab:
+        self.fill("memory")
+        return self._memory
+
     def fill(self, name: str) -> None:
         """Give the view of tab *name* the shown trace, if it still waits for it."""
         fill = self._pending.pop(name, None)
@@ -246,6 +256,7 @@ class ResultTabs(QTabWidget):
             "context": lambda: self._context.set_trace(trace, lexed),
             "task": lambda: self._task.set_trace(trace),
             "computed": lambda: self._computed.set_trace(trace),
+            "memory": lambda: self._memory.set_trace(trace),
         }
         self.fill(self.current_tab())
 

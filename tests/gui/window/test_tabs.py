@@ -60,7 +60,7 @@ def tabs(qtbot) -> Iterator[ResultTabs]:
     pool.waitForDone(10_000)
 
 
-def test_the_tabs_are_the_eleven_named_and_their_titles_follow_the_run(tabs: ResultTabs) -> None:
+def test_the_tabs_are_the_twelve_named_and_their_titles_follow_the_run(tabs: ResultTabs) -> None:
     assert [tabs.tabText(i) for i in range(tabs.count())] == [
         "Sections",
         "Paragraphs",
@@ -73,6 +73,7 @@ def test_the_tabs_are_the_eleven_named_and_their_titles_follow_the_run(tabs: Res
         "Task",
         "Findings",
         "Prompt",
+        "Memory",
     ]
     assert len(TABS) == tabs.count()
     tabs.set_findings_count(3)
