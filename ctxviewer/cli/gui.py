@@ -42,6 +42,7 @@ GUI_TABS = (
     "task",
     "findings",
     "prompt",
+    "memory",
 )
 
 

@@ -69,6 +69,7 @@ EXPECTED: dict[str, list[tuple[str, object]]] = {
         ("Show Task", "Ctrl+9"),
         ("Show Findings", None),
         ("Show Prompt", None),
+        ("Show Memory", None),
         SEP,
         ("Project", None),
         ("Budget", None),
