@@ -40,7 +40,13 @@ def loads_text(block: ReceivedBlock) -> str:
 
 def memory_columns() -> list[Column]:
     return [
-        Column("File", lambda b: b.title, None, "The memory file, as the worker's session finds it", whole=True),
+        Column(
+            "File",
+            lambda b: b.name,
+            None,
+            "The memory file's path as the worker's session sees it, from the project root (a worktree's copy "
+            "under the worktree's folder)",
+        ),
         Column(
             "Loads",
             loads_text,
@@ -121,8 +127,17 @@ class MemoryTab(QWidget):
         self.notes.setTextFormat(Qt.TextFormat.PlainText)
         self.notes.setWordWrap(True)
         self.notes.hide()
+        # A path's ends tell the files apart (which copy, which file): the first column keeps up
+        # to 40 % of the width; the reasons (whole in the detail pane) get what is left.
         self.table = RecordTable(
-            memory_columns(), memory_html, statuses=False, noun="memory files", fit=True, last_share=0.4, parent=self
+            memory_columns(),
+            memory_html,
+            statuses=False,
+            noun="memory files",
+            fit=True,
+            last_share=0.2,
+            first_share=0.4,
+            parent=self,
         )
         self.table.detail.setPlaceholderText("Select a file to see its text as the worker's session receives it.")
         layout = QVBoxLayout(self)

@@ -169,6 +169,7 @@ class RecordTable(QWidget):
         fit: bool = False,
         wrap: bool = False,
         last_share: float = LAST_COLUMN_SHARE,
+        first_share: float = FIRST_COLUMN_SHARE,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -179,6 +180,8 @@ class RecordTable(QWidget):
         self.wrap = wrap
         #: The share of the width the last column keeps when the columns do not all fit.
         self.last_share = last_share
+        #: The share of the width the first column (it names the row) keeps at most.
+        self.first_share = first_share
         self._fitting = False
         self._user_sized = False
         self._fit_pending = False
@@ -315,7 +318,7 @@ class RecordTable(QWidget):
         # The first column names the row: it keeps its width, up to a quarter of the table's
         # (all of it when its texts are to be read whole).
         if shown and not (columns and (columns[shown[0]].numeric or columns[shown[0]].whole)):
-            wanted[0] = min(wanted[0], max(MIN_COLUMN, int(room * FIRST_COLUMN_SHARE)))
+            wanted[0] = min(wanted[0], max(MIN_COLUMN, int(room * self.first_share)))
         # Numbers, statuses and texts read whole keep their width, and so does the first column.
         fixed = [
             n == 0 or (c < len(columns) and (columns[c].numeric or columns[c].status or columns[c].whole))
