@@ -38,6 +38,17 @@ def loads_text(block: ReceivedBlock) -> str:
     return LOAD_WORDS.get(block.load, block.load.replace("_", " ")) if block.loaded else NOT_LOADED
 
 
+def _exact_column(name: str) -> Column:
+    """A column of the exact count of the text the session receives in encoding *name*."""
+    return Column(
+        name.removesuffix("_base"),
+        lambda b: fmt_int(b.tokens.get(name)),
+        lambda b: b.tokens.get(name) or 0,
+        f"Exact count with tiktoken {name} of the text the session receives",
+        numeric=True,
+    )
+
+
 def memory_columns() -> list[Column]:
     return [
         Column(
@@ -54,20 +65,7 @@ def memory_columns() -> list[Column]:
             "Whether the file reaches the session for this task, and how: always (at session start), for this "
             "task's files (a rule whose paths match them), on demand, as an import -- or not loaded",
         ),
-        Column(
-            "cl100k",
-            lambda b: fmt_int(b.tokens.get(CL100K)),
-            lambda b: b.tokens.get(CL100K) or 0,
-            "Exact count with tiktoken cl100k_base of the text the session receives",
-            numeric=True,
-        ),
-        Column(
-            "o200k",
-            lambda b: fmt_int(b.tokens.get(O200K)),
-            lambda b: b.tokens.get(O200K) or 0,
-            "Exact count with tiktoken o200k_base",
-            numeric=True,
-        ),
+        *(_exact_column(name) for name in (CL100K, O200K)),
         Column("Chars", lambda b: f"{b.tokens.chars:,}", lambda b: b.tokens.chars, "Characters", numeric=True),
         Column("Why", lambda b: b.note, None, "Why it loads, or why not"),
     ]
