@@ -573,7 +573,13 @@ class BlockRow(NamedTuple):
 
 def block_columns() -> list[Column]:
     return [
-        Column("Block", lambda r: r.block.title, None, "A part of the worker's whole context window"),
+        Column(
+            "Block",
+            lambda r: r.block.title,
+            None,
+            "A part of the worker's whole context window",
+            detail=lambda r: "double-click for " + block_lead(r.block.name),
+        ),
         Column(
             "Tokens",
             lambda r: fmt_int(r.block.tokens),
@@ -617,6 +623,11 @@ BLOCK_LEADS = {
 SETTING_LEAD = "its setting in the Task tab, with where its value came from"
 
 
+def block_lead(name: str) -> str:
+    """Where a double click on block *name* leads, in words."""
+    return BLOCK_LEADS.get(name, SETTING_LEAD)
+
+
 def block_html(row: BlockRow) -> str:
     """The detail pane of one block: its sizes, where they come from, how it was measured, and
     where a double click on it leads."""
@@ -632,7 +643,7 @@ def block_html(row: BlockRow) -> str:
         lines.append(f"Source: {html.escape(b.source)}")
     if b.note:
         lines.append(html.escape(b.note))
-    lines.append(f"<i>Double-click (or Enter) for {html.escape(BLOCK_LEADS.get(b.name, SETTING_LEAD))}.</i>")
+    lines.append(f"<i>Double-click (or Enter) for {html.escape(block_lead(b.name))}.</i>")
     return "<br>".join(lines)
 
 

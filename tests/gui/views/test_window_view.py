@@ -27,6 +27,7 @@ from ctxviewer.gui.views.window_view import (
     window_summary,
 )
 from ctxviewer.gui.widgets.charts import segment_color
+from ctxviewer.gui.widgets.models import RowRole
 from tests.factories import make_project
 from tests.gui.widgets.test_charts import dark_palette
 
@@ -243,6 +244,23 @@ def test_clicking_a_block_of_a_trace_selects_its_row(qtbot, tab: WindowLayoutTab
         tab.table.view.setFocus()
         qtbot.keyClick(tab.table.view, Qt.Key.Key_Return)
     assert blocker.args == ["reserve"]
+
+
+def test_each_block_says_where_a_double_click_leads(tab: WindowLayoutTab, trace: Trace) -> None:
+    tab.set_trace(trace)
+    proxy = tab.table.proxy
+    tips = {
+        proxy.index(r, 0).data(RowRole).block.name: proxy.index(r, 0).data(Qt.ItemDataRole.ToolTipRole)
+        for r in range(proxy.rowCount())
+    }
+    assert "double-click for the Memory tab" in tips["memory"]
+    assert "double-click for the Prompt tab" in tips["prompt"]
+    assert "double-click for the Tracker" in tips["conversation"]
+    assert "double-click for its setting in the Task tab" in tips["system_prompt"]
+    tab.table.select(lambda r: r.block.name == "memory")
+    assert tab.table.detail.toPlainText().endswith(
+        "Double-click (or Enter) for the Memory tab: each file, whether it loads and why, and its text."
+    )
 
 
 @pytest.mark.parametrize("dark", [False, True])
