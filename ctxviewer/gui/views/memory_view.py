@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ctxviewer.engine.tokens.counting import CL100K, O200K
@@ -21,11 +22,14 @@ from ctxviewer.engine.trace.model import MEMORY_BLOCK, ReceivedBlock, Trace
 from ctxviewer.engine.wording import plural
 from ctxviewer.gui.widgets.empty import NO_TASK
 from ctxviewer.gui.widgets.models import Column, fmt_int
+from ctxviewer.gui.widgets.splitters import is_user_sized, size_splitter
 from ctxviewer.gui.widgets.tables import RecordTable
 
 #: How a loaded file loads, in the table's words (``on_demand`` and the rest as Claude Code names them).
 LOAD_WORDS = {"always": "always", "conditional": "for this task's files", "on_demand": "on demand", "import": "import"}
 NOT_LOADED = "not loaded"
+#: The table's share of the tab's height at most, when it is sized to its rows.
+MAX_TABLE_SHARE = 0.4
 NO_WINDOW = "This run has no worker window: there is nothing to say about the worker's project memory."
 NO_FILES = (
     "No project memory: the worker's session finds no CLAUDE.md, .claude/CLAUDE.md, .claude/rules/** or "
@@ -155,3 +159,25 @@ class MemoryTab(QWidget):
         self.table.set_rows(files)
         if not self.table.select(lambda b: b.loaded):
             self.table.select(lambda b: True)
+        self._fit_table()
+
+    def _fit_table(self) -> None:
+        """Give the table the height of its rows (up to 40 % of the tab) and the file's text the rest:
+        a session loads a few files, and their text is what is read here."""
+        splitter, view = self.table.splitter, self.table.view
+        if is_user_sized(splitter):
+            return
+        total = sum(splitter.sizes()) or splitter.height()
+        rows = max(3, self.table.model.rowCount())
+        needed = (
+            view.horizontalHeader().sizeHint().height()
+            + rows * view.verticalHeader().defaultSectionSize()
+            + view.horizontalScrollBar().sizeHint().height()
+            + 2 * view.frameWidth()
+        )
+        table = min(needed, int(total * MAX_TABLE_SHARE))
+        size_splitter(splitter, [table, max(80, total - table)])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_table()

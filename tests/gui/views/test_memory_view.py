@@ -94,3 +94,12 @@ def test_no_task_and_no_memory_say_so(tab: MemoryTab, trace: Trace, tmp_path: Pa
     assert tab.summary.text() == NO_FILES and tab.table.model.rowCount() == 0
     tab.set_trace(trace)
     assert tab.table.model.rowCount() == 2  # filled again after an empty one
+
+
+def test_the_files_text_gets_the_room_the_few_rows_leave(qtbot, tab: MemoryTab, trace: Trace) -> None:
+    tab.set_trace(trace)
+    table, text = tab.table.splitter.sizes()
+    view = tab.table.view
+    rows = view.horizontalHeader().height() + 2 * view.verticalHeader().defaultSectionSize()
+    assert rows <= table <= 0.4 * (table + text) + 1  # its two rows whole, at most 40 % of the height
+    assert text > table
