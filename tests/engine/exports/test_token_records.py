@@ -58,6 +58,20 @@ def test_a_nine_section_trace_records_upstreams_counts_before_abbreviation(tmp_p
     assert list(compact.token_record) == ["spec_excerpt", "mcp_hints", "efficiency_hints"]
 
 
+def test_the_note_says_what_upstream_records_when_it_runs_the_task(tmp_path: Path) -> None:
+    # What upstream will write, not a record found on disk (the project has none).
+    trace = _zerg(tmp_path)
+    mcp = trace.section("mcp_hints")
+    assert mcp is not None
+    total = 15 + rounded_estimate(len(mcp.text))
+    note = (
+        "when it runs this task, upstream records in .zerg/state/tokens-unknown.json (round(len / 4), before "
+        f"abbreviation): spec_excerpt 15, mcp_hints {rounded_estimate(len(mcp.text))}; total {total}"
+    )
+    assert note in trace.warnings
+    assert not (tmp_path / "p" / ".zerg" / "state").exists()
+
+
 def test_the_seed_and_other_profiles_record_nothing(tmp_path: Path) -> None:
     seed = _zerg(tmp_path, upstream="2026-01-30")
     assert seed.token_record is None and seed.own_estimate == "len // 4"

@@ -511,7 +511,7 @@ class ZergRun(MahabharathaRun):
         worker = "unknown" if self.settings.worker_id is None else self.settings.worker_id  # as os.environ.get
         parts = ", ".join(f"{n} {c:,}" for n, c in breakdown.items()) or "no components"
         self.notes.append(
-            f"upstream's token record for this task in {self.upstream.state_dir}/state/tokens-{worker}.json "
+            f"when it runs this task, upstream records in {self.upstream.state_dir}/state/tokens-{worker}.json "
             f"(round(len / 4), before abbreviation): {parts}; total {sum(breakdown.values()):,}"
         )
 
