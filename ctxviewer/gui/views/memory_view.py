@@ -28,6 +28,9 @@ from ctxviewer.gui.widgets.tables import RecordTable
 #: How a loaded file loads, in the table's words (``on_demand`` and the rest as Claude Code names them).
 LOAD_WORDS = {"always": "always", "conditional": "for this task's files", "on_demand": "on demand", "import": "import"}
 NOT_LOADED = "not loaded"
+WORKTREE_COPY, CHECKOUT_COPY = "worktree", "checkout"
+#: The Copy column's place in :func:`memory_columns`.
+COPY_COLUMN = 1
 #: The table's share of the tab's height at most, when it is sized to its rows.
 MAX_TABLE_SHARE = 0.4
 NO_WINDOW = "This run has no worker window: there is nothing to say about the worker's project memory."
@@ -40,6 +43,11 @@ NO_FILES = (
 def loads_text(block: ReceivedBlock) -> str:
     """How *block* loads into the session, or that it does not."""
     return LOAD_WORDS.get(block.load, block.load.replace("_", " ")) if block.loaded else NOT_LOADED
+
+
+def copy_text(block: ReceivedBlock) -> str:
+    """Which copy the session finds: seen under the worktree's folder, or where the project has it."""
+    return WORKTREE_COPY if block.name != block.source else CHECKOUT_COPY
 
 
 def _exact_column(name: str) -> Column:
@@ -55,12 +63,13 @@ def _exact_column(name: str) -> Column:
 
 def memory_columns() -> list[Column]:
     return [
+        Column("File", lambda b: b.source, None, "The project file the session reads, from the project root"),
         Column(
-            "File",
-            lambda b: b.name,
+            "Copy",
+            copy_text,
             None,
-            "The memory file's path as the worker's session sees it, from the project root (a worktree's copy "
-            "under the worktree's folder)",
+            "Which copy of the file the session finds: the worktree's (its working folder) or the main "
+            "checkout's (in the folders above the worktree); shown when the session runs in a worktree",
         ),
         Column(
             "Loads",
@@ -130,7 +139,7 @@ class MemoryTab(QWidget):
         self.notes.setWordWrap(True)
         self.notes.hide()
         # A path's ends tell the files apart (which copy, which file): the first column keeps up
-        # to 40 % of the width; the reasons (whole in the detail pane) get what is left.
+        # to a third of the width; the reasons (whole in the detail pane) get what is left.
         self.table = RecordTable(
             memory_columns(),
             memory_html,
@@ -138,7 +147,7 @@ class MemoryTab(QWidget):
             noun="memory files",
             fit=True,
             last_share=0.2,
-            first_share=0.4,
+            first_share=0.34,
             parent=self,
         )
         self.table.detail.setPlaceholderText("Select a file to see its text as the worker's session receives it.")
@@ -156,6 +165,8 @@ class MemoryTab(QWidget):
         notes = list(worker.notes) if worker is not None else []
         self.notes.setText("\n".join(f"Note: {n}" for n in notes))
         self.notes.setVisible(bool(notes))
+        # Which copy a file is says something only when the session runs in a worktree.
+        self.table.view.setColumnHidden(COPY_COLUMN, worker is None or not worker.folder)
         self.table.set_rows(files)
         if not self.table.select(lambda b: b.loaded):
             self.table.select(lambda b: True)

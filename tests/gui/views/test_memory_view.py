@@ -11,7 +11,7 @@ from ctxviewer.engine.project.loading import load_project
 from ctxviewer.engine.runs.pipeline import assemble_task
 from ctxviewer.engine.tokens.counting import load_encoding
 from ctxviewer.engine.trace.model import Trace
-from ctxviewer.gui.views.memory_view import NO_FILES, MemoryTab
+from ctxviewer.gui.views.memory_view import COPY_COLUMN, NO_FILES, MemoryTab
 from ctxviewer.gui.widgets.empty import NO_TASK
 from tests.factories import make_project, write
 
@@ -51,6 +51,7 @@ def tab(qtbot) -> MemoryTab:
 def test_each_memory_file_says_whether_it_loads_and_why(tab: MemoryTab, trace: Trace, tmp_path: Path) -> None:
     tab.set_trace(trace)
     assert _cells(tab, "File") == ["CLAUDE.md", ".claude/rules/api.md"]
+    assert tab.table.view.isColumnHidden(COPY_COLUMN)  # the session runs at the root: one copy of each
     assert _cells(tab, "Loads") == ["always", "not loaded"]
     why = _cells(tab, "Why")
     assert "paths: api/**" in why[1] and "none of the task's files match" in why[1]
@@ -103,3 +104,20 @@ def test_the_files_text_gets_the_room_the_few_rows_leave(qtbot, tab: MemoryTab, 
     rows = view.horizontalHeader().height() + 2 * view.verticalHeader().defaultSectionSize()
     assert rows <= table <= 0.4 * (table + text) + 1  # its two rows whole, at most 40 % of the height
     assert text > table
+
+
+def test_in_a_worktree_each_file_says_which_copy_the_session_finds(qtbot, tab: MemoryTab, tmp_path: Path) -> None:
+    # Upstream runs the worker in a worktree inside the project: the session finds the worktree's
+    # CLAUDE.md in its folder and the main checkout's in the folders above; it loads one of them.
+    task = {"id": "T-1", "title": "Rotate keys", "description": "", "files": {"modify": ["src/vault.py"]}}
+    root = make_project(tmp_path / "wt", [task], requirements="Rotate keys daily.\n")
+    write(root, "CLAUDE.md", ROOT_MEMORY)
+    project = load_project(root)
+    feature = project.feature("feat")
+    trace = assemble_task(project, feature, feature.task("T-1"), project.settings)
+    assert trace.worker is not None and trace.worker.folder  # the default: the version's worktree
+    tab.set_trace(trace)
+    assert not tab.table.view.isColumnHidden(COPY_COLUMN)
+    rows = list(zip(_cells(tab, "File"), _cells(tab, "Copy"), _cells(tab, "Loads"), strict=True))
+    assert sorted(rows) == [("CLAUDE.md", "checkout", "not loaded"), ("CLAUDE.md", "worktree", "always")]
+    assert tab.table.current_row().name == f"{trace.worker.folder}/CLAUDE.md"  # the copy that loads
