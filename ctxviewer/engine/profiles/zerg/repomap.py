@@ -454,10 +454,12 @@ def _kw_hits(sym: Sym, keywords: Iterable[str]) -> tuple[str, ...]:
 
 
 class KeywordHits(NamedTuple):
-    """One keyword's symbols in one module: their positions in its list, and each with that keyword."""
+    """One keyword's symbols in one module: their positions in its list, each with that keyword,
+    and their entries' total length."""
 
     positions: tuple[int, ...]
     pairs: tuple[tuple[Sym, tuple[str, ...]], ...]
+    entry_chars: int
 
 
 class MapIndex:
@@ -490,8 +492,9 @@ class MapIndex:
         self._text = "\n".join(pieces)
         self._modules = graph.modules
         self._found: dict[str, dict[str, KeywordHits]] = {}
-        #: Each module's symbols' entries' total length.
-        self.entry_chars = {module: sum(len(sym.entry) for sym in syms) for module, syms in graph.modules.items()}
+        #: Each module's symbols' entries' lengths, in its list's order, and their total.
+        self.entry_lengths = {module: [len(sym.entry) for sym in syms] for module, syms in graph.modules.items()}
+        self.entry_chars = {module: sum(lengths) for module, lengths in self.entry_lengths.items()}
         #: Each edge as (its source's module, its target's module, the words for a module it links).
         self.links: list[tuple[str, str, str]] = [
             (
@@ -517,8 +520,12 @@ class MapIndex:
                 at = text.find(keyword, starts[n + 1]) if n + 1 < len(starts) else -1
             found = {}
             for module, positions in at_module.items():
-                syms = self._modules[module]
-                found[module] = KeywordHits(tuple(positions), tuple((syms[p], (keyword,)) for p in positions))
+                syms, lengths = self._modules[module], self.entry_lengths[module]
+                found[module] = KeywordHits(
+                    tuple(positions),
+                    tuple((syms[p], (keyword,)) for p in positions),
+                    sum(lengths[p] for p in positions),
+                )
             if len(self._found) >= self.KEPT:
                 self._found = {}
             self._found[keyword] = found
@@ -587,8 +594,9 @@ def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequen
             continue
         if len(keywords) == 1:
             keyword = keywords[0]
+            hits = hits_of[keyword][module]
             picks[module] = ModulePick(
-                module, "symbols contain " + quoted[keyword], list(hits_of[keyword][module].pairs)
+                module, "symbols contain " + quoted[keyword], list(hits.pairs), entry_chars=hits.entry_chars
             )
             continue
         at: dict[int, list[str]] = {}  # each symbol's position: its keywords
@@ -602,7 +610,12 @@ def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequen
         syms = graph.modules[module]
         chosen = [(syms[n], tuple(at[n])) for n in sorted(at)]
         # each hit a symbol here; sorted already
-        picks[module] = ModulePick(module, "symbols contain " + ", ".join(map(quoted.__getitem__, keywords)), chosen)
+        picks[module] = ModulePick(
+            module,
+            "symbols contain " + ", ".join(map(quoted.__getitem__, keywords)),
+            chosen,
+            entry_chars=sum(map(index.entry_lengths[module].__getitem__, at)),
+        )
     return picks
 
 
