@@ -175,18 +175,11 @@ class MemoryTab(QWidget):
     def _fit_table(self) -> None:
         """Give the table the height of its rows (up to 40 % of the tab) and the file's text the rest:
         a session loads a few files, and their text is what is read here."""
-        splitter, view = self.table.splitter, self.table.view
+        splitter = self.table.splitter
         if is_user_sized(splitter):
             return
         total = sum(splitter.sizes()) or splitter.height()
-        rows = max(3, self.table.model.rowCount())
-        needed = (
-            view.horizontalHeader().sizeHint().height()
-            + rows * view.verticalHeader().defaultSectionSize()
-            + view.horizontalScrollBar().sizeHint().height()
-            + 2 * view.frameWidth()
-        )
-        table = min(needed, int(total * MAX_TABLE_SHARE))
+        table = min(self.table.rows_height(max(3, self.table.model.rowCount())), int(total * MAX_TABLE_SHARE))
         size_splitter(splitter, [table, max(80, total - table)])
 
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -714,13 +714,7 @@ class WindowLayoutTab(QWidget):
         inner = view.parentWidget()
         if not isinstance(inner, QSplitter) or is_user_sized(inner):
             return
-        rows = max(1, self.table.model.rowCount())
-        needed = (
-            view.horizontalHeader().sizeHint().height()
-            + rows * view.verticalHeader().defaultSectionSize()
-            + view.horizontalScrollBar().sizeHint().height()
-            + 2 * view.frameWidth()
-        )
+        needed = self.table.rows_height(max(1, self.table.model.rowCount()))
         total = sum(inner.sizes()) or inner.height()
         inner.setSizes([needed, max(40, total - needed)])
 

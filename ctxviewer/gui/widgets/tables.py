@@ -257,6 +257,17 @@ class RecordTable(QWidget):
         self.proxy.layoutChanged.connect(self._update_count)
         self._update_count()
 
+    def rows_height(self, rows: int) -> int:
+        """The view's height that shows *rows* rows whole: its header, the rows, room for a
+        horizontal scroll bar, and its frame."""
+        view = self.view
+        return (
+            view.horizontalHeader().sizeHint().height()
+            + rows * view.verticalHeader().defaultSectionSize()
+            + view.horizontalScrollBar().sizeHint().height()
+            + 2 * view.frameWidth()
+        )
+
     def keep_rows(self, rows: int) -> None:
         """Keep *rows* rows of the table in view however the detail pane and the panels around
         are sized: the splitter's handle stops there, and the detail pane cannot be collapsed."""
