@@ -284,7 +284,7 @@ def repo_map_items(graph: repomap.RepoGraph, result: repomap.MapResult) -> list[
         module = pick.module
         source = files.get(module, module)
         heading = repomap.module_heading(module)
-        total = len(pick.symbols)
+        total = pick.count
         placed_heading = pick.heading_placed
         append(
             ItemDraft(
@@ -342,7 +342,7 @@ def repo_map_cut(result: repomap.MapResult) -> str | None:
     if result.cut_at is None:
         return None
     listed = sum(p.placed for p in result.picks)
-    total = sum(len(p.symbols) for p in result.picks)
+    total = sum(p.count for p in result.picks)
     return (
         f"the {result.limit:,}-character limit fell at {result.cut_at:,} characters: "
         f"{listed} of {total} chosen symbols listed, "

@@ -13,11 +13,11 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ctxviewer.engine.files.reading import ProjectFS
 from ctxviewer.engine.profiles.zerg import newer_python, pysymbols
@@ -394,18 +394,72 @@ def _matches_file(module: str, task_file: str) -> bool:
     return stem == as_path or stem.endswith("/" + as_path)
 
 
-@dataclass
-class ModulePick:
-    """One module the query chose, why, and which of its symbols the cut kept."""
+#: How a pick's symbols are made when first asked for: a function and its arguments.
+Pending = tuple[Callable[..., list[tuple["Sym", tuple[str, ...]]]], tuple[Any, ...]]
 
-    module: str
-    why: str
-    symbols: list[tuple[Sym, tuple[str, ...]]]  # (symbol, keywords it contains)
-    heading_placed: bool = False
-    placed: int = 0  # symbols placed, in line order
-    offset: int | None = None  # of the heading within the map
-    #: Its symbols' entries' total length, where the query knew it (None: summed when asked).
-    entry_chars: int | None = field(default=None, compare=False, repr=False)
+
+class ModulePick:
+    """One module the query chose, why, and which of its symbols the cut kept.
+
+    ``symbols`` lists the chosen symbols, each with the keywords it contains (in line order
+    once the query placed the module).  Most of a big map's modules are cut before their
+    first symbol, so the query may give only their number and entries' total length and a
+    way to list them (*pending*): the list is made the first time it is asked for.
+    """
+
+    __slots__ = ("_pending", "_symbols", "count", "entry_chars", "heading_placed", "module", "offset", "placed", "why")
+
+    def __init__(
+        self,
+        module: str,
+        why: str,
+        symbols: list[tuple[Sym, tuple[str, ...]]] | None = None,
+        heading_placed: bool = False,
+        placed: int = 0,
+        offset: int | None = None,
+        *,
+        entry_chars: int | None = None,
+        count: int | None = None,
+        pending: Pending | None = None,
+    ) -> None:
+        if (symbols is None) == (pending is None) or (pending is not None and (count is None or entry_chars is None)):
+            raise ValueError("a pick needs its symbols, or a pending list with their number and total length")
+        self.module = module
+        self.why = why
+        self._symbols = symbols
+        self._pending = pending
+        #: How many symbols it has (``len(symbols)``, known without listing them).
+        self.count: int = len(symbols) if symbols is not None else count  # type: ignore[assignment]
+        self.heading_placed = heading_placed
+        self.placed = placed  # symbols placed, in line order
+        self.offset = offset  # of the heading within the map
+        #: Its symbols' entries' total length, where the query knew it (None: summed when asked).
+        self.entry_chars = entry_chars
+
+    @property
+    def symbols(self) -> list[tuple[Sym, tuple[str, ...]]]:
+        """(symbol, keywords it contains) for each chosen symbol."""
+        if self._symbols is None:
+            make, args = self._pending  # type: ignore[misc]
+            self._symbols = make(*args)
+            self._pending = None
+        return self._symbols
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.module, self.why, self.symbols, self.heading_placed, self.placed, self.offset)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ModulePick):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
+
+    def __repr__(self) -> str:
+        return (
+            f"ModulePick(module={self.module!r}, why={self.why!r}, symbols={self.symbols!r}, "
+            f"heading_placed={self.heading_placed!r}, placed={self.placed!r}, offset={self.offset!r})"
+        )
 
 
 @dataclass
@@ -460,6 +514,7 @@ class KeywordHits(NamedTuple):
     positions: tuple[int, ...]
     pairs: tuple[tuple[Sym, tuple[str, ...]], ...]
     entry_chars: int
+    position_set: frozenset[int]
 
 
 class MapIndex:
@@ -525,6 +580,7 @@ class MapIndex:
                     tuple(positions),
                     tuple((syms[p], (keyword,)) for p in positions),
                     sum(lengths[p] for p in positions),
+                    frozenset(positions),
                 )
             if len(self._found) >= self.KEPT:
                 self._found = {}
@@ -599,24 +655,37 @@ def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequen
                 module, "symbols contain " + quoted[keyword], list(hits.pairs), entry_chars=hits.entry_chars
             )
             continue
-        at: dict[int, list[str]] = {}  # each symbol's position: its keywords
-        for keyword in keywords:
-            for n in hits_of[keyword][module].positions:
-                known = at.get(n)
-                if known is None:
-                    at[n] = [keyword]
-                else:
-                    known.append(keyword)
-        syms = graph.modules[module]
-        chosen = [(syms[n], tuple(at[n])) for n in sorted(at)]
-        # each hit a symbol here; sorted already
+        sets = [hits_of[keyword][module].position_set for keyword in keywords]
+        chosen = sets[0].union(*sets[1:])
         picks[module] = ModulePick(
             module,
             "symbols contain " + ", ".join(map(quoted.__getitem__, keywords)),
-            chosen,
-            entry_chars=sum(map(index.entry_lengths[module].__getitem__, at)),
+            count=len(chosen),
+            entry_chars=sum(map(index.entry_lengths[module].__getitem__, chosen)),
+            pending=(_keyword_symbols, (graph.modules[module], keywords, [hits_of[k][module] for k in keywords])),
         )
     return picks
+
+
+def _keyword_symbols(
+    syms: Sequence[Sym], keywords: Sequence[str], hits: Sequence[KeywordHits]
+) -> list[tuple[Sym, tuple[str, ...]]]:
+    """The symbols of a module that *keywords* hit (*hits*: each keyword's), in list order, each
+    with the keywords (in *keywords*' order) it contains."""
+    at: dict[int, list[str]] = {}
+    for keyword, hit in zip(keywords, hits, strict=True):
+        for n in hit.positions:
+            known = at.get(n)
+            if known is None:
+                at[n] = [keyword]
+            else:
+                known.append(keyword)
+    return [(syms[n], tuple(at[n])) for n in sorted(at)]
+
+
+def _whole_module(syms: Sequence[Sym]) -> list[tuple[Sym, tuple[str, ...]]]:
+    """Every symbol of a module, none with a keyword (a module taken for a link)."""
+    return [(s, ()) for s in syms]
 
 
 def _merged(by_keyword: Iterable[tuple[str, KeywordHits]]) -> dict[int, tuple[str, ...]]:
@@ -645,8 +714,13 @@ def query(graph: RepoGraph, task_files: Sequence[str], keywords: Sequence[str], 
             linked.setdefault(src, why)
     for module, why in linked.items():
         if module in graph.modules and module not in picks:
+            syms = graph.modules[module]
             picks[module] = ModulePick(
-                module, why, [(s, ()) for s in graph.modules[module]], entry_chars=index_of(graph).entry_chars[module]
+                module,
+                why,
+                count=len(syms),
+                entry_chars=index_of(graph).entry_chars[module],
+                pending=(_whole_module, (syms,)),
             )
     result = MapResult("", [picks[k] for k in sorted(picks)], max_chars, len(graph.modules) - len(picks))
     if not picks:

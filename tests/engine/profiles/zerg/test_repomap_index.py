@@ -54,8 +54,18 @@ def _assert_same_queries(root: Path) -> int:
             scanned = _query_by_scan(graph, files, keywords, limit)
             assert indexed == scanned
             assert repomap.render_all_chars(indexed.picks) == len(repomap.render_all(indexed.picks))
+            _assert_counts(indexed.picks)
         checked += 1
     return checked
+
+
+def _assert_counts(picks: Sequence[repomap.ModulePick]) -> None:
+    """Each pick's number of symbols and their entries' length, known before its symbols are
+    listed, are those of the list."""
+    for pick in picks:
+        count, chars = pick.count, pick.entry_chars
+        assert count == len(pick.symbols)
+        assert chars is None or chars == sum(len(sym.entry) for sym, _ in pick.symbols)
 
 
 def _query_by_scan(graph: RepoGraph, files: Sequence[str], keywords: Sequence[str], limit: int) -> Any:
@@ -134,8 +144,12 @@ def _graphs(draw: st.DrawFn) -> RepoGraph:
             Sym(draw(_TEXT), "function", draw(_TEXT), None, n)
             for n in range(draw(st.integers(min_value=1, max_value=4)))
         ]
+    # An edge's target is a symbol of another module (which the map then takes by the link) or any text.
+    targets = st.one_of(_TEXT, st.sampled_from(list(modules)).map(lambda m: m + ".x")) if modules else _TEXT
     edges = (
-        [(draw(st.sampled_from(list(modules))), draw(_TEXT)) for _ in range(draw(st.integers(0, 3)))] if modules else []
+        [(draw(st.sampled_from(list(modules))), draw(targets)) for _ in range(draw(st.integers(0, 3)))]
+        if modules
+        else []
     )
     return RepoGraph(modules=modules, edges=edges)
 
@@ -157,6 +171,7 @@ def test_the_index_queries_as_the_scan_on_random_graphs(
     assert indexed == scanned
     # The cut step's length before the cut, summed with and without what the index knew.
     for result in (indexed, scanned):
+        _assert_counts(result.picks)
         assert repomap.render_all_chars(result.picks) == len(repomap.render_all(result.picks))
 
 
