@@ -158,6 +158,11 @@ class RunBase:
         self.steps: list[TrimStep] = []
         self.errors: list[TraceError] = []
         self.keywords: tuple[Keyword, ...] = ()
+        #: Set by the caller before :meth:`run`: a candidate's (project file, text) -> (path, how)
+        #: it reached the worker's session, so each item is made once with it (None: items
+        #: are made with neither).  :attr:`reached_items` is then the run's items.
+        self.reach: Callable[[str, str], tuple[str, str]] | None = None
+        self.reached_items: tuple[Item, ...] | None = None
 
     def run(self) -> ProfileResult:
         """Decide every candidate's fate and lay out the context."""
@@ -245,21 +250,36 @@ class RunBase:
         return [r for r in rels if r not in R.CANDIDATES]
 
     def finish_items(self, sections: Sequence[Section]) -> tuple[Item, ...]:
-        """The drafts as finished items, each kept text placed in its section's span."""
+        """The drafts as finished items, each kept text placed in its section's span (and with
+        its path to the worker, when :attr:`reach` is set)."""
         spans = {s.name: s.span for s in sections}
         # Most entries are already finished Items (a part's paragraphs are recorded
         # finished and only the top k replaced by drafts): the exact-type test skips them
         # without an isinstance call; Item is no ItemDraft, so the drafts found are the same.
         drafts = [(n, d) for n, d in enumerate(self.items) if type(d) is not Item and isinstance(d, ItemDraft)]
         counts = self.measure_many([d.text for _, d in drafts], "finish")
+        reach = self.reach
         out: list[Any] = list(self.items)
         make = make_item
+        if reach is not None:
+            # The finished items are shared with other runs: each is copied with its path.
+            for n, i in enumerate(out):
+                if type(i) is Item or not isinstance(i, ItemDraft):
+                    path, how = reach(i.source, i.text)
+                    out[n] = make(
+                        i.id, i.kind, i.section, i.part, i.source, i.line_start, i.line_end, i.score,
+                        i.matched_keywords, i.rank, i.status, i.reason, i.text, i.kept_chars, i.tokens, i.span,
+                        i.details, path, how,
+                    )  # fmt: skip
+        path = how = ""
         for (n, draft), tokens in zip(drafts, counts, strict=True):
             span = None
             section_span = spans.get(draft.section)
             if draft.offset is not None and section_span is not None and draft.kept_chars:
                 start = section_span[0] + draft.offset
                 span = (start, start + draft.kept_chars)
+            if reach is not None:
+                path, how = reach(draft.source, draft.text)
             out[n] = make(
                 draft.id,
                 draft.kind,
@@ -278,7 +298,10 @@ class RunBase:
                 tokens,
                 span,
                 dict(draft.details or {}),
-                "",
-                "",
+                path,
+                how,
             )
-        return tuple(out)
+        items = tuple(out)
+        if reach is not None:
+            self.reached_items = items
+        return items

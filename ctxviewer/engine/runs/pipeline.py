@@ -31,7 +31,7 @@ from ctxviewer.engine.runtime.tracker import ContextTracker, budget_for_task, fi
 from ctxviewer.engine.signals.task import extract_signals
 from ctxviewer.engine.tokens.counting import PIECE_CHARS, Census, get_counter, noting_estimates
 from ctxviewer.engine.trace.model import SCHEMA_VERSION, Setting, Trace, TrackedFile, TrackerState
-from ctxviewer.engine.worker.window import with_reach, worker_window
+from ctxviewer.engine.worker.window import reach_in, with_reach, worker_window
 
 __all__ = ["Cancelled", "assemble", "assemble_task", "task_reads", "tracker_state"]
 
@@ -196,15 +196,21 @@ def assemble_task(
     census = Census(exact, tokenizer)
     source, source_note = spec_source(feature, settings)
     with noting_estimates() as estimated:
-        result = runner(project, source, task, settings, counter, census, cancel, progress).run()
+        version = upstream.version if upstream is not None else detect(project.fs).version
+        with reading_as(WINDOW):  # what bisect counts as the window's inputs, not the context's
+            # The worker's session does not depend on the run: it is known first, so that the
+            # run makes each item once, with its path to the worker.
+            received = worker_window(project, feature, task, settings, census, version)
+        run = runner(project, source, task, settings, counter, census, cancel, progress)
+        run.reach = reach_in(received)
+        result = run.run()
         if cancel is not None and cancel.is_set():
             raise Cancelled("finish")
         context_tokens = census.measure(result.context)
         tracker = tracker_state(project.fs, task, settings, result.task_files)
-        version = upstream.version if upstream is not None else detect(project.fs).version
-        with reading_as(WINDOW):  # what bisect counts as the window's inputs, not the context's
-            received = worker_window(project, feature, task, settings, census, version)
+        with reading_as(WINDOW):
             window = window_layout(project.fs, settings, received, tracker, census)
+    items = result.items if result.items is run.reached_items else with_reach(result.items, received)
     warnings = [*feature.warnings, *([source_note] if source_note else []), *result.notes]
     if estimated:
         warnings.append(estimate_note(len(estimated), max(estimated.values())))
@@ -233,7 +239,7 @@ def assemble_task(
         context=result.context,
         context_tokens=context_tokens,
         sections=result.sections,
-        items=with_reach(result.items, received),
+        items=items,
         trim_steps=result.trim_steps,
         keywords=result.keywords,
         tracker=tracker,

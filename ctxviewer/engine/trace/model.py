@@ -187,8 +187,8 @@ def _item_maker() -> MakeItem:
     """``Item(...)`` with every field given in order, at a third of its cost where it is safe.
 
     A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``; the
-    engine makes hundreds of items a task (and a copy of each with its path to the worker),
-    so items are filled as :class:`_Filling` and made Items once full.  If :class:`Item`
+    engine makes hundreds of items a task (and a copy of the shared ones with their paths to
+    the worker), so items are filled as :class:`_Filling` and made Items once full.  If :class:`Item`
     ever has other fields, no slots, a ``__post_init__`` or a layout the assignment refuses,
     it is the plain constructor.
     """

@@ -8,7 +8,7 @@ See docs/worker-window.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -30,6 +30,9 @@ from ctxviewer.engine.trace.model import (
 )
 from ctxviewer.engine.worker.memory import WORKTREE, MemoryFile, load_memory, task_paths
 from ctxviewer.engine.worker.prompt import compose_prompt
+
+#: A candidate's (project file, text) -> (path, how) its text reached the worker's session.
+Reach = Callable[[str, str], tuple[str, str]]
 
 #: Where each upstream version puts its workers' worktrees (``constants.py:WORKTREES_DIR``).
 WORKTREES: dict[str, str] = {
@@ -219,12 +222,17 @@ def _in_parts(index: _Index, parts: tuple[str, ...]) -> str:
 
 def reach_of(item: Item, index: _Index) -> tuple[str, str]:
     """(path, how) by which *item*'s text reached the worker's session."""
-    source = item.source
+    return _reach(item.source, item.text, index)
+
+
+def _reach(source: str, text: str, index: _Index) -> tuple[str, str]:
+    """(path, how) by which a candidate's *text*, from the project file *source*, reached the
+    worker's session."""
     memory = index.memory_files.get(source)
     if memory is not None:
         how = f"its file loads whole as project memory: {memory.name} ({memory.load.replace('_', ' ')})"
         return REACHED_MEMORY, how
-    lines = _evidence(item.text)
+    lines = _evidence(text)
     if lines and not index.seen.isdisjoint(lines):  # most candidates have no line anywhere there
         prompt_lines = index.prompt_lines
         in_prompt = [prompt_lines[line] for line in lines if line in prompt_lines]
@@ -241,6 +249,13 @@ def reach_of(item: Item, index: _Index) -> tuple[str, str]:
     if listed is not None:
         return REACHED_NO, f"its file {listed.name} is not loaded: {listed.note}"
     return REACHED_NO, NOWHERE if lines else "it has no text of its own"
+
+
+def reach_in(window: WorkerWindow) -> Reach:
+    """For a candidate's (project file, text): (path, how) by which the text reached *window*'s
+    session (what :func:`with_reach` gives each item), so that a run can make its items with it."""
+    index = _index(window)
+    return lambda source, text: _reach(source, text, index)
 
 
 def with_reach(items: Iterable[Item], window: WorkerWindow) -> tuple[Item, ...]:

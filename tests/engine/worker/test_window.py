@@ -205,3 +205,58 @@ def test_the_copy_with_its_reach_keeps_every_field() -> None:
     window = WorkerWindow("", "", "no context", None, ())
     (copied,) = with_reach([item], window)
     assert copied == replace(item, reached=REACHED_NO, reached_how="it has no text of its own")
+
+
+@pytest.mark.parametrize("seed", [3, 19])
+def test_a_run_told_the_window_makes_the_items_the_copy_makes(
+    tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that knows the worker's window makes each item once with its path (its drafts, and
+    a copy of each item it shares with other runs): every profile's items are those the copy of
+    the same run's plain items gives, field for field."""
+    from ctxviewer.engine.registry import PROFILES
+    from ctxviewer.engine.runs import pipeline
+    from tests.engine.profiles.upstream_oracle.generate import make_project as random_project
+
+    random_project(tmp_path, seed, 12)
+    project = load_project(tmp_path)
+    tasks = list(project.tasks())[:6]
+    told = {
+        (f.name, t.id, p): assemble(project, f.name, t.id, {"profile": p}).items for f, t in tasks for p in PROFILES
+    }
+    monkeypatch.setattr(pipeline, "reach_in", lambda window: None)  # the run makes plain items; the copy adds paths
+    copied = {key: assemble(project, key[0], key[1], {"profile": key[2]}).items for key in told}
+    assert told == copied
+    assert sum(len(items) for items in told.values()) > 100
+    assert {i.reached for items in told.values() for i in items} >= {REACHED_NO, REACHED_PROMPT}
+
+
+def test_a_run_told_the_window_keeps_every_field_of_the_items_it_shares(tmp_path: Path) -> None:
+    """An item a run shares with other runs comes out as a copy with its path and every other
+    field kept; a draft comes out with its path; neither is changed in place."""
+    from dataclasses import replace
+
+    from ctxviewer.engine.profiles.base import ItemDraft, RunBase
+    from ctxviewer.engine.tokens.counting import HEURISTIC, Census, TokenCounts, get_counter
+    from ctxviewer.engine.trace.model import Section
+    from tests.factories import make_item
+
+    project = load_project(_project(tmp_path))
+    feature, task = next(iter(project.tasks()))
+    run = RunBase(project, feature, task, project.settings, get_counter(HEURISTIC), Census(False, HEURISTIC))
+    shared = make_item(span=(3, 4), details={"k": 1}, text="Check every session field.", source="x.md")
+    draft = ItemDraft(
+        "d", "rule", "spec_excerpts", "spec_excerpts", "CLAUDE.md", None, None, 2, ("a",), 1, "included", "why",
+        "Project memory for every worker.", 5, 0, {"n": 2},
+    )  # fmt: skip
+    run.items = [shared, draft]
+    paths = {"x.md": ("no", "not there"), "CLAUDE.md": ("memory", "its file loads")}
+    run.reach = lambda source, text: paths[source]
+    section = Section("spec_excerpts", "Spec", "", 100, TokenCounts(10, 2), "included", "", span=(20, 30))
+    items = run.finish_items([section])
+    assert items is run.reached_items
+    assert items[0] == replace(shared, reached="no", reached_how="not there") and shared.reached == ""
+    made = items[1]
+    assert (made.id, made.span, dict(made.details), made.reached, made.reached_how) == (
+        "d", (20, 25), {"n": 2}, "memory", "its file loads",
+    )  # fmt: skip
