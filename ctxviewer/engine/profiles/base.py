@@ -266,6 +266,8 @@ class RunBase:
             for n, i in enumerate(out):
                 if type(i) is Item or not isinstance(i, ItemDraft):
                     path, how = reach(i.source, i.text)
+                    if path is i.reached and how is i.reached_how:
+                        continue
                     out[n] = make(
                         i.id, i.kind, i.section, i.part, i.source, i.line_start, i.line_end, i.score,
                         i.matched_keywords, i.rank, i.status, i.reason, i.text, i.kept_chars, i.tokens, i.span,

@@ -404,6 +404,8 @@ class WindowLayout:
 #: its file loads as Claude Code project memory; all its lines in the prompt; some of them; none.
 REACHED_MEMORY, REACHED_PROMPT, REACHED_PROMPT_PART, REACHED_NO = "memory", "prompt", "prompt_part", "no"
 REACHED_PATHS = (REACHED_MEMORY, REACHED_PROMPT, REACHED_PROMPT_PART, REACHED_NO)
+#: Why a candidate's text did not reach the worker, when none of its lines is anywhere there.
+NOWHERE = "not in the worker's memory files or prompt"
 #: What each path is called where people read it.
 REACHED_LABELS: Mapping[str, str] = {
     REACHED_MEMORY: "yes, as project memory",

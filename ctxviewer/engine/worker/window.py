@@ -18,6 +18,7 @@ from ctxviewer.engine.tokens.counting import Census, TokenCounts
 from ctxviewer.engine.trace.model import (
     ESTIMATE_BLOCK,
     MEMORY_BLOCK,
+    NOWHERE,
     PROMPT_BLOCK,
     REACHED_MEMORY,
     REACHED_NO,
@@ -42,8 +43,6 @@ WORKTREES: dict[str, str] = {
 }
 #: A line shorter than this is not evidence that a candidate's text is somewhere.
 MIN_LINE = 8
-#: Why a candidate's text did not reach the worker, when none of its lines is anywhere there.
-NOWHERE = "not in the worker's memory files or prompt"
 #: What the prompt's parts are called where people read them.
 PART_TITLES = {
     "task_context": "design-time context",

@@ -36,7 +36,9 @@ from ctxviewer.engine.trace.model import (
     CUT_FOR_BUDGET,
     INCLUDED,
     NOT_CANDIDATE,
+    NOWHERE,
     OUTRANKED,
+    REACHED_NO,
     SPEC,
     SPEC_PARAGRAPH,
     TRUNCATED,
@@ -197,8 +199,8 @@ def scored_item(base: Item, score: int, matched: tuple[str, ...], rank: int | No
         base.tokens,
         None,
         {},
-        "",
-        "",
+        REACHED_NO,
+        NOWHERE,
     )
 
 
@@ -317,6 +319,8 @@ class ParagraphItems:
                     text=para.text,
                     kept_chars=0,
                     tokens=tokens,
+                    reached=REACHED_NO,
+                    reached_how=NOWHERE,
                 )
             )
         items = tuple(out)

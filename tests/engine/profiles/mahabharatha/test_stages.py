@@ -46,7 +46,9 @@ from ctxviewer.engine.trace.model import (
     CUT_FOR_BUDGET,
     INCLUDED,
     NOT_CANDIDATE,
+    NOWHERE,
     OUTRANKED,
+    REACHED_NO,
     SECURITY,
     SPEC,
     TRUNCATED,
@@ -236,11 +238,14 @@ def test_a_scored_item_is_what_the_constructor_makes() -> None:
     stage = ParagraphItems(Census(False, "heuristic"), 1, lambda: None, lambda texts: Census(False).measure_many(texts))
     base = stage.unscored("requirements", "spec/requirements.md", index, None, 0)[0]
     fast = scored_item(base, 2, ("alpha", "beta"), 1, OUTRANKED, "rank 1")
+    # Made with the path most paragraphs have to the worker: the run confirms it against the window.
     plain = Item(
         base.id, base.kind, base.section, base.part, base.source, base.line_start, base.line_end,
         2, ("alpha", "beta"), 1, OUTRANKED, "rank 1", base.text, base.kept_chars, base.tokens,
+        reached=REACHED_NO, reached_how=NOWHERE,
     )  # fmt: skip
     assert type(fast) is Item and fast == plain
+    assert (base.reached, base.reached_how) == (REACHED_NO, NOWHERE)
     assert [getattr(fast, f.name) for f in dataclasses.fields(Item)] == [
         getattr(plain, f.name) for f in dataclasses.fields(Item)
     ]
