@@ -99,7 +99,8 @@ def _config_keys(fs: ProjectFS, rel: str) -> list[str]:
 
 
 def detect(fs: ProjectFS) -> Detection:
-    """The version a project was run with, from what it holds.
+    """The version a project was run with, from what it holds (worked out once in a pass over
+    many tasks, see :func:`~ctxviewer.engine.files.reading.one_pass`: every task of a batch asks).
 
     Only the nine-section pipeline (2026-02-02 onward) leaves engineering rule files
     (``<folder>/rules/*.yaml``), token records (``<folder>/state/tokens-*.json``,
@@ -109,6 +110,10 @@ def detect(fs: ProjectFS) -> Detection:
     pipeline: the seed describes it under ``.mahabharatha/`` (the samples follow it), so
     the folder's name alone does not tell the seed from later versions.
     """
+    return fs.once_per_pass("upstream_detection", "", lambda _: _detect(fs))
+
+
+def _detect(fs: ProjectFS) -> Detection:
     found = {version: (folder, _evidence(fs, folder)) for folder, version in FOLDERS}
     with_evidence = [v for v, (_, ev) in found.items() if ev]
     if with_evidence:

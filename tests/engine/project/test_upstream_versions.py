@@ -225,3 +225,20 @@ def test_the_html_report_says_which_version_ran_and_why(tmp_path: Path) -> None:
     assert "zerg-ai-0.3.2: detected zerg-ai-0.3.2: engineering rule files in .zerg/rules (eng.yaml)" in page
     drift = html_report(assemble(load_project(root), "feat", "T1", {"profile": "drift"}, exact=False))
     assert "Upstream version" not in drift
+
+
+def test_a_pass_detects_the_version_once_and_a_single_run_each_time(tmp_path: Path) -> None:
+    """Every task of a batch asks which version runs: within a pass the project is looked at
+    once (its config parsed once), and a run outside one sees the project as it is now."""
+    from ctxviewer.engine.files.reading import one_pass
+    from ctxviewer.engine.project import upstream
+
+    root = _project(tmp_path, {".mahabharatha/config.yaml": "workers: {count: 2}\n"})
+    fs = load_project(root).fs
+    ctx = one_pass()
+    first = ctx.run(upstream.detect, fs)
+    assert first.version == "2026-01-30"
+    write(root, ".mahabharatha/config.yaml", "token_metrics: {}\n")  # now a later version's key
+    assert ctx.run(upstream.detect, fs) is first  # the pass saw the project as it was
+    assert upstream.detect(fs).version == "latest"  # outside a pass: as it is now
+    assert one_pass().run(upstream.detect, fs).version == "latest"  # a new pass looks again
