@@ -688,7 +688,7 @@ def _stopwords(view: _View, add: _Add) -> None:
     top_k = _setting(trace, "top_k", 5)
     reference = view.profile_is(lambda p: p.reference)
     for source, paragraphs in view.paragraphs_by_file.items():
-        nonblank = [p for p in paragraphs if p.text.strip()]
+        nonblank = [p for p in paragraphs if p.text and not p.text.isspace()]  # strip() would copy each
         if len(nonblank) < STOPWORD_MIN_PARAGRAPHS:
             continue
         counts = Counter(chain.from_iterable(p.matched_keywords for p in nonblank))

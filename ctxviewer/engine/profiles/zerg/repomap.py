@@ -13,7 +13,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path, PurePosixPath
@@ -655,26 +655,29 @@ def _choose_indexed(graph: RepoGraph, task_files: Sequence[str], lowered: Sequen
                 module, "symbols contain " + quoted[keyword], list(hits.pairs), entry_chars=hits.entry_chars
             )
             continue
-        sets = [hits_of[keyword][module].position_set for keyword in keywords]
-        chosen = sets[0].union(*sets[1:])
+        if len(keywords) == 2:
+            first, second = keywords
+            chosen = hits_of[first][module].position_set | hits_of[second][module].position_set
+        else:
+            chosen = frozenset().union(*[hits_of[keyword][module].position_set for keyword in keywords])
         picks[module] = ModulePick(
             module,
             "symbols contain " + ", ".join(map(quoted.__getitem__, keywords)),
             count=len(chosen),
             entry_chars=sum(map(index.entry_lengths[module].__getitem__, chosen)),
-            pending=(_keyword_symbols, (graph.modules[module], keywords, [hits_of[k][module] for k in keywords])),
+            pending=(_keyword_symbols, (graph.modules[module], keywords, hits_of, module)),
         )
     return picks
 
 
 def _keyword_symbols(
-    syms: Sequence[Sym], keywords: Sequence[str], hits: Sequence[KeywordHits]
+    syms: Sequence[Sym], keywords: Sequence[str], hits_of: Mapping[str, Mapping[str, KeywordHits]], module: str
 ) -> list[tuple[Sym, tuple[str, ...]]]:
-    """The symbols of a module that *keywords* hit (*hits*: each keyword's), in list order, each
-    with the keywords (in *keywords*' order) it contains."""
+    """The symbols of *module* (its list *syms*) that *keywords* hit (*hits_of*: each keyword's
+    hits by module), in list order, each with the keywords (in *keywords*' order) it contains."""
     at: dict[int, list[str]] = {}
-    for keyword, hit in zip(keywords, hits, strict=True):
-        for n in hit.positions:
+    for keyword in keywords:
+        for n in hits_of[keyword][module].positions:
             known = at.get(n)
             if known is None:
                 at[n] = [keyword]
