@@ -408,15 +408,19 @@ class ProjectFS:
         """Read *rel* as the reproduced pipeline would: strict UTF-8, universal newlines.
 
         Successful reads are cached and reused while the file's inode, size and mtime
-        are unchanged.
+        are unchanged; within a pass (:func:`one_pass`) a file that was not there stays so.
         """
         st = self.lstat(rel)
-        sig = None if st is None else (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if st is None:
+            # Not there (or refused) when first asked in a pass: why is worked out once for the
+            # pass too (a session's memory files are looked for in every task's folders).
+            return self.once_per_pass("unread", rel, self._read_text)
+        sig = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         cached = self._texts.get(rel)
-        if sig is not None and cached is not None and cached[0] == sig:
+        if cached is not None and cached[0] == sig:
             return cached[1]
         result = self._read_text(rel)
-        if sig is not None and result.ok:
+        if result.ok:
             with self._lock:
                 self._texts[rel] = (sig, result)
         return result

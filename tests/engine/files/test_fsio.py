@@ -386,3 +386,23 @@ def test_a_bare_checkout_finds_the_shipped_files(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(resources.importlib.resources, "files", not_installed)
     assert resources.checkout_resources() == Path(__file__).resolve().parents[3] / "resources"
     assert resources.resource_bytes("tiktoken", "cl100k_base.tiktoken").startswith(b"IQ== 0\n")
+
+
+def test_a_pass_reads_a_missing_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every task looks for the same absent memory files: within a pass the disk is asked once
+    and the same answer given; outside one, and in a new pass, the file is looked for again."""
+    from ctxviewer.engine.files import reading
+
+    fs = ProjectFS(tmp_path)
+    opened: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(reading.os, "open", lambda p, *a: opened.append(str(p)) or real_open(p, *a))
+    ctx = reading.one_pass()
+    first = ctx.run(fs.read_text, "CLAUDE.md")
+    assert (first.text, first.problem) == (None, reading.Problem.MISSING)
+    (tmp_path / "CLAUDE.md").write_text("now here", encoding="utf-8")
+    assert ctx.run(fs.read_text, "CLAUDE.md") is first  # the pass answers as it first did
+    assert len(opened) == 1
+    assert fs.read_text("CLAUDE.md").text == "now here"  # outside the pass: the disk again
+    assert reading.one_pass().run(fs.read_text, "CLAUDE.md").text == "now here"
+    assert ctx.run(fs.read_text, "../outside").problem is reading.Problem.OUTSIDE
