@@ -138,6 +138,7 @@ _PLACE: Mapping[str, tuple[int, int]] = {
 
 _RANK = attrgetter("rank")
 _SOURCE = attrgetter("source")
+_KEYWORDS = attrgetter("matched_keywords")
 _TIE_GROUP = attrgetter("kind", "section", "part")
 
 
@@ -691,7 +692,7 @@ def _stopwords(view: _View, add: _Add) -> None:
         nonblank = [p for p in paragraphs if p.text and not p.text.isspace()]  # strip() would copy each
         if len(nonblank) < STOPWORD_MIN_PARAGRAPHS:
             continue
-        counts = Counter(chain.from_iterable(p.matched_keywords for p in nonblank))
+        counts = Counter(chain.from_iterable(map(_KEYWORDS, nonblank)))
         common = [w for w, c in counts.items() if c / len(nonblank) > STOPWORD_SHARE]
         if not common:
             continue

@@ -180,6 +180,9 @@ def test_items_sharing_a_paragraphs_text_are_each_written_as_their_own_data() ->
         dataclasses.replace(first, kept_chars=12),
         dataclasses.replace(first, tokens=TokenCounts(1, 2, 3, 4)),
         dataclasses.replace(first, part="requirements", section="security_rules", kind="rule_file"),
+        dataclasses.replace(first, reached="prompt", reached_how="all its lines are in the prompt"),
+        dataclasses.replace(first, reached_how="another path"),
+        dataclasses.replace(first, tokens=dataclasses.replace(first.tokens)),  # equal, another object
         dataclasses.replace(first, span=(3, 9), status="included"),
         dataclasses.replace(first, details={"trigger": "x", "n": (1, 2)}),
         # Not a string: written as it is, holding what separates two items' own parts.
