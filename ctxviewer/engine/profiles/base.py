@@ -27,6 +27,7 @@ from ctxviewer.engine.trace.model import (
     TraceError,
     TrimStep,
     candidate_words,
+    give_paths,
     make_item,
 )
 
@@ -262,17 +263,7 @@ class RunBase:
         out: list[Any] = list(self.items)
         make = make_item
         if reach is not None:
-            # The finished items are shared with other runs: each is copied with its path.
-            for n, i in enumerate(out):
-                if type(i) is Item or not isinstance(i, ItemDraft):
-                    path, how = reach(i.source, i.text)
-                    if path is i.reached and how is i.reached_how:
-                        continue
-                    out[n] = make(
-                        i.id, i.kind, i.section, i.part, i.source, i.line_start, i.line_end, i.score,
-                        i.matched_keywords, i.rank, i.status, i.reason, i.text, i.kept_chars, i.tokens, i.span,
-                        i.details, path, how,
-                    )  # fmt: skip
+            give_paths(out, reach)  # the finished items, shared with other runs; the drafts below
         path = how = ""
         for (n, draft), tokens in zip(drafts, counts, strict=True):
             span = None

@@ -208,6 +208,23 @@ def _item_maker() -> MakeItem:
 make_item = _item_maker()
 
 
+def give_paths(entries: list[Any], reach: Callable[[str, str], tuple[str, str]]) -> None:
+    """Give each :class:`Item` of *entries* its path to the worker, ``reach(source, text)``, in
+    place (other entries are left as they are): an item that already has that path stays, any
+    other is replaced by a copy with it (an item may be shared with other runs: never changed)."""
+    make = make_item
+    for n, i in enumerate(entries):
+        if type(i) is not Item and not isinstance(i, Item):
+            continue
+        path, how = reach(i.source, i.text)
+        if path is i.reached and how is i.reached_how:
+            continue
+        entries[n] = make(
+            i.id, i.kind, i.section, i.part, i.source, i.line_start, i.line_end, i.score, i.matched_keywords, i.rank,
+            i.status, i.reason, i.text, i.kept_chars, i.tokens, i.span, i.details, path, how,
+        )  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class Section:
     """One section of the assembled context and its budget."""

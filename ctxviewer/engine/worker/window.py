@@ -27,7 +27,7 @@ from ctxviewer.engine.trace.model import (
     Item,
     ReceivedBlock,
     WorkerWindow,
-    make_item,
+    give_paths,
 )
 from ctxviewer.engine.worker.memory import WORKTREE, MemoryFile, load_memory, task_paths
 from ctxviewer.engine.worker.prompt import compose_prompt
@@ -258,33 +258,6 @@ def reach_in(window: WorkerWindow) -> Reach:
 
 def with_reach(items: Iterable[Item], window: WorkerWindow) -> tuple[Item, ...]:
     """*items*, each with the path by which its text reached the worker."""
-    index = _index(window)
-    make = make_item
-    out: list[Item] = []
-    append = out.append
-    for i in items:
-        path, how = reach_of(i, index)
-        append(
-            make(
-                i.id,
-                i.kind,
-                i.section,
-                i.part,
-                i.source,
-                i.line_start,
-                i.line_end,
-                i.score,
-                i.matched_keywords,
-                i.rank,
-                i.status,
-                i.reason,
-                i.text,
-                i.kept_chars,
-                i.tokens,
-                i.span,
-                i.details,
-                path,
-                how,
-            )
-        )
+    out: list[Item] = list(items)
+    give_paths(out, reach_in(window))
     return tuple(out)

@@ -675,15 +675,8 @@ def _keyword_symbols(
 ) -> list[tuple[Sym, tuple[str, ...]]]:
     """The symbols of *module* (its list *syms*) that *keywords* hit (*hits_of*: each keyword's
     hits by module), in list order, each with the keywords (in *keywords*' order) it contains."""
-    at: dict[int, list[str]] = {}
-    for keyword in keywords:
-        for n in hits_of[keyword][module].positions:
-            known = at.get(n)
-            if known is None:
-                at[n] = [keyword]
-            else:
-                known.append(keyword)
-    return [(syms[n], tuple(at[n])) for n in sorted(at)]
+    found = _merged((keyword, hits_of[keyword][module]) for keyword in keywords)
+    return [(syms[n], found[n]) for n in sorted(found)]
 
 
 def _whole_module(syms: Sequence[Sym]) -> list[tuple[Sym, tuple[str, ...]]]:
